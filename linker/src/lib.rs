@@ -1,1 +1,22 @@
-//! linker
+//! The linker: owner of both file formats and of the codelet ABI.
+//!
+//! Its place in the pipeline is between the compilers and the runtime:
+//! `popc` writes codelet objects (`.gp`, [`gp`]), `poplar-compile` hands the
+//! per-tile programs it lowered to [`link`](image), which joins them with the
+//! codelet code into one executable image (`prog.exe`, [`image`]), and the
+//! runtime's loader reads that image back. Both formats sit behind the same
+//! checked header ([`container`]): a reader validates magic, version, target,
+//! length and checksum before it decodes anything, and the decoded structures
+//! are validated again before use, so a corrupt or foreign file is an error,
+//! never a crash.
+//!
+//! [`abi`] fixes what generated codelet code and the runtime agree on: the
+//! tile context passed to every `compute`, the host-function table and the
+//! status codes.
+//!
+//! The linker does no file-system I/O: it takes and returns bytes.
+
+pub mod abi;
+pub mod container;
+pub mod gp;
+pub mod image;

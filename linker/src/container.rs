@@ -1,0 +1,188 @@
+//! The checked header shared by `.gp` and `prog.exe`.
+//!
+//! Layout (little endian):
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 8 | magic (`b"POPLARGP"` or `b"POPLAREX"`) |
+//! | 8 | 4 | format version |
+//! | 12 | 2 | length of the target triple in bytes (at most 255) |
+//! | 14 | n | target triple and ISA level, UTF-8 (e.g. `x86_64-linux x86-64-v2`) |
+//! | 14+n | 8 | payload length |
+//! | 22+n | 4 | CRC-32 of the payload |
+//! | 26+n | … | payload: bincode 2 (standard configuration) of the structure |
+//!
+//! [`seal`] writes it, [`open`] checks every field before the payload is
+//! decoded, with a byte limit equal to the payload length so a hostile length
+//! prefix inside the payload cannot make the decoder allocate without bound.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// What a file is; each kind has its own magic bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A codelet object written by `popc`.
+    Object,
+    /// A linked executable image written by `poplar-compile`.
+    Image,
+}
+
+impl Kind {
+    pub fn magic(self) -> &'static [u8; 8] {
+        match self {
+            Kind::Object => b"POPLARGP",
+            Kind::Image => b"POPLAREX",
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Kind::Object => "codelet object (.gp)",
+            Kind::Image => "executable image (prog.exe)",
+        }
+    }
+}
+
+/// Version of both formats; bumped on any change of the payload structures.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Why a file could not be read.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum FormatError {
+    #[error("file is too short to be a {0} ({1} bytes)")]
+    Truncated(&'static str, usize),
+    #[error("not a {expected}: bad magic bytes{found}")]
+    BadMagic { expected: &'static str, found: String },
+    #[error("{what} has format version {found}, this toolchain reads version {expected}")]
+    Version { what: &'static str, found: u32, expected: u32 },
+    #[error("{what} is for target '{found}', this machine is '{expected}'")]
+    ForeignTarget { what: &'static str, found: String, expected: String },
+    #[error("{what} is corrupt: {detail}")]
+    Corrupt { what: &'static str, detail: String },
+}
+
+/// Serialises `payload` behind a header for `kind` and `target`.
+pub fn seal<T: Serialize>(kind: Kind, target: &str, payload: &T) -> Vec<u8> {
+    let body = bincode::serde::encode_to_vec(payload, bincode::config::standard())
+        .expect("encoding into a Vec cannot fail");
+    let triple = target.as_bytes();
+    assert!(triple.len() <= 255, "target triple too long");
+    let mut out = Vec::with_capacity(26 + triple.len() + body.len());
+    out.extend_from_slice(kind.magic());
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&(triple.len() as u16).to_le_bytes());
+    out.extend_from_slice(triple);
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+    out.extend_from_slice(&body);
+    out
+}
+
+/// The target recorded in a file's header, without decoding the payload.
+pub fn peek_target(kind: Kind, bytes: &[u8]) -> Result<String, FormatError> {
+    let (target, _) = split(kind, bytes)?;
+    Ok(target)
+}
+
+/// Checks the header and decodes the payload. `expected_target`, when given,
+/// must equal the recorded target exactly.
+pub fn open<T: DeserializeOwned>(
+    kind: Kind,
+    bytes: &[u8],
+    expected_target: Option<&str>,
+) -> Result<(String, T), FormatError> {
+    let what = kind.describe();
+    let (target, body) = split(kind, bytes)?;
+    if let Some(expected) = expected_target {
+        if target != expected {
+            return Err(FormatError::ForeignTarget { what, found: target, expected: expected.to_string() });
+        }
+    }
+    let config = bincode::config::standard().with_limit::<{ 1 << 34 }>();
+    let (value, used) = bincode::serde::decode_from_slice(body, config)
+        .map_err(|e| FormatError::Corrupt { what, detail: format!("cannot decode payload: {e}") })?;
+    if used != body.len() {
+        return Err(FormatError::Corrupt {
+            what,
+            detail: format!("{} trailing bytes after the payload", body.len() - used),
+        });
+    }
+    Ok((target, value))
+}
+
+fn split(kind: Kind, bytes: &[u8]) -> Result<(String, &[u8]), FormatError> {
+    let what = kind.describe();
+    let truncated = || FormatError::Truncated(what, bytes.len());
+    if bytes.len() < 14 {
+        return Err(if bytes.len() >= 8 && &bytes[..8] != kind.magic() {
+            bad_magic(kind, bytes)
+        } else {
+            truncated()
+        });
+    }
+    if &bytes[..8] != kind.magic() {
+        return Err(bad_magic(kind, bytes));
+    }
+    let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
+    if version != FORMAT_VERSION {
+        return Err(FormatError::Version { what, found: version, expected: FORMAT_VERSION });
+    }
+    let n = u16::from_le_bytes(bytes[12..14].try_into().unwrap()) as usize;
+    let rest = &bytes[14..];
+    if rest.len() < n + 12 {
+        return Err(truncated());
+    }
+    let target = std::str::from_utf8(&rest[..n])
+        .map_err(|_| FormatError::Corrupt { what, detail: "target is not UTF-8".into() })?
+        .to_string();
+    let len = u64::from_le_bytes(rest[n..n + 8].try_into().unwrap());
+    let crc = u32::from_le_bytes(rest[n + 8..n + 12].try_into().unwrap());
+    let body = &rest[n + 12..];
+    if (body.len() as u64) < len {
+        return Err(truncated());
+    }
+    if body.len() as u64 > len {
+        return Err(FormatError::Corrupt {
+            what,
+            detail: format!("{} bytes after the declared payload", body.len() as u64 - len),
+        });
+    }
+    if crc32fast::hash(body) != crc {
+        return Err(FormatError::Corrupt { what, detail: "checksum mismatch".into() });
+    }
+    Ok((target, body))
+}
+
+fn bad_magic(kind: Kind, bytes: &[u8]) -> FormatError {
+    let other = [Kind::Object, Kind::Image].into_iter().find(|k| bytes.starts_with(k.magic()));
+    let found = match other {
+        Some(k) => format!(" (it is a {})", k.describe()),
+        None => String::new(),
+    };
+    FormatError::BadMagic { expected: kind.describe(), found }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_rejections() {
+        let v: Vec<u32> = vec![1, 2, 3];
+        let bytes = seal(Kind::Object, "x86_64 v2", &v);
+        let (t, back): (String, Vec<u32>) = open(Kind::Object, &bytes, Some("x86_64 v2")).unwrap();
+        assert_eq!((t.as_str(), back), ("x86_64 v2", v));
+        assert!(matches!(open::<Vec<u32>>(Kind::Image, &bytes, None), Err(FormatError::BadMagic { .. })));
+        assert!(matches!(
+            open::<Vec<u32>>(Kind::Object, &bytes, Some("aarch64")),
+            Err(FormatError::ForeignTarget { .. })
+        ));
+        for cut in 0..bytes.len() {
+            assert!(open::<Vec<u32>>(Kind::Object, &bytes[..cut], None).is_err());
+        }
+        let mut bad = bytes.clone();
+        *bad.last_mut().unwrap() ^= 1;
+        assert!(matches!(open::<Vec<u32>>(Kind::Object, &bad, None), Err(FormatError::Corrupt { .. })));
+    }
+}
