@@ -1,0 +1,273 @@
+//! Source spans, the span side table, and diagnostics rendered to text.
+//!
+//! Spans are byte ranges into the one source file a [`crate::Module`] came
+//! from. They live in [`Spans`], beside the graph, keyed by entity id. Errors
+//! of every stage that points into a `.pir` file (this crate's checks and the
+//! compiler's) are [`Diagnostic`]s, rendered by [`Diagnostics::render`]
+//! through `codespan-reporting`: the first line is `path:line:col: error:
+//! message`, then the source line with a caret, then notes.
+
+use std::fmt;
+
+use codespan_reporting::diagnostic as cs;
+use codespan_reporting::files::SimpleFile;
+use codespan_reporting::term::{self, termcolor::NoColor, Chars, Config, DisplayStyle};
+
+use crate::entity::SecondaryMap;
+use crate::graph::{
+    CodeletId, ComputeSetId, FunctionId, HostHandleId, ProgramId, RemoteBufferId, StreamId,
+    TensorId, VertexId,
+};
+
+/// A byte range `start..end` in the source.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    /// The span `start..end` (clamped to `u32`).
+    pub fn new(start: usize, end: usize) -> Span {
+        let c = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
+        Span { start: c(start), end: c(end.max(start)) }
+    }
+    /// The smallest span covering both.
+    pub fn to(self, other: Span) -> Span {
+        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+    }
+    /// As a `Range<usize>`.
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
+/// Where each entity of a [`crate::Graph`] was written. Entities made by a
+/// `for` loop point at the text inside the loop.
+#[derive(Clone, Debug, Default)]
+pub struct Spans {
+    /// The `target` item, if any.
+    pub target: Option<Span>,
+    pub codelets: SecondaryMap<CodeletId, Span>,
+    pub tensors: SecondaryMap<TensorId, Span>,
+    /// One per [`crate::Graph::mappings`] entry.
+    pub mappings: Vec<Span>,
+    pub host_handles: SecondaryMap<HostHandleId, Span>,
+    pub streams: SecondaryMap<StreamId, Span>,
+    pub remote_buffers: SecondaryMap<RemoteBufferId, Span>,
+    pub vertices: SecondaryMap<VertexId, Span>,
+    pub compute_sets: SecondaryMap<ComputeSetId, Span>,
+    pub functions: SecondaryMap<FunctionId, Span>,
+    pub programs: SecondaryMap<ProgramId, Span>,
+    /// Statement spans of each program, in pre-order (see [`crate::Stmt`]).
+    pub program_stmts: SecondaryMap<ProgramId, Vec<Span>>,
+    /// Statement spans of each function, in pre-order.
+    pub function_stmts: SecondaryMap<FunctionId, Vec<Span>>,
+    /// Field spans of all vertices, flat; `field_start[v]` is vertex `v`'s first.
+    field_spans: Vec<Span>,
+    field_start: SecondaryMap<VertexId, u32>,
+}
+
+impl Spans {
+    /// The span of field `i` of vertex `v` (`name = value`).
+    pub fn field(&self, v: VertexId, i: usize) -> Span {
+        let s = *self.field_start.get(v) as usize + i;
+        self.field_spans.get(s).copied().unwrap_or_else(|| *self.vertices.get(v))
+    }
+    /// Records the field spans of vertex `v` (called once per vertex, in order).
+    pub fn set_fields(&mut self, v: VertexId, spans: impl IntoIterator<Item = Span>) {
+        self.field_start.set(v, u32::try_from(self.field_spans.len()).unwrap_or(u32::MAX));
+        self.field_spans.extend(spans);
+    }
+    /// The span of statement `i` (pre-order) of a program.
+    pub fn program_stmt(&self, p: ProgramId, i: usize) -> Span {
+        self.program_stmts.get(p).get(i).copied().unwrap_or(*self.programs.get(p))
+    }
+    /// The span of statement `i` (pre-order) of a function.
+    pub fn function_stmt(&self, f: FunctionId, i: usize) -> Span {
+        self.function_stmts.get(f).get(i).copied().unwrap_or(*self.functions.get(f))
+    }
+}
+
+/// How bad a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    Warning,
+    Note,
+}
+
+/// One message about the source, with an optional primary span, secondary
+/// labels and notes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub message: String,
+    /// The primary position, with a label (may be empty).
+    pub primary: Option<(Span, String)>,
+    /// Other positions worth showing.
+    pub secondary: Vec<(Span, String)>,
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    /// An error at `span`.
+    pub fn error(span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            message: message.into(),
+            primary: Some((span, String::new())),
+            secondary: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+    /// A warning at `span`.
+    pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(span, message) }
+    }
+    /// An error about the whole file (no position; reported at 1:1).
+    pub fn error_no_span(message: impl Into<String>) -> Diagnostic {
+        Diagnostic { primary: None, ..Diagnostic::error(Span::default(), message) }
+    }
+    /// Adds a label to the primary span.
+    pub fn with_label(mut self, label: impl Into<String>) -> Diagnostic {
+        if let Some(p) = &mut self.primary {
+            p.1 = label.into();
+        }
+        self
+    }
+    /// Adds a secondary span with a label.
+    pub fn with_secondary(mut self, span: Span, label: impl Into<String>) -> Diagnostic {
+        self.secondary.push((span, label.into()));
+        self
+    }
+    /// Adds a note.
+    pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
+        self.notes.push(note.into());
+        self
+    }
+
+    /// Renders this one diagnostic against `file_name` / `source`.
+    pub fn render(&self, file_name: &str, source: &str) -> String {
+        let file = SimpleFile::new(file_name, source);
+        let clamp = |s: Span| {
+            let len = source.len();
+            let mut a = (s.start as usize).min(len);
+            let mut b = (s.end as usize).min(len).max(a);
+            while !source.is_char_boundary(a) {
+                a -= 1;
+            }
+            while !source.is_char_boundary(b) {
+                b += 1;
+            }
+            a..b
+        };
+        let sev = match self.severity {
+            Severity::Error => cs::Severity::Error,
+            Severity::Warning => cs::Severity::Warning,
+            Severity::Note => cs::Severity::Note,
+        };
+        let mut labels = Vec::new();
+        if let Some((s, l)) = &self.primary {
+            labels.push(cs::Label::primary((), clamp(*s)).with_message(l));
+        }
+        for (s, l) in &self.secondary {
+            labels.push(cs::Label::secondary((), clamp(*s)).with_message(l));
+        }
+        let d = cs::Diagnostic::new(sev)
+            .with_message(&self.message)
+            .with_labels(labels)
+            .with_notes(self.notes.clone());
+        let mut out = String::new();
+        // First line: `path:line:col: error: message`.
+        let (line, col) = match &self.primary {
+            Some((s, _)) => line_col(source, clamp(*s).start),
+            None => (1, 1),
+        };
+        let sev_word = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        };
+        out.push_str(&format!("{file_name}:{line}:{col}: {sev_word}: {}\n", self.message));
+        if self.primary.is_none() {
+            for n in &self.notes {
+                out.push_str(&format!("  = {n}\n"));
+            }
+            return out;
+        }
+        let config = Config {
+            display_style: DisplayStyle::Rich,
+            chars: Chars::ascii(),
+            ..Config::default()
+        };
+        let mut buf = NoColor::new(Vec::new());
+        if term::emit(&mut buf, &config, &file, &d).is_ok() {
+            let text = String::from_utf8_lossy(&buf.into_inner()).into_owned();
+            // Drop codespan's own header line (`error: message`).
+            let rest = text.split_once('\n').map(|x| x.1).unwrap_or("");
+            out.push_str(rest);
+        }
+        out
+    }
+}
+
+/// 1-based line and column (in characters) of byte `pos`.
+pub fn line_col(source: &str, pos: usize) -> (usize, usize) {
+    let pos = pos.min(source.len());
+    let before = &source.as_bytes()[..pos];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let col = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+    (line, col)
+}
+
+/// The diagnostics of one stage for one source file. This is the error
+/// type of [`crate::parse_and_check`]; the compiler can build its own with
+/// [`Diagnostics::new`] and spans from [`Spans`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostics {
+    pub file_name: String,
+    pub source: String,
+    pub items: Vec<Diagnostic>,
+}
+
+impl Diagnostics {
+    /// An empty list for a file.
+    pub fn new(file_name: &str, source: &str) -> Diagnostics {
+        Diagnostics { file_name: file_name.to_string(), source: source.to_string(), items: Vec::new() }
+    }
+    /// Adds one.
+    pub fn push(&mut self, d: Diagnostic) {
+        self.items.push(d);
+    }
+    /// Whether any item is an error.
+    pub fn has_errors(&self) -> bool {
+        self.items.iter().any(|d| d.severity == Severity::Error)
+    }
+    /// Number of errors.
+    pub fn error_count(&self) -> usize {
+        self.items.iter().filter(|d| d.severity == Severity::Error).count()
+    }
+    /// Every diagnostic rendered, in order, then a summary line when there are errors.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        for d in &self.items {
+            out.push_str(&d.render(&self.file_name, &self.source));
+        }
+        let n = self.error_count();
+        if n > 0 {
+            let s = if n == 1 { "" } else { "s" };
+            out.push_str(&format!("{}: {n} error{s}\n", self.file_name));
+        }
+        out
+    }
+}
+
+impl fmt::Display for Diagnostics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render())
+    }
+}
+
+impl std::error::Error for Diagnostics {}

@@ -1,0 +1,145 @@
+//! The target machine: presets and overrides (`target mk2(tiles_per_ipu = 4)`).
+
+/// The machine a graph is compiled for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// The preset it started from (`mk1`, `mk2`, `bow`, `cpu`).
+    pub preset: Preset,
+    /// Number of IPUs.
+    pub ipus: u32,
+    /// Tiles on each IPU.
+    pub tiles_per_ipu: u32,
+    /// Bytes of memory on each tile (`u32::MAX` for `cpu`: bounded by the host).
+    pub bytes_per_tile: u32,
+    /// Hardware worker contexts per tile.
+    pub workers: u32,
+    /// Tile clock in MHz.
+    pub clock_mhz: u32,
+    /// Exchange bandwidth in bytes per cycle per tile.
+    pub exchange_bytes_per_cycle: u32,
+}
+
+/// A named target preset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Preset {
+    Mk1,
+    Mk2,
+    Bow,
+    Cpu,
+}
+
+impl Preset {
+    /// Every preset.
+    pub const ALL: [Preset; 4] = [Preset::Mk1, Preset::Mk2, Preset::Bow, Preset::Cpu];
+
+    /// The PIR name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::Mk1 => "mk1",
+            Preset::Mk2 => "mk2",
+            Preset::Bow => "bow",
+            Preset::Cpu => "cpu",
+        }
+    }
+
+    /// Looks a preset up by its PIR name.
+    pub fn from_name(s: &str) -> Option<Preset> {
+        Preset::ALL.into_iter().find(|p| p.name() == s)
+    }
+}
+
+/// The override keys a `target` item accepts, in canonical order.
+pub const TARGET_KEYS: [&str; 6] = [
+    "ipus",
+    "tiles_per_ipu",
+    "bytes_per_tile",
+    "workers",
+    "clock_mhz",
+    "exchange_bytes_per_cycle",
+];
+
+impl Target {
+    /// The figures of a preset (DESIGN.md, "Target constants").
+    pub fn preset(p: Preset) -> Target {
+        let (tiles, bytes, clock, workers) = match p {
+            Preset::Mk1 => (1216, 262_144, 1600, 6),
+            Preset::Mk2 => (1472, 638_976, 1330, 6),
+            Preset::Bow => (1472, 638_976, 1850, 6),
+            Preset::Cpu => (1, u32::MAX, 1000, 1),
+        };
+        Target {
+            preset: p,
+            ipus: 1,
+            tiles_per_ipu: tiles,
+            bytes_per_tile: bytes,
+            workers,
+            clock_mhz: clock,
+            exchange_bytes_per_cycle: 4,
+        }
+    }
+
+    /// The preset by PIR name.
+    pub fn from_preset_name(name: &str) -> Option<Target> {
+        Preset::from_name(name).map(Target::preset)
+    }
+
+    /// Sets one override key; `Err` names the problem (unknown key, zero).
+    pub fn set(&mut self, key: &str, value: u32) -> Result<(), String> {
+        let slot = match key {
+            "ipus" => &mut self.ipus,
+            "tiles_per_ipu" => &mut self.tiles_per_ipu,
+            "bytes_per_tile" => &mut self.bytes_per_tile,
+            "workers" => &mut self.workers,
+            "clock_mhz" => &mut self.clock_mhz,
+            "exchange_bytes_per_cycle" => &mut self.exchange_bytes_per_cycle,
+            _ => {
+                return Err(format!(
+                    "unknown target key `{key}` (expected one of: {})",
+                    TARGET_KEYS.join(", ")
+                ))
+            }
+        };
+        if value == 0 {
+            return Err(format!("target key `{key}` must be at least 1"));
+        }
+        *slot = value;
+        Ok(())
+    }
+
+    /// The value of an override key.
+    pub fn get(&self, key: &str) -> Option<u32> {
+        Some(match key {
+            "ipus" => self.ipus,
+            "tiles_per_ipu" => self.tiles_per_ipu,
+            "bytes_per_tile" => self.bytes_per_tile,
+            "workers" => self.workers,
+            "clock_mhz" => self.clock_mhz,
+            "exchange_bytes_per_cycle" => self.exchange_bytes_per_cycle,
+            _ => return None,
+        })
+    }
+
+    /// Keys whose value differs from the preset's, in canonical order.
+    pub fn overrides(&self) -> Vec<(&'static str, u32)> {
+        let base = Target::preset(self.preset);
+        TARGET_KEYS
+            .into_iter()
+            .filter_map(|k| {
+                let v = self.get(k)?;
+                (base.get(k) != Some(v)).then_some((k, v))
+            })
+            .collect()
+    }
+
+    /// Total tiles: `ipus * tiles_per_ipu` (saturating).
+    pub fn total_tiles(&self) -> u32 {
+        self.ipus.saturating_mul(self.tiles_per_ipu)
+    }
+}
+
+impl Default for Target {
+    /// `target mk2`.
+    fn default() -> Self {
+        Target::preset(Preset::Mk2)
+    }
+}
