@@ -1,6 +1,8 @@
-//! Generates the PIR parser from `src/grammar.lalrpop`.
+//! Generates the PIR parser from `src/grammar.lalrpop` into `OUT_DIR`.
 fn main() {
-    lalrpop::Processor::new()
-        .process_current_dir()
-        .expect("lalrpop grammar failed to generate");
+    println!("cargo:rerun-if-changed=src/grammar.lalrpop");
+    if let Err(e) = lalrpop::process_src() {
+        eprintln!("lalrpop: {e}");
+        std::process::exit(1);
+    }
 }

@@ -1,1 +1,56 @@
-fn main() {}
+//! The benchmark command: `cargo run --release -p bench [-- --quick] [--no-write]`.
+//!
+//! Builds what it needs, generates its inputs, runs every benchmark the
+//! issues name with repetitions, and rewrites `BENCHMARKS.md` with the
+//! machine, date and commit. Every figure stands beside the reference
+//! measured in the same run (g++ -O2, native Rust, host memcpy), as a ratio,
+//! since absolute times on shared machines are noise. `--quick` runs each
+//! benchmark once on small inputs (CI runs it so none rots) and, like
+//! `--no-write`, leaves `BENCHMARKS.md` alone.
+
+mod machine;
+mod memcpy_bench;
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Instant;
+
+type Section = (&'static str, fn(bool) -> Vec<(String, String)>);
+
+const SECTIONS: &[Section] = &[("Physical reference", memcpy_bench::run)];
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    let write = !quick && !args.iter().any(|a| a == "--no-write");
+    if let Some(bad) = args.iter().find(|a| !matches!(a.as_str(), "--quick" | "--no-write")) {
+        eprintln!("bench: error: unknown option '{bad}' (expected --quick, --no-write)");
+        std::process::exit(1);
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("bench lives in the workspace");
+    std::env::set_current_dir(root).expect("workspace root");
+
+    let mut out = String::new();
+    out.push_str("# Benchmarks\n\nWritten by `cargo run --release -p bench`; do not edit by hand.\n");
+    out.push_str("Each figure stands beside its reference, measured in the same run.\n\n## Machine\n\n");
+    for (k, v) in machine::describe() {
+        let _ = writeln!(out, "- {k}: {v}");
+    }
+    let mode = if quick { "quick (small inputs, one repetition)" } else { "full" };
+    let _ = writeln!(out, "- mode: {mode}");
+    for (title, run) in SECTIONS {
+        eprintln!("bench: {title} …");
+        let start = Instant::now();
+        let rows = run(quick);
+        eprintln!("bench: {title} done in {:.1} s", start.elapsed().as_secs_f64());
+        let _ = write!(out, "\n## {title}\n\n| benchmark | figure |\n|---|---|\n");
+        for (k, v) in rows {
+            let _ = writeln!(out, "| {k} | {v} |");
+        }
+    }
+    print!("{out}");
+    if write {
+        std::fs::write("BENCHMARKS.md", &out).expect("cannot write BENCHMARKS.md");
+        eprintln!("bench: wrote BENCHMARKS.md");
+    }
+}

@@ -15,8 +15,8 @@ use codespan_reporting::term::{self, termcolor::NoColor, Chars, Config, DisplayS
 
 use crate::entity::SecondaryMap;
 use crate::graph::{
-    CodeletId, ComputeSetId, FunctionId, HostHandleId, ProgramId, RemoteBufferId, StreamId,
-    TensorId, VertexId,
+    CodeletId, ComputeSetId, FunctionId, HostHandleId, ProgramId, RemoteBufferId, StreamId, TensorId,
+    VertexId,
 };
 
 /// A byte range `start..end` in the source.
@@ -196,11 +196,7 @@ impl Diagnostic {
             }
             return out;
         }
-        let config = Config {
-            display_style: DisplayStyle::Rich,
-            chars: Chars::ascii(),
-            ..Config::default()
-        };
+        let config = Config { display_style: DisplayStyle::Rich, chars: Chars::ascii(), ..Config::default() };
         let mut buf = NoColor::new(Vec::new());
         if term::emit(&mut buf, &config, &file, &d).is_ok() {
             let text = String::from_utf8_lossy(&buf.into_inner()).into_owned();

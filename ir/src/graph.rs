@@ -352,14 +352,35 @@ pub enum CopyEnd {
 /// then `body`; `If`: `then` then `else`; `Switch`: cases then default).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
-    Copy { src: CopyEnd, dst: CopyEnd },
+    Copy {
+        src: CopyEnd,
+        dst: CopyEnd,
+    },
     Execute(ComputeSetId),
-    Print { label: String, view: View },
-    Repeat { count: u64, body: Vec<Stmt> },
+    Print {
+        label: String,
+        view: View,
+    },
+    Repeat {
+        count: u64,
+        body: Vec<Stmt>,
+    },
     /// Run `cond`, then loop `body` while `pred` (one element) is non-zero.
-    While { cond: Vec<Stmt>, pred: View, body: Vec<Stmt> },
-    If { pred: View, then: Vec<Stmt>, else_: Vec<Stmt> },
-    Switch { selector: View, cases: Vec<(i64, Vec<Stmt>)>, default: Vec<Stmt> },
+    While {
+        cond: Vec<Stmt>,
+        pred: View,
+        body: Vec<Stmt>,
+    },
+    If {
+        pred: View,
+        then: Vec<Stmt>,
+        else_: Vec<Stmt>,
+    },
+    Switch {
+        selector: View,
+        cases: Vec<(i64, Vec<Stmt>)>,
+        default: Vec<Stmt>,
+    },
     Undef(View),
     Sync,
     Call(FunctionId),
@@ -424,10 +445,7 @@ impl Graph {
         self.remote_buffers.iter().find(|(_, s)| s.name == name).map(|(k, _)| k)
     }
     /// The vertices of a compute set, in order, with their ids.
-    pub fn compute_set_vertices(
-        &self,
-        cs: ComputeSetId,
-    ) -> impl Iterator<Item = (VertexId, &Vertex)> + '_ {
+    pub fn compute_set_vertices(&self, cs: ComputeSetId) -> impl Iterator<Item = (VertexId, &Vertex)> + '_ {
         self.compute_sets[cs].vertices.iter().map(move |&v| (v, &self.vertices[v]))
     }
     /// Total tiles of the target.

@@ -25,3 +25,109 @@ pub use graph::*;
 pub use target::{Preset, Target};
 pub use types::ElemType;
 pub use view::{Piece, Run, Subscript, View};
+
+pub mod ast;
+pub mod diag;
+pub mod lexer;
+lalrpop_util::lalrpop_mod!(
+    #[allow(clippy::all, unused)]
+    grammar
+);
+pub mod lower;
+
+pub use diag::{Diagnostic, Diagnostics, Severity, Span, Spans};
+
+/// A checked PIR file: the graph, where its parts were written, and warnings.
+#[derive(Clone, Debug)]
+pub struct Module {
+    pub graph: Graph,
+    pub spans: Spans,
+    /// Non-fatal diagnostics (render with [`Diagnostics`]).
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Parses and checks PIR source text. `file_name` is only used in messages.
+///
+/// Lexical and syntax errors stop at the first; semantic errors are
+/// collected (up to [`lower::MAX_ERRORS`]). Never panics.
+pub fn parse_and_check(file_name: &str, source: &str) -> Result<Module, Diagnostics> {
+    let mut diags = Diagnostics::new(file_name, source);
+    let items = match grammar::FileParser::new().parse(lexer::tokens(source)) {
+        Ok(items) => items,
+        Err(e) => {
+            diags.push(parse_error(e));
+            return Err(diags);
+        }
+    };
+    match lower::lower(&items) {
+        Ok((graph, spans)) => Ok(Module { graph, spans, warnings: Vec::new() }),
+        Err(errs) => {
+            diags.items = errs;
+            Err(diags)
+        }
+    }
+}
+
+/// Like [`parse_and_check`] for raw bytes: invalid UTF-8 is an error at its
+/// position.
+pub fn parse_bytes(file_name: &str, bytes: &[u8]) -> Result<Module, Diagnostics> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => parse_and_check(file_name, s),
+        Err(e) => {
+            let good = e.valid_up_to();
+            // Render against the valid prefix plus the rest of that line, lossily.
+            let src = String::from_utf8_lossy(bytes).into_owned();
+            let lossy_pos = String::from_utf8_lossy(&bytes[..good]).len();
+            let mut d = Diagnostics::new(file_name, &src);
+            d.push(Diagnostic::error(
+                Span::new(lossy_pos, lossy_pos + 1),
+                format!("invalid UTF-8 at byte offset {good}"),
+            ));
+            Err(d)
+        }
+    }
+}
+
+fn parse_error(e: lalrpop_util::ParseError<usize, lexer::Tok<'_>, lexer::LexError>) -> Diagnostic {
+    use lalrpop_util::ParseError as P;
+    let expected = |exp: &[String]| -> String {
+        let mut v: Vec<String> = exp.iter().map(|s| pretty_expected(s)).collect();
+        v.sort();
+        v.dedup();
+        if v.len() > 8 {
+            let n = v.len();
+            v.truncate(8);
+            format!("expected one of {}, … ({n} possibilities)", v.join(", "))
+        } else {
+            format!("expected {}", v.join(" or "))
+        }
+    };
+    match e {
+        P::InvalidToken { location } => Diagnostic::error(Span::new(location, location + 1), "invalid token"),
+        P::UnrecognizedEof { location, expected: exp } => Diagnostic::error(
+            Span::new(location, location),
+            format!("unexpected end of file; {}", expected(&exp)),
+        ),
+        P::UnrecognizedToken { token: (l, t, r), expected: exp } => {
+            Diagnostic::error(Span::new(l, r), format!("unexpected {t}; {}", expected(&exp)))
+        }
+        P::ExtraToken { token: (l, t, r) } => Diagnostic::error(Span::new(l, r), format!("unexpected {t}")),
+        P::User { error } => Diagnostic::error(Span::new(error.start, error.end), error.message),
+    }
+}
+
+fn pretty_expected(s: &str) -> String {
+    match s {
+        "IDENT" => "an identifier".into(),
+        "INT" => "an integer".into(),
+        "FLOAT" => "a number".into(),
+        "STR" => "a string".into(),
+        "SCALAR" => "an element type".into(),
+        other => format!("`{}`", other.trim_matches('"')),
+    }
+}
+pub mod dump;
+pub mod print;
+
+pub use dump::dump;
+pub use print::print;

@@ -49,14 +49,8 @@ impl Preset {
 }
 
 /// The override keys a `target` item accepts, in canonical order.
-pub const TARGET_KEYS: [&str; 6] = [
-    "ipus",
-    "tiles_per_ipu",
-    "bytes_per_tile",
-    "workers",
-    "clock_mhz",
-    "exchange_bytes_per_cycle",
-];
+pub const TARGET_KEYS: [&str; 6] =
+    ["ipus", "tiles_per_ipu", "bytes_per_tile", "workers", "clock_mhz", "exchange_bytes_per_cycle"];
 
 impl Target {
     /// The figures of a preset (DESIGN.md, "Target constants").

@@ -115,9 +115,7 @@ impl ElemType {
             "int" | "signed" | "signed int" | "int32_t" => ElemType::Int,
             "unsigned" | "unsigned int" | "uint32_t" => ElemType::UInt,
             "long" | "long long" | "long int" | "long long int" | "int64_t" => ElemType::Long,
-            "unsigned long" | "unsigned long long" | "unsigned long int" | "uint64_t" => {
-                ElemType::ULong
-            }
+            "unsigned long" | "unsigned long long" | "unsigned long int" | "uint64_t" => ElemType::ULong,
             "half" => ElemType::Half,
             "float" => ElemType::Float,
             _ => return None,

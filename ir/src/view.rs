@@ -121,11 +121,7 @@ impl Piece {
 
     /// Whether the elements are `tensor[offset .. offset + len]` in order.
     pub fn is_contiguous(&self) -> bool {
-        match self.dims.as_slice() {
-            [] => true,
-            [(_, 1)] => true,
-            _ => false,
-        }
+        matches!(self.dims.as_slice(), [] | [(_, 1)])
     }
 }
 
@@ -449,9 +445,7 @@ impl View {
                 }
                 Some(&Subscript::Index(i)) => {
                     if i < 0 || i as u64 >= dim {
-                        return Err(format!(
-                            "index {i} is out of range for dimension {a} of size {dim}"
-                        ));
+                        return Err(format!("index {i} is out of range for dimension {a} of size {dim}"));
                     }
                     start[a] = i as u64;
                 }
@@ -468,9 +462,7 @@ impl View {
                         ));
                     }
                     if e < 0 || e as u64 > dim {
-                        return Err(format!(
-                            "slice end {e} is out of range for dimension {a} of size {dim}"
-                        ));
+                        return Err(format!("slice end {e} is out of range for dimension {a} of size {dim}"));
                     }
                     if s > e {
                         return Err(format!("slice bounds are reversed: {s} > {e}"));
@@ -488,10 +480,7 @@ impl View {
     /// `transpose(v)`: swaps the two dimensions of a 2-D view.
     pub fn transpose(&self) -> Result<View, ViewError> {
         if self.rank() != 2 {
-            return Err(format!(
-                "transpose needs a 2-D view, not one of shape {}",
-                shape_str(&self.shape)
-            ));
+            return Err(format!("transpose needs a 2-D view, not one of shape {}", shape_str(&self.shape)));
         }
         self.dimshuffle(&[1, 0])
     }
@@ -516,8 +505,7 @@ impl View {
                 shape_str(&self.shape)
             ));
         }
-        let dims: Vec<_> =
-            perm.iter().map(|&p| (self.shape[p as usize], Some(p as usize), 1)).collect();
+        let dims: Vec<_> = perm.iter().map(|&p| (self.shape[p as usize], Some(p as usize), 1)).collect();
         let shape = dims.iter().map(|d| d.0).collect();
         self.apply(shape, AxisMap { start: vec![0; r], dims })
     }
@@ -529,12 +517,8 @@ impl View {
         };
         let mut start = vec![0; self.rank()];
         start[0] = d0.saturating_sub(1);
-        let dims = self
-            .shape
-            .iter()
-            .enumerate()
-            .map(|(a, &d)| (d, Some(a), if a == 0 { -1 } else { 1 }))
-            .collect();
+        let dims =
+            self.shape.iter().enumerate().map(|(a, &d)| (d, Some(a), if a == 0 { -1 } else { 1 })).collect();
         self.apply(self.shape.clone(), AxisMap { start, dims })
     }
 
@@ -591,8 +575,8 @@ impl View {
         let mut shape = first.shape.clone();
         shape[d] = 0;
         for (i, v) in views.iter().enumerate() {
-            let same = v.rank() == r
-                && v.shape.iter().enumerate().all(|(a, &x)| a == d || x == first.shape[a]);
+            let same =
+                v.rank() == r && v.shape.iter().enumerate().all(|(a, &x)| a == d || x == first.shape[a]);
             if !same {
                 return Err(format!(
                     "concat operand {} has shape {}, which does not match {} outside dimension {d}",
@@ -603,8 +587,7 @@ impl View {
             }
             shape[d] = shape[d].saturating_add(v.shape[d]);
         }
-        checked_num_elements(&shape)
-            .ok_or_else(|| format!("the view {} is too large", shape_str(&shape)))?;
+        checked_num_elements(&shape).ok_or_else(|| format!("the view {} is too large", shape_str(&shape)))?;
         let mut out = View { shape, pieces: Vec::new() };
         let outer: u64 = first.shape[..d].iter().product();
         let starts: Vec<Vec<u64>> = views.iter().map(|v| v.piece_starts()).collect();
@@ -625,12 +608,7 @@ impl View {
 
     /// `affine(t, offset, [[size, stride], …])` over tensor `t` with
     /// `tensor_len` elements: the printer's form for any one piece.
-    pub fn affine(
-        t: TensorId,
-        tensor_len: u64,
-        offset: i64,
-        dims: &[(i64, i64)],
-    ) -> Result<View, ViewError> {
+    pub fn affine(t: TensorId, tensor_len: u64, offset: i64, dims: &[(i64, i64)]) -> Result<View, ViewError> {
         let mut shape = Vec::new();
         for &(n, _) in dims {
             if n < 0 {
@@ -689,7 +667,11 @@ fn split_piece(t: TensorId, offset: i128, dims: &[(u64, i64)], lo: u64, hi: u64,
     if i1 > first_full {
         let mut d = vec![(i1 - first_full, s0)];
         d.extend_from_slice(rest);
-        out.push_piece(Piece { tensor: t, offset: (offset + first_full as i128 * s0 as i128) as u64, dims: d });
+        out.push_piece(Piece {
+            tensor: t,
+            offset: (offset + first_full as i128 * s0 as i128) as u64,
+            dims: d,
+        });
     }
     if r1 != 0 {
         split_piece(t, offset + i1 as i128 * s0 as i128, rest, 0, r1, out);

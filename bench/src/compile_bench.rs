@@ -1,0 +1,168 @@
+//! Graph compiler benchmark: `poplar-compile` on the generated big graph.
+//!
+//! Builds `poplar-compile` and `ir`'s `gen_big` example in release mode,
+//! generates graphs of 100k and 1M `Scale` vertices (plus a 640-vertex
+//! matrix-vector product and its reduction, on a 16M-element tensor mapped
+//! linearly over 1472 tiles), writes the codelets they name, and compiles
+//! each end to end to `prog.exe` under `/usr/bin/time -v` (when present) for
+//! wall time and peak memory. Figures: wall time per size, the 1M/100k
+//! growth (linear is 10x), peak RSS, image bytes per vertex, and the time of
+//! each pass at 1M (`--time-passes`). `--quick` uses 10k and 100k vertices.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// The codelets `gen_big`'s graph names.
+const BIG_CODELETS: &str = r#"// Codelets for the compiler benchmark's generated graph.
+#include <poplar/Vertex.hpp>
+using namespace poplar;
+
+class Scale : public Vertex {
+public:
+  InOut<Vector<float>> data;
+  float k;
+  void compute() {
+    for (unsigned i = 0; i < data.size(); ++i)
+      data[i] *= k;
+  }
+};
+
+class DotProduct : public Vertex {
+public:
+  Input<Vector<float>> a;
+  Input<Vector<float>> v;
+  Output<Vector<float>> out;
+  void compute() {
+    unsigned n = v.size();
+    for (unsigned i = 0; i < out.size(); ++i) {
+      float s = 0;
+      for (unsigned j = 0; j < n; ++j)
+        s += a[i * n + j] * v[j];
+      out[i] = s;
+    }
+  }
+};
+
+class ReduceAdd : public Vertex {
+public:
+  Input<Vector<float>> partials;
+  Output<Vector<float>> out;
+  void compute() {
+    unsigned n = partials.size() / out.size();
+    for (unsigned i = 0; i < out.size(); ++i) {
+      float s = 0;
+      for (unsigned j = 0; j < n; ++j)
+        s += partials[i * n + j];
+      out[i] = s;
+    }
+  }
+};
+"#;
+
+struct Measured {
+    wall_s: f64,
+    peak_kib: Option<u64>,
+    exe_bytes: u64,
+    passes: Vec<(String, String)>,
+}
+
+fn cargo(args: &[&str]) -> Result<(), String> {
+    let st = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(args)
+        .status()
+        .map_err(|e| format!("cargo: {e}"))?;
+    if st.success() {
+        Ok(())
+    } else {
+        Err(format!("cargo {} failed", args.join(" ")))
+    }
+}
+
+fn compile_once(exe: &Path, pir: &Path, out: &Path) -> Result<Measured, String> {
+    let time = Path::new("/usr/bin/time");
+    let mut cmd = if time.exists() {
+        let mut c = Command::new(time);
+        c.arg("-v").arg(exe);
+        c
+    } else {
+        Command::new(exe)
+    };
+    cmd.arg(pir).arg("-o").arg(out).arg("--time-passes");
+    let start = Instant::now();
+    let o = cmd.output().map_err(|e| format!("{}: {e}", exe.display()))?;
+    let wall_s = start.elapsed().as_secs_f64();
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    if !o.status.success() {
+        return Err(format!("poplar-compile failed:\n{}", stderr.lines().take(20).collect::<Vec<_>>().join("\n")));
+    }
+    let peak_kib = stderr
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes):"))
+        .and_then(|v| v.trim().parse().ok());
+    let passes = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("time: "))
+        .filter_map(|l| {
+            let (ms, name) = l.trim().split_once(" ms ")?;
+            Some((name.trim().to_string(), format!("{} ms", ms.trim())))
+        })
+        .collect();
+    let exe_bytes = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
+    Ok(Measured { wall_s, peak_kib, exe_bytes, passes })
+}
+
+/// Runs the benchmark; rows of (benchmark, figure).
+pub fn run(quick: bool) -> Vec<(String, String)> {
+    match run_inner(quick) {
+        Ok(rows) => rows,
+        Err(e) => vec![("poplar-compile".into(), format!("failed: {e}"))],
+    }
+}
+
+fn run_inner(quick: bool) -> Result<Vec<(String, String)>, String> {
+    cargo(&["build", "--release", "-q", "-p", "compiler", "--bin", "poplar-compile"])?;
+    cargo(&["build", "--release", "-q", "-p", "ir", "--example", "gen_big"])?;
+    let dir = PathBuf::from("target/bench-compile");
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("big_codelets.cpp"), BIG_CODELETS).map_err(|e| e.to_string())?;
+    let compile = PathBuf::from("target/release/poplar-compile");
+    let gen = PathBuf::from("target/release/examples/gen_big");
+    let (small, large) = if quick { (10_000u64, 100_000u64) } else { (100_000, 1_000_000) };
+    let mut rows = Vec::new();
+    let mut walls = Vec::new();
+    for n in [small, large] {
+        let pir = dir.join(format!("big{n}.pir"));
+        let st = Command::new(&gen)
+            .args(["--vertices", &n.to_string(), "-o"])
+            .arg(&pir)
+            .status()
+            .map_err(|e| format!("gen_big: {e}"))?;
+        if !st.success() {
+            return Err("gen_big failed".into());
+        }
+        let out = dir.join(format!("big{n}.exe"));
+        let m = compile_once(&compile, &pir, &out)?;
+        let vertices = n + 650;
+        rows.push((format!("poplar-compile {n} vertices: wall"), format!("{:.2} s", m.wall_s)));
+        if let Some(k) = m.peak_kib {
+            rows.push((format!("poplar-compile {n} vertices: peak RSS"), format!("{:.0} MiB", k as f64 / 1024.0)));
+        }
+        rows.push((
+            format!("poplar-compile {n} vertices: prog.exe"),
+            format!("{} bytes ({:.1} bytes/vertex)", m.exe_bytes, m.exe_bytes as f64 / vertices as f64),
+        ));
+        if n == large {
+            for (pass, t) in &m.passes {
+                rows.push((format!("poplar-compile {n} vertices: pass {pass}"), t.clone()));
+            }
+        }
+        walls.push(m.wall_s);
+        let _ = std::fs::remove_file(&out);
+    }
+    rows.push((
+        format!("poplar-compile growth {large}/{small} vertices (linear = {}x)", large / small),
+        format!("{:.1}x", walls[1] / walls[0].max(1e-9)),
+    ));
+    Ok(rows)
+}

@@ -1,0 +1,289 @@
+//! The PIR lexer (`logos`), feeding the `lalrpop` parser.
+//!
+//! Keywords are reserved except where the grammar takes any word (vertex
+//! field names, target keys). `x` in `remote_buffer … x 4`, `grain`, preset
+//! names and view function names are ordinary identifiers checked by the
+//! parser or the lowering.
+
+use logos::Logos;
+
+/// A lexical error with its byte range.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct LexError {
+    pub start: usize,
+    pub end: usize,
+    pub message: String,
+}
+
+fn int_dec<'a>(lex: &mut logos::Lexer<'a, Tok<'a>>) -> Option<u64> {
+    lex.slice().parse().ok()
+}
+
+fn int_hex<'a>(lex: &mut logos::Lexer<'a, Tok<'a>>) -> Option<u64> {
+    u64::from_str_radix(&lex.slice()[2..], 16).ok()
+}
+
+fn float<'a>(lex: &mut logos::Lexer<'a, Tok<'a>>) -> Option<f64> {
+    lex.slice().parse().ok()
+}
+
+fn string<'a>(lex: &mut logos::Lexer<'a, Tok<'a>>) -> Option<String> {
+    let s = lex.slice();
+    let inner = &s[1..s.len() - 1];
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next()? {
+                '"' => out.push('"'),
+                '\\' => out.push('\\'),
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                _ => return None,
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Some(out)
+}
+
+/// A PIR token.
+#[derive(Logos, Clone, Debug, PartialEq)]
+#[logos(skip r"[ \t\r\n\f]+")]
+#[logos(skip r"//[^\n]*")]
+#[logos(skip r"/\*([^*]|\*+[^*/])*\*+/")]
+pub enum Tok<'a> {
+    #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |lex| lex.slice(), priority = 1)]
+    Ident(&'a str),
+    #[regex(r"[0-9]+", int_dec)]
+    #[regex(r"0[xX][0-9a-fA-F]+", int_hex)]
+    Int(u64),
+    #[regex(r"[0-9]+\.[0-9]+([eE][+-]?[0-9]+)?", float)]
+    #[regex(r"[0-9]+[eE][+-]?[0-9]+", float)]
+    #[token("inf", |_| f64::INFINITY)]
+    #[token("nan", |_| f64::NAN)]
+    Float(f64),
+    #[regex(r#""([^"\\]|\\.)*""#, string)]
+    Str(String),
+
+    #[token("target")]
+    Target,
+    #[token("codelets")]
+    Codelets,
+    #[token("var")]
+    Var,
+    #[token("const")]
+    Const,
+    #[token("map")]
+    Map,
+    #[token("host_write")]
+    HostWrite,
+    #[token("host_read")]
+    HostRead,
+    #[token("stream")]
+    Stream,
+    #[token("from")]
+    From,
+    #[token("to")]
+    To,
+    #[token("host")]
+    Host,
+    #[token("remote_buffer")]
+    RemoteBuffer,
+    #[token("compute_set")]
+    ComputeSet,
+    #[token("function")]
+    Function,
+    #[token("program")]
+    Program,
+    #[token("for")]
+    For,
+    #[token("in")]
+    In,
+    #[token("vertex")]
+    Vertex,
+    #[token("tile")]
+    Tile,
+    #[token("tiles")]
+    Tiles,
+    #[token("linear")]
+    Linear,
+    #[token("cycles")]
+    Cycles,
+    #[token("copy")]
+    Copy,
+    #[token("execute")]
+    Execute,
+    #[token("print")]
+    Print,
+    #[token("repeat")]
+    Repeat,
+    #[token("while")]
+    While,
+    #[token("if")]
+    If,
+    #[token("else")]
+    Else,
+    #[token("switch")]
+    Switch,
+    #[token("case")]
+    Case,
+    #[token("default")]
+    Default,
+    #[token("undef")]
+    Undef,
+    #[token("sync")]
+    Sync,
+    #[token("call")]
+    Call,
+    #[token("true")]
+    True,
+    #[token("false")]
+    False,
+    #[regex("bool|char|uchar|short|ushort|int|uint|long|ulong|half|float", |lex| lex.slice())]
+    Scalar(&'a str),
+
+    #[token("(")]
+    LParen,
+    #[token(")")]
+    RParen,
+    #[token("[")]
+    LBracket,
+    #[token("]")]
+    RBracket,
+    #[token("{")]
+    LBrace,
+    #[token("}")]
+    RBrace,
+    #[token("<")]
+    Lt,
+    #[token(">")]
+    Gt,
+    #[token(",")]
+    Comma,
+    #[token(":")]
+    Colon,
+    #[token("::")]
+    ColonColon,
+    #[token("..")]
+    DotDot,
+    #[token("->")]
+    Arrow,
+    #[token("=")]
+    Eq,
+    #[token("@")]
+    At,
+    #[token("+")]
+    Plus,
+    #[token("-")]
+    Minus,
+    #[token("*")]
+    Star,
+    #[token("/")]
+    Slash,
+    #[token("%")]
+    Percent,
+}
+
+impl std::fmt::Display for Tok<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Tok::Ident(s) => write!(f, "identifier `{s}`"),
+            Tok::Int(i) => write!(f, "integer `{i}`"),
+            Tok::Float(x) => write!(f, "number `{x}`"),
+            Tok::Str(s) => write!(f, "string {s:?}"),
+            Tok::Scalar(s) => write!(f, "`{s}`"),
+            other => {
+                let s = format!("{other:?}");
+                write!(f, "`{}`", token_text(&s))
+            }
+        }
+    }
+}
+
+/// The source text of a fixed token from its variant name.
+fn token_text(variant: &str) -> &str {
+    match variant {
+        "LParen" => "(",
+        "RParen" => ")",
+        "LBracket" => "[",
+        "RBracket" => "]",
+        "LBrace" => "{",
+        "RBrace" => "}",
+        "Lt" => "<",
+        "Gt" => ">",
+        "Comma" => ",",
+        "Colon" => ":",
+        "ColonColon" => "::",
+        "DotDot" => "..",
+        "Arrow" => "->",
+        "Eq" => "=",
+        "At" => "@",
+        "Plus" => "+",
+        "Minus" => "-",
+        "Star" => "*",
+        "Slash" => "/",
+        "Percent" => "%",
+        "HostWrite" => "host_write",
+        "HostRead" => "host_read",
+        "RemoteBuffer" => "remote_buffer",
+        "ComputeSet" => "compute_set",
+        "Target" => "target",
+        "Codelets" => "codelets",
+        "Var" => "var",
+        "Const" => "const",
+        "Map" => "map",
+        "Stream" => "stream",
+        "From" => "from",
+        "To" => "to",
+        "Host" => "host",
+        "Function" => "function",
+        "Program" => "program",
+        "For" => "for",
+        "In" => "in",
+        "Vertex" => "vertex",
+        "Tile" => "tile",
+        "Tiles" => "tiles",
+        "Linear" => "linear",
+        "Cycles" => "cycles",
+        "Copy" => "copy",
+        "Execute" => "execute",
+        "Print" => "print",
+        "Repeat" => "repeat",
+        "While" => "while",
+        "If" => "if",
+        "Else" => "else",
+        "Switch" => "switch",
+        "Case" => "case",
+        "Default" => "default",
+        "Undef" => "undef",
+        "Sync" => "sync",
+        "Call" => "call",
+        "True" => "true",
+        "False" => "false",
+        other => other,
+    }
+}
+
+/// Tokens with byte positions, as the parser wants them.
+pub fn tokens(src: &str) -> impl Iterator<Item = Result<(usize, Tok<'_>, usize), LexError>> + '_ {
+    Tok::lexer(src).spanned().map(move |(t, r)| match t {
+        Ok(t) => Ok((r.start, t, r.end)),
+        Err(()) => {
+            let text = &src[r.clone()];
+            let message = if text.starts_with('"') {
+                "unterminated string or bad escape (only \\\" \\\\ \\n \\t)".to_string()
+            } else if text.starts_with("/*") {
+                "unterminated block comment".to_string()
+            } else if text.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+                format!("malformed or too large number `{text}`")
+            } else {
+                format!("unexpected character `{}`", text.chars().next().unwrap_or(' '))
+            };
+            // Point at the opening `"` or `/*`, not the rest of the file.
+            let end = if text.starts_with('"') || text.starts_with("/*") { r.start + 1 } else { r.end };
+            Err(LexError { start: r.start, end, message })
+        }
+    })
+}

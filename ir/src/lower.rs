@@ -1,0 +1,1375 @@
+//! Lowering: from the syntax tree to a checked [`Graph`].
+//!
+//! Expands `for` loops (items, vertices and statements), resolves names
+//! (items may appear in any order; each name is declared once: tensors,
+//! compute sets, functions and programs share one namespace, host handles,
+//! streams and remote buffers another), evaluates integer expressions with
+//! checked arithmetic, computes [`View`]s, and checks shapes, element counts,
+//! types of copies, initial values, mapping tiles, predicates and calls.
+//! Errors are collected; lowering goes on with the next item after an error
+//! so that one run reports several independent problems.
+//!
+//! Expansion is capped at [`EXPANSION_LIMIT`] loop iterations plus produced
+//! items, vertices and statements, so a runaway `for` is an error, not a hang.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::ast::{self, BinOp, CsItem, Expr, ExprKind, For, Item, MappingAst, Sub, TArg};
+use crate::diag::{Diagnostic, Span, Spans};
+use crate::graph::*;
+use crate::target::{Preset, Target};
+use crate::types::ElemType;
+use crate::view::{checked_num_elements, Subscript, View};
+
+/// The expansion budget of one file: each `for` iteration costs 1 and each
+/// produced item, vertex or statement costs [`ENTITY_COST`]; more than
+/// 100,000,000 in total is an error (so at most 6.25M vertices, which bounds
+/// memory, and a runaway loop fails fast instead of hanging).
+pub const EXPANSION_LIMIT: u64 = 100_000_000;
+
+/// Budget units one produced item, vertex or statement costs.
+pub const ENTITY_COST: u64 = 16;
+
+/// Errors after which lowering stops.
+pub const MAX_ERRORS: usize = 50;
+
+/// Marker: a diagnostic has been recorded.
+#[derive(Debug)]
+pub struct Reported;
+
+type R<T> = Result<T, Reported>;
+
+#[derive(Clone, Copy, Debug)]
+enum Sym {
+    Tensor(TensorId),
+    ComputeSet(ComputeSetId),
+    Function(FunctionId),
+    Program(ProgramId),
+}
+
+#[derive(Clone, Copy, Debug)]
+enum StrSym {
+    Handle(HostHandleId),
+    Stream(StreamId),
+    Remote(RemoteBufferId),
+}
+
+/// A compile-time value of a field or initial value.
+#[derive(Clone, Copy, Debug)]
+enum Value {
+    Int(i128),
+    Float(f64),
+    Bool(bool),
+}
+
+struct Lowerer {
+    graph: Graph,
+    spans: Spans,
+    errors: Vec<Diagnostic>,
+    syms: HashMap<String, (Sym, Span)>,
+    strs: HashMap<String, (StrSym, Span)>,
+    env: Vec<(String, i64)>,
+    budget: u64,
+    aborted: bool,
+    names: HashMap<String, Name>,
+    /// Call sites per function: (caller, callee, span).
+    calls: Vec<(Option<FunctionId>, FunctionId, Span)>,
+    current_fn: Option<FunctionId>,
+    handles_declared: u32,
+}
+
+/// Lowers parsed items; `Err` holds the diagnostics.
+pub fn lower(items: &[Item]) -> Result<(Graph, Spans), Vec<Diagnostic>> {
+    let mut l = Lowerer {
+        graph: Graph::default(),
+        spans: Spans::default(),
+        errors: Vec::new(),
+        syms: HashMap::new(),
+        strs: HashMap::new(),
+        env: Vec::new(),
+        budget: 0,
+        aborted: false,
+        names: HashMap::new(),
+        calls: Vec::new(),
+        current_fn: None,
+        handles_declared: 0,
+    };
+    // Expand item-level `for` loops into (item, loop environment) pairs.
+    let mut flat: Vec<(&Item, Vec<(String, i64)>)> = Vec::new();
+    for it in items {
+        l.expand_items(it, &mut flat);
+        if l.aborted {
+            break;
+        }
+    }
+    if !l.aborted {
+        l.declare(&flat);
+    }
+    if !l.aborted {
+        for (it, env) in &flat {
+            l.env = env.clone();
+            l.define(it);
+            if l.aborted {
+                break;
+            }
+        }
+    }
+    if !l.aborted {
+        l.check_recursion();
+    }
+    if l.errors.is_empty() {
+        Ok((l.graph, l.spans))
+    } else {
+        Err(l.errors)
+    }
+}
+
+fn elem_type(s: &str) -> ElemType {
+    ElemType::from_pir(s).unwrap_or(ElemType::Float)
+}
+
+fn shape_str(shape: &[u64]) -> String {
+    let p: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    format!("[{}]", p.join(", "))
+}
+
+impl Lowerer {
+    fn error(&mut self, d: Diagnostic) -> Reported {
+        if self.aborted {
+            return Reported;
+        }
+        // One error per position and message (loops repeat them).
+        if !self.errors.iter().any(|e| e.primary == d.primary && e.message == d.message) {
+            self.errors.push(d);
+        }
+        if self.errors.len() >= MAX_ERRORS {
+            self.errors.push(Diagnostic::error_no_span(format!("too many errors ({MAX_ERRORS}); stopping")));
+            self.aborted = true;
+        }
+        Reported
+    }
+
+    fn err(&mut self, span: Span, msg: impl Into<String>) -> Reported {
+        self.error(Diagnostic::error(span, msg))
+    }
+
+    /// Counts one produced entity; errors past the limit.
+    fn tick(&mut self, span: Span) -> R<()> {
+        self.charge(span, ENTITY_COST)
+    }
+
+    /// Counts `units` of expansion work; errors past the limit.
+    fn charge(&mut self, span: Span, units: u64) -> R<()> {
+        if self.aborted {
+            return Err(Reported);
+        }
+        self.budget = self.budget.saturating_add(units);
+        if self.budget > EXPANSION_LIMIT {
+            let r = self.err(
+                span,
+                format!("expansion limit exceeded: more than {EXPANSION_LIMIT} units (a loop iteration costs 1, an item, vertex or statement {ENTITY_COST})"),
+            );
+            self.aborted = true;
+            return Err(r);
+        }
+        Ok(())
+    }
+
+    fn intern(&mut self, s: &str) -> Name {
+        if let Some(n) = self.names.get(s) {
+            return n.clone();
+        }
+        let n: Name = Arc::from(s);
+        self.names.insert(s.to_string(), n.clone());
+        n
+    }
+
+    /// Evaluates a loop's bounds and charges its iterations up front.
+    fn loop_range(&mut self, f_lo: &Expr, f_hi: &Expr) -> R<(i64, i64)> {
+        let lo = self.eval_int(f_lo);
+        let hi = self.eval_int(f_hi);
+        let (lo, hi) = (lo?, hi?);
+        let n = (hi as i128 - lo as i128).max(0);
+        self.charge(f_lo.span.to(f_hi.span), u64::try_from(n).unwrap_or(u64::MAX))?;
+        Ok((lo, hi))
+    }
+
+    fn expand_items<'a>(&mut self, it: &'a Item, out: &mut Vec<(&'a Item, Vec<(String, i64)>)>) {
+        if self.aborted {
+            return;
+        }
+        match it {
+            Item::For(f) => {
+                let Ok((lo, hi)) = self.loop_range(&f.lo, &f.hi) else { return };
+                for i in lo..hi {
+                    self.env.push((f.var.name.clone(), i));
+                    for b in &f.body {
+                        self.expand_items(b, out);
+                    }
+                    self.env.pop();
+                    if self.aborted {
+                        return;
+                    }
+                }
+            }
+            _ => {
+                if self.tick(item_span(it)).is_ok() {
+                    out.push((it, self.env.clone()));
+                }
+            }
+        }
+    }
+
+    fn declare_sym(&mut self, name: &ast::Ident, sym: Sym) -> R<()> {
+        if let Some((_, prev)) = self.syms.get(&name.name) {
+            let prev = *prev;
+            return Err(self.error(
+                Diagnostic::error(name.span, format!("`{}` is declared more than once", name.name))
+                    .with_secondary(prev, "first declared here"),
+            ));
+        }
+        self.syms.insert(name.name.clone(), (sym, name.span));
+        Ok(())
+    }
+
+    fn declare_str(&mut self, name: &str, span: Span, sym: StrSym) -> R<()> {
+        if let Some((_, prev)) = self.strs.get(name) {
+            let prev = *prev;
+            return Err(self.error(
+                Diagnostic::error(span, format!("\"{name}\" is declared more than once"))
+                    .with_secondary(prev, "first declared here"),
+            ));
+        }
+        self.strs.insert(name.to_string(), (sym, span));
+        Ok(())
+    }
+
+    fn eval_shape(&mut self, ty: &ast::TypeAst) -> R<Vec<u64>> {
+        let mut shape = Vec::new();
+        let mut bad = false;
+        for e in &ty.shape {
+            match self.eval_int(e) {
+                Ok(d) if d >= 0 => shape.push(d as u64),
+                Ok(d) => {
+                    self.err(e.span, format!("dimension {d} is negative"));
+                    bad = true;
+                }
+                Err(_) => bad = true,
+            }
+        }
+        if bad {
+            return Err(Reported);
+        }
+        if checked_num_elements(&shape).is_none() {
+            return Err(self
+                .err(ty.span, format!("shape {} has too many elements (at most 2^48)", shape_str(&shape))));
+        }
+        Ok(shape)
+    }
+
+    /// First pass: the target, then every name, so items may come in any order.
+    fn declare(&mut self, flat: &[(&Item, Vec<(String, i64)>)]) {
+        let mut target_span: Option<Span> = None;
+        for (it, env) in flat {
+            if let Item::Target { preset, keys, span } = it {
+                self.env = env.clone();
+                if let Some(prev) = target_span {
+                    self.error(
+                        Diagnostic::error(*span, "more than one `target` item")
+                            .with_secondary(prev, "first target here"),
+                    );
+                    continue;
+                }
+                target_span = Some(*span);
+                self.spans.target = Some(*span);
+                let Some(p) = Preset::from_name(&preset.name) else {
+                    self.err(
+                        preset.span,
+                        format!("unknown target preset `{}` (expected mk1, mk2, bow or cpu)", preset.name),
+                    );
+                    continue;
+                };
+                let mut t = Target::preset(p);
+                let mut seen: Vec<&str> = Vec::new();
+                for (k, v) in keys {
+                    if seen.contains(&k.name.as_str()) {
+                        self.err(k.span, format!("target key `{}` is given twice", k.name));
+                        continue;
+                    }
+                    seen.push(&k.name);
+                    let Ok(val) = self.eval_int(v) else { continue };
+                    let Ok(val) = u32::try_from(val) else {
+                        self.err(v.span, format!("target value {val} is out of range (1 to {})", u32::MAX));
+                        continue;
+                    };
+                    if let Err(m) = t.set(&k.name, val) {
+                        let sp = if t.get(&k.name).is_some() { v.span } else { k.span };
+                        self.err(sp, m);
+                    }
+                }
+                self.graph.target = t;
+            }
+        }
+        for (it, env) in flat {
+            if self.aborted {
+                return;
+            }
+            self.env = env.clone();
+            match it {
+                Item::Decl(d) => {
+                    let id = self.graph.tensors.next_key();
+                    if self.declare_sym(&d.name, Sym::Tensor(id)).is_err() {
+                        continue;
+                    }
+                    let shape = self.eval_shape(&d.ty).unwrap_or_default();
+                    self.graph.tensors.push(Tensor {
+                        name: d.name.name.clone(),
+                        kind: if d.is_const { TensorKind::Const } else { TensorKind::Var },
+                        elem: elem_type(&d.ty.scalar),
+                        shape,
+                        init: None,
+                    });
+                    self.spans.tensors.set(id, d.span);
+                }
+                Item::ComputeSet { name, span, .. } => {
+                    let id = self.graph.compute_sets.next_key();
+                    if self.declare_sym(name, Sym::ComputeSet(id)).is_ok() {
+                        self.graph
+                            .compute_sets
+                            .push(ComputeSet { name: name.name.clone(), vertices: Vec::new() });
+                        self.spans.compute_sets.set(id, *span);
+                    }
+                }
+                Item::Function { name, span, .. } => {
+                    let id = self.graph.functions.next_key();
+                    if self.declare_sym(name, Sym::Function(id)).is_ok() {
+                        self.graph.functions.push(Program { name: name.name.clone(), body: Vec::new() });
+                        self.spans.functions.set(id, *span);
+                    }
+                }
+                Item::Program { name, span, .. } => {
+                    let id = self.graph.programs.next_key();
+                    if self.declare_sym(name, Sym::Program(id)).is_ok() {
+                        self.graph.programs.push(Program { name: name.name.clone(), body: Vec::new() });
+                        self.spans.programs.set(id, *span);
+                    }
+                }
+                Item::Stream { name, ty, to_host, span } => {
+                    let id = self.graph.streams.next_key();
+                    if self.declare_str(name, *span, StrSym::Stream(id)).is_ok() {
+                        let shape = self.eval_shape(ty).unwrap_or_default();
+                        self.graph.streams.push(Stream {
+                            name: name.clone(),
+                            elem: elem_type(&ty.scalar),
+                            shape,
+                            direction: if *to_host { Direction::ToHost } else { Direction::ToDevice },
+                        });
+                        self.spans.streams.set(id, *span);
+                    }
+                }
+                Item::Remote { name, ty, repeats, span } => {
+                    let id = self.graph.remote_buffers.next_key();
+                    if self.declare_str(name, *span, StrSym::Remote(id)).is_ok() {
+                        let shape = self.eval_shape(ty).unwrap_or_default();
+                        let reps = match self.eval_int(repeats) {
+                            Ok(r) if r >= 1 => r as u64,
+                            Ok(r) => {
+                                self.err(
+                                    repeats.span,
+                                    format!("a remote buffer needs at least one repeat, not {r}"),
+                                );
+                                1
+                            }
+                            Err(_) => 1,
+                        };
+                        self.graph.remote_buffers.push(RemoteBuffer {
+                            name: name.clone(),
+                            elem: elem_type(&ty.scalar),
+                            shape,
+                            repeats: reps,
+                        });
+                        self.spans.remote_buffers.set(id, *span);
+                    }
+                }
+                Item::HostIo { name, span, .. } => {
+                    let id = HostHandleId(self.handles_declared);
+                    self.handles_declared += 1;
+                    // The tensor is resolved in the second pass.
+                    let _ = self.declare_str(name, *span, StrSym::Handle(id));
+                }
+                Item::Target { .. } | Item::Codelets { .. } | Item::Map { .. } | Item::For(_) => {}
+            }
+        }
+    }
+
+    /// Second pass: everything that refers to names.
+    fn define(&mut self, it: &Item) {
+        match it {
+            Item::Target { .. } | Item::For(_) => {}
+            Item::Codelets { path, options, span } => {
+                let id =
+                    self.graph.codelets.push(CodeletRef { path: path.clone(), options: options.clone() });
+                self.spans.codelets.set(id, *span);
+            }
+            Item::Decl(d) => {
+                let Some((Sym::Tensor(id), sp)) = self.syms.get(&d.name.name).copied() else { return };
+                if sp != d.name.span {
+                    return; // a duplicate, already reported
+                }
+                if let Some(m) = &d.mapping {
+                    if let Ok(mapping) = self.lower_mapping(m) {
+                        let t = &self.graph.tensors[id];
+                        let view = View::whole(id, &t.shape);
+                        self.graph.mappings.push(MapStmt { view, mapping });
+                        self.spans.mappings.push(d.span);
+                    }
+                }
+                if let Some(init) = &d.init {
+                    let (elem, shape) = {
+                        let t = &self.graph.tensors[id];
+                        (t.elem, t.shape.clone())
+                    };
+                    if let Ok(v) = self.lower_init(init, elem, &shape) {
+                        self.graph.tensors[id].init = Some(v);
+                    }
+                } else if d.is_const {
+                    self.err(d.span, format!("const `{}` needs an initial value", d.name.name));
+                }
+            }
+            Item::Map { view, mapping, span } => {
+                let v = self.eval_view(view);
+                let m = self.lower_mapping(mapping);
+                if let (Ok((v, _)), Ok(m)) = (v, m) {
+                    self.graph.mappings.push(MapStmt { view: v, mapping: m });
+                    self.spans.mappings.push(*span);
+                }
+            }
+            Item::HostIo { name, tensor, write, span } => {
+                let Some((StrSym::Handle(id), sp)) = self.strs.get(name).copied() else { return };
+                if sp != *span {
+                    return;
+                }
+                let Ok(t) = self.tensor_named(tensor) else { return };
+                if id != self.graph.host_handles.next_key() {
+                    return; // an earlier handle failed; errors are already reported
+                }
+                self.graph.host_handles.push(HostHandle {
+                    name: name.clone(),
+                    tensor: t,
+                    direction: if *write { Direction::ToDevice } else { Direction::ToHost },
+                });
+                self.spans.host_handles.set(id, *span);
+            }
+            Item::Stream { .. } | Item::Remote { .. } => {}
+            Item::ComputeSet { name, body, .. } => {
+                let Some((Sym::ComputeSet(id), sp)) = self.syms.get(&name.name).copied() else { return };
+                if sp != name.span {
+                    return;
+                }
+                let mut vs = Vec::new();
+                for b in body {
+                    self.lower_cs_item(id, b, &mut vs);
+                    if self.aborted {
+                        return;
+                    }
+                }
+                self.graph.compute_sets[id].vertices = vs;
+            }
+            Item::Function { name, body, .. } => {
+                let Some((Sym::Function(id), sp)) = self.syms.get(&name.name).copied() else { return };
+                if sp != name.span {
+                    return;
+                }
+                self.current_fn = Some(id);
+                let mut spans = Vec::new();
+                let b = self.lower_block(body, &mut spans);
+                self.current_fn = None;
+                self.graph.functions[id].body = b;
+                self.spans.function_stmts.set(id, spans);
+            }
+            Item::Program { name, body, .. } => {
+                let Some((Sym::Program(id), sp)) = self.syms.get(&name.name).copied() else { return };
+                if sp != name.span {
+                    return;
+                }
+                self.current_fn = None;
+                let mut spans = Vec::new();
+                let b = self.lower_block(body, &mut spans);
+                self.graph.programs[id].body = b;
+                self.spans.program_stmts.set(id, spans);
+            }
+        }
+    }
+
+    fn tensor_named(&mut self, n: &ast::Ident) -> R<TensorId> {
+        match self.syms.get(&n.name) {
+            Some((Sym::Tensor(t), _)) => Ok(*t),
+            Some(_) => Err(self.err(n.span, format!("`{}` is not a tensor", n.name))),
+            None => Err(self.err(n.span, format!("unknown tensor `{}`", n.name))),
+        }
+    }
+
+    fn lower_mapping(&mut self, m: &MappingAst) -> R<Mapping> {
+        let total = self.graph.target.total_tiles();
+        let check_tile = |l: &mut Lowerer, e: &Expr, t: i64, end: bool| -> R<u32> {
+            let limit = if end { total as i64 } else { total as i64 - 1 };
+            if t < 0 || t > limit {
+                return Err(l.err(
+                    e.span,
+                    format!(
+                        "tile {t} is out of range: the target has {total} tiles (0 to {})",
+                        total.saturating_sub(1)
+                    ),
+                ));
+            }
+            Ok(t as u32)
+        };
+        match m {
+            MappingAst::Tile(e) => {
+                let t = self.eval_int(e)?;
+                Ok(Mapping::Tile(check_tile(self, e, t, false)?))
+            }
+            MappingAst::Tiles(a, b) => {
+                let x = self.eval_int(a)?;
+                let y = self.eval_int(b)?;
+                let x = check_tile(self, a, x, false)?;
+                let y = check_tile(self, b, y, true)?;
+                if x >= y {
+                    return Err(self.err(a.span.to(b.span), format!("tile range {x}..{y} is empty")));
+                }
+                Ok(Mapping::Tiles(x, y))
+            }
+            MappingAst::Linear(None, _) => Ok(Mapping::Linear { grain: 1 }),
+            MappingAst::Linear(Some((k, v)), _) => {
+                if k.name != "grain" {
+                    return Err(
+                        self.err(k.span, format!("unknown mapping option `{}` (expected `grain`)", k.name))
+                    );
+                }
+                let g = self.eval_int(v)?;
+                if g < 1 {
+                    return Err(self.err(v.span, format!("grain must be at least 1, not {g}")));
+                }
+                Ok(Mapping::Linear { grain: g as u64 })
+            }
+        }
+    }
+
+    // ---- expressions ----
+
+    fn lookup_var(&self, name: &str) -> Option<i64> {
+        self.env.iter().rev().find(|(n, _)| n == name).map(|(_, v)| *v)
+    }
+
+    /// Evaluates an integer expression.
+    fn eval_int(&mut self, e: &Expr) -> R<i64> {
+        match &e.kind {
+            ExprKind::Int(i) => i64::try_from(*i)
+                .map_err(|_| self.err(e.span, format!("integer {i} is too large (at most {})", i64::MAX))),
+            ExprKind::Name(n) => match self.lookup_var(n) {
+                Some(v) => Ok(v),
+                None => {
+                    let msg = match self.syms.get(n) {
+                        Some(_) => format!("expected an integer, but `{n}` is not a loop variable"),
+                        None => format!("unknown name `{n}`"),
+                    };
+                    Err(self.err(e.span, msg))
+                }
+            },
+            ExprKind::Neg(x) => {
+                // `-9223372036854775808` as a literal.
+                if let ExprKind::Int(i) = x.kind {
+                    if i == 1u64 << 63 {
+                        return Ok(i64::MIN);
+                    }
+                }
+                let v = self.eval_int(x)?;
+                v.checked_neg().ok_or_else(|| self.err(e.span, "integer overflow"))
+            }
+            ExprKind::Bin(op, a, b) => {
+                let x = self.eval_int(a);
+                let y = self.eval_int(b);
+                let (x, y) = (x?, y?);
+                let r = match op {
+                    BinOp::Add => x.checked_add(y),
+                    BinOp::Sub => x.checked_sub(y),
+                    BinOp::Mul => x.checked_mul(y),
+                    BinOp::Div | BinOp::Rem => {
+                        if y == 0 {
+                            return Err(self.err(
+                                b.span,
+                                if *op == BinOp::Div { "division by zero" } else { "remainder by zero" },
+                            ));
+                        }
+                        if *op == BinOp::Div {
+                            x.checked_div(y)
+                        } else {
+                            x.checked_rem(y)
+                        }
+                    }
+                };
+                r.ok_or_else(|| self.err(e.span, "integer overflow"))
+            }
+            ExprKind::Call(f, args) if f.name == "min" || f.name == "max" => {
+                if args.len() != 2 || args.iter().any(|a| a.name.is_some()) {
+                    return Err(self.err(e.span, format!("`{}` takes two integer arguments", f.name)));
+                }
+                let x = self.eval_int(&args[0].value);
+                let y = self.eval_int(&args[1].value);
+                let (x, y) = (x?, y?);
+                Ok(if f.name == "min" { x.min(y) } else { x.max(y) })
+            }
+            ExprKind::Float(_) => Err(self.err(e.span, "expected an integer, found a floating-point number")),
+            ExprKind::Bool(_) => Err(self.err(e.span, "expected an integer, found a boolean")),
+            ExprKind::Str(_) => Err(self.err(e.span, "expected an integer, found a string")),
+            ExprKind::List(_) => Err(self.err(e.span, "expected an integer, found a list")),
+            ExprKind::Call(..) | ExprKind::Index(..) => {
+                Err(self.err(e.span, "expected an integer, found a tensor expression"))
+            }
+        }
+    }
+
+    fn eval_int_list(&mut self, e: &Expr) -> R<Vec<i64>> {
+        let ExprKind::List(items) = &e.kind else {
+            return Err(self.err(e.span, "expected a list of integers `[a, b, …]`"));
+        };
+        let mut out = Vec::with_capacity(items.len());
+        let mut bad = false;
+        for it in items {
+            match self.eval_int(it) {
+                Ok(v) => out.push(v),
+                Err(_) => bad = true,
+            }
+        }
+        if bad {
+            Err(Reported)
+        } else {
+            Ok(out)
+        }
+    }
+
+    /// Evaluates a tensor expression to a view and its element type.
+    fn eval_view(&mut self, e: &Expr) -> R<(View, ElemType)> {
+        match &e.kind {
+            ExprKind::Name(n) => match self.syms.get(n) {
+                Some((Sym::Tensor(t), _)) => {
+                    let t = *t;
+                    let tt = &self.graph.tensors[t];
+                    Ok((View::whole(t, &tt.shape), tt.elem))
+                }
+                Some(_) => Err(self.err(e.span, format!("`{n}` is not a tensor"))),
+                None if self.lookup_var(n).is_some() => {
+                    Err(self.err(e.span, format!("expected a tensor, but `{n}` is a loop variable")))
+                }
+                None => Err(self.err(e.span, format!("unknown tensor `{n}`"))),
+            },
+            ExprKind::Index(base, subs) => {
+                if let ExprKind::Str(_) = base.kind {
+                    return Err(self.err(e.span, "expected a tensor, found a remote buffer"));
+                }
+                let b = self.eval_view(base);
+                let mut ss = Vec::with_capacity(subs.len());
+                let mut bad = false;
+                for s in subs {
+                    match s {
+                        Sub::Index(x) => match self.eval_int(x) {
+                            Ok(v) => ss.push(Subscript::Index(v)),
+                            Err(_) => bad = true,
+                        },
+                        Sub::Slice(a, b, c) => {
+                            let mut opt = |x: &Option<Expr>| -> Option<i64> {
+                                match x {
+                                    None => None,
+                                    Some(x) => match self.eval_int(x) {
+                                        Ok(v) => Some(v),
+                                        Err(_) => {
+                                            bad = true;
+                                            None
+                                        }
+                                    },
+                                }
+                            };
+                            let (a, b, c) = (opt(a), opt(b), opt(c));
+                            ss.push(Subscript::Slice { start: a, end: b, step: c });
+                        }
+                    }
+                }
+                let (b, ty) = b?;
+                if bad {
+                    return Err(Reported);
+                }
+                let v = b.index(&ss).map_err(|m| self.err(e.span, m))?;
+                Ok((v, ty))
+            }
+            ExprKind::Call(f, args) => self.eval_view_call(e, f, args),
+            ExprKind::Str(s) => Err(self.err(e.span, format!("expected a tensor, found the string \"{s}\""))),
+            ExprKind::List(_) => Err(self.err(e.span, "expected a tensor, found a list")),
+            _ => Err(self.err(e.span, "expected a tensor expression, found a number")),
+        }
+    }
+
+    fn eval_view_call(&mut self, e: &Expr, f: &ast::Ident, args: &[ast::Arg]) -> R<(View, ElemType)> {
+        let fname = f.name.as_str();
+        let (pos, named): (Vec<&ast::Arg>, Vec<&ast::Arg>) = args.iter().partition(|a| a.name.is_none());
+        let allowed_named: &[&str] = if fname == "concat" { &["dim"] } else { &[] };
+        for a in &named {
+            let n = a.name.as_ref().map(|n| n.name.as_str()).unwrap_or("");
+            if !allowed_named.contains(&n) {
+                let sp = a.name.as_ref().map_or(e.span, |n| n.span);
+                return Err(self.err(sp, format!("`{fname}` has no argument `{n}`")));
+            }
+        }
+        let arity = |l: &mut Lowerer, n: usize| -> R<()> {
+            if pos.len() != n {
+                return Err(l.err(
+                    e.span,
+                    format!(
+                        "`{fname}` takes {n} argument{}, not {}",
+                        if n == 1 { "" } else { "s" },
+                        pos.len()
+                    ),
+                ));
+            }
+            Ok(())
+        };
+        let res = match fname {
+            "transpose" | "flatten" | "reverse" => {
+                arity(self, 1)?;
+                let (v, ty) = self.eval_view(&pos[0].value)?;
+                let r = match fname {
+                    "transpose" => v.transpose(),
+                    "flatten" => Ok(v.flatten()),
+                    _ => v.reverse(),
+                };
+                r.map(|v| (v, ty))
+            }
+            "dimshuffle" | "reshape" => {
+                arity(self, 2)?;
+                let v = self.eval_view(&pos[0].value);
+                let l = self.eval_int_list(&pos[1].value);
+                let ((v, ty), l) = (v?, l?);
+                let r = if fname == "dimshuffle" { v.dimshuffle(&l) } else { v.reshape(&l) };
+                r.map(|v| (v, ty))
+            }
+            "broadcast" => {
+                arity(self, 2)?;
+                let v = self.eval_view(&pos[0].value);
+                let n = self.eval_int(&pos[1].value);
+                let ((v, ty), n) = (v?, n?);
+                v.broadcast(n).map(|v| (v, ty))
+            }
+            "concat" => {
+                if pos.is_empty() {
+                    return Err(self.err(e.span, "`concat` needs at least one tensor"));
+                }
+                let dim = match named.first() {
+                    Some(a) => self.eval_int(&a.value)?,
+                    None => 0,
+                };
+                let mut views = Vec::with_capacity(pos.len());
+                let mut ty0: Option<ElemType> = None;
+                let mut bad = false;
+                for a in &pos {
+                    match self.eval_view(&a.value) {
+                        Ok((v, ty)) => {
+                            if let Some(t0) = ty0 {
+                                if t0 != ty {
+                                    self.err(
+                                        a.value.span,
+                                        format!("concat of different element types: `{t0}` and `{ty}`"),
+                                    );
+                                    bad = true;
+                                }
+                            }
+                            ty0 = Some(ty);
+                            views.push(v);
+                        }
+                        Err(_) => bad = true,
+                    }
+                }
+                if bad {
+                    return Err(Reported);
+                }
+                View::concat(&views, dim).map(|v| (v, ty0.unwrap_or(ElemType::Float)))
+            }
+            "affine" => {
+                arity(self, 3)?;
+                let ExprKind::Name(tn) = &pos[0].value.kind else {
+                    return Err(self.err(pos[0].value.span, "`affine` takes a tensor name first"));
+                };
+                let t = self.tensor_named(&ast::Ident { name: tn.clone(), span: pos[0].value.span })?;
+                let off = self.eval_int(&pos[1].value)?;
+                let ExprKind::List(ds) = &pos[2].value.kind else {
+                    return Err(self.err(pos[2].value.span, "expected `[[size, stride], …]`"));
+                };
+                let mut dims = Vec::new();
+                for d in ds {
+                    let l = self.eval_int_list(d)?;
+                    if l.len() != 2 {
+                        return Err(self.err(d.span, "expected `[size, stride]`"));
+                    }
+                    dims.push((l[0], l[1]));
+                }
+                let tt = &self.graph.tensors[t];
+                let (n, ty) = (tt.num_elements(), tt.elem);
+                View::affine(t, n, off, &dims).map(|v| (v, ty))
+            }
+            "min" | "max" => {
+                return Err(self.err(e.span, format!("expected a tensor expression, found `{fname}(…)`, an integer")))
+            }
+            _ => {
+                return Err(self.err(
+                    f.span,
+                    format!("unknown view function `{fname}` (expected transpose, dimshuffle, reshape, flatten, reverse, broadcast, concat or affine)"),
+                ))
+            }
+        };
+        res.map_err(|m| self.err(e.span, m))
+    }
+
+    /// A literal value (initial values, vertex fields).
+    fn eval_value(&mut self, e: &Expr) -> R<Value> {
+        match &e.kind {
+            ExprKind::Float(f) => Ok(Value::Float(*f)),
+            ExprKind::Bool(b) => Ok(Value::Bool(*b)),
+            ExprKind::Neg(x) if matches!(x.kind, ExprKind::Float(_)) => {
+                let ExprKind::Float(f) = x.kind else { return Err(Reported) };
+                Ok(Value::Float(-f))
+            }
+            ExprKind::Int(i) => Ok(Value::Int(*i as i128)),
+            ExprKind::Neg(x) if matches!(x.kind, ExprKind::Int(_)) => {
+                let ExprKind::Int(i) = x.kind else { return Err(Reported) };
+                Ok(Value::Int(-(i as i128)))
+            }
+            _ => Ok(Value::Int(self.eval_int(e)? as i128)),
+        }
+    }
+
+    fn encode(&mut self, span: Span, v: Value, elem: ElemType, out: &mut Vec<u8>) -> R<()> {
+        match elem {
+            ElemType::Float | ElemType::Half => {
+                let f = match v {
+                    Value::Float(f) => f,
+                    Value::Int(i) => i as f64,
+                    Value::Bool(_) => {
+                        return Err(self.err(span, format!("expected a number for `{elem}`, found a boolean")))
+                    }
+                };
+                if elem == ElemType::Float {
+                    out.extend_from_slice(&(f as f32).to_le_bytes());
+                } else {
+                    out.extend_from_slice(&half::f16::from_f64(f).to_le_bytes());
+                }
+            }
+            _ => {
+                let i = match v {
+                    Value::Int(i) => i,
+                    Value::Bool(b) => b as i128,
+                    Value::Float(f) => {
+                        return Err(self.err(span, format!("expected an integer for `{elem}`, found {f:?}")))
+                    }
+                };
+                let (lo, hi) = elem.int_range().unwrap_or((0, 0));
+                if i < lo || i > hi {
+                    return Err(
+                        self.err(span, format!("value {i} is out of range for `{elem}` ({lo} to {hi})"))
+                    );
+                }
+                let b = (i as u128).to_le_bytes();
+                out.extend_from_slice(&b[..elem.size_in_bytes() as usize]);
+            }
+        }
+        Ok(())
+    }
+
+    fn lower_init(&mut self, e: &Expr, elem: ElemType, shape: &[u64]) -> R<Init> {
+        if !matches!(e.kind, ExprKind::List(_)) {
+            let v = self.eval_value(e)?;
+            let mut b = Vec::new();
+            self.encode(e.span, v, elem, &mut b)?;
+            return Ok(Init::Splat(b));
+        }
+        let n = shape.iter().product::<u64>();
+        let mut out = Vec::with_capacity((n as usize).min(1 << 26) * elem.size_in_bytes() as usize);
+        self.init_level(e, elem, shape, 0, &mut out)?;
+        Ok(Init::Values(out))
+    }
+
+    fn init_level(
+        &mut self,
+        e: &Expr,
+        elem: ElemType,
+        shape: &[u64],
+        depth: usize,
+        out: &mut Vec<u8>,
+    ) -> R<()> {
+        match (&e.kind, shape.get(depth)) {
+            (ExprKind::List(items), Some(&d)) => {
+                if items.len() as u64 != d {
+                    return Err(self.err(
+                        e.span,
+                        format!(
+                            "initial value has {} entries at depth {depth}, but dimension {depth} of shape {} has {d}",
+                            items.len(),
+                            shape_str(shape)
+                        ),
+                    ));
+                }
+                for it in items {
+                    self.init_level(it, elem, shape, depth + 1, out)?;
+                }
+                Ok(())
+            }
+            (ExprKind::List(_), None) => Err(self.err(
+                e.span,
+                format!("initial value is nested deeper than the shape {} allows", shape_str(shape)),
+            )),
+            (_, Some(_)) => Err(self
+                .err(e.span, format!("expected a list for dimension {depth} of shape {}", shape_str(shape)))),
+            (_, None) => {
+                let v = self.eval_value(e)?;
+                self.encode(e.span, v, elem, out)
+            }
+        }
+    }
+
+    // ---- compute sets ----
+
+    fn lower_cs_item(&mut self, cs: ComputeSetId, it: &CsItem, out: &mut Vec<VertexId>) {
+        match it {
+            CsItem::For(f) => self.for_loop(f, |l, b: &CsItem| l.lower_cs_item(cs, b, out)),
+            CsItem::Vertex(v) => {
+                if self.tick(v.span).is_err() {
+                    return;
+                }
+                if let Ok(id) = self.lower_vertex(cs, v) {
+                    out.push(id);
+                }
+            }
+        }
+    }
+
+    fn for_loop<T>(&mut self, f: &For<T>, mut body: impl FnMut(&mut Lowerer, &T)) {
+        let Ok((lo, hi)) = self.loop_range(&f.lo, &f.hi) else { return };
+        for i in lo..hi {
+            self.env.push((f.var.name.clone(), i));
+            for b in &f.body {
+                body(self, b);
+                if self.aborted {
+                    break;
+                }
+            }
+            self.env.pop();
+            if self.aborted {
+                return;
+            }
+        }
+    }
+
+    fn vtype_name(&mut self, t: &ast::VType, out: &mut String) -> R<()> {
+        out.push_str(&t.path.join("::"));
+        if let Some(args) = &t.args {
+            out.push('<');
+            for (i, a) in args.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                match a {
+                    TArg::Scalar(s) => out.push_str(elem_type(s).cpp_name()),
+                    TArg::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+                    TArg::Type(t) => self.vtype_name(t, out)?,
+                    TArg::Expr(e) => match &e.kind {
+                        ExprKind::Name(n) if self.lookup_var(n).is_none() => out.push_str(n),
+                        ExprKind::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+                        _ => {
+                            let v = self.eval_int(e)?;
+                            out.push_str(&v.to_string());
+                        }
+                    },
+                }
+            }
+            out.push('>');
+        }
+        Ok(())
+    }
+
+    fn lower_vertex(&mut self, cs: ComputeSetId, v: &ast::VertexAst) -> R<VertexId> {
+        let mut name = String::new();
+        self.vtype_name(&v.vtype, &mut name)?;
+        let vtype = self.intern(&name);
+        let tile = match &v.tile {
+            None => None,
+            Some(e) => {
+                let t = self.eval_int(e)?;
+                let total = self.graph.target.total_tiles();
+                if t < 0 || t >= total as i64 {
+                    return Err(self.err(
+                        e.span,
+                        format!(
+                            "tile {t} is out of range: the target has {total} tiles (0 to {})",
+                            total.saturating_sub(1)
+                        ),
+                    ));
+                }
+                Some(t as u32)
+            }
+        };
+        let cycles = match &v.cycles {
+            None => None,
+            Some(e) => {
+                let c = self.eval_int(e)?;
+                if c < 0 {
+                    return Err(self.err(e.span, format!("cycles must not be negative, not {c}")));
+                }
+                Some(c as u64)
+            }
+        };
+        let mut fields: Vec<Field> = Vec::with_capacity(v.fields.len());
+        let mut bad = false;
+        for (i, (fname, val, _)) in v.fields.iter().enumerate() {
+            if let Some(j) = v.fields[..i].iter().position(|f| f.0.name == fname.name) {
+                let prev = v.fields[j].0.span;
+                self.error(
+                    Diagnostic::error(fname.span, format!("field `{}` is set twice", fname.name))
+                        .with_secondary(prev, "first set here"),
+                );
+                bad = true;
+                continue;
+            }
+            match self.lower_field(val) {
+                Ok(value) => fields.push(Field { name: self.intern(&fname.name), value }),
+                Err(_) => bad = true,
+            }
+        }
+        if bad {
+            return Err(Reported);
+        }
+        let id = self.graph.vertices.push(Vertex { vtype, compute_set: cs, tile, fields, cycles });
+        self.spans.vertices.set(id, v.span);
+        self.spans.set_fields(id, v.fields.iter().map(|f| f.2));
+        Ok(id)
+    }
+
+    fn lower_field(&mut self, e: &Expr) -> R<FieldValue> {
+        match &e.kind {
+            ExprKind::List(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                let mut bad = false;
+                for it in items {
+                    match self.eval_view(it) {
+                        Ok((v, _)) => out.push(v),
+                        Err(_) => bad = true,
+                    }
+                }
+                if bad {
+                    Err(Reported)
+                } else {
+                    Ok(FieldValue::EdgeList(out))
+                }
+            }
+            ExprKind::Float(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Int(_)
+            | ExprKind::Neg(_)
+            | ExprKind::Bin(..) => Ok(FieldValue::Literal(match self.eval_value(e)? {
+                Value::Float(f) => Literal::Float(f),
+                Value::Bool(b) => Literal::Bool(b),
+                Value::Int(i) => Literal::Int(
+                    i64::try_from(i).map_err(|_| self.err(e.span, format!("integer {i} is out of range")))?,
+                ),
+            })),
+            ExprKind::Name(n) if self.lookup_var(n).is_some() && !self.syms.contains_key(n) => {
+                Ok(FieldValue::Literal(Literal::Int(self.eval_int(e)?)))
+            }
+            ExprKind::Call(f, _) if f.name == "min" || f.name == "max" => {
+                Ok(FieldValue::Literal(Literal::Int(self.eval_int(e)?)))
+            }
+            _ => Ok(FieldValue::Edge(self.eval_view(e)?.0)),
+        }
+    }
+
+    // ---- programs ----
+
+    fn lower_block(&mut self, body: &[ast::Stmt], spans: &mut Vec<Span>) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        for s in body {
+            self.lower_stmt(s, &mut out, spans);
+            if self.aborted {
+                break;
+            }
+        }
+        out
+    }
+
+    fn scalar_pred(&mut self, e: &Expr, what: &str) -> R<View> {
+        let (v, _) = self.eval_view(e)?;
+        if v.num_elements() != 1 {
+            return Err(self.err(
+                e.span,
+                format!(
+                    "{what} must be a single element, but this has shape {} ({} elements)",
+                    shape_str(&v.shape),
+                    v.num_elements()
+                ),
+            ));
+        }
+        Ok(v)
+    }
+
+    fn lower_stmt(&mut self, s: &ast::Stmt, out: &mut Vec<Stmt>, spans: &mut Vec<Span>) {
+        use ast::Stmt as S;
+        if let S::For(f) = s {
+            self.for_loop(f, |l, b: &ast::Stmt| l.lower_stmt(b, out, spans));
+            return;
+        }
+        let span = stmt_span(s);
+        if self.tick(span).is_err() {
+            return;
+        }
+        let slot = spans.len();
+        spans.push(span);
+        let r: R<Stmt> = (|| -> R<Stmt> {
+            Ok(match s {
+                S::Copy { src, dst, span } => self.lower_copy(src, dst, *span)?,
+                S::Execute(n, _) => match self.syms.get(&n.name) {
+                    Some((Sym::ComputeSet(c), _)) => Stmt::Execute(*c),
+                    Some(_) => return Err(self.err(n.span, format!("`{}` is not a compute set", n.name))),
+                    None => return Err(self.err(n.span, format!("unknown compute set `{}`", n.name))),
+                },
+                S::Print { label, view, .. } => {
+                    Stmt::Print { label: label.clone(), view: self.eval_view(view)?.0 }
+                }
+                S::Repeat { count, body, .. } => {
+                    let c = self.eval_int(count)?;
+                    if c < 0 {
+                        return Err(
+                            self.err(count.span, format!("repeat count must not be negative, not {c}"))
+                        );
+                    }
+                    Stmt::Repeat { count: c as u64, body: self.lower_block(body, spans) }
+                }
+                S::While { cond, pred, body, .. } => {
+                    let cond = self.lower_block(cond, spans);
+                    let p = self.scalar_pred(pred, "a `while` predicate");
+                    let body = self.lower_block(body, spans);
+                    Stmt::While { cond, pred: p?, body }
+                }
+                S::If { pred, then, else_, .. } => {
+                    let p = self.scalar_pred(pred, "an `if` predicate");
+                    let then = self.lower_block(then, spans);
+                    let else_ = else_.as_ref().map(|b| self.lower_block(b, spans)).unwrap_or_default();
+                    Stmt::If { pred: p?, then, else_ }
+                }
+                S::Switch { selector, cases, default, .. } => {
+                    let sel = self.scalar_pred(selector, "a `switch` selector");
+                    let mut cs: Vec<(i64, Vec<Stmt>)> = Vec::new();
+                    let mut case_spans: Vec<(i64, Span)> = Vec::new();
+                    let mut bad = false;
+                    for (v, b, sp) in cases {
+                        match self.eval_int(v) {
+                            Ok(k) => {
+                                if let Some((_, prev)) = case_spans.iter().find(|c| c.0 == k) {
+                                    let prev = *prev;
+                                    self.error(
+                                        Diagnostic::error(v.span, format!("duplicate switch case {k}"))
+                                            .with_secondary(prev, "first case here"),
+                                    );
+                                    bad = true;
+                                }
+                                case_spans.push((k, *sp));
+                                let body = self.lower_block(b, spans);
+                                cs.push((k, body));
+                            }
+                            Err(_) => bad = true,
+                        }
+                    }
+                    let default = default.as_ref().map(|b| self.lower_block(b, spans)).unwrap_or_default();
+                    let sel = sel?;
+                    if bad {
+                        return Err(Reported);
+                    }
+                    Stmt::Switch { selector: sel, cases: cs, default }
+                }
+                S::Undef(e, _) => Stmt::Undef(self.eval_view(e)?.0),
+                S::Sync(_) => Stmt::Sync,
+                S::Call(n, sp) => match self.syms.get(&n.name) {
+                    Some((Sym::Function(f), _)) => {
+                        let f = *f;
+                        self.calls.push((self.current_fn, f, *sp));
+                        Stmt::Call(f)
+                    }
+                    Some(_) => return Err(self.err(n.span, format!("`{}` is not a function", n.name))),
+                    None => return Err(self.err(n.span, format!("unknown function `{}`", n.name))),
+                },
+                S::Block(b, _) => Stmt::Block(self.lower_block(b, spans)),
+                S::For(_) => return Err(Reported),
+            })
+        })();
+        match r {
+            Ok(st) => out.push(st),
+            Err(_) => {
+                spans.truncate(slot);
+            }
+        }
+    }
+
+    fn lower_copy(&mut self, src: &Expr, dst: &Expr, span: Span) -> R<Stmt> {
+        let a = self.copy_end(src);
+        let b = self.copy_end(dst);
+        let ((a, an, at), (b, bn, bt)) = (a?, b?);
+        let stream_dir = |l: &Lowerer, e: &CopyEnd| match e {
+            CopyEnd::Stream(s) => Some(l.graph.streams[*s].direction),
+            _ => None,
+        };
+        if !matches!(a, CopyEnd::Tensor(_)) && !matches!(b, CopyEnd::Tensor(_)) {
+            return Err(self.err(span, "a copy needs a tensor at one end at least"));
+        }
+        if stream_dir(self, &a) == Some(Direction::ToHost) {
+            return Err(
+                self.err(src.span, "cannot copy from a stream `to host`; its direction is device to host")
+            );
+        }
+        if stream_dir(self, &b) == Some(Direction::ToDevice) {
+            return Err(
+                self.err(dst.span, "cannot copy to a stream `from host`; its direction is host to device")
+            );
+        }
+        if an != bn {
+            return Err(self.error(
+                Diagnostic::error(
+                    span,
+                    format!("copy element counts differ: the source has {an}, the destination {bn}"),
+                )
+                .with_secondary(src.span, format!("{an} elements"))
+                .with_secondary(dst.span, format!("{bn} elements")),
+            ));
+        }
+        if at != bt {
+            return Err(self.err(span, format!("copy element types differ: `{at}` to `{bt}`")));
+        }
+        if let CopyEnd::Tensor(v) = &b {
+            if let Some(t) =
+                v.tensors().into_iter().find(|t| self.graph.tensors[*t].kind == TensorKind::Const)
+            {
+                let n = self.graph.tensors[t].name.clone();
+                return Err(self.err(dst.span, format!("cannot copy into const tensor `{n}`")));
+            }
+        }
+        Ok(Stmt::Copy { src: a, dst: b })
+    }
+
+    /// One end of a copy, with its element count and type.
+    fn copy_end(&mut self, e: &Expr) -> R<(CopyEnd, u64, ElemType)> {
+        match &e.kind {
+            ExprKind::Str(s) => match self.strs.get(s) {
+                Some((StrSym::Stream(id), _)) => {
+                    let st = &self.graph.streams[*id];
+                    Ok((CopyEnd::Stream(*id), st.num_elements(), st.elem))
+                }
+                Some((StrSym::Remote(_), _)) => {
+                    Err(self.err(e.span, format!("remote buffer \"{s}\" needs a repeat index: \"{s}\"[i]")))
+                }
+                Some((StrSym::Handle(_), _)) => Err(self.err(
+                    e.span,
+                    format!("\"{s}\" is a host handle; copies take streams, remote buffers or tensors"),
+                )),
+                None => Err(self.err(e.span, format!("unknown stream \"{s}\""))),
+            },
+            ExprKind::Index(base, subs) if matches!(base.kind, ExprKind::Str(_)) => {
+                let ExprKind::Str(s) = &base.kind else { return Err(Reported) };
+                let Some((StrSym::Remote(id), _)) = self.strs.get(s).copied() else {
+                    return Err(self.err(base.span, format!("unknown remote buffer \"{s}\"")));
+                };
+                let [Sub::Index(ix)] = subs.as_slice() else {
+                    return Err(self.err(e.span, "a remote buffer takes one repeat index"));
+                };
+                let i = self.eval_int(ix)?;
+                let rb = &self.graph.remote_buffers[id];
+                if i < 0 || i as u64 >= rb.repeats {
+                    let n = rb.repeats;
+                    return Err(
+                        self.err(ix.span, format!("repeat {i} is out of range for \"{s}\" ({n} repeats)"))
+                    );
+                }
+                Ok((CopyEnd::Remote(id, i as u64), rb.num_elements(), rb.elem))
+            }
+            _ => {
+                let (v, t) = self.eval_view(e)?;
+                let n = v.num_elements();
+                Ok((CopyEnd::Tensor(v), n, t))
+            }
+        }
+    }
+
+    fn check_recursion(&mut self) {
+        let n = self.graph.functions.len();
+        let mut adj: Vec<Vec<(FunctionId, Span)>> = vec![Vec::new(); n];
+        for &(from, to, sp) in &self.calls {
+            if let Some(f) = from {
+                adj[f.0 as usize].push((to, sp));
+            }
+        }
+        // Iterative DFS with colours; report one cycle per back edge found.
+        let mut colour = vec![0u8; n];
+        for start in 0..n {
+            if colour[start] != 0 {
+                continue;
+            }
+            let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
+            colour[start] = 1;
+            while let Some(&mut (v, ref mut i)) = stack.last_mut() {
+                if *i < adj[v].len() {
+                    let (w, sp) = adj[v][*i];
+                    *i += 1;
+                    let w = w.0 as usize;
+                    if colour[w] == 1 {
+                        let pos = stack.iter().position(|&(x, _)| x == w).unwrap_or(0);
+                        let mut names: Vec<String> = stack[pos..]
+                            .iter()
+                            .map(|&(x, _)| self.graph.functions[FunctionId(x as u32)].name.clone())
+                            .collect();
+                        names.push(self.graph.functions[FunctionId(w as u32)].name.clone());
+                        self.err(sp, format!("recursive call: {}", names.join(" -> ")));
+                    } else if colour[w] == 0 {
+                        colour[w] = 1;
+                        stack.push((w, 0));
+                    }
+                } else {
+                    colour[v] = 2;
+                    stack.pop();
+                }
+            }
+        }
+    }
+}
+
+fn item_span(it: &Item) -> Span {
+    match it {
+        Item::Target { span, .. }
+        | Item::Codelets { span, .. }
+        | Item::Map { span, .. }
+        | Item::HostIo { span, .. }
+        | Item::Stream { span, .. }
+        | Item::Remote { span, .. }
+        | Item::ComputeSet { span, .. }
+        | Item::Function { span, .. }
+        | Item::Program { span, .. } => *span,
+        Item::Decl(d) => d.span,
+        Item::For(f) => f.span,
+    }
+}
+
+fn stmt_span(s: &ast::Stmt) -> Span {
+    use ast::Stmt as S;
+    match s {
+        S::Copy { span, .. }
+        | S::Print { span, .. }
+        | S::Repeat { span, .. }
+        | S::While { span, .. }
+        | S::If { span, .. }
+        | S::Switch { span, .. } => *span,
+        S::Execute(_, sp) | S::Undef(_, sp) | S::Sync(sp) | S::Call(_, sp) | S::Block(_, sp) => *sp,
+        S::For(f) => f.span,
+    }
+}
