@@ -94,7 +94,10 @@ fn compile_once(exe: &Path, pir: &Path, out: &Path) -> Result<Measured, String> 
     let wall_s = start.elapsed().as_secs_f64();
     let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
     if !o.status.success() {
-        return Err(format!("poplar-compile failed:\n{}", stderr.lines().take(20).collect::<Vec<_>>().join("\n")));
+        return Err(format!(
+            "poplar-compile failed:\n{}",
+            stderr.lines().take(20).collect::<Vec<_>>().join("\n")
+        ));
     }
     let peak_kib = stderr
         .lines()
@@ -146,7 +149,10 @@ fn run_inner(quick: bool) -> Result<Vec<(String, String)>, String> {
         let vertices = n + 650;
         rows.push((format!("poplar-compile {n} vertices: wall"), format!("{:.2} s", m.wall_s)));
         if let Some(k) = m.peak_kib {
-            rows.push((format!("poplar-compile {n} vertices: peak RSS"), format!("{:.0} MiB", k as f64 / 1024.0)));
+            rows.push((
+                format!("poplar-compile {n} vertices: peak RSS"),
+                format!("{:.0} MiB", k as f64 / 1024.0),
+            ));
         }
         rows.push((
             format!("poplar-compile {n} vertices: prog.exe"),

@@ -2,7 +2,7 @@
 //!
 //! Its place in the pipeline is between the compilers and the runtime:
 //! `popc` writes codelet objects (`.gp`, [`gp`]), `poplar-compile` hands the
-//! per-tile programs it lowered to [`link`](image), which joins them with the
+//! per-tile programs it lowered to [`link`], which joins them with the
 //! codelet code into one executable image (`prog.exe`, [`image`]), and the
 //! runtime's loader reads that image back. Both formats sit behind the same
 //! checked header ([`container`]): a reader validates magic, version, target,
@@ -20,3 +20,4 @@ pub mod abi;
 pub mod container;
 pub mod gp;
 pub mod image;
+pub mod link;

@@ -1,1 +1,277 @@
-//! popc
+//! `popc`, the codelet compiler: C++ vertex codelets to machine code.
+//!
+//! Its place in the pipeline is first: it reads a codelet source (with the
+//! preprocessor's includes resolved by the caller), and produces a `.gp`
+//! object ([`linker::gp::Object`]) holding, per vertex type, the field
+//! layout the graph compiler needs and the `compute` code in two variants
+//! (plain, and counting for the simulator's cycle model). `poplar-compile`
+//! calls [`compile`] in process; the `popc` binary wraps it.
+//!
+//! Stages: [`pp`] (preprocessor over [`lex`] tokens) → [`parse`] (syntax
+//! tree, [`ast`]) → [`sema`] (declarations, names, templates, layout, with
+//! [`ceval`] for constants) → [`lower`] (Cranelift IR, every call inlined)
+//! → [`codegen`] (machine code for the fixed baseline ISA). [`host`] and
+//! [`exec`] run compiled code in process (tests, the runtime's `cpu`
+//! device). The library does no file I/O; errors are [`Diagnostics`]
+//! rendered to text.
+
+pub mod ast;
+pub mod ceval;
+pub mod codegen;
+pub mod cost;
+pub mod diag;
+pub mod exec;
+pub mod half_ir;
+pub mod headers;
+pub mod host;
+pub mod lex;
+pub mod lower;
+mod lower_expr;
+pub mod names;
+pub mod parse;
+pub mod pp;
+pub mod printf;
+pub mod sema;
+pub mod types;
+
+use std::rc::Rc;
+
+pub use diag::{Diagnostic, Diagnostics};
+pub use names::canonical_vertex_name;
+
+use linker::gp::{Field, FieldKind, Object, VertexType};
+
+/// Finds include files for the preprocessor; the library never reads files itself.
+pub trait IncludeResolver {
+    /// The contents of the file at `path`, if it exists.
+    fn read(&self, path: &str) -> Option<String>;
+}
+
+/// A resolver that finds nothing (only built-in headers are available).
+pub struct NoIncludes;
+
+impl IncludeResolver for NoIncludes {
+    fn read(&self, _path: &str) -> Option<String> {
+        None
+    }
+}
+
+/// Compiler options, as on popc's command line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// `-DNAME[=value]` (value "1" when absent).
+    pub defines: Vec<(String, String)>,
+    /// `-I<path>`.
+    pub include_dirs: Vec<String>,
+    /// `-g`: line tables and trap lines.
+    pub debug: bool,
+    /// `-O0`..`-O3`.
+    pub opt_level: u8,
+    /// `--target <triple>`; `None` for this machine.
+    pub target: Option<String>,
+    /// `-S`: keep the Cranelift IR text of each vertex.
+    pub emit_ir: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { defines: Vec::new(), include_dirs: Vec::new(), debug: false, opt_level: 2, target: None, emit_ir: false }
+    }
+}
+
+impl Options {
+    /// Parses popc-style option strings (`-DWIDTH=4`, `-I dir`, `-O3`, `-g`,
+    /// `--target T`), as PIR files give them.
+    pub fn from_args(args: &[String]) -> Result<Options, String> {
+        let mut o = Options::default();
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            if let Some(d) = a.strip_prefix("-D") {
+                let d = if d.is_empty() { it.next().ok_or("-D needs a macro name")?.as_str() } else { d };
+                let (k, v) = d.split_once('=').unwrap_or((d, "1"));
+                if k.is_empty() || !k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    return Err(format!("invalid macro name in '-D{d}'"));
+                }
+                o.defines.push((k.to_string(), v.to_string()));
+            } else if let Some(i) = a.strip_prefix("-I") {
+                let i = if i.is_empty() { it.next().ok_or("-I needs a path")?.as_str() } else { i };
+                o.include_dirs.push(i.to_string());
+            } else if let Some(l) = a.strip_prefix("-O") {
+                o.opt_level = match l {
+                    "0" => 0,
+                    "1" => 1,
+                    "" | "2" => 2,
+                    "3" | "s" => 3,
+                    _ => return Err(format!("invalid optimisation level '{a}'")),
+                };
+            } else if a == "-g" {
+                o.debug = true;
+            } else if a == "-S" {
+                o.emit_ir = true;
+            } else if a == "--target" {
+                o.target = Some(it.next().ok_or("--target needs a triple")?.clone());
+            } else if let Some(t) = a.strip_prefix("--target=") {
+                o.target = Some(t.to_string());
+            } else {
+                return Err(format!("unknown popc option '{a}'"));
+            }
+        }
+        Ok(o)
+    }
+}
+
+/// A compiled object and, with `-S`, the IR text of each vertex.
+pub struct Output {
+    pub object: Object,
+    pub ir_text: String,
+}
+
+/// Compiles a codelet source into a `.gp` object. Emits every non-template
+/// vertex class, every explicitly instantiated template, and each name in
+/// `requested` (e.g. `Sum<half,4>`, any reasonable spelling).
+pub fn compile(
+    file_name: &str,
+    source: &str,
+    opts: &Options,
+    includes: &dyn IncludeResolver,
+    requested: &[String],
+) -> Result<Object, Diagnostics> {
+    compile_full(file_name, source, opts, includes, requested).map(|o| o.object)
+}
+
+/// Like [`compile`], also returning the IR text when `opts.emit_ir`.
+pub fn compile_full(
+    file_name: &str,
+    source: &str,
+    opts: &Options,
+    includes: &dyn IncludeResolver,
+    requested: &[String],
+) -> Result<Output, Diagnostics> {
+    let pp = pp::Preprocessor::new(&opts.defines, &opts.include_dirs, includes);
+    let (toks, sources) = pp.run(file_name, source).map_err(|(d, s)| Diagnostics { sources: s, errors: vec![d] })?;
+    let fail = |d: Diagnostic, s: &diag::SourceMap| Diagnostics { sources: s.clone(), errors: vec![d] };
+    let items = parse::Parser::new(toks).parse_unit().map_err(|d| fail(d, &sources))?;
+    let isa = codegen::make_isa(opts.target.as_deref(), opts.opt_level)
+        .map_err(|m| fail(Diagnostic::new(diag::Span::default(), m), &sources))?;
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        build(file_name, &items, opts, &sources, &*isa, requested)
+    }));
+    match r {
+        Ok(r) => r.map_err(|d| fail(d, &sources)),
+        Err(_) => Err(fail(
+            Diagnostic::new(diag::Span { file: 1, lo: 0, hi: 0 }, "internal compiler error (please report)"),
+            &sources,
+        )),
+    }
+}
+
+fn build(
+    file_name: &str,
+    items: &[ast::Item],
+    opts: &Options,
+    sources: &diag::SourceMap,
+    isa: &dyn cranelift_codegen::isa::TargetIsa,
+    requested: &[String],
+) -> Result<Output, Diagnostic> {
+    let mut prog = sema::Program::default();
+    prog.collect(items, "")?;
+    for (span, e, m, ns) in &prog.asserts {
+        let env = sema::Env { ns: ns.clone(), ..Default::default() };
+        let (_, v) = ceval::eval(&prog, e, &env)?;
+        if !ceval::truthy(v) {
+            return diag::err(*span, format!("static assertion failed{}", m.as_ref().map(|m| format!(": {m}")).unwrap_or_default()));
+        }
+    }
+    let mut classes: Vec<Rc<sema::ClassInst>> = Vec::new();
+    let mut names: Vec<(String, Vec<Rc<sema::ClassDecl>>)> = prog.classes.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    names.sort_by_key(|(_, v)| v.first().map(|d| (d.ast.span.file, d.ast.span.lo)));
+    for (q, decls) in &names {
+        let Some(d) = decls.iter().find(|d| d.ast.spec_args.is_none()) else { continue };
+        if d.qual != *q || d.ast.tparams.is_some() || d.ast.members.is_empty() && d.ast.bases.is_empty() {
+            continue;
+        }
+        let env = sema::Env { ns: d.ns.clone(), ..Default::default() };
+        let c = prog.instantiate(decls, &[], &env, d.ast.span)?;
+        if c.base.is_some() {
+            classes.push(c);
+        }
+    }
+    for (t, ns) in &prog.insts {
+        let env = sema::Env { ns: ns.clone(), ..Default::default() };
+        match prog.resolve_type(t, &env)? {
+            sema::Ty::Class(c) if c.base.is_some() => classes.push(c),
+            _ => return diag::err(t.span, "explicit instantiation of a class that is not a vertex"),
+        }
+    }
+    for r in requested {
+        let canon = canonical_vertex_name(r).map_err(|m| Diagnostic::new(diag::Span { file: 1, lo: 0, hi: 0 }, m))?;
+        classes.push(instantiate_named(&prog, &canon)?);
+    }
+    let mut seen = std::collections::HashSet::new();
+    classes.retain(|c| seen.insert(c.name.clone()));
+    let mut vts = Vec::new();
+    let mut ir_text = String::new();
+    for c in &classes {
+        let comp = codegen::compile_vertex(isa, &prog, sources, c, opts.debug, opts.emit_ir)?;
+        ir_text.push_str(&comp.ir_text);
+        let fields = c
+            .fields
+            .iter()
+            .map(|f| {
+                let (direction, elem, kind) = match &f.ty {
+                    sema::FieldTy::Edge { dir, elem, kind } => (Some(*dir), elem.elem(), *kind),
+                    sema::FieldTy::Plain(t) => (None, t.scalar().unwrap_or(types::Scalar::UChar).elem(), FieldKind::Plain),
+                };
+                Field { name: f.name.clone(), direction, elem, kind, offset: f.offset, size: f.size, is_const: f.is_const }
+            })
+            .collect();
+        vts.push(VertexType {
+            name: c.name.clone(),
+            base: c.base.unwrap(),
+            fields,
+            state_size: c.size,
+            state_align: c.align.max(4),
+            stack_size: 0,
+            returns_bool: comp.returns_bool,
+            plain: comp.plain,
+            counting: comp.counting,
+            line: sources.line(c.decl.ast.span),
+        });
+    }
+    Ok(Output { object: Object { source: file_name.to_string(), vertex_types: vts }, ir_text })
+}
+
+/// Instantiates a vertex type from its canonical name (`ns::X<float,4>`).
+fn instantiate_named(prog: &sema::Program, canon: &str) -> Result<Rc<sema::ClassInst>, Diagnostic> {
+    let text = format!("template class {canon};");
+    let mut sm = diag::SourceMap::default();
+    let id = sm.add("<requested>", &text);
+    // Make the parser know the template names.
+    let mut pre = String::new();
+    for (q, decls) in &prog.classes {
+        if decls.iter().any(|d| d.ast.tparams.is_some()) {
+            let last = q.rsplit("::").next().unwrap_or(q);
+            pre.push_str(&format!("template <class T> class {last};\n"));
+        }
+    }
+    let all = format!("{pre}{text}");
+    let toks = lex::lex(id, &all)?;
+    let mut p = parse::Parser::new(toks);
+    let items = p.parse_unit().map_err(|d| Diagnostic::new(d.span, format!("requested vertex '{canon}': {}", d.message)))?;
+    for it in items {
+        if let ast::Item::ExplicitInst(t) = it {
+            let c = match prog.resolve_type(&t, &sema::Env::default()) {
+                Ok(sema::Ty::Class(c)) if c.base.is_some() => c,
+                Ok(_) => return Err(Diagnostic::new(diag::Span { file: 1, lo: 0, hi: 0 }, format!("requested '{canon}' is not a vertex type"))),
+                Err(d) => {
+                    return Err(Diagnostic::new(
+                        diag::Span { file: 1, lo: 0, hi: 0 },
+                        format!("cannot instantiate requested vertex '{canon}': {}", d.message),
+                    ))
+                }
+            };
+            return Ok(c);
+        }
+    }
+    Err(Diagnostic::new(diag::Span { file: 1, lo: 0, hi: 0 }, format!("cannot parse requested vertex name '{canon}'")))
+}

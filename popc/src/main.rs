@@ -1,1 +1,107 @@
-fn main() {}
+//! The `popc` command: `popc [options] <input> -o <output>`.
+//!
+//! Reads the codelet source and its includes from the file system (the only
+//! I/O of the compiler), compiles with the library, and writes the `.gp`
+//! object. Errors go to stderr as `file:line:col: error: …` with exit code
+//! 1; a failed compile writes no output file.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+#[derive(Parser, Debug)]
+#[command(name = "popc", version, about = "Compile C++ vertex codelets to a .gp object (the Poplar codelet compiler)")]
+struct Cli {
+    /// Codelet source file.
+    input: String,
+    /// Output object file.
+    #[arg(short = 'o', value_name = "OUTPUT")]
+    output: Option<String>,
+    /// Define a macro: -DNAME or -DNAME=VALUE.
+    #[arg(short = 'D', value_name = "MACRO", action = clap::ArgAction::Append)]
+    defines: Vec<String>,
+    /// Add an include directory.
+    #[arg(short = 'I', value_name = "PATH", action = clap::ArgAction::Append)]
+    includes: Vec<String>,
+    /// Record line tables for trap reports.
+    #[arg(short = 'g')]
+    debug: bool,
+    /// Optimisation level 0..3.
+    #[arg(short = 'O', value_name = "LEVEL", default_value = "2")]
+    opt: String,
+    /// Target triple (default: this machine).
+    #[arg(long = "target")]
+    target: Option<String>,
+    /// Print the Cranelift IR of each vertex to stdout.
+    #[arg(short = 'S')]
+    emit_ir: bool,
+    /// Extra vertex types to instantiate, e.g. 'Sum<half,4>'.
+    #[arg(long = "instantiate", value_name = "NAME", action = clap::ArgAction::Append)]
+    instantiate: Vec<String>,
+}
+
+struct FsResolver;
+
+impl popc::IncludeResolver for FsResolver {
+    fn read(&self, path: &str) -> Option<String> {
+        std::fs::read_to_string(path).ok()
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 1 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let mut args: Vec<String> = cli.defines.iter().map(|d| format!("-D{d}")).collect();
+    args.extend(cli.includes.iter().map(|i| format!("-I{i}")));
+    args.push(format!("-O{}", cli.opt));
+    if cli.debug {
+        args.push("-g".into());
+    }
+    if cli.emit_ir {
+        args.push("-S".into());
+    }
+    if let Some(t) = &cli.target {
+        args.push("--target".into());
+        args.push(t.clone());
+    }
+    let opts = match popc::Options::from_args(&args) {
+        Ok(o) => o,
+        Err(m) => {
+            eprintln!("popc: error: {m}");
+            return ExitCode::from(1);
+        }
+    };
+    let source = match std::fs::read(&cli.input) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(e) => {
+            eprintln!("popc: error: cannot read '{}': {e}", cli.input);
+            return ExitCode::from(1);
+        }
+    };
+    let out = match popc::compile_full(&cli.input, &source, &opts, &FsResolver, &cli.instantiate) {
+        Ok(o) => o,
+        Err(d) => {
+            eprint!("{}", d.render());
+            return ExitCode::from(1);
+        }
+    };
+    if cli.emit_ir {
+        print!("{}", out.ir_text);
+    }
+    if let Some(path) = &cli.output {
+        if let Err(e) = std::fs::write(path, out.object.to_bytes()) {
+            eprintln!("popc: error: cannot write '{path}': {e}");
+            return ExitCode::from(1);
+        }
+    } else if !cli.emit_ir {
+        eprintln!("popc: error: no output file given (-o)");
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}

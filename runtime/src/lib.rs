@@ -1,1 +1,41 @@
-//! runtime
+//! The runtime: the last stage of the pipeline. It loads a linked image
+//! (`prog.exe`, written by `poplar-compile`), puts it on a device and runs
+//! its control programs for a host program.
+//!
+//! - [`loader`] validates an image completely and maps its code segment
+//!   executable, resolving an allowlist of libcalls.
+//! - [`exec`] is the execution core of both devices: tile memories, the
+//!   bulk-synchronous compute / exchange phases on a fixed pool of host
+//!   threads, and the interpreter of the control program. `cpu` runs the
+//!   plain code; `sim` (the IPU Model) runs the counting code and models
+//!   cycles with [`cost`], recording a [`profile`].
+//! - [`engine`] is the host API ([`Engine`]): handles, streams, remote
+//!   buffers, programs by name; [`data`] and [`format`] convert host data and
+//!   print tensors.
+//! - [`cli`] is `poplar-run`'s command line, as a library function so tests
+//!   drive the binary's own code path.
+//!
+//! Only the loader's callers and the binary touch the file system; nothing
+//! here writes to stdout or stderr except the binary.
+
+pub mod cli;
+pub mod cost;
+pub mod data;
+pub mod engine;
+pub mod error;
+pub mod exec;
+pub mod format;
+pub mod hardware;
+pub mod hostfns;
+pub mod loader;
+pub mod options;
+pub mod profile;
+
+/// The image format, for hosts that build or inspect images.
+pub use linker;
+
+pub use engine::{DataInfo, Element, Engine, Named};
+pub use error::{Fault, HostError, LoadError, RunError, StepPath};
+pub use exec::{DeviceKind, Totals};
+pub use loader::{load, load_image, Loaded};
+pub use options::{EngineOptions, LogLevel};

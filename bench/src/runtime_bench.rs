@@ -1,0 +1,255 @@
+//! Runtime benchmarks: `cpu` against native Rust on tutorial 7's 10000x1000
+//! split matrix-vector product, superstep overhead on 1,472 tiles, `sim`
+//! against `cpu`, loading a 1M-vertex image, and the simulator's fidelity
+//! on tutorial 7 (modelled cycles against Poplar's published figures,
+//! reported as ratios, never tuned).
+//!
+//! Images for the overhead and load figures are built directly (vertex code
+//! of two or three x86-64 instructions), so they need no compiler; the
+//! tutorial 7 figures compile `testdata/run/tut7_split/graph.pir` and skip
+//! with a note when the compiler cannot.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use runtime::linker::gp::VertexBase;
+use runtime::linker::image::*;
+use runtime::{DeviceKind, Engine, EngineOptions};
+
+/// Figure rows: (what, value).
+pub fn run(quick: bool) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    rows.push(("runtime: host threads".into(), threads.to_string()));
+    superstep(&mut rows, quick);
+    load_time(&mut rows, quick);
+    tutorial7(&mut rows, quick, threads);
+    rows
+}
+
+fn target(tiles: u32) -> Target {
+    Target {
+        name: "mk2".into(),
+        ipus: 1,
+        tiles_per_ipu: tiles,
+        bytes_per_tile: 638_976,
+        workers: 6,
+        clock_mhz: 1330.0,
+        exchange_bytes_per_cycle: 4,
+    }
+}
+
+/// An image whose tiles each run `per_tile` empty vertices in one compute
+/// set, executed `repeats` times.
+fn empty_vertices(tiles: u32, per_tile: u32, repeats: u64) -> Image {
+    let plain = [0x31, 0xC0, 0xC3]; // xor eax, eax; ret
+    let counting = [0x48, 0x83, 0x47, 0x18, 0x01, 0x31, 0xC0, 0xC3]; // count += 1
+    let mut code = plain.to_vec();
+    code.extend_from_slice(&counting);
+    let tile = |t: u32| TileImage {
+        mem_size: 4 * per_tile.max(1),
+        init: vec![Segment { offset: 0, bytes: vec![0; 4 * per_tile as usize] }],
+        vertices: (0..per_tile)
+            .map(|i| VertexInstance { vertex_type: 0, state: 4 * i, id: t * per_tile + i, cycles: None })
+            .collect(),
+    };
+    Image {
+        target: target(tiles),
+        code,
+        relocs: vec![],
+        vertex_types: vec![VertexCode {
+            name: "Empty".into(),
+            base: VertexBase::Vertex,
+            plain: (0, 3),
+            counting: (3, 8),
+            returns_bool: false,
+            source: "bench".into(),
+            plain_lines: vec![],
+            counting_lines: vec![],
+        }],
+        tiles: (0..tiles).map(tile).collect(),
+        compute_sets: vec![ComputeSet {
+            name: "empty".into(),
+            tiles: (0..tiles).map(|t| TileWork { tile: t, start: 0, end: per_tile }).collect(),
+            exchange_in: Exchange::default(),
+            exchange_out: Exchange::default(),
+        }],
+        copies: vec![],
+        programs: vec![Program {
+            name: "main".into(),
+            body: vec![Step::Repeat { count: repeats, body: vec![Step::Execute(0)] }],
+        }],
+        functions: vec![],
+        handles: vec![],
+        streams: vec![],
+        remote_buffers: vec![],
+    }
+}
+
+fn time_run(image: &Image, device: DeviceKind, threads: usize) -> f64 {
+    let loaded = runtime::load_image(image.clone()).expect("load");
+    let mut e = Engine::new(loaded, &EngineOptions { device, threads, ..Default::default() });
+    let t = Instant::now();
+    e.run(0).expect("run");
+    t.elapsed().as_secs_f64()
+}
+
+fn superstep(rows: &mut Vec<(String, String)>, quick: bool) {
+    let repeats = if quick { 200 } else { 2000 };
+    let image = empty_vertices(1472, 1, repeats);
+    for device in [DeviceKind::Cpu, DeviceKind::Sim] {
+        for threads in [1, 0] {
+            let s = time_run(&image, device, threads);
+            rows.push((
+                format!(
+                    "runtime: superstep overhead, {} ({} threads), 1 empty vertex x 1,472 tiles",
+                    device.name(),
+                    if threads == 0 { "all".to_string() } else { threads.to_string() }
+                ),
+                format!("{:.1} µs per compute set", s * 1e6 / repeats as f64),
+            ));
+        }
+    }
+    let repeats = if quick { 5 } else { 20 };
+    let image = empty_vertices(1472, 100, repeats);
+    let cpu = time_run(&image, DeviceKind::Cpu, 0);
+    let sim = time_run(&image, DeviceKind::Sim, 0);
+    rows.push((
+        "runtime: 147,200 empty vertices per compute set, cpu".into(),
+        format!(
+            "{:.2} ms per compute set ({:.1} ns per vertex)",
+            cpu * 1e3 / repeats as f64,
+            cpu * 1e9 / (repeats as f64 * 147_200.0)
+        ),
+    ));
+    rows.push(("runtime: same, sim / cpu time".into(), format!("{:.2}x", sim / cpu)));
+}
+
+fn load_time(rows: &mut Vec<(String, String)>, quick: bool) {
+    let per_tile = if quick { 68 } else { 680 }; // 1,000,960 vertices in full
+    let image = empty_vertices(1472, per_tile, 1);
+    let bytes = image.to_bytes();
+    let t = Instant::now();
+    let loaded = runtime::load(&bytes).expect("load");
+    let load = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let e = Engine::new(loaded, &EngineOptions { device: DeviceKind::Cpu, ..Default::default() });
+    let alloc = t.elapsed().as_secs_f64();
+    drop(e);
+    rows.push((
+        format!("runtime: load a {}-vertex prog.exe ({:.1} MB)", 1472 * per_tile, bytes.len() as f64 / 1e6),
+        format!("{:.0} ms validate+map, {:.0} ms tile memory", load * 1e3, alloc * 1e3),
+    ));
+}
+
+fn case_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/run/tut7_split")
+}
+
+/// Tutorial 7's PIR for another target and split, written beside the case.
+fn variant(preset: &str, tiles: u32, split: u32) -> Result<Image, String> {
+    let dir = case_dir();
+    let text = std::fs::read_to_string(dir.join("graph.pir")).map_err(|e| e.to_string())?;
+    let text = text
+        .replace("target mk2", &format!("target {preset}"))
+        .replace("1472", &tiles.to_string())
+        .replace("70000", &(10000 * split).to_string())
+        .replace("[10000, 7]", &format!("[10000, {split}]"))
+        .replace("0..7", &format!("0..{split}"))
+        .replace("* 7 + s", &format!("* {split} + s"))
+        .replace("/ 7", &format!("/ {split}"));
+    let path = std::env::temp_dir().join(format!("tut7_{preset}_{split}_{}", std::process::id()));
+    std::fs::create_dir_all(&path).map_err(|e| e.to_string())?;
+    std::fs::copy(dir.join("matrix-mul-codelets.cpp"), path.join("matrix-mul-codelets.cpp"))
+        .map_err(|e| e.to_string())?;
+    std::fs::write(path.join("graph.pir"), text).map_err(|e| e.to_string())?;
+    let r = runtime::cli::compile_pir(&path.join("graph.pir")).map(|(i, _)| i);
+    let _ = std::fs::remove_dir_all(&path);
+    r
+}
+
+/// y = M x natively, with tutorial 7's data, rows split over `threads`.
+fn native(m: &[f32], x: &[f32], threads: usize) -> (Vec<f32>, f64) {
+    let rows = x.len().max(1);
+    let n = m.len() / rows;
+    let mut y = vec![0f32; n];
+    let t = Instant::now();
+    let chunk = n.div_ceil(threads);
+    std::thread::scope(|s| {
+        for (i, out) in y.chunks_mut(chunk).enumerate() {
+            s.spawn(move || {
+                for (j, o) in out.iter_mut().enumerate() {
+                    let r = i * chunk + j;
+                    let row = &m[r * rows..(r + 1) * rows];
+                    *o = row.iter().zip(x).map(|(a, b)| a * b).sum();
+                }
+            });
+        }
+    });
+    (y, t.elapsed().as_secs_f64())
+}
+
+fn tutorial7(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
+    let image = match variant("mk2", 1472, 7) {
+        Ok(i) => i,
+        Err(e) => {
+            let first = e.lines().next().unwrap_or("").to_string();
+            rows.push(("runtime: tutorial 7 figures".into(), format!("skipped: cannot compile ({first})")));
+            return;
+        }
+    };
+    let reps = if quick { 3 } else { 10 };
+    let mut best = [f64::MAX; 2];
+    let mut cycles = 0;
+    for (k, device) in [DeviceKind::Cpu, DeviceKind::Sim].into_iter().enumerate() {
+        let loaded = runtime::load_image(image.clone()).expect("load");
+        let mut e = Engine::new(loaded, &EngineOptions { device, ..Default::default() });
+        e.run_named("init").expect("init");
+        let before = e.totals().cycles;
+        for _ in 0..reps {
+            let t = Instant::now();
+            e.run_named("multiply").expect("multiply");
+            best[k] = best[k].min(t.elapsed().as_secs_f64());
+        }
+        if device == DeviceKind::Sim {
+            cycles = (e.totals().cycles - before) / reps as u64;
+        }
+    }
+    let m: Vec<f32> = (0..10000u32)
+        .flat_map(|r| (0..1000u32).map(move |c| (((r * 7 + c * 3) % 11) as i32 - 5) as f32))
+        .collect();
+    let x: Vec<f32> = (0..1000u32).map(|c| ((c % 5) as i32 - 2) as f32).collect();
+    let mut nbest = f64::MAX;
+    for _ in 0..reps {
+        nbest = nbest.min(native(&m, &x, threads).1);
+    }
+    rows.push((
+        format!("runtime: tutorial 7 10000x1000 split 7, cpu ({threads} threads)"),
+        format!("{:.2} ms per multiply", best[0] * 1e3),
+    ));
+    rows.push((format!("runtime: native Rust matvec ({threads} threads)"), format!("{:.2} ms", nbest * 1e3)));
+    rows.push((
+        "runtime: cpu throughput / native (target >= 0.5x)".into(),
+        format!("{:.2}x", nbest / best[0]),
+    ));
+    rows.push((
+        "runtime: tutorial 7, sim time / cpu time (target <= 2x)".into(),
+        format!("{:.2}x", best[1] / best[0]),
+    ));
+    rows.push((
+        "runtime: fidelity, mk2 split 7 modelled cycles vs tutorial estimate 3996".into(),
+        format!("{cycles} cycles ({:.2}x)", cycles as f64 / 3996.0),
+    ));
+    if let Ok(img) = variant("mk1", 1216, 5) {
+        let loaded = runtime::load_image(img).expect("load");
+        let mut e = Engine::new(loaded, &EngineOptions { device: DeviceKind::Sim, ..Default::default() });
+        e.run_named("init").expect("init");
+        let before = e.totals().cycles;
+        e.run_named("multiply").expect("multiply");
+        let c = e.totals().cycles - before;
+        rows.push((
+            "runtime: fidelity, mk1 split 5 modelled cycles vs IPU Model's 5071".into(),
+            format!("{c} cycles ({:.2}x)", c as f64 / 5071.0),
+        ));
+    }
+}

@@ -1,0 +1,338 @@
+//! The driver: the only part of the compiler that touches the file system.
+//!
+//! It reads the `.pir` file, finds its codelet files (relative to the
+//! `.pir`'s folder, then each `-I` folder), loads `.gp` objects and compiles
+//! `.cpp` codelets in-process through `popc`'s library (once per file per
+//! run, with the options of the `codelets` item, asking for the vertex type
+//! names the graph uses), runs [`crate::compile`], and for the command line
+//! writes outputs atomically (a temporary file renamed into place, so a
+//! failed compile leaves no output file). [`run_cli`] is the whole command
+//! as a function returning (exit code, stdout, stderr), which the binary and
+//! the tests share.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+use linker::gp;
+
+use crate::{Codelets, Compiled, DumpStage, Options};
+
+/// `poplar-compile`: compiles a PIR graph and its codelets into `prog.exe`.
+#[derive(Parser, Debug)]
+#[command(
+    name = "poplar-compile",
+    version,
+    about = "Compile a PIR graph and its codelets into an executable image"
+)]
+struct Cli {
+    /// The graph (`.pir`).
+    input: PathBuf,
+    /// Where to write the executable image.
+    #[arg(short = 'o', value_name = "prog.exe")]
+    output: Option<PathBuf>,
+    /// Target preset (mk1, mk2, bow, cpu), replacing the file's preset; its key overrides stay.
+    #[arg(long, value_name = "PRESET")]
+    target: Option<String>,
+    /// Add a folder to search for codelet files.
+    #[arg(short = 'I', value_name = "dir")]
+    include: Vec<PathBuf>,
+    /// Write the graph profile (JSON) here.
+    #[arg(long, value_name = "graph-profile.json")]
+    report: Option<PathBuf>,
+    /// Make unmapped tensor elements an error instead of a warning.
+    #[arg(long)]
+    strict_mapping: bool,
+    /// Report overflowing tiles as a warning and still write the report (no image).
+    #[arg(long)]
+    allow_out_of_memory: bool,
+    /// Only parse and check the graph (no codelets, no output).
+    #[arg(long)]
+    check: bool,
+    /// Print a stage as text to stdout: mapping, exchange, memory, program, image.
+    #[arg(long, value_name = "STAGE")]
+    dump: Vec<String>,
+    /// Print the time each pass takes to stderr.
+    #[arg(long)]
+    time_passes: bool,
+}
+
+/// Reads files for `popc`'s preprocessor.
+struct FsIncludes;
+
+impl popc::IncludeResolver for FsIncludes {
+    fn read(&self, path: &str) -> Option<String> {
+        std::fs::read_to_string(path).ok()
+    }
+}
+
+fn find_file(pir_dir: &Path, rel: &str, include_dirs: &[PathBuf]) -> Result<PathBuf, Vec<PathBuf>> {
+    let mut tried = Vec::new();
+    for dir in std::iter::once(pir_dir).chain(include_dirs.iter().map(|p| p.as_path())) {
+        let p = dir.join(rel);
+        if p.is_file() {
+            return Ok(p);
+        }
+        tried.push(p);
+    }
+    Err(tried)
+}
+
+/// Loads or compiles every codelet file of the graph.
+fn load_codelets(
+    file_name: &str,
+    source: &str,
+    pir_path: &Path,
+    module: &ir::Module,
+    opts: &Options,
+) -> Result<Codelets, String> {
+    let graph = &module.graph;
+    let dir = pir_path.parent().unwrap_or(Path::new("."));
+    let requested: Vec<String> = graph
+        .vertices
+        .values()
+        .map(|v| v.vtype.to_string())
+        .collect::<BTreeSet<String>>()
+        .into_iter()
+        .collect();
+    let mut out = Codelets::default();
+    let mut text = String::new();
+    let mut diags = ir::Diagnostics::new(file_name, source);
+    for (id, c) in graph.codelets.iter() {
+        let span = *module.spans.codelets.get(id);
+        let path = match find_file(dir, &c.path, &opts.include_dirs) {
+            Ok(p) => p,
+            Err(tried) => {
+                let mut d = ir::Diagnostic::error(span, format!("codelet file `{}` not found", c.path));
+                for t in tried {
+                    d = d.with_note(format!("looked for {}", t.display()));
+                }
+                diags.push(d);
+                continue;
+            }
+        };
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) => {
+                diags.push(ir::Diagnostic::error(span, format!("cannot read `{}`: {e}", path.display())));
+                continue;
+            }
+        };
+        if c.path.ends_with(".gp") {
+            match gp::Object::from_bytes(&bytes) {
+                Ok(o) => out.objects.push(o),
+                Err(e) => diags.push(ir::Diagnostic::error(
+                    span,
+                    format!("cannot load codelet object `{}`: {e}", c.path),
+                )),
+            }
+            continue;
+        }
+        let src = String::from_utf8_lossy(&bytes).into_owned();
+        let shown = path.display().to_string();
+        match compile_cpp(&shown, &src, &c.options, &requested) {
+            Ok(o) => out.objects.push(o),
+            Err(rendered) => {
+                text.push_str(&rendered);
+                diags.push(ir::Diagnostic::error(
+                    span,
+                    format!("codelet file `{}` failed to compile", c.path),
+                ));
+            }
+        }
+    }
+    if diags.has_errors() {
+        text.push_str(&diags.render());
+        return Err(text);
+    }
+    Ok(out)
+}
+
+/// Compiles one codelet C++ file with `popc`'s library. Only templated
+/// names whose template the file mentions are requested (plain classes are
+/// always emitted); a requested name popc cannot instantiate is dropped and
+/// the file compiled again, so that the graph compiler reports the unknown
+/// vertex type at its PIR position rather than popc at the codelet's.
+fn compile_cpp(
+    file_name: &str,
+    source: &str,
+    options: &[String],
+    requested: &[String],
+) -> Result<gp::Object, String> {
+    let popc_opts = popc::Options::from_args(options).map_err(|e| format!("{file_name}: error: {e}\n"))?;
+    let mut wanted: Vec<String> = requested
+        .iter()
+        .filter(|n| {
+            n.split_once('<').is_some_and(|(base, _)| {
+                let last = base.rsplit("::").next().unwrap_or(base).trim();
+                !last.is_empty() && source.contains(last)
+            })
+        })
+        .cloned()
+        .collect();
+    loop {
+        match popc::compile(file_name, source, &popc_opts, &FsIncludes, &wanted) {
+            Ok(o) => return Ok(o),
+            Err(d) => {
+                let bad = d.errors.iter().find_map(|e| {
+                    let rest = e.message.strip_prefix("cannot instantiate requested vertex '")?;
+                    Some(rest.split_once('\'')?.0.to_string())
+                });
+                let before = wanted.len();
+                if let Some(bad) = bad {
+                    let canon = popc::canonical_vertex_name(&bad).unwrap_or(bad.clone());
+                    wanted.retain(|w| {
+                        *w != bad && popc::canonical_vertex_name(w).ok().as_ref() != Some(&canon)
+                    });
+                }
+                if wanted.len() == before {
+                    return Err(d.render());
+                }
+            }
+        }
+    }
+}
+
+fn target_override(graph: &mut ir::Graph, preset: &str) -> Result<(), String> {
+    let Some(mut t) = ir::Target::from_preset_name(preset) else {
+        return Err(format!(
+            "poplar-compile: error: unknown target preset `{preset}` (expected mk1, mk2, bow or cpu)\n"
+        ));
+    };
+    for (k, v) in graph.target.overrides() {
+        let _ = t.set(k, v);
+    }
+    graph.target = t;
+    Ok(())
+}
+
+/// Compiles the `.pir` file at `path` (for `poplar-run graph.pir` and the
+/// command line). `Err` holds the rendered diagnostics.
+pub fn compile_path(path: &Path, opts: &Options) -> Result<Compiled, String> {
+    let file_name = path.display().to_string();
+    let bytes =
+        std::fs::read(path).map_err(|e| format!("poplar-compile: error: cannot read {file_name}: {e}\n"))?;
+    let t = std::time::Instant::now();
+    let mut module = ir::parse_bytes(&file_name, &bytes).map_err(|d| d.render())?;
+    let parse_time = t.elapsed();
+    let source = String::from_utf8_lossy(&bytes).into_owned();
+    let mut warnings = String::new();
+    for w in &module.warnings {
+        warnings.push_str(&w.render(&file_name, &source));
+    }
+    if let Some(p) = &opts.target {
+        target_override(&mut module.graph, p)?;
+    }
+    let t = std::time::Instant::now();
+    let codelets = load_codelets(&file_name, &source, path, &module, opts)?;
+    let codelet_time = t.elapsed();
+    let mut c = crate::compile(&file_name, &source, &module.graph, &module.spans, &codelets, opts)?;
+    c.timings.insert(0, ("codelets", codelet_time));
+    c.timings.insert(0, ("parse_and_check (ir)", parse_time));
+    warnings.push_str(&c.warnings);
+    c.warnings = warnings;
+    Ok(c)
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path)).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("poplar-compile: error: cannot write {}: {e}\n", path.display())
+    })
+}
+
+/// The whole command: `args` without the program name. Returns (exit code,
+/// stdout, stderr).
+pub fn run_cli(args: &[String]) -> (i32, String, String) {
+    let argv = std::iter::once("poplar-compile".to_string()).chain(args.iter().cloned());
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(c) => c,
+        Err(e) => {
+            let text = e.render().to_string();
+            return match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                    (0, text, String::new())
+                }
+                _ => (1, String::new(), text),
+            };
+        }
+    };
+    let mut dumps = Vec::new();
+    for d in &cli.dump {
+        match DumpStage::from_name(d) {
+            Some(s) => dumps.push(s),
+            None => {
+                return (
+                    1,
+                    String::new(),
+                    format!(
+                        "poplar-compile: error: unknown --dump stage `{d}` (expected mapping, exchange, memory, program or image)\n"
+                    ),
+                )
+            }
+        }
+    }
+    if cli.check {
+        let file_name = cli.input.display().to_string();
+        return match std::fs::read(&cli.input) {
+            Err(e) => (1, String::new(), format!("poplar-compile: error: cannot read {file_name}: {e}\n")),
+            Ok(bytes) => match ir::parse_bytes(&file_name, &bytes) {
+                Ok(_) => (0, String::new(), String::new()),
+                Err(d) => (1, String::new(), d.render()),
+            },
+        };
+    }
+    let opts = Options {
+        target: cli.target.clone(),
+        include_dirs: cli.include.clone(),
+        strict_mapping: cli.strict_mapping,
+        allow_out_of_memory: cli.allow_out_of_memory,
+        dumps,
+        report: cli.report.is_some(),
+        time_passes: cli.time_passes,
+    };
+    let c = match compile_path(&cli.input, &opts) {
+        Ok(c) => c,
+        Err(e) => return (1, String::new(), e),
+    };
+    let mut stdout = String::new();
+    let mut stderr = c.warnings.clone();
+    for (stage, text) in &c.dumps {
+        if c.dumps.len() > 1 {
+            let _ = writeln!(stdout, "== {} ==", stage.name());
+        }
+        stdout.push_str(text);
+    }
+    if let (Some(path), Some(json)) = (&cli.report, &c.report) {
+        if let Err(e) = write_atomic(path, json.as_bytes()) {
+            return (1, stdout, stderr + &e);
+        }
+    }
+    let mut timings = c.timings.clone();
+    match (&cli.output, &c.image) {
+        (Some(path), Some(img)) => {
+            let t = std::time::Instant::now();
+            if let Err(e) = write_atomic(path, &img.to_bytes()) {
+                return (1, stdout, stderr + &e);
+            }
+            timings.push(("write image", t.elapsed()));
+        }
+        (Some(_), None) => {
+            stderr.push_str("poplar-compile: warning: the graph does not fit in memory; no image written\n")
+        }
+        _ => {}
+    }
+    if opts.time_passes {
+        let total: f64 = timings.iter().map(|t| t.1.as_secs_f64()).sum();
+        for (name, d) in &timings {
+            let _ = writeln!(stderr, "time: {:>9.3} ms  {name}", d.as_secs_f64() * 1e3);
+        }
+        let _ = writeln!(stderr, "time: {:>9.3} ms  total", total * 1e3);
+    }
+    (0, stdout, stderr)
+}

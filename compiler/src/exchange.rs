@@ -1,0 +1,465 @@
+//! `schedule_exchange`: how every edge reaches its vertex, and the data
+//! movement of tensor copies.
+//!
+//! An edge whose elements are one contiguous run on the vertex's own tile is
+//! passed by address ([`EdgeLoc::Tensor`]). Any other edge gets a buffer on
+//! the vertex's tile ([`EdgeLoc::Buffer`]): the compute set's exchange-in
+//! phase fills it (inputs and in-outs) from wherever the elements live, one
+//! [`Move`] per contiguous run, and its exchange-out phase scatters it back
+//! (outputs and in-outs). Buffers belong to one [`Owner`] (a compute set or
+//! a copy) and live only while it runs, so the memory layout overlaps the
+//! buffers of different owners.
+//!
+//! Within a compute set no two edges may write the same element and no edge
+//! may read an element another vertex writes: both are checked on sorted
+//! element intervals, never per element. A tensor copy whose source and
+//! destination overlap goes through temporary buffers in two phases.
+//! Addresses are not known yet: moves name tensor elements and buffer
+//! offsets, which [`crate::lower`] turns into byte transfers.
+
+use ir::{walk_stmts, CopyEnd, EntityRef, FieldValue, Graph, Spans, Stmt, TensorId, VertexId, View};
+use linker::gp;
+
+use crate::error::{Collector, Stage, StageError};
+use crate::mapping::{Segment, TileMapping};
+use crate::resolve::Resolved;
+use crate::Codelets;
+
+/// Who uses a buffer, and so when it is live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Owner {
+    /// Live while the compute set runs.
+    ComputeSet(u32),
+    /// Live while the copy (image copy index of its first phase) runs.
+    Copy(u32),
+}
+
+/// A receive/rearrangement buffer on a tile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Buffer {
+    pub tile: u32,
+    pub bytes: u64,
+    pub owner: Owner,
+}
+
+/// A place in memory before addresses are assigned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Loc {
+    /// Element `elem` of a tensor, inside mapping interval `interval`.
+    Tensor { tensor: TensorId, interval: u32, elem: u64 },
+    /// Byte `byte` of a buffer.
+    Buffer { buffer: u32, byte: u64 },
+}
+
+/// `bytes` contiguous bytes from `src` to `dst`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Move {
+    pub src: Loc,
+    pub dst: Loc,
+    pub bytes: u64,
+}
+
+/// Where an edge's elements are when the vertex runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EdgeLoc {
+    /// No elements.
+    Empty,
+    /// In place, in the tensor's memory.
+    Tensor { tensor: TensorId, interval: u32, elem: u64 },
+    /// In a buffer.
+    Buffer(u32),
+}
+
+/// One edge (or one item of a vector list) of a vertex.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EdgeBinding {
+    /// The codelet field.
+    pub field: u32,
+    /// Item of a vector list (0 otherwise).
+    pub item: u32,
+    /// Elements.
+    pub count: u64,
+    pub loc: EdgeLoc,
+}
+
+/// The exchange phases of one compute set.
+#[derive(Clone, Debug, Default)]
+pub struct CsExchange {
+    pub ins: Vec<Move>,
+    pub outs: Vec<Move>,
+}
+
+/// The result of [`schedule_exchange`].
+#[derive(Clone, Debug, Default)]
+pub struct ExchangePlan {
+    pub buffers: Vec<Buffer>,
+    /// Every vertex's edges, by vertex id, then codelet field, then item.
+    pub edges: Vec<EdgeBinding>,
+    edge_start: Vec<u32>,
+    /// Per compute set (by id).
+    pub compute_sets: Vec<CsExchange>,
+    /// Tensor copy phases (the image's `copies`).
+    pub copies: Vec<Vec<Move>>,
+    /// Per tensor-to-tensor `copy` statement, in pre-order over programs and
+    /// then functions: the phases (indices into `copies`) it runs.
+    pub copy_stmts: Vec<Vec<u32>>,
+}
+
+impl ExchangePlan {
+    /// The edges of vertex `v`.
+    pub fn vertex_edges(&self, v: VertexId) -> &[EdgeBinding] {
+        let i = v.index();
+        &self.edges[self.edge_start[i] as usize..self.edge_start[i + 1] as usize]
+    }
+}
+
+struct Access {
+    tensor: TensorId,
+    start: u64,
+    end: u64,
+    vertex: VertexId,
+    field: u32,
+}
+
+/// Plans every compute set's exchange and every tensor copy.
+pub fn schedule_exchange(
+    graph: &Graph,
+    spans: &Spans,
+    resolved: &Resolved,
+    codelets: &Codelets,
+    mapping: &TileMapping,
+) -> Result<ExchangePlan, StageError> {
+    let mut plan = ExchangePlan {
+        compute_sets: vec![CsExchange::default(); graph.compute_sets.len()],
+        ..Default::default()
+    };
+    plan.edge_start.reserve(graph.vertices.len() + 1);
+    let mut errs = Collector::default();
+    let mut segs: Vec<Segment> = Vec::new();
+    // Accesses of the compute set being scanned; vertices are grouped by
+    // compute set, but do not rely on it: keep per compute set lists.
+    let mut writes: Vec<Vec<Access>> = (0..graph.compute_sets.len()).map(|_| Vec::new()).collect();
+    let mut reads: Vec<Vec<Access>> = (0..graph.compute_sets.len()).map(|_| Vec::new()).collect();
+
+    for (v, vx) in graph.vertices.iter() {
+        plan.edge_start.push(plan.edges.len() as u32);
+        let tile = mapping.vertex_tiles[v.index()];
+        let cs = vx.compute_set.index();
+        let vt = resolved.vertex_info(codelets, v);
+        for (k, f) in vt.fields.iter().enumerate() {
+            let Some(dir) = f.direction else { continue };
+            let pir = resolved.field_source(v, k);
+            let views: &[View] = match &vx.fields[pir].value {
+                FieldValue::Edge(view) => std::slice::from_ref(view),
+                FieldValue::EdgeList(views) => views,
+                FieldValue::Literal(_) => &[],
+            };
+            let reads_it = matches!(dir, gp::Direction::Input | gp::Direction::InOut);
+            let writes_it = matches!(dir, gp::Direction::Output | gp::Direction::InOut);
+            for (item, view) in views.iter().enumerate() {
+                let count = view.num_elements();
+                segs.clear();
+                mapping.segments(view, |s| segs.push(s));
+                for s in &segs {
+                    let a = Access {
+                        tensor: s.tensor,
+                        start: s.start,
+                        end: s.start + s.len,
+                        vertex: v,
+                        field: pir as u32,
+                    };
+                    if writes_it {
+                        writes[cs].push(a);
+                    } else {
+                        reads[cs].push(a);
+                    }
+                }
+                let loc = match segs.as_slice() {
+                    [] => EdgeLoc::Empty,
+                    [s] if s.tile == tile => {
+                        EdgeLoc::Tensor { tensor: s.tensor, interval: s.interval, elem: s.start }
+                    }
+                    _ => {
+                        let size = u64::from(f.elem.size());
+                        let b = plan.buffers.len() as u32;
+                        plan.buffers.push(Buffer {
+                            tile,
+                            bytes: count * size,
+                            owner: Owner::ComputeSet(cs as u32),
+                        });
+                        let mut pos = 0u64;
+                        let x = &mut plan.compute_sets[cs];
+                        for s in &segs {
+                            let t = Loc::Tensor { tensor: s.tensor, interval: s.interval, elem: s.start };
+                            let bl = Loc::Buffer { buffer: b, byte: pos * size };
+                            if reads_it {
+                                x.ins.push(Move { src: t, dst: bl, bytes: s.len * size });
+                            }
+                            if writes_it {
+                                x.outs.push(Move { src: bl, dst: t, bytes: s.len * size });
+                            }
+                            pos += s.len;
+                        }
+                        EdgeLoc::Buffer(b)
+                    }
+                };
+                plan.edges.push(EdgeBinding { field: k as u32, item: item as u32, count, loc });
+            }
+        }
+    }
+    plan.edge_start.push(plan.edges.len() as u32);
+
+    for (cs, (mut w, mut r)) in writes.into_iter().zip(reads).enumerate() {
+        check_conflicts(graph, spans, cs, &mut w, &mut r, &mut errs);
+    }
+    errs.finish(Stage::Exchange)?;
+
+    let mut errs = Collector::default();
+    schedule_copies(graph, spans, mapping, &mut plan, &mut errs);
+    errs.finish(Stage::Exchange)?;
+    Ok(plan)
+}
+
+fn check_conflicts(
+    graph: &Graph,
+    spans: &Spans,
+    cs: usize,
+    writes: &mut [Access],
+    reads: &mut [Access],
+    errs: &mut Collector,
+) {
+    let cs_name = &graph.compute_sets[ir::ComputeSetId(cs as u32)].name;
+    let elem = |a: &Access| {
+        let t = &graph.tensors[a.tensor];
+        if t.shape.is_empty() {
+            t.name.clone()
+        } else {
+            format!("{}[{}]", t.name, flat_to_index(&t.shape, a.start))
+        }
+    };
+    writes.sort_by_key(|a| (a.tensor, a.start, a.vertex));
+    let mut reported = 0;
+    let mut prev: Option<usize> = None; // index of the write reaching furthest
+    for i in 0..writes.len() {
+        if let Some(p) = prev {
+            let (a, b) = (&writes[p], &writes[i]);
+            if a.tensor == b.tensor && b.start < a.end {
+                if reported < 5 {
+                    let at = Access { start: b.start, ..*b };
+                    let msg = if a.vertex == b.vertex {
+                        format!(
+                            "vertex {} writes element {} twice in compute set `{cs_name}`",
+                            b.vertex,
+                            elem(&at)
+                        )
+                    } else {
+                        format!(
+                            "vertices {} and {} both write element {} in compute set `{cs_name}`",
+                            a.vertex,
+                            b.vertex,
+                            elem(&at)
+                        )
+                    };
+                    errs.push(
+                        ir::Diagnostic::error(spans.field(b.vertex, b.field as usize), msg)
+                            .with_label("this edge writes it")
+                            .with_secondary(spans.field(a.vertex, a.field as usize), "and so does this one"),
+                    );
+                }
+                reported += 1;
+            }
+            if a.tensor != b.tensor || b.end > a.end {
+                prev = Some(i);
+            }
+        } else {
+            prev = Some(i);
+        }
+    }
+    if reported > 0 {
+        return;
+    }
+    // Writes are now disjoint and sorted: each read looks back from the last
+    // write starting before its end.
+    reads.sort_by_key(|a| (a.tensor, a.start, a.vertex));
+    for r in reads.iter() {
+        let mut j = writes.partition_point(|w| (w.tensor, w.start) < (r.tensor, r.end));
+        while j > 0 {
+            j -= 1;
+            let w = &writes[j];
+            if w.tensor != r.tensor || w.end <= r.start {
+                break;
+            }
+            if w.vertex != r.vertex {
+                if reported < 5 {
+                    let at = Access { start: w.start.max(r.start), ..*w };
+                    errs.push(
+                        ir::Diagnostic::error(
+                            spans.field(r.vertex, r.field as usize),
+                            format!(
+                                "vertex {} reads element {} that vertex {} writes in the same compute set `{cs_name}`",
+                                r.vertex,
+                                elem(&at),
+                                w.vertex
+                            ),
+                        )
+                        .with_label("this edge reads it")
+                        .with_secondary(spans.field(w.vertex, w.field as usize), "this edge writes it"),
+                    );
+                }
+                reported += 1;
+                break;
+            }
+        }
+    }
+}
+
+/// A flat index as PIR subscripts (`1, 2`).
+pub fn flat_to_index(shape: &[u64], mut i: u64) -> String {
+    let mut idx = vec![0u64; shape.len()];
+    for k in (0..shape.len()).rev() {
+        let d = shape[k].max(1);
+        idx[k] = i % d;
+        i /= d;
+    }
+    idx.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+fn schedule_copies(
+    graph: &Graph,
+    spans: &Spans,
+    mapping: &TileMapping,
+    plan: &mut ExchangePlan,
+    errs: &mut Collector,
+) {
+    let bodies: Vec<(bool, u32, &[Stmt])> = graph
+        .programs
+        .iter()
+        .map(|(p, prog)| (true, p.0, prog.body.as_slice()))
+        .chain(graph.functions.iter().map(|(f, prog)| (false, f.0, prog.body.as_slice())))
+        .collect();
+    for (is_prog, id, body) in bodies {
+        let mut index = 0usize;
+        walk_stmts(body, &mut |s| {
+            let span = if is_prog {
+                spans.program_stmt(ir::ProgramId(id), index)
+            } else {
+                spans.function_stmt(ir::FunctionId(id), index)
+            };
+            index += 1;
+            if let Stmt::Copy { src: CopyEnd::Tensor(src), dst: CopyEnd::Tensor(dst) } = s {
+                match plan_copy(graph, mapping, plan, src, dst) {
+                    Ok(phases) => plan.copy_stmts.push(phases),
+                    Err(msg) => {
+                        errs.push(ir::Diagnostic::error(span, msg));
+                        plan.copy_stmts.push(Vec::new());
+                    }
+                }
+            }
+        });
+    }
+}
+
+fn intervals(view: &View) -> Vec<(TensorId, u64, u64)> {
+    let mut v: Vec<(TensorId, u64, u64)> =
+        view.runs().map(|r| (r.tensor, r.start, r.start + r.len)).collect();
+    v.sort_unstable();
+    v
+}
+
+fn overlaps(a: &[(TensorId, u64, u64)], b: &[(TensorId, u64, u64)]) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        if x.0 == y.0 && x.1 < y.2 && y.1 < x.2 {
+            return true;
+        }
+        if (x.0, x.2) <= (y.0, y.2) {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    false
+}
+
+fn plan_copy(
+    graph: &Graph,
+    mapping: &TileMapping,
+    plan: &mut ExchangePlan,
+    src: &View,
+    dst: &View,
+) -> Result<Vec<u32>, String> {
+    let elem_of = |v: &View| v.pieces.first().map(|p| graph.tensors[p.tensor].elem);
+    let (se, de) = (elem_of(src), elem_of(dst));
+    if let (Some(a), Some(b)) = (se, de) {
+        if a != b {
+            return Err(format!("copy from {} elements to {} elements", a, b));
+        }
+    }
+    for t in dst.tensors() {
+        if graph.tensors[t].kind == ir::TensorKind::Const {
+            return Err(format!("copy writes to constant tensor `{}`", graph.tensors[t].name));
+        }
+    }
+    if src.num_elements() != dst.num_elements() {
+        return Err(format!("copy of {} elements into {}", src.num_elements(), dst.num_elements()));
+    }
+    let Some(elem) = se else { return Ok(Vec::new()) };
+    let size = u64::from(elem.size_in_bytes());
+    let di = intervals(dst);
+    if di.windows(2).any(|w| w[0].0 == w[1].0 && w[1].1 < w[0].2) {
+        return Err("the copy's destination names an element more than once".into());
+    }
+    let si = intervals(src);
+    let mut ss = Vec::new();
+    mapping.segments(src, |s| ss.push(s));
+    let mut ds = Vec::new();
+    mapping.segments(dst, |s| ds.push(s));
+    let tl =
+        |s: &Segment, off: u64| Loc::Tensor { tensor: s.tensor, interval: s.interval, elem: s.start + off };
+    let first = plan.copies.len() as u32;
+    if !overlaps(&si, &di) {
+        plan.copies.push(zip_moves(&ss, &ds, size, &tl, &tl));
+        return Ok(vec![first]);
+    }
+    // Through temporary buffers on the destination tiles.
+    let mut bufs = Vec::with_capacity(ds.len());
+    for d in &ds {
+        bufs.push(plan.buffers.len() as u32);
+        plan.buffers.push(Buffer { tile: d.tile, bytes: d.len * size, owner: Owner::Copy(first) });
+    }
+    // The temporaries as pseudo-segments: the buffer index stands in the interval field.
+    let temp: Vec<Segment> =
+        ds.iter().zip(&bufs).map(|(d, &b)| Segment { interval: b, start: 0, ..*d }).collect();
+    let bl = |s: &Segment, off: u64| Loc::Buffer { buffer: s.interval, byte: off * size };
+    plan.copies.push(zip_moves(&ss, &temp, size, &tl, &bl));
+    plan.copies.push(zip_moves(&temp, &ds, size, &bl, &tl));
+    Ok(vec![first, first + 1])
+}
+
+/// Pairs two segment sequences of equal total length into moves.
+fn zip_moves(
+    a: &[Segment],
+    b: &[Segment],
+    size: u64,
+    la: &dyn Fn(&Segment, u64) -> Loc,
+    lb: &dyn Fn(&Segment, u64) -> Loc,
+) -> Vec<Move> {
+    let mut out = Vec::new();
+    let (mut i, mut j, mut oi, mut oj) = (0, 0, 0u64, 0u64);
+    while i < a.len() && j < b.len() {
+        let n = (a[i].len - oi).min(b[j].len - oj);
+        out.push(Move { src: la(&a[i], oi), dst: lb(&b[j], oj), bytes: n * size });
+        oi += n;
+        oj += n;
+        if oi == a[i].len {
+            i += 1;
+            oi = 0;
+        }
+        if oj == b[j].len {
+            j += 1;
+            oj = 0;
+        }
+    }
+    out
+}

@@ -1,0 +1,230 @@
+//! `layout_memory`: the tile address of every tensor interval, vertex
+//! state, vector-list descriptor array and exchange buffer, and the memory
+//! each tile needs, by category.
+//!
+//! Each tile's memory, from address 0: variables, then constants (each
+//! mapped interval contiguous and naturally aligned, in tensor id order),
+//! vertex states (by vertex id, at the codelet's state alignment), the
+//! vector-list descriptor arrays (pairs of u32 address and count), one
+//! exchange arena shared by every compute set and copy (buffers of one owner
+//! never live at the same time as another owner's, so the arena is as large
+//! as the largest owner's buffers), and the worker stacks (the largest stack
+//! of a vertex type on the tile, times the workers). Categories follow the
+//! Poplar memory report. Code is not in tile memory in this model (it lives
+//! in the image's shared segment), so it is reported but not counted.
+//! More than `bytes_per_tile` on any tile is an error naming each tile with
+//! its breakdown, unless out of memory is allowed.
+
+use ir::{EntityRef, Graph, Spans, TensorKind};
+use linker::gp;
+
+use crate::error::{Stage, StageError};
+use crate::exchange::{ExchangePlan, Owner};
+use crate::mapping::TileMapping;
+use crate::resolve::Resolved;
+use crate::Codelets;
+
+/// Bytes per category on one tile, and the addresses of its regions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TileMemory {
+    pub variable: u64,
+    pub constant: u64,
+    pub vertex_state: u64,
+    pub descriptors: u64,
+    pub exchange: u64,
+    pub stack: u64,
+    /// Alignment padding.
+    pub gaps: u64,
+    /// Everything: the tile's memory size.
+    pub total: u64,
+    /// Start of the vertex states (end of the tensors).
+    pub states_base: u64,
+    /// Start of the exchange arena.
+    pub arena_base: u64,
+    /// Start of the stacks.
+    pub stack_base: u64,
+    /// Vertices on the tile.
+    pub vertices: u64,
+}
+
+impl TileMemory {
+    /// The categories as (Poplar report name, bytes), in a fixed order.
+    pub fn categories(&self) -> [(&'static str, u64); 7] {
+        [
+            ("variable", self.variable),
+            ("constant", self.constant),
+            ("vertexInstanceState", self.vertex_state),
+            ("vectorListDescriptor", self.descriptors),
+            ("message", self.exchange),
+            ("stack", self.stack),
+            ("padding", self.gaps),
+        ]
+    }
+}
+
+/// The result of [`layout_memory`].
+#[derive(Clone, Debug, Default)]
+pub struct MemoryLayout {
+    /// Per tensor, per mapping interval: its tile address.
+    pub tensor_addr: Vec<Vec<u32>>,
+    /// Per vertex: the address of its state.
+    pub vertex_state: Vec<u32>,
+    /// Per vertex: the address of its descriptor arrays (0 when it has no vector list).
+    pub descriptors: Vec<u32>,
+    /// Per buffer: its address.
+    pub buffer_addr: Vec<u32>,
+    /// Per tile.
+    pub tiles: Vec<TileMemory>,
+}
+
+fn align(x: u64, a: u64) -> u64 {
+    x.div_ceil(a.max(1)) * a.max(1)
+}
+
+fn addr(x: u64) -> u32 {
+    u32::try_from(x).unwrap_or(u32::MAX)
+}
+
+/// Lays out every tile. Returns the layout and, when a tile overflows, the
+/// out-of-memory error (the layout is complete either way, for reports).
+pub fn layout_memory(
+    graph: &Graph,
+    spans: &Spans,
+    resolved: &Resolved,
+    codelets: &Codelets,
+    mapping: &TileMapping,
+    plan: &ExchangePlan,
+) -> (MemoryLayout, Option<StageError>) {
+    let n = mapping.num_tiles as usize;
+    let mut tiles = vec![TileMemory::default(); n];
+    let mut cur = vec![0u64; n];
+    // Tensors: variables first, then constants.
+    let mut out = MemoryLayout {
+        tensor_addr: mapping.tensors.iter().map(|ivs| vec![0; ivs.len()]).collect(),
+        ..Default::default()
+    };
+    for kind in [TensorKind::Var, TensorKind::Const] {
+        for (t, tensor) in graph.tensors.iter() {
+            if tensor.kind != kind {
+                continue;
+            }
+            let size = u64::from(tensor.elem.size_in_bytes());
+            for (i, iv) in mapping.tensors[t.index()].iter().enumerate() {
+                let tile = iv.tile as usize;
+                let at = align(cur[tile], size);
+                tiles[tile].gaps += at - cur[tile];
+                let bytes = (iv.end - iv.start) * size;
+                out.tensor_addr[t.index()][i] = addr(at);
+                cur[tile] = at + bytes;
+                match kind {
+                    TensorKind::Var => tiles[tile].variable += bytes,
+                    TensorKind::Const => tiles[tile].constant += bytes,
+                }
+            }
+        }
+    }
+    for (t, m) in tiles.iter_mut().enumerate() {
+        m.states_base = cur[t];
+    }
+
+    // Vertex states, then descriptor arrays, per tile in vertex order.
+    let mut stack = vec![0u64; n];
+    out.vertex_state = Vec::with_capacity(graph.vertices.len());
+    for v in graph.vertices.keys() {
+        let vt = resolved.vertex_info(codelets, v);
+        let tile = mapping.vertex_tiles[v.index()] as usize;
+        let a = u64::from(vt.state_align.max(1));
+        let at = align(cur[tile], a);
+        tiles[tile].gaps += at - cur[tile];
+        out.vertex_state.push(addr(at));
+        cur[tile] = at + u64::from(vt.state_size);
+        tiles[tile].vertex_state += u64::from(vt.state_size);
+        tiles[tile].vertices += 1;
+        stack[tile] = stack[tile].max(u64::from(vt.stack_size));
+    }
+    out.descriptors = vec![0; graph.vertices.len()];
+    for v in graph.vertices.keys() {
+        let vt = resolved.vertex_info(codelets, v);
+        if !vt.fields.iter().any(|f| matches!(f.kind, gp::FieldKind::VectorList(_))) {
+            continue;
+        }
+        let items = plan
+            .vertex_edges(v)
+            .iter()
+            .filter(|e| matches!(vt.fields[e.field as usize].kind, gp::FieldKind::VectorList(_)))
+            .count() as u64;
+        let tile = mapping.vertex_tiles[v.index()] as usize;
+        let at = align(cur[tile], 4);
+        tiles[tile].gaps += at - cur[tile];
+        out.descriptors[v.index()] = addr(at);
+        cur[tile] = at + items * 8;
+        tiles[tile].descriptors += items * 8;
+    }
+
+    // The exchange arena: per tile, per owner, a bump allocator from 0.
+    let mut arena: Vec<Vec<(Owner, u64)>> = vec![Vec::new(); n];
+    let mut rel = Vec::with_capacity(plan.buffers.len());
+    for b in &plan.buffers {
+        let slots = &mut arena[b.tile as usize];
+        let slot = match slots.iter().rposition(|s| s.0 == b.owner) {
+            Some(i) => i,
+            None => {
+                slots.push((b.owner, 0));
+                slots.len() - 1
+            }
+        };
+        let at = align(slots[slot].1, 8);
+        rel.push(at);
+        slots[slot].1 = at + b.bytes;
+    }
+    for t in 0..n {
+        let base = align(cur[t], 8);
+        tiles[t].gaps += base - cur[t];
+        tiles[t].arena_base = base;
+        let size = arena[t].iter().map(|s| s.1).max().unwrap_or(0);
+        tiles[t].exchange = size;
+        cur[t] = base + size;
+        let s = stack[t] * u64::from(graph.target.workers);
+        if s > 0 {
+            let sb = align(cur[t], 8);
+            tiles[t].gaps += sb - cur[t];
+            tiles[t].stack_base = sb;
+            tiles[t].stack = s;
+            cur[t] = sb + s;
+        } else {
+            tiles[t].stack_base = cur[t];
+        }
+        tiles[t].total = cur[t];
+    }
+    out.buffer_addr =
+        plan.buffers.iter().zip(&rel).map(|(b, &r)| addr(tiles[b.tile as usize].arena_base + r)).collect();
+    out.tiles = tiles;
+
+    // Out of memory?
+    let limit = u64::from(graph.target.bytes_per_tile);
+    let over: Vec<(usize, &TileMemory)> =
+        out.tiles.iter().enumerate().filter(|(_, m)| m.total > limit).collect();
+    if over.is_empty() {
+        return (out, None);
+    }
+    let mut d = match spans.target {
+        Some(s) => ir::Diagnostic::error(s, String::new()),
+        None => ir::Diagnostic::error_no_span(String::new()),
+    };
+    d.message = format!(
+        "out of memory: {} tile{} need{} more than the target's {limit} bytes per tile",
+        over.len(),
+        if over.len() == 1 { "" } else { "s" },
+        if over.len() == 1 { "s" } else { "" }
+    );
+    for (t, m) in over.iter().take(16) {
+        let parts: Vec<String> =
+            m.categories().iter().filter(|c| c.1 > 0).map(|(k, b)| format!("{k} {b}")).collect();
+        d = d.with_note(format!("tile {t}: {} bytes ({})", m.total, parts.join(", ")));
+    }
+    if over.len() > 16 {
+        d = d.with_note(format!("and {} more tiles", over.len() - 16));
+    }
+    d = d.with_note("map tensors over more tiles, or pass --allow-out-of-memory to get the profile");
+    (out, Some(StageError::new(Stage::Memory, vec![d])))
+}

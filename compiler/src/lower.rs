@@ -1,0 +1,457 @@
+//! `lower_tile` and `lower_programs`: from the side tables to the image's
+//! structures, with every address final.
+//!
+//! Per tile: the memory size, initial contents (initialised tensors, one
+//! segment per mapped interval, all-zero values left out since the runtime
+//! zeroes memory; the vertex states and vector-list descriptor arrays as one
+//! segment) and the vertex instances, grouped by compute set. Vertex state
+//! encoding (CODELETS.md): a scalar edge is its u32 address, a vector edge
+//! its address and, when the field has room (8 bytes), its count, a vector
+//! list the address of its (address, count) array and the item count, a
+//! plain field its value converted to the field's type. Moves become byte
+//! transfers sorted by destination, contiguous ones merged. Statements
+//! become steps; `undef` becomes nothing, nested blocks are flattened.
+
+use rayon::prelude::*;
+
+use ir::{EntityRef, FieldValue, Graph, Init, Stmt, TensorId, VertexId, View};
+use linker::gp;
+use linker::image::{
+    self, ComputeSet, Exchange, Handle, Program, Region, Scalar, Segment, Step, TileImage, TileWork,
+    Transfer, VertexInstance,
+};
+use linker::link::{Unlinked, UsedType};
+
+use crate::exchange::{EdgeLoc, ExchangePlan, Loc, Move};
+use crate::layout::MemoryLayout;
+use crate::mapping::TileMapping;
+use crate::resolve::{literal_bytes, Resolved};
+use crate::{gp_elem, Codelets};
+
+/// The inputs every lowering step reads.
+struct Ctx<'a> {
+    graph: &'a Graph,
+    resolved: &'a Resolved,
+    codelets: &'a Codelets,
+    mapping: &'a TileMapping,
+    plan: &'a ExchangePlan,
+    layout: &'a MemoryLayout,
+}
+
+impl Ctx<'_> {
+    fn tensor_addr(&self, t: TensorId, interval: u32, elem: u64) -> (u32, u64) {
+        let iv = self.mapping.tensors[t.index()][interval as usize];
+        let size = u64::from(self.graph.tensors[t].elem.size_in_bytes());
+        (iv.tile, u64::from(self.layout.tensor_addr[t.index()][interval as usize]) + (elem - iv.start) * size)
+    }
+
+    fn loc(&self, l: Loc) -> (u32, u64) {
+        match l {
+            Loc::Tensor { tensor, interval, elem } => self.tensor_addr(tensor, interval, elem),
+            Loc::Buffer { buffer, byte } => {
+                let b = &self.plan.buffers[buffer as usize];
+                (b.tile, u64::from(self.layout.buffer_addr[buffer as usize]) + byte)
+            }
+        }
+    }
+
+    fn edge_addr(&self, l: EdgeLoc) -> u32 {
+        match l {
+            EdgeLoc::Empty => 0,
+            EdgeLoc::Tensor { tensor, interval, elem } => self.tensor_addr(tensor, interval, elem).1 as u32,
+            EdgeLoc::Buffer(b) => self.layout.buffer_addr[b as usize],
+        }
+    }
+
+    fn exchange(&self, moves: &[Move]) -> Exchange {
+        let mut transfers: Vec<Transfer> = moves
+            .iter()
+            .filter(|m| m.bytes > 0)
+            .map(|m| {
+                let (st, so) = self.loc(m.src);
+                let (dt, d) = self.loc(m.dst);
+                Transfer {
+                    src_tile: st,
+                    src_offset: so as u32,
+                    dst_tile: dt,
+                    dst_offset: d as u32,
+                    bytes: m.bytes as u32,
+                }
+            })
+            .collect();
+        transfers.sort_unstable_by_key(|t| (t.dst_tile, t.dst_offset));
+        let mut merged: Vec<Transfer> = Vec::with_capacity(transfers.len());
+        for t in transfers {
+            match merged.last_mut() {
+                Some(l)
+                    if l.dst_tile == t.dst_tile
+                        && l.src_tile == t.src_tile
+                        && l.dst_offset + l.bytes == t.dst_offset
+                        && l.src_offset + l.bytes == t.src_offset =>
+                {
+                    l.bytes += t.bytes
+                }
+                _ => merged.push(t),
+            }
+        }
+        Exchange { transfers: merged }
+    }
+
+    /// The view's elements as tile regions, in order, contiguous ones merged.
+    fn regions(&self, view: &View) -> Vec<Region> {
+        let mut out: Vec<Region> = Vec::new();
+        self.mapping.segments(view, |s| {
+            let (tile, off) = self.tensor_addr(s.tensor, s.interval, s.start);
+            let bytes = (s.len * u64::from(self.graph.tensors[s.tensor].elem.size_in_bytes())) as u32;
+            match out.last_mut() {
+                Some(r) if r.tile == tile && u64::from(r.offset + r.bytes) == off => r.bytes += bytes,
+                _ => out.push(Region { tile, offset: off as u32, bytes }),
+            }
+        });
+        out
+    }
+
+    fn scalar(&self, view: &View) -> Scalar {
+        let mut first = None;
+        self.mapping.segments(view, |s| {
+            if first.is_none() {
+                first = Some(s);
+            }
+        });
+        match first {
+            Some(s) => {
+                let (tile, off) = self.tensor_addr(s.tensor, s.interval, s.start);
+                Scalar { tile, offset: off as u32, elem: gp_elem(self.graph.tensors[s.tensor].elem) }
+            }
+            None => Scalar { tile: 0, offset: 0, elem: gp::ElemType::Int },
+        }
+    }
+}
+
+/// Lowers everything but the code segment.
+pub fn lower<'a>(
+    graph: &Graph,
+    resolved: &Resolved,
+    codelets: &'a Codelets,
+    mapping: &TileMapping,
+    plan: &ExchangePlan,
+    layout: &MemoryLayout,
+) -> Unlinked<'a> {
+    let cx = Ctx { graph, resolved, codelets, mapping, plan, layout };
+    let n = mapping.num_tiles as usize;
+
+    // Vertex instances, grouped by compute set, and the compute sets.
+    let mut instances: Vec<Vec<VertexInstance>> = vec![Vec::new(); n];
+    let mut on_tile: Vec<Vec<VertexId>> = vec![Vec::new(); n];
+    let mut compute_sets = Vec::with_capacity(graph.compute_sets.len());
+    let mut touched: Vec<u32> = Vec::new();
+    let mut start = vec![0u32; n];
+    for (cs, c) in graph.compute_sets.iter() {
+        touched.clear();
+        for &v in &c.vertices {
+            let t = mapping.vertex_tiles[v.index()] as usize;
+            if let Err(pos) = touched.binary_search(&(t as u32)) {
+                touched.insert(pos, t as u32);
+                start[t] = instances[t].len() as u32;
+            }
+            instances[t].push(VertexInstance {
+                vertex_type: resolved.vertex_type[v.index()],
+                state: layout.vertex_state[v.index()],
+                id: v.0,
+                cycles: graph.vertices[v].cycles,
+            });
+        }
+        let tiles = touched
+            .iter()
+            .map(|&t| TileWork { tile: t, start: start[t as usize], end: instances[t as usize].len() as u32 })
+            .collect();
+        let x = &plan.compute_sets[cs.index()];
+        compute_sets.push(ComputeSet {
+            name: c.name.clone(),
+            tiles,
+            exchange_in: cx.exchange(&x.ins),
+            exchange_out: cx.exchange(&x.outs),
+        });
+    }
+    for v in graph.vertices.keys() {
+        on_tile[mapping.vertex_tiles[v.index()] as usize].push(v);
+    }
+
+    // Tensor initial values per tile.
+    let mut inits: Vec<Vec<Segment>> = vec![Vec::new(); n];
+    for (t, tensor) in graph.tensors.iter() {
+        let Some(init) = &tensor.init else { continue };
+        if let Init::Splat(b) = init {
+            if b.iter().all(|&x| x == 0) {
+                continue;
+            }
+        }
+        let size = tensor.elem.size_in_bytes() as usize;
+        for (i, iv) in mapping.tensors[t.index()].iter().enumerate() {
+            let len = (iv.end - iv.start) as usize * size;
+            let bytes = match init {
+                Init::Splat(b) => b.iter().copied().cycle().take(len).collect::<Vec<u8>>(),
+                Init::Values(b) => {
+                    let s = iv.start as usize * size;
+                    b.get(s..s + len).map(|x| x.to_vec()).unwrap_or_else(|| vec![0; len])
+                }
+            };
+            if bytes.iter().all(|&x| x == 0) {
+                continue;
+            }
+            inits[iv.tile as usize].push(Segment { offset: layout.tensor_addr[t.index()][i], bytes });
+        }
+    }
+
+    let tiles: Vec<TileImage> = instances
+        .into_par_iter()
+        .zip(inits)
+        .zip(on_tile)
+        .enumerate()
+        .map(|(t, ((vertices, init), verts))| lower_tile(&cx, t, vertices, init, &verts))
+        .collect();
+
+    let copies = plan.copies.iter().map(|m| cx.exchange(m)).collect();
+    let (programs, functions) = lower_programs(&cx);
+    let tg = &graph.target;
+    let target = image::Target {
+        name: tg.preset.name().to_string(),
+        ipus: tg.ipus,
+        tiles_per_ipu: tg.tiles_per_ipu,
+        bytes_per_tile: u64::from(tg.bytes_per_tile),
+        workers: tg.workers,
+        clock_mhz: f64::from(tg.clock_mhz),
+        exchange_bytes_per_cycle: tg.exchange_bytes_per_cycle,
+    };
+    let vertex_types = (0..resolved.types.len() as u32)
+        .map(|i| {
+            let r = resolved.types[i as usize];
+            UsedType {
+                source: &codelets.objects[r.object as usize].source,
+                vertex_type: resolved.type_info(codelets, i),
+            }
+        })
+        .collect();
+    let handles = graph
+        .host_handles
+        .values()
+        .map(|h| {
+            let t = &graph.tensors[h.tensor];
+            Handle {
+                name: h.name.clone(),
+                to_device: h.direction == ir::Direction::ToDevice,
+                elem: gp_elem(t.elem),
+                shape: t.shape.clone(),
+                regions: cx.regions(&View::whole(h.tensor, &t.shape)),
+            }
+        })
+        .collect();
+    let streams = graph
+        .streams
+        .values()
+        .map(|s| image::Stream {
+            name: s.name.clone(),
+            to_device: s.direction == ir::Direction::ToDevice,
+            elem: gp_elem(s.elem),
+            shape: s.shape.clone(),
+        })
+        .collect();
+    let remote_buffers = graph
+        .remote_buffers
+        .values()
+        .map(|r| image::RemoteBuffer {
+            name: r.name.clone(),
+            elem: gp_elem(r.elem),
+            shape: r.shape.clone(),
+            repeats: u32::try_from(r.repeats).unwrap_or(u32::MAX),
+        })
+        .collect();
+    Unlinked {
+        target,
+        vertex_types,
+        tiles,
+        compute_sets,
+        copies,
+        programs,
+        functions,
+        handles,
+        streams,
+        remote_buffers,
+    }
+}
+
+/// One tile's image: memory size, initial contents, vertex instances.
+fn lower_tile(
+    cx: &Ctx<'_>,
+    tile: usize,
+    vertices: Vec<VertexInstance>,
+    mut init: Vec<Segment>,
+    on_tile: &[VertexId],
+) -> TileImage {
+    let mem = &cx.layout.tiles[tile];
+    if !on_tile.is_empty() {
+        let base = mem.states_base;
+        let mut region = vec![0u8; (mem.arena_base - base) as usize];
+        for &v in on_tile {
+            write_state(cx, v, base, &mut region);
+        }
+        // Trailing padding before the arena need not be stored.
+        while region.last() == Some(&0) {
+            region.pop();
+        }
+        if !region.is_empty() {
+            init.push(Segment { offset: base as u32, bytes: region });
+        }
+    }
+    init.sort_by_key(|s| s.offset);
+    TileImage { mem_size: mem.total as u32, init, vertices }
+}
+
+fn put(region: &mut [u8], at: u64, bytes: &[u8]) {
+    let at = at as usize;
+    if let Some(dst) = region.get_mut(at..at + bytes.len()) {
+        dst.copy_from_slice(bytes);
+    }
+}
+
+/// Writes vertex `v`'s state and descriptor arrays into the tile's state
+/// region (which starts at tile address `base`).
+fn write_state(cx: &Ctx<'_>, v: VertexId, base: u64, region: &mut [u8]) {
+    let vt = cx.resolved.vertex_info(cx.codelets, v);
+    let vx = &cx.graph.vertices[v];
+    let state = u64::from(cx.layout.vertex_state[v.index()]) - base;
+    let edges = cx.plan.vertex_edges(v);
+    let mut e = 0usize;
+    let mut desc = u64::from(cx.layout.descriptors[v.index()]);
+    for (k, f) in vt.fields.iter().enumerate() {
+        let at = state + u64::from(f.offset);
+        match f.kind {
+            gp::FieldKind::Plain => {
+                if let FieldValue::Literal(lit) = vx.fields[cx.resolved.field_source(v, k)].value {
+                    let mut b = literal_bytes(f.elem, lit);
+                    b.resize(f.size.min(8) as usize, 0);
+                    put(region, at, &b);
+                }
+            }
+            gp::FieldKind::Scalar | gp::FieldKind::Vector(_) => {
+                let (addr, count) = match edges.get(e) {
+                    Some(x) if x.field == k as u32 => {
+                        e += 1;
+                        (cx.edge_addr(x.loc), x.count)
+                    }
+                    _ => (0, 0),
+                };
+                put(region, at, &addr.to_le_bytes());
+                if matches!(f.kind, gp::FieldKind::Vector(_)) && f.size >= 8 {
+                    put(region, at + 4, &(count as u32).to_le_bytes());
+                }
+            }
+            gp::FieldKind::VectorList(_) => {
+                let array = desc;
+                let mut items = 0u32;
+                while let Some(x) = edges.get(e).filter(|x| x.field == k as u32) {
+                    let mut pair = cx.edge_addr(x.loc).to_le_bytes().to_vec();
+                    pair.extend_from_slice(&(x.count as u32).to_le_bytes());
+                    put(region, desc - base, &pair);
+                    desc += 8;
+                    items += 1;
+                    e += 1;
+                }
+                put(region, at, &(array as u32).to_le_bytes());
+                if f.size >= 8 {
+                    put(region, at + 4, &items.to_le_bytes());
+                }
+            }
+        }
+    }
+}
+
+/// Lowers the entry programs and the functions.
+fn lower_programs(cx: &Ctx<'_>) -> (Vec<Program>, Vec<Program>) {
+    let mut copy_index = 0usize;
+    let programs = cx
+        .graph
+        .programs
+        .values()
+        .map(|p| Program { name: p.name.clone(), body: lower_body(cx, &p.body, &mut copy_index) })
+        .collect();
+    let functions = cx
+        .graph
+        .functions
+        .values()
+        .map(|p| Program { name: p.name.clone(), body: lower_body(cx, &p.body, &mut copy_index) })
+        .collect();
+    (programs, functions)
+}
+
+fn lower_body(cx: &Ctx<'_>, body: &[Stmt], copy_index: &mut usize) -> Vec<Step> {
+    let mut out = Vec::new();
+    for s in body {
+        lower_stmt(cx, s, copy_index, &mut out);
+    }
+    out
+}
+
+fn lower_stmt(cx: &Ctx<'_>, s: &Stmt, ci: &mut usize, out: &mut Vec<Step>) {
+    use ir::CopyEnd as E;
+    match s {
+        Stmt::Copy { src, dst } => match (src, dst) {
+            (E::Tensor(_), E::Tensor(_)) => {
+                let phases = cx.plan.copy_stmts.get(*ci).cloned().unwrap_or_default();
+                *ci += 1;
+                out.extend(phases.into_iter().map(Step::Copy));
+            }
+            (E::Stream(st), E::Tensor(v)) => {
+                out.push(Step::StreamIn { stream: st.0, regions: cx.regions(v) })
+            }
+            (E::Tensor(v), E::Stream(st)) => {
+                out.push(Step::StreamOut { stream: st.0, regions: cx.regions(v) })
+            }
+            (E::Remote(rb, rep), E::Tensor(v)) => {
+                out.push(Step::RemoteRead { buffer: rb.0, repeat: *rep as u32, regions: cx.regions(v) })
+            }
+            (E::Tensor(v), E::Remote(rb, rep)) => {
+                out.push(Step::RemoteWrite { buffer: rb.0, repeat: *rep as u32, regions: cx.regions(v) })
+            }
+            // The checker rejects the other combinations.
+            _ => {}
+        },
+        Stmt::Execute(cs) => out.push(Step::Execute(cs.0)),
+        Stmt::Print { label, view } => out.push(Step::Print {
+            label: label.clone(),
+            elem: view
+                .pieces
+                .first()
+                .map(|p| gp_elem(cx.graph.tensors[p.tensor].elem))
+                .unwrap_or(gp::ElemType::Float),
+            shape: view.shape.clone(),
+            regions: cx.regions(view),
+        }),
+        Stmt::Repeat { count, body } => {
+            out.push(Step::Repeat { count: *count, body: lower_body(cx, body, ci) })
+        }
+        Stmt::While { cond, pred, body } => {
+            let cond = lower_body(cx, cond, ci);
+            let body = lower_body(cx, body, ci);
+            out.push(Step::While { cond, pred: cx.scalar(pred), body })
+        }
+        Stmt::If { pred, then, else_ } => {
+            let then = lower_body(cx, then, ci);
+            let otherwise = lower_body(cx, else_, ci);
+            out.push(Step::If { pred: cx.scalar(pred), then, otherwise })
+        }
+        Stmt::Switch { selector, cases, default } => {
+            let cases = cases.iter().map(|(k, b)| (*k, lower_body(cx, b, ci))).collect();
+            let default = lower_body(cx, default, ci);
+            out.push(Step::Switch { selector: cx.scalar(selector), cases, default })
+        }
+        Stmt::Undef(_) => {}
+        Stmt::Sync => out.push(Step::Sync),
+        Stmt::Call(f) => out.push(Step::Call(f.0)),
+        Stmt::Block(body) => {
+            for s in body {
+                lower_stmt(cx, s, ci, out);
+            }
+        }
+    }
+}

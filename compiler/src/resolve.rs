@@ -1,0 +1,356 @@
+//! `resolve_vertices`: every vertex of the graph against the metadata of its
+//! codelet (vertex type, fields with direction, element type, kind).
+//!
+//! Type names are compared in a normal spelling (no spaces around `<`, `,`,
+//! `>` and `::`, element types in their canonical C++ spelling, so
+//! `Sum<half, 4>` and `Sum<half,4>`, `unsigned` and `unsigned int` agree).
+//! Each vertex must set every field of its type exactly once; edges must
+//! have the kind (scalar: one element; vector: any rank, flattened; vector
+//! list: `[t0, t1, …]`), direction (no writes to constants) and element type
+//! of the field; plain fields take a literal that fits their type. The
+//! result is a side table: the used vertex types, and per vertex its type and
+//! which PIR field sets each codelet field.
+
+use std::collections::HashMap;
+
+use ir::{EntityRef, FieldValue, Graph, Literal, Spans, TensorKind, VertexId};
+use linker::gp;
+
+use crate::error::{Collector, Stage, StageError};
+use crate::{gp_elem, gp_elem_name, Codelets};
+
+/// A vertex type used by the graph: which object, which entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TypeRef {
+    pub object: u32,
+    pub index: u32,
+}
+
+/// The result of [`resolve_vertices`].
+#[derive(Clone, Debug, Default)]
+pub struct Resolved {
+    /// Vertex types the graph uses, in order of first use (the image's order).
+    pub types: Vec<TypeRef>,
+    /// Per vertex: index into `types`.
+    pub vertex_type: Vec<u32>,
+    /// Per vertex: start of its entries in `field_source` (one per codelet field).
+    field_start: Vec<u32>,
+    /// For codelet field `k` of vertex `v`: the index of the PIR field that sets it.
+    field_source: Vec<u32>,
+}
+
+impl Resolved {
+    /// The codelet metadata of used type `t`.
+    pub fn type_info<'a>(&self, codelets: &'a Codelets, t: u32) -> &'a gp::VertexType {
+        let r = self.types[t as usize];
+        &codelets.objects[r.object as usize].vertex_types[r.index as usize]
+    }
+
+    /// The codelet metadata of vertex `v`'s type.
+    pub fn vertex_info<'a>(&self, codelets: &'a Codelets, v: VertexId) -> &'a gp::VertexType {
+        self.type_info(codelets, self.vertex_type[v.index()])
+    }
+
+    /// The PIR field of vertex `v` that sets codelet field `k`.
+    pub fn field_source(&self, v: VertexId, k: usize) -> usize {
+        self.field_source[self.field_start[v.index()] as usize + k] as usize
+    }
+}
+
+/// The normal spelling of a vertex type name (see the module doc).
+pub fn normalize_type_name(name: &str) -> String {
+    // popc's spelling first (it also rewrites integer literals), then ours
+    // for anything it rejects, so both sides agree on the same key.
+    let name = popc::canonical_vertex_name(name).unwrap_or_else(|_| name.to_string());
+    let name = name.as_str();
+    // Split into argument chunks at the punctuation that structures the name.
+    let mut out = String::with_capacity(name.len());
+    let mut chunk = String::new();
+    let flush = |chunk: &mut String, out: &mut String| {
+        let words: Vec<&str> = chunk.split_whitespace().collect();
+        if !words.is_empty() {
+            let joined = words.join(" ");
+            match ir::ElemType::from_cpp(&joined) {
+                Some(t) => out.push_str(t.cpp_name()),
+                None => out.push_str(&joined),
+            }
+        }
+        chunk.clear();
+    };
+    let mut chars = name.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '<' | '>' | ',' => {
+                flush(&mut chunk, &mut out);
+                out.push(c);
+            }
+            ':' if chars.peek() == Some(&':') => {
+                chars.next();
+                flush(&mut chunk, &mut out);
+                out.push_str("::");
+            }
+            _ => chunk.push(c),
+        }
+    }
+    flush(&mut chunk, &mut out);
+    out
+}
+
+fn kind_words(f: &gp::Field) -> String {
+    let e = gp_elem_name(f.elem);
+    let dir = match f.direction {
+        Some(gp::Direction::Input) => "Input",
+        Some(gp::Direction::Output) => "Output",
+        Some(gp::Direction::InOut) => "InOut",
+        None => "",
+    };
+    match f.kind {
+        gp::FieldKind::Scalar => format!("{dir}<{e}>"),
+        gp::FieldKind::Vector(_) => format!("{dir}<Vector<{e}>>"),
+        gp::FieldKind::VectorList(_) => format!("Vector<{dir}<Vector<{e}>>>"),
+        gp::FieldKind::Plain => e.to_string(),
+    }
+}
+
+/// Resolves every vertex; all problems are reported together.
+pub fn resolve_vertices(graph: &Graph, spans: &Spans, codelets: &Codelets) -> Result<Resolved, StageError> {
+    let mut by_name: HashMap<String, TypeRef> = HashMap::new();
+    for (o, obj) in codelets.objects.iter().enumerate() {
+        for (i, vt) in obj.vertex_types.iter().enumerate() {
+            by_name
+                .entry(normalize_type_name(&vt.name))
+                .or_insert(TypeRef { object: o as u32, index: i as u32 });
+        }
+    }
+    let mut errs = Collector::default();
+    let mut out = Resolved::default();
+    let mut used: HashMap<TypeRef, u32> = HashMap::new();
+    // Cache per spelling: most graphs repeat a few type names many times.
+    let mut cache: HashMap<&str, Option<TypeRef>> = HashMap::new();
+    let n = graph.vertices.len();
+    out.vertex_type.reserve(n);
+    out.field_start.reserve(n);
+
+    for (v, vx) in graph.vertices.iter() {
+        let vspan = *spans.vertices.get(v);
+        let tr =
+            *cache.entry(&vx.vtype).or_insert_with(|| by_name.get(&normalize_type_name(&vx.vtype)).copied());
+        out.field_start.push(out.field_source.len() as u32);
+        let Some(tr) = tr else {
+            let mut d = ir::Diagnostic::error(vspan, format!("unknown vertex type `{}`", vx.vtype))
+                .with_label("no codelet defines this type");
+            if codelets.objects.is_empty() {
+                d = d.with_note("the graph has no `codelets` item");
+            } else {
+                let mut names: Vec<&str> = codelets
+                    .objects
+                    .iter()
+                    .flat_map(|o| o.vertex_types.iter().map(|t| t.name.as_str()))
+                    .collect();
+                names.sort_unstable();
+                names.dedup();
+                let shown: Vec<&str> = names.iter().take(8).copied().collect();
+                let more = if names.len() > 8 { ", …" } else { "" };
+                d = d.with_note(format!("the codelets define: {}{more}", shown.join(", ")));
+            }
+            errs.push(d);
+            out.vertex_type.push(0);
+            continue;
+        };
+        let next = used.len() as u32;
+        let ti = *used.entry(tr).or_insert_with(|| {
+            out.types.push(tr);
+            next
+        });
+        out.vertex_type.push(ti);
+        let vt = &codelets.objects[tr.object as usize].vertex_types[tr.index as usize];
+
+        // PIR fields → codelet fields.
+        let base = out.field_source.len();
+        out.field_source.resize(base + vt.fields.len(), u32::MAX);
+        let source = &mut out.field_source[base..];
+        for (i, f) in vx.fields.iter().enumerate() {
+            let fspan = spans.field(v, i);
+            let Some(k) = vt.fields.iter().position(|g| g.name == *f.name) else {
+                let names: Vec<&str> = vt.fields.iter().map(|g| g.name.as_str()).collect();
+                errs.push(
+                    ir::Diagnostic::error(
+                        fspan,
+                        format!("vertex type `{}` has no field `{}`", vt.name, f.name),
+                    )
+                    .with_note(format!("its fields are: {}", names.join(", "))),
+                );
+                continue;
+            };
+            if source[k] != u32::MAX {
+                errs.push(
+                    ir::Diagnostic::error(fspan, format!("field `{}` is set twice", f.name))
+                        .with_secondary(spans.field(v, source[k] as usize), "first set here"),
+                );
+                continue;
+            }
+            source[k] = i as u32;
+            if let Err(msg) = check_field(graph, &vt.fields[k], &f.value) {
+                errs.push(ir::Diagnostic::error(fspan, msg.0).with_note(msg.1));
+            }
+        }
+        if !source.contains(&u32::MAX) {
+            continue;
+        }
+        let missing: Vec<&str> = vt
+            .fields
+            .iter()
+            .zip(source.iter())
+            .filter(|(_, s)| **s == u32::MAX)
+            .map(|(f, _)| f.name.as_str())
+            .collect();
+        if !missing.is_empty() {
+            let s = if missing.len() == 1 { "" } else { "s" };
+            errs.push(
+                ir::Diagnostic::error(
+                    vspan,
+                    format!("vertex `{}` does not set field{s} {}", vt.name, quoted(&missing)),
+                )
+                .with_label("every field of the vertex type must be set"),
+            );
+        }
+    }
+    errs.finish(Stage::Resolve)?;
+    Ok(out)
+}
+
+fn quoted(names: &[&str]) -> String {
+    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+}
+
+/// Checks one field's value against its codelet declaration:
+/// `Err((message, note))`.
+fn check_field(graph: &Graph, f: &gp::Field, value: &FieldValue) -> Result<(), (String, String)> {
+    let decl = || format!("`{}` is declared as `{}`", f.name, kind_words(f));
+    let check_view = |view: &ir::View| -> Result<(), (String, String)> {
+        let mut last = None;
+        for p in &view.pieces {
+            if last == Some(p.tensor) {
+                continue;
+            }
+            last = Some(p.tensor);
+            let tensor = &graph.tensors[p.tensor];
+            if gp_elem(tensor.elem) != f.elem {
+                return Err((
+                    format!(
+                        "field `{}` has element type {} but tensor `{}` holds {}",
+                        f.name,
+                        gp_elem_name(f.elem),
+                        tensor.name,
+                        tensor.elem.cpp_name()
+                    ),
+                    decl(),
+                ));
+            }
+            let writes = matches!(f.direction, Some(gp::Direction::Output | gp::Direction::InOut));
+            if writes && tensor.kind == TensorKind::Const {
+                return Err((
+                    format!("field `{}` writes to constant tensor `{}`", f.name, tensor.name),
+                    decl(),
+                ));
+            }
+        }
+        Ok(())
+    };
+    match (f.kind, value) {
+        (gp::FieldKind::Plain, FieldValue::Literal(lit)) => check_literal(f, *lit).map_err(|m| (m, decl())),
+        (gp::FieldKind::Plain, _) => {
+            Err((format!("field `{}` is a plain value and takes a literal, not a tensor", f.name), decl()))
+        }
+        (_, FieldValue::Literal(_)) => {
+            Err((format!("field `{}` is an edge and takes a tensor, not a literal", f.name), decl()))
+        }
+        (gp::FieldKind::Scalar, FieldValue::Edge(view)) => {
+            let n = view.num_elements();
+            if n != 1 {
+                return Err((
+                    format!("field `{}` is a scalar edge and takes exactly one element, got {n}", f.name),
+                    decl(),
+                ));
+            }
+            check_view(view)
+        }
+        (gp::FieldKind::Vector(_), FieldValue::Edge(view)) => check_view(view),
+        (gp::FieldKind::VectorList(_), FieldValue::EdgeList(views)) => views.iter().try_for_each(check_view),
+        (gp::FieldKind::VectorList(_), FieldValue::Edge(_)) => Err((
+            format!("field `{}` is a vector list and takes a list of tensors `[t0, t1, …]`", f.name),
+            decl(),
+        )),
+        (gp::FieldKind::Scalar | gp::FieldKind::Vector(_), FieldValue::EdgeList(_)) => {
+            Err((format!("field `{}` takes one tensor, not a list", f.name), decl()))
+        }
+    }
+}
+
+fn check_literal(f: &gp::Field, lit: Literal) -> Result<(), String> {
+    use gp::ElemType as E;
+    let float = matches!(f.elem, E::Half | E::Float | E::Double);
+    let range: Option<(i128, i128)> = match f.elem {
+        E::Bool => Some((0, 1)),
+        E::Char => Some((i8::MIN.into(), i8::MAX.into())),
+        E::UChar => Some((0, u8::MAX.into())),
+        E::Short => Some((i16::MIN.into(), i16::MAX.into())),
+        E::UShort => Some((0, u16::MAX.into())),
+        E::Int => Some((i32::MIN.into(), i32::MAX.into())),
+        E::UInt => Some((0, u32::MAX.into())),
+        E::Long => Some((i64::MIN.into(), i64::MAX.into())),
+        E::ULong => Some((0, u64::MAX.into())),
+        E::Half | E::Float | E::Double => None,
+    };
+    let ty = gp_elem_name(f.elem);
+    match lit {
+        Literal::Float(_) if !float => {
+            Err(format!("field `{}` of type {ty} cannot hold a floating value", f.name))
+        }
+        Literal::Int(i) => match range {
+            Some((lo, hi)) if !(lo..=hi).contains(&(i as i128)) => {
+                Err(format!("value {i} does not fit field `{}` of type {ty}", f.name))
+            }
+            _ => Ok(()),
+        },
+        _ => Ok(()),
+    }
+}
+
+/// The little-endian bytes of a plain field's value (`size` bytes).
+pub fn literal_bytes(elem: gp::ElemType, lit: Literal) -> Vec<u8> {
+    use gp::ElemType as E;
+    let as_f64 = match lit {
+        Literal::Int(i) => i as f64,
+        Literal::Float(x) => x,
+        Literal::Bool(b) => b as i64 as f64,
+    };
+    let as_i64 = match lit {
+        Literal::Int(i) => i,
+        Literal::Float(x) => x as i64,
+        Literal::Bool(b) => b as i64,
+    };
+    match elem {
+        E::Bool | E::Char | E::UChar => vec![as_i64 as u8],
+        E::Short | E::UShort => (as_i64 as u16).to_le_bytes().to_vec(),
+        E::Int | E::UInt => (as_i64 as u32).to_le_bytes().to_vec(),
+        E::Long | E::ULong => (as_i64 as u64).to_le_bytes().to_vec(),
+        E::Half => half::f16::from_f64(as_f64).to_le_bytes().to_vec(),
+        E::Float => (as_f64 as f32).to_le_bytes().to_vec(),
+        E::Double => as_f64.to_le_bytes().to_vec(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalize_type_name as n;
+
+    #[test]
+    fn type_names_normalise() {
+        assert_eq!(n("Sum<half, 4>"), "Sum<half,4>");
+        assert_eq!(n("Sum< unsigned ,4 >"), "Sum<unsigned int,4>");
+        assert_eq!(n("popops :: ScaledAdd<float, true>"), "popops::ScaledAdd<float,true>");
+        assert_eq!(n("X<unsigned  long long>"), "X<unsigned long long>");
+        assert_eq!(n("SumVertex"), "SumVertex");
+    }
+}

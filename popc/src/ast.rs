@@ -1,0 +1,264 @@
+//! The syntax tree of a codelet translation unit, as the parser builds it.
+//!
+//! Names are unresolved paths; template arguments may be types or
+//! expressions (`TArg`), resolved in [`crate::sema`]. Every node carries its
+//! [`Span`] for diagnostics.
+
+use crate::diag::Span;
+use crate::types::Scalar;
+
+pub type P<T> = Box<T>;
+
+#[derive(Clone, Debug)]
+pub struct TypeName {
+    pub span: Span,
+    pub kind: TypeKind,
+    pub is_const: bool,
+}
+
+#[derive(Clone, Debug)]
+pub enum TypeKind {
+    Scalar(Scalar),
+    Void,
+    Auto,
+    Named(Path),
+    Ptr(P<TypeName>),
+    Ref(P<TypeName>),
+    /// `decltype(expr)`.
+    Decltype(P<Expr>),
+}
+
+#[derive(Clone, Debug)]
+pub struct Path {
+    pub span: Span,
+    pub global: bool,
+    pub segs: Vec<Seg>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Seg {
+    pub name: String,
+    pub args: Option<Vec<TArg>>,
+}
+
+impl Path {
+    pub fn last(&self) -> &str {
+        self.segs.last().map_or("", |s| s.name.as_str())
+    }
+    pub fn simple(&self) -> Option<&str> {
+        (self.segs.len() == 1 && self.segs[0].args.is_none() && !self.global).then(|| self.segs[0].name.as_str())
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum TArg {
+    Type(TypeName),
+    Expr(Expr),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    Plus,
+    Not,
+    BitNot,
+    Deref,
+    AddrOf,
+    PreInc,
+    PreDec,
+    PostInc,
+    PostDec,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    And,
+    Or,
+    Eq,
+    Ne,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+    Comma,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CastKind {
+    CStyle,
+    Static,
+    Reinterpret,
+    Const,
+    Functional,
+}
+
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub span: Span,
+    pub kind: ExprKind,
+}
+
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    /// Value, unsigned suffix, long suffix, written in hex/octal.
+    Int(u64, bool, bool, bool),
+    /// Value, `f` suffix.
+    Float(f64, bool),
+    Bool(bool),
+    Char(i64),
+    Str(Vec<u8>),
+    Name(Path),
+    This,
+    Unary(UnOp, P<Expr>),
+    Binary(BinOp, P<Expr>, P<Expr>),
+    Assign(Option<BinOp>, P<Expr>, P<Expr>),
+    Cond(P<Expr>, P<Expr>, P<Expr>),
+    Call(P<Expr>, Vec<Expr>),
+    Index(P<Expr>, P<Expr>),
+    Member(P<Expr>, String, bool),
+    Cast(CastKind, TypeName, P<Expr>),
+    SizeofType(TypeName),
+    SizeofExpr(P<Expr>),
+    AlignofType(TypeName),
+    Lambda(P<Lambda>),
+    InitList(Vec<Expr>),
+}
+
+#[derive(Clone, Debug)]
+pub struct Lambda {
+    pub params: Vec<Param>,
+    pub ret: Option<TypeName>,
+    pub body: Vec<Stmt>,
+}
+
+#[derive(Clone, Debug)]
+pub struct VarDecl {
+    pub span: Span,
+    pub ty: TypeName,
+    pub name: String,
+    pub dims: Vec<Expr>,
+    pub init: Option<Expr>,
+    pub is_constexpr: bool,
+    pub is_static: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Stmt {
+    pub span: Span,
+    pub kind: StmtKind,
+}
+
+#[derive(Clone, Debug)]
+pub enum StmtKind {
+    Decl(Vec<VarDecl>),
+    Expr(Expr),
+    If { init: Option<P<Stmt>>, cond: Expr, then: P<Stmt>, els: Option<P<Stmt>>, is_constexpr: bool },
+    For { init: Option<P<Stmt>>, cond: Option<Expr>, step: Option<Expr>, body: P<Stmt> },
+    RangeFor { var: VarDecl, range: Expr, body: P<Stmt> },
+    While { cond: Expr, body: P<Stmt> },
+    DoWhile { body: P<Stmt>, cond: Expr },
+    Switch { cond: Expr, body: P<Stmt> },
+    Case(Expr),
+    Default,
+    Break,
+    Continue,
+    Return(Option<Expr>),
+    Block(Vec<Stmt>),
+    StaticAssert(Expr, Option<String>),
+    /// A local `struct`/`using`/`enum` declaration.
+    Item(P<Item>),
+    Empty,
+}
+
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub span: Span,
+    pub ty: TypeName,
+    pub name: Option<String>,
+    pub default: Option<Expr>,
+}
+
+#[derive(Clone, Debug)]
+pub enum TParamKind {
+    Type,
+    Value(TypeName),
+}
+
+#[derive(Clone, Debug)]
+pub struct TParam {
+    pub span: Span,
+    pub name: String,
+    pub kind: TParamKind,
+    pub default: Option<TArg>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub span: Span,
+    pub name: String,
+    pub tparams: Option<Vec<TParam>>,
+    pub ret: TypeName,
+    pub params: Vec<Param>,
+    pub body: Option<Vec<Stmt>>,
+    pub is_constexpr: bool,
+    pub is_static: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct FieldDecl {
+    pub span: Span,
+    pub ty: TypeName,
+    pub names: Vec<(String, Span, Vec<Expr>)>,
+    pub is_static: bool,
+    pub init: Option<Expr>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Member {
+    Field(FieldDecl),
+    Method(Function),
+    Item(Item),
+}
+
+#[derive(Clone, Debug)]
+pub struct Class {
+    pub span: Span,
+    pub name: String,
+    pub tparams: Option<Vec<TParam>>,
+    pub spec_args: Option<Vec<TArg>>,
+    pub bases: Vec<TypeName>,
+    pub members: Vec<Member>,
+}
+
+#[derive(Clone, Debug)]
+pub struct EnumDecl {
+    pub span: Span,
+    pub name: String,
+    pub scoped: bool,
+    pub underlying: Option<TypeName>,
+    pub variants: Vec<(String, Span, Option<Expr>)>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Item {
+    Namespace(String, Vec<Item>),
+    Class(Class),
+    Function(Function),
+    Enum(EnumDecl),
+    Alias(Span, String, Option<Vec<TParam>>, TypeName),
+    UsingNamespace(Path),
+    UsingDecl(Path),
+    Var(VarDecl),
+    StaticAssert(Span, Expr, Option<String>),
+    ExplicitInst(TypeName),
+}

@@ -1,0 +1,120 @@
+//! Machine code: the fixed baseline ISA, and compiling each vertex's entry
+//! function (plain and counting variants) into a `linker::gp::Function`.
+//!
+//! Code is generated for x86-64-v2 (SSE3, SSSE3, SSE4.1, SSE4.2, POPCNT),
+//! never the build machine's full feature set, so an object is portable to
+//! every machine that reports the same `linker::gp::host_target()`.
+
+use std::rc::Rc;
+use std::sync::Arc;
+
+use cranelift_codegen::control::ControlPlane;
+use cranelift_codegen::ir::{self, UserFuncName};
+use cranelift_codegen::isa::{self, TargetIsa};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::{Context, FinalizedRelocTarget};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use linker::gp::{Function, Reloc, VertexBase};
+
+use crate::diag::{Diagnostic, Result, SourceMap};
+use crate::lower::{entry_signature, Lowerer};
+use crate::sema::{ClassInst, Program};
+
+/// Cranelift optimisation level for `-O0`..`-O3`.
+pub fn opt_level_name(level: u8) -> &'static str {
+    match level {
+        0 => "none",
+        1 | 2 => "speed",
+        _ => "speed_and_size",
+    }
+}
+
+/// Builds the target ISA for a triple (`None`: this machine) at an opt level.
+pub fn make_isa(triple: Option<&str>, opt: u8) -> std::result::Result<Arc<dyn TargetIsa>, String> {
+    let arch = std::env::consts::ARCH;
+    let os = std::env::consts::OS;
+    let host = format!("{arch}-unknown-{os}{}", if os == "linux" { "-gnu" } else { "" });
+    let t = triple.unwrap_or(&host).to_string();
+    let parts: Vec<&str> = t.split('-').collect();
+    let t_arch = parts.first().copied().unwrap_or("");
+    let arch_ok = t_arch == arch || (arch == "x86_64" && t_arch == "x86-64");
+    if !arch_ok || !t.contains(os) {
+        return Err(format!(
+            "cannot generate code for target '{t}': this popc produces code for '{host}' only (the machine that runs the tiles)"
+        ));
+    }
+    let mut flags = settings::builder();
+    flags.set("opt_level", opt_level_name(opt)).map_err(|e| e.to_string())?;
+    flags.set("is_pic", "true").map_err(|e| e.to_string())?;
+    let mut ib = isa::lookup_by_name(&host).map_err(|e| e.to_string())?;
+    if cfg!(target_arch = "x86_64") {
+        for f in ["has_sse3", "has_ssse3", "has_sse41", "has_sse42", "has_popcnt"] {
+            ib.enable(f).map_err(|e| e.to_string())?;
+        }
+    }
+    ib.finish(settings::Flags::new(flags)).map_err(|e| e.to_string())
+}
+
+/// Code of one vertex type, and (with `want_ir`) its Cranelift IR text.
+pub struct Compiled {
+    pub plain: Function,
+    pub counting: Function,
+    pub returns_bool: bool,
+    pub ir_text: String,
+}
+
+pub fn compile_vertex(
+    isa: &dyn TargetIsa,
+    p: &Program,
+    src: &SourceMap,
+    c: &Rc<ClassInst>,
+    debug: bool,
+    want_ir: bool,
+) -> Result<Compiled> {
+    let mut out = Vec::new();
+    let mut returns_bool = false;
+    let mut ir_text = String::new();
+    for counting in [false, true] {
+        let multi = c.base == Some(VertexBase::MultiVertex);
+        let mut func = ir::Function::with_name_signature(UserFuncName::user(0, counting as u32), entry_signature(multi));
+        let mut fctx = FunctionBuilderContext::new();
+        let b = FunctionBuilder::new(&mut func, &mut fctx);
+        returns_bool = Lowerer::lower_vertex(b, p, src, c, counting, debug, isa.frontend_config())?;
+        if want_ir && !counting {
+            ir_text = format!("; vertex {}\n{}", c.name, func.display());
+        }
+        let mut ctx = Context::for_function(func);
+        let code = ctx.compile(isa, &mut ControlPlane::default()).map_err(|e| {
+            Diagnostic::new(c.decl.ast.span, format!("code generation failed for '{}': {:?}", c.name, e.inner))
+        })?;
+        let bytes = code.code_buffer().to_vec();
+        let mut relocs = Vec::new();
+        for r in code.buffer.relocs() {
+            let symbol = match &r.target {
+                FinalizedRelocTarget::ExternalName(ir::ExternalName::LibCall(l)) => l.to_string(),
+                other => {
+                    return Err(Diagnostic::new(
+                        c.decl.ast.span,
+                        format!("unexpected relocation {other:?} in '{}'", c.name),
+                    ))
+                }
+            };
+            relocs.push(Reloc { offset: r.offset, symbol, addend: r.addend });
+        }
+        let mut lines = Vec::new();
+        if debug {
+            for s in code.buffer.get_srclocs_sorted() {
+                if !s.loc.is_default() {
+                    let line = s.loc.bits();
+                    if lines.last().is_none_or(|l: &(u32, u32)| l.1 != line) {
+                        lines.push((s.start, line));
+                    }
+                }
+            }
+        }
+        out.push(Function { code: bytes, relocs, lines });
+    }
+    let counting = out.pop().unwrap();
+    let plain = out.pop().unwrap();
+    Ok(Compiled { plain, counting, returns_bool, ir_text })
+}

@@ -1,0 +1,33 @@
+//! The instruction cost table of the counting code variant.
+//!
+//! The counting variant adds, once per basic block, the sum of the costs of
+//! the operations the source asked for in that block to `TileCtx::count`.
+//! The sandbox's own work (bounds checks, trap branches, the counting
+//! itself, loading edge descriptors at entry) is not counted. The figures
+//! model an IPU worker issuing one instruction per operation, with division
+//! and transcendental functions expanding to instruction sequences.
+
+/// Integer or float add, subtract, multiply, bitwise op, shift, negation.
+pub const ARITH: u64 = 1;
+/// A comparison (its result feeding a branch or a value).
+pub const COMPARE: u64 = 1;
+/// A load or store of tile memory or of a local in memory.
+pub const MEMORY: u64 = 1;
+/// A taken or untaken conditional branch, or a jump.
+pub const BRANCH: u64 = 1;
+/// A conversion between types (int/float, float/half).
+pub const CONVERT: u64 = 1;
+/// Integer division or remainder.
+pub const DIV_INT: u64 = 12;
+/// Floating-point division.
+pub const DIV_FLOAT: u64 = 8;
+/// Square root.
+pub const SQRT: u64 = 10;
+/// `exp`, `log`, `sin`, `pow`, `erf` and the other host maths functions.
+pub const TRANSCENDENTAL: u64 = 20;
+/// `fabs`, `floor`, `ceil`, `trunc`, `fmin`, `fmax`, `copysign`, min/max.
+pub const SIMPLE_MATH: u64 = 1;
+/// A call of `printf` (formatting is on the host; this is the call).
+pub const PRINTF: u64 = 50;
+/// `memcpy`/`memset`: per byte moved.
+pub const MEM_PER_BYTE: u64 = 1;

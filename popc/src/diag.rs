@@ -1,0 +1,103 @@
+//! Source files, spans and diagnostics.
+//!
+//! Every stage of the front end reports errors as [`Diagnostic`]s carrying a
+//! [`Span`] into the [`SourceMap`]; [`Diagnostics::render`] turns them into
+//! compiler-style text (`file:line:col: error: message`, the source line and a
+//! caret) through `codespan-reporting`'s file database (line and column lookup). Nothing here prints.
+
+use codespan_reporting::files::{Files, SimpleFiles};
+
+/// A byte range in one source file of the [`SourceMap`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Span {
+    pub file: u32,
+    pub lo: u32,
+    pub hi: u32,
+}
+
+/// The files read during one compilation (main file, includes, built-in headers).
+#[derive(Clone, Debug, Default)]
+pub struct SourceMap {
+    pub files: Vec<(String, String)>,
+}
+
+impl SourceMap {
+    pub fn add(&mut self, name: &str, text: &str) -> u32 {
+        self.files.push((name.to_string(), text.to_string()));
+        (self.files.len() - 1) as u32
+    }
+
+    pub fn text(&self, span: Span) -> &str {
+        let t = &self.files[span.file as usize].1;
+        t.get(span.lo as usize..span.hi as usize).unwrap_or("")
+    }
+
+    /// 1-based line of a span's start.
+    pub fn line(&self, span: Span) -> u32 {
+        let Some((_, t)) = self.files.get(span.file as usize) else { return 0 };
+        let end = (span.lo as usize).min(t.len());
+        t.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() as u32 + 1
+    }
+}
+
+/// One error with its position and optional notes.
+#[derive(Clone, Debug)]
+pub struct Diagnostic {
+    pub span: Span,
+    pub message: String,
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    pub fn new(span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { span, message: message.into(), notes: Vec::new() }
+    }
+}
+
+/// The errors of a failed compilation, with the sources they point into.
+#[derive(Clone, Debug)]
+pub struct Diagnostics {
+    pub sources: SourceMap,
+    pub errors: Vec<Diagnostic>,
+}
+
+impl Diagnostics {
+    /// Compiler-style text: `file:line:col: error: message`, the source line
+    /// and a caret under the position, then notes.
+    pub fn render(&self) -> String {
+        let mut files = SimpleFiles::new();
+        for (name, text) in &self.sources.files {
+            files.add(name.clone(), text.clone());
+        }
+        let mut out = String::new();
+        for d in &self.errors {
+            let id = d.span.file as usize;
+            let Ok(loc) = files.location(id, d.span.lo as usize) else {
+                out.push_str(&format!("<unknown>: error: {}\n", d.message));
+                continue;
+            };
+            let name = files.name(id).map(|n| n.to_string()).unwrap_or_default();
+            out.push_str(&format!("{name}:{}:{}: error: {}\n", loc.line_number, loc.column_number, d.message));
+            if let (Ok(range), Ok(src)) = (files.line_range(id, loc.line_number - 1), files.source(id)) {
+                let line = src[range].trim_end_matches(['\n', '\r']);
+                out.push_str(line);
+                out.push('\n');
+                let pad: String =
+                    line.chars().take(loc.column_number - 1).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+                out.push_str(&pad);
+                out.push_str("^\n");
+            }
+            for n in &d.notes {
+                out.push_str(&format!("note: {n}\n"));
+            }
+        }
+        out
+    }
+}
+
+pub type Result<T> = std::result::Result<T, Diagnostic>;
+
+/// Builds an error diagnostic.
+pub fn err<T>(span: Span, message: impl Into<String>) -> Result<T> {
+    Err(Diagnostic::new(span, message))
+}

@@ -1,0 +1,111 @@
+//! Running compiled vertex code in process.
+//!
+//! [`Loaded`] copies a function's machine code into a fresh anonymous
+//! mapping, patches its relocations with libcall addresses, and makes it
+//! read + execute (never writable and executable at once).
+//!
+//! Safety argument: the code came from popc's own code generator for this
+//! machine's baseline ISA (the `.gp` header checks the target), it touches
+//! memory only through `ctx.mem` plus an offset checked against
+//! `ctx.mem_len`, its locals live in its own stack frame, and it calls only
+//! the host table in `ctx` and the libcalls patched here. So calling it is
+//! sound as long as `ctx.mem` points at `ctx.mem_len` writable bytes and
+//! `ctx.host` at a complete [`linker::abi::HostTable`] — which [`run`]
+//! guarantees by building the context from a `&mut [u8]`.
+
+use linker::abi::{TileCtx, STATUS_OK};
+use linker::gp::Function;
+use memmap2::{Mmap, MmapMut};
+
+/// A function's code mapped executable.
+pub struct Loaded {
+    map: Mmap,
+    pub multi: bool,
+}
+
+impl Loaded {
+    /// Maps `f`'s code; `multi` selects the MultiVertex signature.
+    pub fn new(f: &Function, multi: bool) -> Result<Loaded, String> {
+        let mut m = MmapMut::map_anon(f.code.len().max(1)).map_err(|e| format!("cannot map code: {e}"))?;
+        m[..f.code.len()].copy_from_slice(&f.code);
+        for r in &f.relocs {
+            let addr = crate::host::libcall_address(&r.symbol).ok_or_else(|| format!("unknown libcall '{}'", r.symbol))?;
+            let v = (addr as i64).wrapping_add(r.addend) as u64;
+            let at = r.offset as usize;
+            if at + 8 > f.code.len() {
+                return Err("relocation outside the code".into());
+            }
+            m[at..at + 8].copy_from_slice(&v.to_le_bytes());
+        }
+        let map = m.make_exec().map_err(|e| format!("cannot make code executable: {e}"))?;
+        Ok(Loaded { map, multi })
+    }
+
+    /// Calls the entry with a prepared context.
+    ///
+    /// # Safety
+    /// `ctx.mem` must point at `ctx.mem_len` writable bytes and `ctx.host`
+    /// at a complete host table, both live for the call.
+    pub unsafe fn call(&self, ctx: &mut TileCtx, state: u32, worker: u32) -> u32 {
+        let p = self.map.as_ptr();
+        // SAFETY: the mapping holds a function with this ABI (module doc).
+        unsafe {
+            if self.multi {
+                let f: extern "C" fn(*mut TileCtx, u32, u32) -> u32 = std::mem::transmute(p);
+                f(ctx, state, worker)
+            } else {
+                let f: extern "C" fn(*mut TileCtx, u32) -> u32 = std::mem::transmute(p);
+                f(ctx, state)
+            }
+        }
+    }
+}
+
+/// What one call did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunResult {
+    pub status: u32,
+    pub count: u64,
+    pub trap_addr: u64,
+    pub trap_line: u32,
+    pub printed: Vec<u8>,
+}
+
+/// Runs a loaded vertex once on tile memory `mem` with state at `state`.
+pub fn run(code: &Loaded, mem: &mut [u8], state: u32, worker: u32) -> RunResult {
+    let mut printed: Vec<u8> = Vec::new();
+    let mut ctx = TileCtx {
+        mem: mem.as_mut_ptr(),
+        mem_len: mem.len() as u64,
+        host: crate::host::host_table(),
+        count: 0,
+        trap_addr: 0,
+        trap_line: 0,
+        tile: 0,
+        host_data: &mut printed as *mut Vec<u8> as *mut std::ffi::c_void,
+    };
+    // SAFETY: ctx is built from a live &mut [u8] and the static host table.
+    let status = unsafe { code.call(&mut ctx, state, worker) };
+    RunResult { status, count: ctx.count, trap_addr: ctx.trap_addr, trap_line: ctx.trap_line, printed }
+}
+
+/// Runs a vertex the way the runtime does: once, or once per worker for a
+/// MultiVertex (stopping at the first non-OK status).
+pub fn run_vertex(code: &Loaded, mem: &mut [u8], state: u32) -> RunResult {
+    if !code.multi {
+        return run(code, mem, state, 0);
+    }
+    let mut total = RunResult { status: STATUS_OK, count: 0, trap_addr: 0, trap_line: 0, printed: Vec::new() };
+    for w in 0..6 {
+        let r = run(code, mem, state, w);
+        total.count += r.count;
+        total.printed.extend(r.printed);
+        if r.status != STATUS_OK {
+            total.status = r.status;
+            total.trap_addr = r.trap_addr;
+            total.trap_line = r.trap_line;
+            break;
+        }
+    }
+    total
+}

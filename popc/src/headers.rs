@@ -1,0 +1,40 @@
+//! The built-in headers (`<poplar/Vertex.hpp>`, `<cmath>`, …), as strings.
+//!
+//! The vertex model's names (`Vertex`, `Input`, `Vector`, the layouts, `half`)
+//! and the library functions are known to the front end itself, so these
+//! headers only carry the macros codelets expect to find in them. Any of them
+//! can be included any number of times.
+
+/// The text of built-in header `name`, if popc provides it.
+pub fn builtin_header(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "poplar/Vertex.hpp" => {
+            "#pragma once\n#define IS_EXTERNAL_CODELET(x) static const bool isExternalCodelet = (x)\n"
+        }
+        "poplar/TileConstants.hpp" => "#pragma once\n#define CTXT_WORKERS 6\n#define NUM_WORKERS 6\n",
+        "poplar/HalfFloat.hpp" | "poplar/AvailableVTypes.h" | "poplar/StackSizeDefs.hpp" => "#pragma once\n",
+        "cmath" | "math.h" => {
+            "#pragma once\n#define M_PI 3.14159265358979323846\n#define M_E 2.7182818284590452354\n\
+             #define M_SQRT2 1.41421356237309504880\n#define M_LN2 0.69314718055994530942\n\
+             #define INFINITY (__builtin_inff())\n#define NAN (__builtin_nanf(\"\"))\n"
+        }
+        "cstdint" | "stdint.h" => {
+            "#pragma once\n#define INT32_MAX 2147483647\n#define INT32_MIN (-2147483647-1)\n\
+             #define UINT32_MAX 4294967295u\n#define INT16_MAX 32767\n#define INT16_MIN (-32768)\n\
+             #define UINT16_MAX 65535\n#define INT8_MAX 127\n#define INT8_MIN (-128)\n#define UINT8_MAX 255\n"
+        }
+        "cstdlib" | "stdlib.h" | "cstring" | "string.h" | "limits" | "type_traits" | "algorithm"
+        | "array" | "utility" | "print.h" | "cstdio" | "stdio.h" | "cstddef" | "stddef.h" => "#pragma once\n",
+        "cassert" | "assert.h" => "#pragma once\n",
+        "climits" | "limits.h" => {
+            "#pragma once\n#define INT_MAX 2147483647\n#define INT_MIN (-2147483647-1)\n\
+             #define UINT_MAX 4294967295u\n#define SHRT_MAX 32767\n#define SHRT_MIN (-32768)\n\
+             #define USHRT_MAX 65535\n#define CHAR_BIT 8\n"
+        }
+        "cfloat" | "float.h" => {
+            "#pragma once\n#define FLT_MAX 3.40282347e+38f\n#define FLT_MIN 1.17549435e-38f\n\
+             #define FLT_EPSILON 1.19209290e-07f\n"
+        }
+        _ => return None,
+    })
+}

@@ -1,0 +1,213 @@
+//! The host functions of `linker::abi::HostTable`, for in-process execution.
+//!
+//! Maths goes through Rust's `f32`/`f64` methods (the platform libm, the
+//! same one C++ code on this machine calls) and `libm` for `erf`. `printf`
+//! formats with [`crate::printf`] and appends to the `Vec<u8>` that
+//! `TileCtx::host_data` points at (nothing when it is null).
+
+use std::ffi::c_void;
+use std::sync::OnceLock;
+
+use linker::abi::{HostFn, HostTable, TileCtx, HOST_FN_COUNT};
+
+macro_rules! unary {
+    ($name:ident, $t:ty, $f:expr) => {
+        extern "C" fn $name(x: $t) -> $t {
+            let f: fn($t) -> $t = $f;
+            f(x)
+        }
+    };
+}
+macro_rules! binary {
+    ($name:ident, $t:ty, $f:expr) => {
+        extern "C" fn $name(x: $t, y: $t) -> $t {
+            let f: fn($t, $t) -> $t = $f;
+            f(x, y)
+        }
+    };
+}
+
+unary!(f32_exp, f32, f32::exp);
+unary!(f32_log, f32, f32::ln);
+unary!(f32_log1p, f32, f32::ln_1p);
+unary!(f32_expm1, f32, f32::exp_m1);
+unary!(f32_sin, f32, f32::sin);
+unary!(f32_cos, f32, f32::cos);
+unary!(f32_tan, f32, f32::tan);
+unary!(f32_tanh, f32, f32::tanh);
+unary!(f32_erf, f32, libm::erff);
+binary!(f32_pow, f32, f32::powf);
+binary!(f32_atan2, f32, f32::atan2);
+binary!(f32_fmod, f32, |a, b| a % b);
+extern "C" fn f32_fma(a: f32, b: f32, c: f32) -> f32 {
+    a.mul_add(b, c)
+}
+unary!(f64_exp, f64, f64::exp);
+unary!(f64_log, f64, f64::ln);
+unary!(f64_log1p, f64, f64::ln_1p);
+unary!(f64_expm1, f64, f64::exp_m1);
+unary!(f64_sin, f64, f64::sin);
+unary!(f64_cos, f64, f64::cos);
+unary!(f64_tan, f64, f64::tan);
+unary!(f64_tanh, f64, f64::tanh);
+unary!(f64_erf, f64, libm::erf);
+binary!(f64_pow, f64, f64::powf);
+binary!(f64_atan2, f64, f64::atan2);
+binary!(f64_fmod, f64, |a, b| a % b);
+extern "C" fn f64_fma(a: f64, b: f64, c: f64) -> f64 {
+    a.mul_add(b, c)
+}
+unary!(f32_exp2, f32, f32::exp2);
+unary!(f32_log2, f32, f32::log2);
+unary!(f32_log10, f32, f32::log10);
+unary!(f32_asin, f32, f32::asin);
+unary!(f32_acos, f32, f32::acos);
+unary!(f32_atan, f32, f32::atan);
+unary!(f32_sinh, f32, f32::sinh);
+unary!(f32_cosh, f32, f32::cosh);
+unary!(f32_cbrt, f32, f32::cbrt);
+unary!(f32_round, f32, f32::round);
+unary!(f64_exp2, f64, f64::exp2);
+unary!(f64_log2, f64, f64::log2);
+unary!(f64_log10, f64, f64::log10);
+unary!(f64_asin, f64, f64::asin);
+unary!(f64_acos, f64, f64::acos);
+unary!(f64_atan, f64, f64::atan);
+unary!(f64_sinh, f64, f64::sinh);
+unary!(f64_cosh, f64, f64::cosh);
+unary!(f64_cbrt, f64, f64::cbrt);
+unary!(f64_round, f64, f64::round);
+
+/// `HostFn::Printf`: formats into the `Vec<u8>` at `ctx.host_data`.
+///
+/// # Safety
+/// Called only by generated code: `ctx` is the live context of the call,
+/// `fmt` points at `fmt_len` bytes and `args` at `nargs` words, both on the
+/// generated function's own stack; `host_data` is null or a `*mut Vec<u8>`.
+pub unsafe extern "C" fn printf(ctx: *mut TileCtx, fmt: *const u8, fmt_len: u32, args: *const u64, nargs: u32) {
+    // SAFETY: see the function's contract above.
+    unsafe {
+        let Some(ctx) = ctx.as_mut() else { return };
+        if ctx.host_data.is_null() {
+            return;
+        }
+        let fmt = std::slice::from_raw_parts(fmt, fmt_len as usize);
+        let args = std::slice::from_raw_parts(args, nargs as usize);
+        let out = &mut *(ctx.host_data as *mut Vec<u8>);
+        crate::printf::format(fmt, args, out);
+    }
+}
+
+struct SyncTable(HostTable);
+// SAFETY: the table holds addresses of functions, immutable once built.
+unsafe impl Sync for SyncTable {}
+unsafe impl Send for SyncTable {}
+
+/// The table of every host function, in `HostFn` order.
+pub fn host_table() -> &'static HostTable {
+    static TABLE: OnceLock<SyncTable> = OnceLock::new();
+    &TABLE
+        .get_or_init(|| {
+            let mut fns = [std::ptr::null::<c_void>(); HOST_FN_COUNT];
+            let u32f = |f: extern "C" fn(f32) -> f32| f as *const c_void;
+            let b32f = |f: extern "C" fn(f32, f32) -> f32| f as *const c_void;
+            let u64f = |f: extern "C" fn(f64) -> f64| f as *const c_void;
+            let b64f = |f: extern "C" fn(f64, f64) -> f64| f as *const c_void;
+            use HostFn::*;
+            let entries: [(HostFn, *const c_void); HOST_FN_COUNT] = [
+                (F32Exp, u32f(f32_exp)),
+                (F32Log, u32f(f32_log)),
+                (F32Log1p, u32f(f32_log1p)),
+                (F32Expm1, u32f(f32_expm1)),
+                (F32Sin, u32f(f32_sin)),
+                (F32Cos, u32f(f32_cos)),
+                (F32Tan, u32f(f32_tan)),
+                (F32Tanh, u32f(f32_tanh)),
+                (F32Erf, u32f(f32_erf)),
+                (F32Pow, b32f(f32_pow)),
+                (F32Atan2, b32f(f32_atan2)),
+                (F32Fmod, b32f(f32_fmod)),
+                (F32Fma, f32_fma as extern "C" fn(f32, f32, f32) -> f32 as *const c_void),
+                (F64Exp, u64f(f64_exp)),
+                (F64Log, u64f(f64_log)),
+                (F64Log1p, u64f(f64_log1p)),
+                (F64Expm1, u64f(f64_expm1)),
+                (F64Sin, u64f(f64_sin)),
+                (F64Cos, u64f(f64_cos)),
+                (F64Tan, u64f(f64_tan)),
+                (F64Tanh, u64f(f64_tanh)),
+                (F64Erf, u64f(f64_erf)),
+                (F64Pow, b64f(f64_pow)),
+                (F64Atan2, b64f(f64_atan2)),
+                (F64Fmod, b64f(f64_fmod)),
+                (F64Fma, f64_fma as extern "C" fn(f64, f64, f64) -> f64 as *const c_void),
+                (F32Exp2, u32f(f32_exp2)),
+                (F32Log2, u32f(f32_log2)),
+                (F32Log10, u32f(f32_log10)),
+                (F32Asin, u32f(f32_asin)),
+                (F32Acos, u32f(f32_acos)),
+                (F32Atan, u32f(f32_atan)),
+                (F32Sinh, u32f(f32_sinh)),
+                (F32Cosh, u32f(f32_cosh)),
+                (F32Cbrt, u32f(f32_cbrt)),
+                (F32Round, u32f(f32_round)),
+                (F64Exp2, u64f(f64_exp2)),
+                (F64Log2, u64f(f64_log2)),
+                (F64Log10, u64f(f64_log10)),
+                (F64Asin, u64f(f64_asin)),
+                (F64Acos, u64f(f64_acos)),
+                (F64Atan, u64f(f64_atan)),
+                (F64Sinh, u64f(f64_sinh)),
+                (F64Cosh, u64f(f64_cosh)),
+                (F64Cbrt, u64f(f64_cbrt)),
+                (F64Round, u64f(f64_round)),
+                (Printf, printf as unsafe extern "C" fn(*mut TileCtx, *const u8, u32, *const u64, u32) as *const c_void),
+            ];
+            for (f, p) in entries {
+                fns[f as usize] = p;
+            }
+            SyncTable(HostTable { fns })
+        })
+        .0
+}
+
+/// Address of a Cranelift libcall by its symbol name, for relocations.
+pub fn libcall_address(symbol: &str) -> Option<usize> {
+    extern "C" fn ceilf(x: f32) -> f32 {
+        x.ceil()
+    }
+    extern "C" fn floorf(x: f32) -> f32 {
+        x.floor()
+    }
+    extern "C" fn truncf(x: f32) -> f32 {
+        x.trunc()
+    }
+    extern "C" fn nearbyintf(x: f32) -> f32 {
+        x.round_ties_even()
+    }
+    extern "C" fn ceil(x: f64) -> f64 {
+        x.ceil()
+    }
+    extern "C" fn floor(x: f64) -> f64 {
+        x.floor()
+    }
+    extern "C" fn trunc(x: f64) -> f64 {
+        x.trunc()
+    }
+    extern "C" fn nearbyint(x: f64) -> f64 {
+        x.round_ties_even()
+    }
+    Some(match symbol {
+        "CeilF32" | "ceilf" => ceilf as extern "C" fn(f32) -> f32 as usize,
+        "FloorF32" | "floorf" => floorf as extern "C" fn(f32) -> f32 as usize,
+        "TruncF32" | "truncf" => truncf as extern "C" fn(f32) -> f32 as usize,
+        "NearestF32" | "nearbyintf" => nearbyintf as extern "C" fn(f32) -> f32 as usize,
+        "CeilF64" | "ceil" => ceil as extern "C" fn(f64) -> f64 as usize,
+        "FloorF64" | "floor" => floor as extern "C" fn(f64) -> f64 as usize,
+        "TruncF64" | "trunc" => trunc as extern "C" fn(f64) -> f64 as usize,
+        "NearestF64" | "nearbyint" => nearbyint as extern "C" fn(f64) -> f64 as usize,
+        "FmaF32" | "fmaf" => f32_fma as extern "C" fn(f32, f32, f32) -> f32 as usize,
+        "FmaF64" | "fma" => f64_fma as extern "C" fn(f64, f64, f64) -> f64 as usize,
+        _ => return None,
+    })
+}

@@ -1,0 +1,1097 @@
+//! Lowering of expressions and calls: operators with the usual arithmetic
+//! conversions, edges and pointers, the maths library, `printf`, `assert`
+//! and inlined user calls.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use cranelift_codegen::ir::{
+    condcodes::FloatCC, condcodes::IntCC, types, AbiParam, InstBuilder, MemFlagsData, Signature, Value,
+};
+use linker::abi::{self, HostFn};
+
+use crate::ast::*;
+use crate::ceval::{self, convert};
+use crate::cost;
+use crate::diag::{err, Result, Span};
+use crate::half_ir;
+use crate::lower::{Lowerer, Place, V};
+use crate::sema::{Env, TVal, Ty, CV};
+use crate::types::Scalar;
+
+fn int_literal(v: u64, u: bool, l: bool, nondec: bool) -> (Scalar, CV) {
+    let v = v as i128;
+    let s = match (u, l) {
+        (false, false) if v <= i32::MAX as i128 => Scalar::Int,
+        (false, false) if nondec && v <= u32::MAX as i128 => Scalar::UInt,
+        (true, false) if v <= u32::MAX as i128 => Scalar::UInt,
+        (true, _) => Scalar::ULong,
+        _ => Scalar::Long,
+    };
+    (s, convert(CV::I(v), s))
+}
+
+enum Math {
+    Native(&'static str),
+    Host(HostFn, HostFn, u8),
+    Class(&'static str),
+}
+
+fn math(name: &str) -> Option<(Math, bool)> {
+    if let Some(m) = math_base(name) {
+        return Some((m, false));
+    }
+    let base = name.strip_suffix('f')?;
+    math_base(base).map(|m| (m, true))
+}
+
+fn math_base(base: &str) -> Option<Math> {
+    let m = match base {
+        "sqrt" | "fabs" | "floor" | "ceil" | "trunc" | "fmin" | "fmax" | "copysign" => Math::Native(match base {
+            "sqrt" => "sqrt",
+            "fabs" => "fabs",
+            "floor" => "floor",
+            "ceil" => "ceil",
+            "trunc" => "trunc",
+            "fmin" => "fmin",
+            "fmax" => "fmax",
+            _ => "copysign",
+        }),
+        "exp" => Math::Host(HostFn::F32Exp, HostFn::F64Exp, 1),
+        "log" => Math::Host(HostFn::F32Log, HostFn::F64Log, 1),
+        "log1p" => Math::Host(HostFn::F32Log1p, HostFn::F64Log1p, 1),
+        "expm1" => Math::Host(HostFn::F32Expm1, HostFn::F64Expm1, 1),
+        "sin" => Math::Host(HostFn::F32Sin, HostFn::F64Sin, 1),
+        "cos" => Math::Host(HostFn::F32Cos, HostFn::F64Cos, 1),
+        "tan" => Math::Host(HostFn::F32Tan, HostFn::F64Tan, 1),
+        "tanh" => Math::Host(HostFn::F32Tanh, HostFn::F64Tanh, 1),
+        "erf" => Math::Host(HostFn::F32Erf, HostFn::F64Erf, 1),
+        "pow" => Math::Host(HostFn::F32Pow, HostFn::F64Pow, 2),
+        "atan2" => Math::Host(HostFn::F32Atan2, HostFn::F64Atan2, 2),
+        "fmod" => Math::Host(HostFn::F32Fmod, HostFn::F64Fmod, 2),
+        "fma" => Math::Host(HostFn::F32Fma, HostFn::F64Fma, 3),
+        "exp2" => Math::Host(HostFn::F32Exp2, HostFn::F64Exp2, 1),
+        "log2" => Math::Host(HostFn::F32Log2, HostFn::F64Log2, 1),
+        "log10" => Math::Host(HostFn::F32Log10, HostFn::F64Log10, 1),
+        "asin" => Math::Host(HostFn::F32Asin, HostFn::F64Asin, 1),
+        "acos" => Math::Host(HostFn::F32Acos, HostFn::F64Acos, 1),
+        "atan" => Math::Host(HostFn::F32Atan, HostFn::F64Atan, 1),
+        "sinh" => Math::Host(HostFn::F32Sinh, HostFn::F64Sinh, 1),
+        "cosh" => Math::Host(HostFn::F32Cosh, HostFn::F64Cosh, 1),
+        "cbrt" => Math::Host(HostFn::F32Cbrt, HostFn::F64Cbrt, 1),
+        "round" => Math::Host(HostFn::F32Round, HostFn::F64Round, 1),
+        "isnan" | "isinf" | "isfinite" | "signbit" => Math::Class(match base {
+            "isnan" => "isnan",
+            "isinf" => "isinf",
+            "isfinite" => "isfinite",
+            _ => "signbit",
+        }),
+        _ => return None,
+    };
+    Some(m)
+}
+
+impl Lowerer<'_, '_> {
+    pub(crate) fn expr(&mut self, e: &Expr) -> Result<V> {
+        let span = e.span;
+        Ok(match &e.kind {
+            ExprKind::Int(v, u, l, nd) => {
+                let (s, c) = int_literal(*v, *u, *l, *nd);
+                V::C(s, c)
+            }
+            ExprKind::Float(f, is32) => {
+                if *is32 {
+                    V::C(Scalar::Float, CV::F(*f as f32 as f64))
+                } else {
+                    V::C(Scalar::Double, CV::F(*f))
+                }
+            }
+            ExprKind::Bool(b) => V::C(Scalar::Bool, CV::I(*b as i128)),
+            ExprKind::Char(c) => V::C(Scalar::Char, CV::I(*c as i128)),
+            ExprKind::Str(_) => return err(span, "string literals are only supported as printf formats"),
+            ExprKind::This => return err(span, "'this' is only supported as 'this->member'"),
+            ExprKind::Name(p) => self.name(p, span)?,
+            ExprKind::Member(obj, name, _) => {
+                if matches!(obj.kind, ExprKind::This) {
+                    let p = Path { span, global: false, segs: vec![Seg { name: name.clone(), args: None }] };
+                    return self.name(&p, span);
+                }
+                let o = self.expr(obj)?;
+                match o {
+                    V::L(Ty::Class(c), Place::Host(h)) => {
+                        let Some(f) = c.fields.iter().find(|f| f.name == *name) else {
+                            return err(span, format!("'{}' has no member '{name}'", c.name));
+                        };
+                        let crate::sema::FieldTy::Plain(t) = &f.ty else { unreachable!() };
+                        let at = self.b.ins().iadd_imm_s(h, f.offset as i64);
+                        V::L(t.clone(), Place::Host(at))
+                    }
+                    _ => return err(span, format!("member '{name}' of a value that has no members")),
+                }
+            }
+            ExprKind::Unary(op, a) => self.unary(*op, a, span)?,
+            ExprKind::Binary(BinOp::Comma, a, b) => {
+                self.expr(a)?;
+                self.expr(b)?
+            }
+            ExprKind::Binary(op @ (BinOp::And | BinOp::Or), a, b) => {
+                let x = self.expr(a)?;
+                if let V::C(_, c) = x {
+                    let t = ceval::truthy(c);
+                    if (*op == BinOp::And) != t {
+                        return Ok(V::C(Scalar::Bool, CV::I(t as i128)));
+                    }
+                    let y = self.expr(b)?;
+                    let y = self.cond(y)?;
+                    return Ok(V::R(Scalar::Bool, y));
+                }
+                let x = self.cond(x)?;
+                let var = self.b.declare_var(types::I8);
+                self.b.def_var(var, x);
+                let rhs = self.b.create_block();
+                let join = self.b.create_block();
+                if *op == BinOp::And {
+                    self.brif(x, rhs, join);
+                } else {
+                    self.brif(x, join, rhs);
+                }
+                self.b.switch_to_block(rhs);
+                let y = self.expr(b)?;
+                let y = self.cond(y)?;
+                self.b.def_var(var, y);
+                self.jump(join, &[]);
+                self.b.switch_to_block(join);
+                V::R(Scalar::Bool, self.b.use_var(var))
+            }
+            ExprKind::Binary(op, a, b) => {
+                let x = self.expr(a)?;
+                let y = self.expr(b)?;
+                self.binop(*op, x, y, span)?
+            }
+            ExprKind::Assign(op, lhs, rhs) => {
+                let l = self.expr(lhs)?;
+                let r = self.expr(rhs)?;
+                let r = match op {
+                    Some(op) => {
+                        let cur = l.clone();
+                        self.binop(*op, cur, r, span)?
+                    }
+                    None => r,
+                };
+                self.assign(l.clone(), r, span)?;
+                l
+            }
+            ExprKind::Cond(c, a, b) => {
+                let cv = self.expr(c)?;
+                if let V::C(_, k) = cv {
+                    return if ceval::truthy(k) { self.expr(a) } else { self.expr(b) };
+                }
+                let c = self.cond(cv)?;
+                let tb = self.b.create_block();
+                let fb = self.b.create_block();
+                let tb2 = self.b.create_block();
+                let join = self.b.create_block();
+                self.brif(c, tb, fb);
+                self.b.switch_to_block(tb);
+                let x = self.expr(a)?;
+                let (sx, xv) = self.rv(x, span)?;
+                let vx = self.b.declare_var(crate::lower::cl_pub(sx));
+                self.b.def_var(vx, xv);
+                self.jump(tb2, &[]);
+                self.b.switch_to_block(fb);
+                let y = self.expr(b)?;
+                let (sy, yv) = self.rv(y, span)?;
+                let t = if sx == sy { sx } else { Scalar::common(sx, sy) };
+                let yv = self.conv(yv, sy, t);
+                let var = self.b.declare_var(crate::lower::cl_pub(t));
+                self.b.def_var(var, yv);
+                self.jump(join, &[]);
+                self.b.switch_to_block(tb2);
+                let xv = self.b.use_var(vx);
+                let xv = self.conv(xv, sx, t);
+                self.b.def_var(var, xv);
+                self.jump(join, &[]);
+                self.b.switch_to_block(join);
+                V::R(t, self.b.use_var(var))
+            }
+            ExprKind::Cast(kind, t, a) => {
+                let ty = self.p.resolve_type(t, &self.env)?;
+                let v = self.expr(a)?;
+                self.cast(*kind, &ty, v, span)?
+            }
+            ExprKind::SizeofType(_) | ExprKind::AlignofType(_) => {
+                let (s, c) = ceval::eval(self.p, e, &self.env)?;
+                V::C(s, c)
+            }
+            ExprKind::SizeofExpr(a) => {
+                if let ExprKind::Str(b) = &a.kind {
+                    return Ok(V::C(Scalar::UInt, CV::I(b.len() as i128 + 1)));
+                }
+                let v = self.expr(a)?;
+                let n = match &v {
+                    V::L(t, _) => t.size(),
+                    v => self.ty_of(v).map_or(4, |s| s.size()),
+                };
+                V::C(Scalar::UInt, CV::I(n as i128))
+            }
+            ExprKind::Lambda(l) => {
+                let snap = self.scopes_snapshot();
+                V::Lambda(Rc::new(((**l).clone(), snap, self.env.clone())))
+            }
+            ExprKind::InitList(l) => match l.as_slice() {
+                [one] => self.expr(one)?,
+                [] => V::C(Scalar::Int, CV::I(0)),
+                _ => return err(span, "braced list is not supported here"),
+            },
+            ExprKind::Index(a, i) => {
+                let base = self.expr(a)?;
+                let idx = self.expr(i)?;
+                self.index(base, idx, span)?
+            }
+            ExprKind::Call(f, args) => self.call(f, args, span)?,
+        })
+    }
+
+    fn name(&mut self, p: &Path, span: Span) -> Result<V> {
+        if let Some(n) = p.simple() {
+            if let Some(v) = self.lookup(n) {
+                return Ok(v);
+            }
+            if self.env.class.as_ref().is_some_and(|c| c.base.is_some()) {
+                if let Some(v) = self.field(n) {
+                    return Ok(v);
+                }
+            }
+            if let Some(TVal::Const(s, c)) = self.env.tb.get(n) {
+                return Ok(V::C(*s, *c));
+            }
+        }
+        match ceval::eval(self.p, &Expr { span, kind: ExprKind::Name(p.clone()) }, &self.env) {
+            Ok((s, c)) => Ok(V::C(s, c)),
+            Err(d) if d.message.contains("depth") || d.message.contains("steps") => Err(d),
+            Err(_) => {
+                let n: Vec<&str> = p.segs.iter().map(|s| s.name.as_str()).collect();
+                err(span, format!("use of undeclared identifier '{}'", n.join("::")))
+            }
+        }
+    }
+
+    fn unary(&mut self, op: UnOp, a: &Expr, span: Span) -> Result<V> {
+        let v = self.expr(a)?;
+        Ok(match op {
+            UnOp::Plus => {
+                let (s, x) = self.rv(v, span)?;
+                let t = if s.is_float() { s } else { s.promote() };
+                V::R(t, self.conv(x, s, t))
+            }
+            UnOp::Neg | UnOp::BitNot | UnOp::Not => {
+                if let V::C(s, c) = v {
+                    let (s2, c2) = ceval::eval(
+                        self.p,
+                        &Expr { span, kind: ExprKind::Unary(op, Box::new(const_expr(s, c, span))) },
+                        &self.env,
+                    )?;
+                    return Ok(V::C(s2, c2));
+                }
+                if op == UnOp::Not {
+                    let c = self.cond(v)?;
+                    let one = self.b.ins().iconst(types::I8, 1);
+                    return Ok(V::R(Scalar::Bool, self.b.ins().bxor(c, one)));
+                }
+                let (s, x) = self.rv(v, span)?;
+                self.cost(cost::ARITH);
+                if s.is_float() {
+                    if op == UnOp::BitNot {
+                        return err(span, "'~' of a floating-point value");
+                    }
+                    return Ok(V::R(s, self.b.ins().fneg(x)));
+                }
+                let t = s.promote();
+                let x = self.conv(x, s, t);
+                V::R(t, if op == UnOp::Neg { self.b.ins().ineg(x) } else { self.b.ins().bnot(x) })
+            }
+            UnOp::Deref => match v {
+                V::Ptr(t, a) => V::L(t, Place::Tile(a)),
+                V::L(Ty::Ptr(t), p) => {
+                    let a = self.load_scalar(Scalar::UInt, p);
+                    V::L(*t, Place::Tile(a))
+                }
+                V::EdgeS { elem, addr } => V::L(Ty::S(elem), Place::Tile(addr)),
+                V::Vec { elem, addr, .. } => V::L(Ty::S(elem), Place::Tile(addr)),
+                V::L(Ty::Array(t, _), Place::Host(h)) => V::L(*t, Place::Host(h)),
+                _ => return err(span, "'*' of a value that is not a pointer"),
+            },
+            UnOp::AddrOf => match v {
+                V::L(t, Place::Tile(a)) => V::Ptr(t, a),
+                V::EdgeS { elem, addr } => V::Ptr(Ty::S(elem), addr),
+                V::Vec { elem, addr, .. } => V::Ptr(Ty::S(elem), addr),
+                _ => return err(span, "cannot take the address of a local variable (only tile memory has addresses)"),
+            },
+            UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec => {
+                let old = match &v {
+                    V::L(..) => {
+                        let r = self.load_value(v.clone(), span)?;
+                        r
+                    }
+                    _ => return err(span, "'++'/'--' needs a variable"),
+                };
+                let bop = if matches!(op, UnOp::PreInc | UnOp::PostInc) { BinOp::Add } else { BinOp::Sub };
+                let new = self.binop(bop, old.clone(), V::C(Scalar::Int, CV::I(1)), span)?;
+                self.assign(v.clone(), new, span)?;
+                if matches!(op, UnOp::PostInc | UnOp::PostDec) {
+                    old
+                } else {
+                    v
+                }
+            }
+        })
+    }
+
+    /// The current value of an lvalue, as an rvalue (pointers stay pointers).
+    fn load_value(&mut self, v: V, span: Span) -> Result<V> {
+        Ok(match v {
+            V::L(Ty::Ptr(t), p) => {
+                let a = self.load_scalar(Scalar::UInt, p);
+                V::Ptr(*t, a)
+            }
+            v => {
+                let (s, x) = self.rv(v, span)?;
+                V::R(s, x)
+            }
+        })
+    }
+
+    pub(crate) fn assign(&mut self, l: V, r: V, span: Span) -> Result<()> {
+        match l {
+            V::L(Ty::Ptr(_), p) => {
+                let a = match r {
+                    V::Ptr(_, a) => a,
+                    V::L(Ty::Ptr(_), q) => self.load_scalar(Scalar::UInt, q),
+                    V::C(_, CV::I(0)) => self.b.ins().iconst(types::I32, 0),
+                    _ => return err(span, "assigning a non-pointer to a pointer"),
+                };
+                self.store_scalar(Scalar::UInt, p, a);
+            }
+            V::L(t, p) => match t.scalar() {
+                Some(s) => {
+                    let x = self.rv_as(r, s, span)?;
+                    self.store_scalar(s, p, x);
+                }
+                None => {
+                    let Place::Host(h) = p else { return err(span, "cannot assign this aggregate") };
+                    self.copy_agg(&t, h, r, span)?;
+                }
+            },
+            V::EdgeS { elem, addr } => {
+                let x = self.rv_as(r, elem, span)?;
+                self.store_scalar(elem, Place::Tile(addr), x);
+            }
+            _ => return err(span, "expression is not assignable"),
+        }
+        Ok(())
+    }
+
+    fn index(&mut self, base: V, idx: V, span: Span) -> Result<V> {
+        let i = self.rv_as(idx, Scalar::Int, span)?;
+        let scaled = |l: &mut Self, size: u32| {
+            l.cost(cost::ARITH);
+            l.b.ins().imul_imm_s(i, size as i64)
+        };
+        Ok(match base {
+            V::Vec { elem, addr, .. } | V::Ptr(Ty::S(elem), addr) => {
+                let off = scaled(self, elem.size());
+                V::L(Ty::S(elem), Place::Tile(self.b.ins().iadd(addr, off)))
+            }
+            V::Ptr(t, addr) => {
+                let off = scaled(self, t.size());
+                V::L(t, Place::Tile(self.b.ins().iadd(addr, off)))
+            }
+            V::L(Ty::Ptr(t), p) => {
+                let addr = self.load_scalar(Scalar::UInt, p);
+                let off = scaled(self, t.size());
+                V::L(*t, Place::Tile(self.b.ins().iadd(addr, off)))
+            }
+            V::EdgeS { elem, addr } => {
+                let off = scaled(self, elem.size());
+                V::L(Ty::S(elem), Place::Tile(self.b.ins().iadd(addr, off)))
+            }
+            V::List { elem, addr, count: _ } => {
+                let off = scaled(self, 8);
+                let at = self.b.ins().iadd(addr, off);
+                let a = self.load_scalar(Scalar::UInt, Place::Tile(at));
+                let at4 = self.b.ins().iadd_imm_s(at, 4);
+                let n = self.load_scalar(Scalar::UInt, Place::Tile(at4));
+                V::Vec { elem, addr: a, count: Some(n) }
+            }
+            V::L(Ty::Array(t, n), Place::Host(h)) => {
+                // Local arrays live on the host stack: check the index.
+                let bad = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, i, n as i64);
+                let off64 = self.b.ins().uextend(types::I64, i);
+                self.trap_if(bad, abi::STATUS_OUT_OF_BOUNDS, off64);
+                let off = self.b.ins().imul_imm_s(off64, t.size() as i64);
+                V::L(*t, Place::Host(self.b.ins().iadd(h, off)))
+            }
+            _ => return err(span, "subscript of a value that is not a vector, pointer or array"),
+        })
+    }
+
+    fn cast(&mut self, kind: CastKind, ty: &Ty, v: V, span: Span) -> Result<V> {
+        match ty {
+            Ty::Ptr(t) => {
+                let a = match v {
+                    V::Ptr(_, a) => a,
+                    V::L(Ty::Ptr(_), p) => self.load_scalar(Scalar::UInt, p),
+                    V::Vec { addr, .. } => addr,
+                    V::C(_, CV::I(0)) => self.b.ins().iconst(types::I32, 0),
+                    _ if kind == CastKind::Static => return err(span, "static_cast to a pointer from a non-pointer"),
+                    v => {
+                        let x = self.rv_as(v, Scalar::UInt, span)?;
+                        x
+                    }
+                };
+                Ok(V::Ptr((**t).clone(), a))
+            }
+            t => {
+                let Some(s) = t.scalar() else { return err(span, format!("cast to '{}' is not supported", t.spell())) };
+                if kind == CastKind::Reinterpret {
+                    return err(span, "reinterpret_cast is only supported between pointer types");
+                }
+                if let V::C(_, c) = v {
+                    return Ok(V::C(s, convert(c, s)));
+                }
+                let x = self.rv_as(v, s, span)?;
+                Ok(match t {
+                    Ty::Enum(_) => V::R(s, x),
+                    _ => V::R(s, x),
+                })
+            }
+        }
+    }
+
+    pub(crate) fn binop(&mut self, op: BinOp, a: V, b: V, span: Span) -> Result<V> {
+        if let (V::C(sa, ca), V::C(sb, cb)) = (&a, &b) {
+            let (s, c) = ceval::arith(op, (*sa, *ca), (*sb, *cb), span)?;
+            return Ok(V::C(s, c));
+        }
+        // Pointer arithmetic.
+        let a = match a {
+            V::L(Ty::Ptr(t), p) => V::Ptr(*t, self.load_scalar(Scalar::UInt, p)),
+            V::Vec { elem, addr, .. } if matches!(op, BinOp::Add | BinOp::Sub) => V::Ptr(Ty::S(elem), addr),
+            a => a,
+        };
+        let b = match b {
+            V::L(Ty::Ptr(t), p) => V::Ptr(*t, self.load_scalar(Scalar::UInt, p)),
+            b => b,
+        };
+        if let V::Ptr(t, pa) = &a {
+            match (&b, op) {
+                (V::Ptr(_, pb), BinOp::Sub) => {
+                    let d = self.b.ins().isub(*pa, *pb);
+                    let n = self.b.ins().sdiv_imm_s(d, t.size().max(1) as i64);
+                    return Ok(V::R(Scalar::Int, n));
+                }
+                (V::Ptr(_, pb), _) => {
+                    let bv = *pb;
+                    return self.cmp_ints(op, *pa, bv, false, span);
+                }
+                (_, BinOp::Add | BinOp::Sub) => {
+                    let i = self.rv_as(b, Scalar::Int, span)?;
+                    let off = self.b.ins().imul_imm_s(i, t.size() as i64);
+                    let r = if op == BinOp::Add { self.b.ins().iadd(*pa, off) } else { self.b.ins().isub(*pa, off) };
+                    self.cost(cost::ARITH);
+                    return Ok(V::Ptr(t.clone(), r));
+                }
+                _ => return err(span, "invalid pointer arithmetic"),
+            }
+        }
+        let (Some(sa), Some(sb)) = (self.ty_of(&a), self.ty_of(&b)) else {
+            return err(span, "invalid operands to a binary operator");
+        };
+        if matches!(op, BinOp::Shl | BinOp::Shr) {
+            let t = sa.promote();
+            let x = self.rv_as(a, t, span)?;
+            let y = self.rv_as(b, t, span)?;
+            self.cost(cost::ARITH);
+            let r = match op {
+                BinOp::Shl => self.b.ins().ishl(x, y),
+                _ if t.is_signed() => self.b.ins().sshr(x, y),
+                _ => self.b.ins().ushr(x, y),
+            };
+            return Ok(V::R(t, r));
+        }
+        let t = Scalar::common(sa, sb);
+        let x = self.rv_as(a, t, span)?;
+        let y = self.rv_as(b, t, span)?;
+        if matches!(op, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge) {
+            if t.is_float() {
+                self.cost(cost::COMPARE);
+                let cc = match op {
+                    BinOp::Eq => FloatCC::Equal,
+                    BinOp::Ne => FloatCC::NotEqual,
+                    BinOp::Lt => FloatCC::LessThan,
+                    BinOp::Gt => FloatCC::GreaterThan,
+                    BinOp::Le => FloatCC::LessThanOrEqual,
+                    _ => FloatCC::GreaterThanOrEqual,
+                };
+                return Ok(V::R(Scalar::Bool, self.b.ins().fcmp(cc, x, y)));
+            }
+            return self.cmp_ints(op, x, y, t.is_signed(), span);
+        }
+        if t.is_float() {
+            self.cost(if op == BinOp::Div { cost::DIV_FLOAT } else { cost::ARITH });
+            let r = match op {
+                BinOp::Add => self.b.ins().fadd(x, y),
+                BinOp::Sub => self.b.ins().fsub(x, y),
+                BinOp::Mul => self.b.ins().fmul(x, y),
+                BinOp::Div => self.b.ins().fdiv(x, y),
+                _ => return err(span, "invalid operands of floating-point type to this operator"),
+            };
+            let r = if t == Scalar::Half { half_ir::round_half(&mut self.b, r) } else { r };
+            return Ok(V::R(t, r));
+        }
+        let r = match op {
+            BinOp::Add => self.b.ins().iadd(x, y),
+            BinOp::Sub => self.b.ins().isub(x, y),
+            BinOp::Mul => self.b.ins().imul(x, y),
+            BinOp::BitAnd => self.b.ins().band(x, y),
+            BinOp::BitOr => self.b.ins().bor(x, y),
+            BinOp::BitXor => self.b.ins().bxor(x, y),
+            BinOp::Div | BinOp::Rem => {
+                self.cost(cost::DIV_INT);
+                let z = self.b.ins().icmp_imm_s(IntCC::Equal, y, 0);
+                let zero = self.b.ins().iconst(types::I64, 0);
+                self.trap_if(z, abi::STATUS_DIV_BY_ZERO, zero);
+                if t.is_signed() {
+                    let ty = crate::lower::cl_pub(t);
+                    let min = self.iconst(ty, if ty == types::I64 { i64::MIN } else { i32::MIN as i64 });
+                    let m1 = self.b.ins().icmp_imm_s(IntCC::Equal, y, -1);
+                    let mn = self.b.ins().icmp(IntCC::Equal, x, min);
+                    let both = self.b.ins().band(m1, mn);
+                    self.trap_if(both, abi::STATUS_DIV_BY_ZERO, zero);
+                    if op == BinOp::Div {
+                        self.b.ins().sdiv(x, y)
+                    } else {
+                        self.b.ins().srem(x, y)
+                    }
+                } else if op == BinOp::Div {
+                    self.b.ins().udiv(x, y)
+                } else {
+                    self.b.ins().urem(x, y)
+                }
+            }
+            _ => return err(span, "invalid binary operator"),
+        };
+        self.cost(cost::ARITH);
+        Ok(V::R(t, r))
+    }
+
+    fn cmp_ints(&mut self, op: BinOp, x: Value, y: Value, signed: bool, _span: Span) -> Result<V> {
+        self.cost(cost::COMPARE);
+        let cc = match (op, signed) {
+            (BinOp::Eq, _) => IntCC::Equal,
+            (BinOp::Ne, _) => IntCC::NotEqual,
+            (BinOp::Lt, true) => IntCC::SignedLessThan,
+            (BinOp::Lt, false) => IntCC::UnsignedLessThan,
+            (BinOp::Gt, true) => IntCC::SignedGreaterThan,
+            (BinOp::Gt, false) => IntCC::UnsignedGreaterThan,
+            (BinOp::Le, true) => IntCC::SignedLessThanOrEqual,
+            (BinOp::Le, false) => IntCC::UnsignedLessThanOrEqual,
+            (BinOp::Ge, true) => IntCC::SignedGreaterThanOrEqual,
+            _ => IntCC::UnsignedGreaterThanOrEqual,
+        };
+        Ok(V::R(Scalar::Bool, self.b.ins().icmp(cc, x, y)))
+    }
+
+    fn copy_agg(&mut self, t: &Ty, to: Value, r: V, span: Span) -> Result<()> {
+        let V::L(rt, Place::Host(from)) = r else { return err(span, "cannot assign this aggregate") };
+        if !rt.same(t) {
+            return err(span, "aggregate types differ");
+        }
+        for off in 0..t.size() {
+            let x = self.b.ins().load(types::I8, MemFlagsData::trusted(), from, off as i32);
+            self.b.ins().store(MemFlagsData::trusted(), x, to, off as i32);
+        }
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------- calls
+
+    fn call(&mut self, f: &Expr, args: &[Expr], span: Span) -> Result<V> {
+        // Member calls.
+        if let ExprKind::Member(obj, m, _) = &f.kind {
+            if !matches!(obj.kind, ExprKind::This) {
+                let o = self.expr(obj)?;
+                return self.member_call(o, m, args, span);
+            }
+            let p = Path { span, global: false, segs: vec![Seg { name: m.clone(), args: None }] };
+            return self.named_call(&p, args, span);
+        }
+        let ExprKind::Name(p) = &f.kind else {
+            let fv = self.expr(f)?;
+            let V::Lambda(l) = fv else { return err(span, "called value is not a function") };
+            let vals = self.args(args)?;
+            return self.call_lambda(&l, vals, span);
+        };
+        self.named_call(p, args, span)
+    }
+
+    fn args(&mut self, args: &[Expr]) -> Result<Vec<V>> {
+        args.iter().map(|a| self.expr(a)).collect()
+    }
+
+    fn member_call(&mut self, o: V, m: &str, args: &[Expr], span: Span) -> Result<V> {
+        match (&o, m) {
+            (V::Vec { count, .. }, "size") => match count {
+                Some(c) => Ok(V::R(Scalar::UInt, *c)),
+                None => err(span, "this vector's layout has no size(); its length comes from the graph"),
+            },
+            (V::List { count, .. }, "size") => Ok(V::R(Scalar::UInt, *count)),
+            (V::Vec { elem, addr, .. }, "begin" | "data") => Ok(V::Ptr(Ty::S(*elem), *addr)),
+            (V::Vec { elem, addr, count: Some(c) }, "end") => {
+                let off = self.b.ins().imul_imm_s(*c, elem.size() as i64);
+                Ok(V::Ptr(Ty::S(*elem), self.b.ins().iadd(*addr, off)))
+            }
+            (V::EdgeS { elem, addr }, "get" | "data") => Ok(V::Ptr(Ty::S(*elem), *addr)),
+            (V::Lambda(l), "operator") => {
+                let vals = self.args(args)?;
+                self.call_lambda(&l.clone(), vals, span)
+            }
+            _ => err(span, format!("call of unsupported member function '{m}'")),
+        }
+    }
+
+    fn named_call(&mut self, p: &Path, args: &[Expr], span: Span) -> Result<V> {
+        let segs: Vec<&str> = p.segs.iter().map(|s| s.name.as_str()).collect();
+        let full = segs.join("::");
+        if let Some(n) = p.simple() {
+            if let Some(V::Lambda(l)) = self.lookup(n) {
+                let vals = self.args(args)?;
+                return self.call_lambda(&l, vals, span);
+            }
+        }
+        let bare = full.trim_start_matches("::").trim_start_matches("std::").trim_start_matches("poplar::");
+        if bare.starts_with("__builtin_ipu") || full.starts_with("ipu::") {
+            return err(span, format!("IPU intrinsic '{full}' is not supported (popc targets the host)"));
+        }
+        if matches!(bare, "malloc" | "free" | "calloc" | "realloc" | "alloca") {
+            return err(span, format!("dynamic allocation ('{bare}') is not supported in codelets"));
+        }
+        // `std::numeric_limits<T>::max()` and other constant calls.
+        if p.segs.len() >= 2 && args.is_empty() {
+            let call = Expr { span, kind: ExprKind::Call(Box::new(Expr { span, kind: ExprKind::Name(p.clone()) }), vec![]) };
+            if let Ok((s, c)) = ceval::eval(self.p, &call, &self.env) {
+                return Ok(V::C(s, c));
+            }
+        }
+        // User functions first (they may shadow library names).
+        let user = self.find_function(p, args.len())?;
+        if user.is_none() {
+            if let Some(v) = self.builtin(bare, p, args, span)? {
+                return Ok(v);
+            }
+        }
+        let Some((fun, fenv)) = user else {
+            // A functional cast `T(x)` of a named type.
+            let tn = TypeName { span, kind: TypeKind::Named(p.clone()), is_const: false };
+            if let Ok(ty) = self.p.resolve_type(&tn, &self.env) {
+                let v = match args {
+                    [a] => self.expr(a)?,
+                    [] => V::C(Scalar::Int, CV::I(0)),
+                    _ => return err(span, "a functional cast takes one argument"),
+                };
+                return self.cast(CastKind::Functional, &ty, v, span);
+            }
+            return err(span, format!("use of undeclared function '{full}'"));
+        };
+        // Constant call?
+        if fun.is_constexpr {
+            if let Ok((s, c)) =
+                ceval::eval(self.p, &Expr { span, kind: ExprKind::Call(Box::new(Expr { span, kind: ExprKind::Name(p.clone()) }), args.to_vec()) }, &self.env)
+            {
+                return Ok(V::C(s, c));
+            }
+        }
+        let vals = self.args(args)?;
+        let fenv = self.deduce(&fun, fenv, p, &vals, span)?;
+        self.inline(&fun, fenv, vals, span)
+    }
+
+    fn find_function(&self, p: &Path, nargs: usize) -> Result<Option<(Function, Env)>> {
+        let segs: Vec<&str> = p.segs.iter().map(|s| s.name.as_str()).collect();
+        let full = segs.join("::");
+        let fits = |f: &Function| {
+            let min = f.params.iter().filter(|x| x.default.is_none()).count();
+            nargs >= min && nargs <= f.params.len() && f.body.is_some()
+        };
+        if let Some(c) = &self.env.class {
+            if p.segs.len() == 1 {
+                for m in &c.decl.ast.members {
+                    if let Member::Method(f) = m {
+                        if f.name == full && fits(f) {
+                            return Ok(Some((f.clone(), Env { class: Some(c.clone()), ..c.env.clone() })));
+                        }
+                    }
+                }
+            }
+        }
+        for q in self.p.candidates(&self.env.ns, &full, p.global) {
+            if let Some(fs) = self.p.funcs.get(&q) {
+                let cands: Vec<_> = fs.iter().filter(|f| fits(&f.ast)).collect();
+                if let Some(f) = cands.first() {
+                    return Ok(Some((f.ast.clone(), Env { ns: f.ns.clone(), ..Env::default() })));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    fn deduce(&mut self, f: &Function, mut env: Env, p: &Path, vals: &[V], span: Span) -> Result<Env> {
+        let Some(tp) = &f.tparams else { return Ok(env) };
+        let explicit = p.segs.last().and_then(|s| s.args.clone()).unwrap_or_default();
+        let mut tb: HashMap<String, TVal> = (*env.tb).clone();
+        for (i, t) in tp.iter().enumerate() {
+            if let Some(a) = explicit.get(i) {
+                let mut one = HashMap::new();
+                self.p.bind_args(std::slice::from_ref(t), std::slice::from_ref(a), &self.env, &mut one, span)?;
+                tb.extend(one);
+                continue;
+            }
+            let mut found = None;
+            for (pi, prm) in f.params.iter().enumerate() {
+                let mut pt = ceval::strip_ref(&prm.ty);
+                let mut ptr = false;
+                if let TypeKind::Ptr(inner) = &pt.kind {
+                    pt = inner;
+                    ptr = true;
+                }
+                if let TypeKind::Named(pp) = &pt.kind {
+                    if pp.simple() == Some(t.name.as_str()) {
+                        if let Some(v) = vals.get(pi) {
+                            found = match (v, ptr) {
+                                (V::Ptr(ty, _), true) => Some(ty.clone()),
+                                (V::L(Ty::Ptr(ty), _), true) => Some((**ty).clone()),
+                                (v, false) => match v {
+                                    V::L(t, _) => Some(t.clone()),
+                                    v => self.ty_of(v).map(Ty::S),
+                                },
+                                _ => None,
+                            };
+                            if found.is_some() {
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            match (found, &t.default) {
+                (Some(ty), _) => {
+                    tb.insert(t.name.clone(), TVal::Type(ty));
+                }
+                (None, Some(_)) => {
+                    let mut one = HashMap::new();
+                    let e2 = Env { tb: Rc::new(tb.clone()), ..env.clone() };
+                    self.p.bind_args(std::slice::from_ref(t), &[], &e2, &mut one, span)?;
+                    tb.extend(one);
+                }
+                (None, None) => return err(span, format!("cannot deduce template parameter '{}' of '{}'", t.name, f.name)),
+            }
+        }
+        env.tb = Rc::new(tb);
+        Ok(env)
+    }
+
+    fn host_call(&mut self, f: HostFn, args: &[Value], ty: types::Type) -> Value {
+        let mut sig = Signature::new(cranelift_codegen::isa::CallConv::SystemV);
+        for _ in args {
+            sig.params.push(AbiParam::new(ty));
+        }
+        sig.returns.push(AbiParam::new(ty));
+        let sref = self.b.import_signature(sig);
+        let table = self.b.ins().load(types::I64, MemFlagsData::trusted(), self.ctx, abi::OFFSET_HOST);
+        let fp = self.b.ins().load(types::I64, MemFlagsData::trusted(), table, f.table_offset());
+        let call = self.b.ins().call_indirect(sref, fp, args);
+        self.b.inst_results(call)[0]
+    }
+
+    fn builtin(&mut self, bare: &str, p: &Path, args: &[Expr], span: Span) -> Result<Option<V>> {
+        let _ = p;
+        Ok(Some(match bare {
+            "numWorkers" => V::C(Scalar::UInt, CV::I(6)),
+            "assert" | "__builtin_assume" => {
+                let [a] = args else { return err(span, "assert takes one argument") };
+                let v = self.expr(a)?;
+                if let V::C(_, c) = v {
+                    if ceval::truthy(c) {
+                        return Ok(Some(V::Void));
+                    }
+                }
+                let c = self.cond(v)?;
+                let bad = self.b.ins().icmp_imm_s(IntCC::Equal, c, 0);
+                let z = self.b.ins().iconst(types::I64, 0);
+                self.trap_if(bad, abi::STATUS_ASSERT, z);
+                V::Void
+            }
+            "__builtin_inff" => V::C(Scalar::Float, CV::F(f64::INFINITY)),
+            "__builtin_nanf" => V::C(Scalar::Float, CV::F(f64::NAN)),
+            "printf" => self.printf(args, span)?,
+            "min" | "max" => {
+                let [a, b] = args else { return err(span, format!("std::{bare} takes two arguments")) };
+                let x = self.expr(a)?;
+                let y = self.expr(b)?;
+                let explicit = p.segs.last().and_then(|s| s.args.as_ref()).and_then(|a| a.first());
+                let t = match explicit {
+                    Some(ta) => match self.p.targ_type(ta, &self.env)? {
+                        Ty::S(s) => s,
+                        _ => return err(span, "std::min/max of non-scalars"),
+                    },
+                    None => {
+                        let (Some(tx), Some(ty)) = (self.ty_of(&x), self.ty_of(&y)) else {
+                            return err(span, "std::min/max of non-scalars");
+                        };
+                        if tx != ty && !matches!((&x, &y), (V::C(..), _) | (_, V::C(..))) {
+                            return err(span, format!("std::{bare} of different types '{}' and '{}'", tx.name(), ty.name()));
+                        }
+                        if matches!(x, V::C(..)) { ty } else { tx }
+                    }
+                };
+                let xv = self.rv_as(x, t, span)?;
+                let yv = self.rv_as(y, t, span)?;
+                self.cost(cost::SIMPLE_MATH);
+                // std::min(a,b) = b < a ? b : a;  std::max(a,b) = a < b ? b : a.
+                let (l, r) = if bare == "min" { (yv, xv) } else { (xv, yv) };
+                let c = if t.is_float() {
+                    self.b.ins().fcmp(FloatCC::LessThan, l, r)
+                } else if t.is_signed() {
+                    self.b.ins().icmp(IntCC::SignedLessThan, l, r)
+                } else {
+                    self.b.ins().icmp(IntCC::UnsignedLessThan, l, r)
+                };
+                let v = if bare == "min" { self.b.ins().select(c, yv, xv) } else { self.b.ins().select(c, yv, xv) };
+                V::R(t, v)
+            }
+            "abs" | "labs" | "llabs" if args.len() == 1 => {
+                let v = self.expr(&args[0])?;
+                let Some(s) = self.ty_of(&v) else { return err(span, "abs of a non-scalar") };
+                if s.is_float() {
+                    let x = self.rv_as(v, s, span)?;
+                    V::R(s, self.b.ins().fabs(x))
+                } else {
+                    let t = s.promote();
+                    let x = self.rv_as(v, t, span)?;
+                    let n = self.b.ins().ineg(x);
+                    let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, x, 0);
+                    self.cost(cost::SIMPLE_MATH);
+                    V::R(t, self.b.ins().select(neg, n, x))
+                }
+            }
+            "swap" => {
+                let [a, b] = args else { return err(span, "std::swap takes two arguments") };
+                let x = self.expr(a)?;
+                let y = self.expr(b)?;
+                let xv = self.load_value(x.clone(), span)?;
+                let yv = self.load_value(y.clone(), span)?;
+                self.assign(x, yv, span)?;
+                self.assign(y, xv, span)?;
+                V::Void
+            }
+            "memcpy" | "memset" => self.mem_fn(bare, args, span)?,
+            _ => match math(bare) {
+                Some((m, f32_only)) => self.math_call(m, f32_only, bare, args, span)?,
+                None => return Ok(None),
+            },
+        }))
+    }
+
+    fn math_call(&mut self, m: Math, force_f32: bool, name: &str, args: &[Expr], span: Span) -> Result<V> {
+        let vals = self.args(args)?;
+        let Some(first) = vals.first().and_then(|v| self.ty_of(v)) else {
+            return err(span, format!("'{name}' needs scalar arguments"));
+        };
+        let mut arg_t = vals.iter().filter_map(|v| self.ty_of(v)).fold(first, Scalar::common);
+        if !arg_t.is_float() {
+            arg_t = Scalar::Double;
+        }
+        if force_f32 {
+            arg_t = Scalar::Float;
+        }
+        let comp = if arg_t == Scalar::Double { Scalar::Double } else { Scalar::Float };
+        let mut xs = Vec::new();
+        for v in vals {
+            let (s, x) = self.rv(v, span)?;
+            // Half values are already f32.
+            let x = if s == Scalar::Half && comp == Scalar::Float { x } else { self.conv(x, s, comp) };
+            xs.push(x);
+        }
+        let ty = crate::lower::cl_pub(comp);
+        let need = |n: usize| -> Result<()> {
+            if xs.len() != n {
+                return err(span, format!("'{name}' takes {n} argument(s)"));
+            }
+            Ok(())
+        };
+        let r = match m {
+            Math::Native(op) => {
+                let two = matches!(op, "fmin" | "fmax" | "copysign");
+                need(if two { 2 } else { 1 })?;
+                self.cost(if op == "sqrt" { cost::SQRT } else { cost::SIMPLE_MATH });
+                match op {
+                    "sqrt" => self.b.ins().sqrt(xs[0]),
+                    "fabs" => self.b.ins().fabs(xs[0]),
+                    "floor" => self.b.ins().floor(xs[0]),
+                    "ceil" => self.b.ins().ceil(xs[0]),
+                    "trunc" => self.b.ins().trunc(xs[0]),
+                    "copysign" => self.b.ins().fcopysign(xs[0], xs[1]),
+                    _ => {
+                        // C fmin/fmax: a NaN operand yields the other one.
+                        let (a, b) = (xs[0], xs[1]);
+                        let m = if op == "fmin" { self.b.ins().fmin(a, b) } else { self.b.ins().fmax(a, b) };
+                        let an = self.b.ins().fcmp(FloatCC::Unordered, a, a);
+                        let bn = self.b.ins().fcmp(FloatCC::Unordered, b, b);
+                        let r = self.b.ins().select(bn, a, m);
+                        self.b.ins().select(an, b, r)
+                    }
+                }
+            }
+            Math::Host(f32f, f64f, n) => {
+                need(n as usize)?;
+                self.cost(cost::TRANSCENDENTAL);
+                let f = if comp == Scalar::Double { f64f } else { f32f };
+                self.host_call(f, &xs.clone(), ty)
+            }
+            Math::Class(k) => {
+                need(1)?;
+                self.cost(cost::COMPARE);
+                let x = xs[0];
+                let r = match k {
+                    "isnan" => self.b.ins().fcmp(FloatCC::Unordered, x, x),
+                    "signbit" => {
+                        let ity = if comp == Scalar::Double { types::I64 } else { types::I32 };
+                        let bits = self.b.ins().bitcast(ity, MemFlagsData::new(), x);
+                        self.b.ins().icmp_imm_s(IntCC::SignedLessThan, bits, 0)
+                    }
+                    _ => {
+                        let a = self.b.ins().fabs(x);
+                        let inf = if comp == Scalar::Double {
+                            self.b.ins().f64const(f64::INFINITY)
+                        } else {
+                            self.b.ins().f32const(f32::INFINITY)
+                        };
+                        if k == "isinf" {
+                            self.b.ins().fcmp(FloatCC::Equal, a, inf)
+                        } else {
+                            self.b.ins().fcmp(FloatCC::LessThan, a, inf)
+                        }
+                    }
+                };
+                return Ok(V::R(Scalar::Bool, r));
+            }
+        };
+        Ok(if arg_t == Scalar::Half { V::R(Scalar::Half, half_ir::round_half(&mut self.b, r)) } else { V::R(comp, r) })
+    }
+
+    fn mem_fn(&mut self, name: &str, args: &[Expr], span: Span) -> Result<V> {
+        let [a, b, n] = args else { return err(span, format!("'{name}' takes three arguments")) };
+        let dst = self.expr(a)?;
+        let dst = self.cast(CastKind::Static, &Ty::Ptr(Box::new(Ty::S(Scalar::UChar))), dst, span)?;
+        let V::Ptr(_, d) = dst else { unreachable!() };
+        let src = self.expr(b)?;
+        let n = self.expr(n)?;
+        let n = self.rv_as(n, Scalar::UInt, span)?;
+        let (s, fill) = if name == "memcpy" {
+            let src = self.cast(CastKind::Static, &Ty::Ptr(Box::new(Ty::S(Scalar::UChar))), src, span)?;
+            let V::Ptr(_, s) = src else { unreachable!() };
+            (Some(s), None)
+        } else {
+            (None, Some(self.rv_as(src, Scalar::UChar, span)?))
+        };
+        // Check both ranges once, then copy byte by byte.
+        let i = self.b.declare_var(types::I32);
+        let z = self.b.ins().iconst(types::I32, 0);
+        self.b.def_var(i, z);
+        let head = self.b.create_block();
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        self.jump(head, &[]);
+        self.b.switch_to_block(head);
+        let iv = self.b.use_var(i);
+        let c = self.b.ins().icmp(IntCC::UnsignedLessThan, iv, n);
+        self.brif(c, body, exit);
+        self.b.switch_to_block(body);
+        let iv = self.b.use_var(i);
+        let da = self.b.ins().iadd(d, iv);
+        let byte = match (s, fill) {
+            (Some(s), _) => {
+                let sa = self.b.ins().iadd(s, iv);
+                self.load_scalar(Scalar::UChar, Place::Tile(sa))
+            }
+            (_, Some(f)) => f,
+            _ => unreachable!(),
+        };
+        self.store_scalar(Scalar::UChar, Place::Tile(da), byte);
+        let ni = self.b.ins().iadd_imm_s(iv, 1);
+        self.b.def_var(i, ni);
+        self.jump(head, &[]);
+        self.b.switch_to_block(exit);
+        Ok(V::Void)
+    }
+
+    fn printf(&mut self, args: &[Expr], span: Span) -> Result<V> {
+        let Some(Expr { kind: ExprKind::Str(fmt), span: fspan }) = args.first() else {
+            return err(span, "printf needs a string literal format");
+        };
+        // Check conversions.
+        let conv = crate::printf::conversions(fmt).map_err(|m| crate::diag::Diagnostic::new(*fspan, m))?;
+        if conv.len() != args.len() - 1 {
+            return err(span, format!("printf format has {} conversions but {} arguments", conv.len(), args.len() - 1));
+        }
+        self.cost(cost::PRINTF);
+        let fbuf = self.stack(fmt.len() as u32 + 1, 8);
+        for (i, b) in fmt.iter().enumerate() {
+            let c = self.b.ins().iconst(types::I8, *b as i64);
+            self.b.ins().store(MemFlagsData::trusted(), c, fbuf, i as i32);
+        }
+        let abuf = self.stack(8 * (args.len() as u32).max(1), 8);
+        for (i, (a, is_float)) in args[1..].iter().zip(conv).enumerate() {
+            let v = self.expr(a)?;
+            let Some(s) = self.ty_of(&v).or(match &v {
+                V::Ptr(..) => Some(Scalar::UInt),
+                _ => None,
+            }) else {
+                return err(a.span, "printf argument must be a scalar");
+            };
+            let word = if s.is_float() || is_float {
+                let x = self.rv_as(v, Scalar::Double, a.span)?;
+                self.b.ins().bitcast(types::I64, MemFlagsData::new(), x)
+            } else {
+                let t = if s.is_signed() { Scalar::LongLong } else { Scalar::ULongLong };
+                let pt = s.promote();
+                let x = self.rv_as(v, pt, a.span)?;
+                self.conv(x, pt, t)
+            };
+            self.b.ins().store(MemFlagsData::trusted(), word, abuf, (i * 8) as i32);
+        }
+        let mut sig = Signature::new(cranelift_codegen::isa::CallConv::SystemV);
+        sig.params.push(AbiParam::new(types::I64));
+        sig.params.push(AbiParam::new(types::I64));
+        sig.params.push(AbiParam::new(types::I32));
+        sig.params.push(AbiParam::new(types::I64));
+        sig.params.push(AbiParam::new(types::I32));
+        let sref = self.b.import_signature(sig);
+        let table = self.b.ins().load(types::I64, MemFlagsData::trusted(), self.ctx, abi::OFFSET_HOST);
+        let fp = self.b.ins().load(types::I64, MemFlagsData::trusted(), table, HostFn::Printf.table_offset());
+        let len = self.b.ins().iconst(types::I32, fmt.len() as i64);
+        let nargs = self.b.ins().iconst(types::I32, (args.len() - 1) as i64);
+        let ctx = self.ctx;
+        self.b.ins().call_indirect(sref, fp, &[ctx, fbuf, len, abuf, nargs]);
+        Ok(V::C(Scalar::Int, CV::I(0)))
+    }
+}
+
+fn const_expr(s: Scalar, c: CV, span: Span) -> Expr {
+    let inner = match c {
+        CV::I(i) => Expr { span, kind: ExprKind::Int(i as u64, false, true, false) },
+        CV::F(f) => Expr { span, kind: ExprKind::Float(f, false) },
+    };
+    let ty = TypeName { span, kind: TypeKind::Scalar(s), is_const: false };
+    Expr { span, kind: ExprKind::Cast(CastKind::Static, ty, Box::new(inner)) }
+}

@@ -1,0 +1,1613 @@
+//! A hand-written recursive-descent parser for the codelet C++ subset.
+//!
+//! C++ cannot be parsed without knowing which names are types and which are
+//! templates (`a < b` vs `X<b>`), so the parser keeps two sets as it goes:
+//! names declared as types (classes, enums, aliases, template type
+//! parameters) and names of templates. Constructs outside the subset are
+//! rejected here when they are purely syntactic (`virtual`, `try`, `goto`,
+//! `asm`, `new`, …), with a message naming them.
+
+use std::collections::HashSet;
+use std::rc::Rc;
+
+use crate::ast::*;
+use crate::diag::{err, Result, Span};
+use crate::lex::{Tok, Token};
+use crate::types::Scalar;
+
+pub struct Parser {
+    toks: Vec<Token>,
+    pos: usize,
+    types: HashSet<String>,
+    templates: HashSet<String>,
+    eof: Token,
+    depth: u32,
+}
+
+const MAX_DEPTH: u32 = 200;
+
+const BUILTIN_TYPES: &[&str] = &[
+    "Input", "Output", "InOut", "Vector", "VectorList", "Vertex", "MultiVertex", "SupervisorVertex", "half",
+    "size_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+    "numeric_limits", "is_same", "conditional", "is_integral", "is_floating_point", "enable_if", "array",
+    "half2", "half4", "float2", "float4", "int2", "int4", "ptrdiff_t", "uintptr_t", "intptr_t",
+    "is_unsigned", "is_signed", "remove_const", "make_unsigned",
+];
+const BUILTIN_TEMPLATES: &[&str] = &[
+    "Input", "Output", "InOut", "Vector", "VectorList", "numeric_limits", "is_same", "conditional",
+    "is_integral", "is_floating_point", "enable_if", "min", "max", "abs", "array", "is_same_v",
+    "is_integral_v", "is_floating_point_v", "conditional_t", "enable_if_t", "is_unsigned", "is_signed",
+    "remove_const", "make_unsigned", "swap",
+];
+
+const REJECTED_KEYWORDS: &[(&str, &str)] = &[
+    ("virtual", "virtual functions are not supported in codelets"),
+    ("try", "exceptions are not supported in codelets"),
+    ("throw", "exceptions are not supported in codelets"),
+    ("catch", "exceptions are not supported in codelets"),
+    ("goto", "'goto' is not supported in codelets"),
+    ("asm", "inline assembly is not supported in codelets"),
+    ("__asm__", "inline assembly is not supported in codelets"),
+    ("__asm", "inline assembly is not supported in codelets"),
+    ("new", "dynamic allocation ('new') is not supported in codelets"),
+    ("delete", "dynamic allocation ('delete') is not supported in codelets"),
+    ("typeid", "RTTI ('typeid') is not supported in codelets"),
+    ("dynamic_cast", "RTTI ('dynamic_cast') is not supported in codelets"),
+    ("union", "unions are not supported in codelets"),
+    ("co_await", "coroutines are not supported in codelets"),
+    ("co_return", "coroutines are not supported in codelets"),
+    ("thread_local", "'thread_local' is not supported in codelets"),
+];
+
+fn scalar_keyword(s: &str) -> bool {
+    matches!(
+        s,
+        "int" | "unsigned" | "signed" | "short" | "long" | "char" | "bool" | "float" | "double" | "void" | "auto"
+    )
+}
+
+impl Parser {
+    pub fn new(toks: Vec<Token>) -> Parser {
+        let end = toks.last().map(|t| Span { lo: t.span.hi, ..t.span }).unwrap_or_default();
+        Parser {
+            toks,
+            pos: 0,
+            types: BUILTIN_TYPES.iter().map(|s| s.to_string()).collect(),
+            templates: BUILTIN_TEMPLATES.iter().map(|s| s.to_string()).collect(),
+            eof: Token {
+                kind: Tok::Eof,
+                text: Rc::from(""),
+                span: end,
+                bol: true,
+                space_before: false,
+                noexpand: false,
+            },
+            depth: 0,
+        }
+    }
+
+    fn peek(&self) -> &Token {
+        self.toks.get(self.pos).unwrap_or(&self.eof)
+    }
+    fn peek_at(&self, n: usize) -> &Token {
+        self.toks.get(self.pos + n).unwrap_or(&self.eof)
+    }
+    fn at(&self, k: Tok) -> bool {
+        self.peek().kind == k
+    }
+    fn at_kw(&self, s: &str) -> bool {
+        self.peek().is_ident(s)
+    }
+    fn bump(&mut self) -> Token {
+        let t = self.peek().clone();
+        if self.pos < self.toks.len() {
+            self.pos += 1;
+        }
+        t
+    }
+    fn eat(&mut self, k: Tok) -> bool {
+        if self.at(k) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn eat_kw(&mut self, s: &str) -> bool {
+        if self.at_kw(s) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn span(&self) -> Span {
+        self.peek().span
+    }
+    fn prev_span(&self) -> Span {
+        if self.pos == 0 {
+            return self.span();
+        }
+        self.toks[self.pos - 1].span
+    }
+    fn join(a: Span, b: Span) -> Span {
+        if a.file == b.file && b.hi >= a.lo {
+            Span { file: a.file, lo: a.lo, hi: b.hi }
+        } else {
+            a
+        }
+    }
+    fn expect(&mut self, k: Tok, what: &str) -> Result<Token> {
+        if self.at(k) {
+            return Ok(self.bump());
+        }
+        let t = self.peek();
+        let found = if t.kind == Tok::Eof { "end of file".to_string() } else { format!("'{}'", t.text) };
+        err(t.span, format!("expected {what}, found {found}"))
+    }
+    fn ident(&mut self) -> Result<(String, Span)> {
+        let t = self.peek().clone();
+        if t.kind == Tok::Ident {
+            self.check_keyword(&t)?;
+            self.pos += 1;
+            return Ok((t.text.to_string(), t.span));
+        }
+        let found = if t.kind == Tok::Eof { "end of file".to_string() } else { format!("'{}'", t.text) };
+        err(t.span, format!("expected an identifier, found {found}"))
+    }
+    fn check_keyword(&self, t: &Token) -> Result<()> {
+        if t.kind == Tok::Ident {
+            if let Some((_, msg)) = REJECTED_KEYWORDS.iter().find(|(k, _)| **k == *t.text) {
+                return err(t.span, *msg);
+            }
+        }
+        Ok(())
+    }
+    fn enter(&mut self) -> Result<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return err(self.span(), "construct nested too deeply");
+        }
+        Ok(())
+    }
+
+    /// `>` closing a template argument list, splitting nothing (the lexer
+    /// never makes `>>`).
+    fn close_angle(&mut self) -> Result<()> {
+        if self.at(Tok::Ge) || self.at(Tok::ShrEq) {
+            return err(self.span(), "'>=' after a template argument list is not supported; add a space");
+        }
+        self.expect(Tok::Gt, "'>'")?;
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------- items
+
+    pub fn parse_unit(&mut self) -> Result<Vec<Item>> {
+        let mut items = Vec::new();
+        while !self.at(Tok::Eof) {
+            if self.eat(Tok::Semi) {
+                continue;
+            }
+            items.push(self.item()?);
+        }
+        Ok(items)
+    }
+
+    fn skip_attributes(&mut self) -> Result<()> {
+        while self.at(Tok::LBracket) && self.peek_at(1).is(Tok::LBracket) {
+            let mut level = 0;
+            loop {
+                let t = self.bump();
+                match t.kind {
+                    Tok::LBracket => level += 1,
+                    Tok::RBracket => {
+                        level -= 1;
+                        if level == 0 {
+                            break;
+                        }
+                    }
+                    Tok::Eof => return err(t.span, "unterminated attribute"),
+                    _ => {}
+                }
+            }
+        }
+        while self.at_kw("__attribute__") || self.at_kw("alignas") {
+            self.bump();
+            self.skip_parens()?;
+        }
+        Ok(())
+    }
+
+    fn skip_parens(&mut self) -> Result<()> {
+        self.expect(Tok::LParen, "'('")?;
+        let mut level = 1;
+        while level > 0 {
+            let t = self.bump();
+            match t.kind {
+                Tok::LParen => level += 1,
+                Tok::RParen => level -= 1,
+                Tok::Eof => return err(t.span, "unbalanced parentheses"),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn item(&mut self) -> Result<Item> {
+        self.enter()?;
+        let r = self.item_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn item_inner(&mut self) -> Result<Item> {
+        self.skip_attributes()?;
+        let t = self.peek().clone();
+        self.check_keyword(&t)?;
+        if self.eat_kw("namespace") {
+            let mut names = vec![self.ident()?.0];
+            while self.eat(Tok::ColonColon) {
+                names.push(self.ident()?.0);
+            }
+            self.expect(Tok::LBrace, "'{'")?;
+            let mut items = Vec::new();
+            while !self.eat(Tok::RBrace) {
+                if self.at(Tok::Eof) {
+                    return err(t.span, "unterminated namespace");
+                }
+                if self.eat(Tok::Semi) {
+                    continue;
+                }
+                items.push(self.item()?);
+            }
+            let mut item = Item::Namespace(names.pop().unwrap_or_default(), items);
+            while let Some(n) = names.pop() {
+                item = Item::Namespace(n, vec![item]);
+            }
+            return Ok(item);
+        }
+        if self.at_kw("extern") && self.peek_at(1).is(Tok::Str) {
+            self.bump();
+            self.bump();
+            if self.eat(Tok::LBrace) {
+                let mut items = Vec::new();
+                while !self.eat(Tok::RBrace) {
+                    if self.at(Tok::Eof) {
+                        return err(t.span, "unterminated extern block");
+                    }
+                    items.push(self.item()?);
+                }
+                return Ok(Item::Namespace(String::new(), items));
+            }
+            return self.item();
+        }
+        if self.eat_kw("using") {
+            if self.eat_kw("namespace") {
+                let p = self.path()?;
+                self.expect(Tok::Semi, "';'")?;
+                return Ok(Item::UsingNamespace(p));
+            }
+            if self.peek().kind == Tok::Ident && self.peek_at(1).is(Tok::Assign) {
+                let (name, span) = self.ident()?;
+                self.bump();
+                let ty = self.type_name()?;
+                self.expect(Tok::Semi, "';'")?;
+                self.types.insert(name.clone());
+                return Ok(Item::Alias(span, name, None, ty));
+            }
+            self.eat_kw("typename");
+            let p = self.path()?;
+            self.expect(Tok::Semi, "';'")?;
+            let last = p.last().to_string();
+            if self.types.contains(&last) {
+                self.types.insert(last.clone());
+            }
+            return Ok(Item::UsingDecl(p));
+        }
+        if self.eat_kw("typedef") {
+            let ty = self.type_name()?;
+            let (name, span) = self.ident()?;
+            self.expect(Tok::Semi, "';'")?;
+            self.types.insert(name.clone());
+            return Ok(Item::Alias(span, name, None, ty));
+        }
+        if self.at_kw("static_assert") {
+            let (span, e, m) = self.static_assert()?;
+            return Ok(Item::StaticAssert(span, e, m));
+        }
+        if self.at_kw("template") {
+            return self.template_item();
+        }
+        if self.at_kw("enum") {
+            let e = self.enum_decl()?;
+            self.expect(Tok::Semi, "';'")?;
+            return Ok(Item::Enum(e));
+        }
+        if (self.at_kw("class") || self.at_kw("struct"))
+            && self.peek_at(1).is(Tok::Ident)
+            && matches!(self.peek_at(2).kind, Tok::LBrace | Tok::Colon | Tok::Semi | Tok::Lt)
+            || ((self.at_kw("class") || self.at_kw("struct")) && self.peek_at(2).is(Tok::LBracket))
+        {
+            let c = self.class(None)?;
+            return Ok(Item::Class(c));
+        }
+        // Function or variable.
+        self.decl_item(None)
+    }
+
+    fn static_assert(&mut self) -> Result<(Span, Expr, Option<String>)> {
+        let span = self.bump().span;
+        self.expect(Tok::LParen, "'('")?;
+        let e = self.assign_expr()?;
+        let mut msg = None;
+        if self.eat(Tok::Comma) {
+            let t = self.expect(Tok::Str, "a string literal")?;
+            msg = Some(String::from_utf8_lossy(&unescape(&t.text)).into_owned());
+        }
+        self.expect(Tok::RParen, "')'")?;
+        self.expect(Tok::Semi, "';'")?;
+        Ok((span, e, msg))
+    }
+
+    fn template_params(&mut self) -> Result<Vec<TParam>> {
+        self.expect(Tok::Lt, "'<'")?;
+        let mut ps = Vec::new();
+        if self.at(Tok::Gt) {
+            self.bump();
+            return Ok(ps);
+        }
+        loop {
+            let span = self.span();
+            if self.at_kw("typename") || self.at_kw("class") {
+                self.bump();
+                if self.at(Tok::Ellipsis) {
+                    return err(self.span(), "variadic templates are not supported in codelets");
+                }
+                let (name, _) = self.ident()?;
+                self.types.insert(name.clone());
+                let default = if self.eat(Tok::Assign) { Some(TArg::Type(self.type_name()?)) } else { None };
+                ps.push(TParam { span, name, kind: TParamKind::Type, default });
+            } else if self.at_kw("template") {
+                return err(span, "template template parameters are not supported in codelets");
+            } else {
+                let ty = self.type_name()?;
+                if self.at(Tok::Ellipsis) {
+                    return err(self.span(), "variadic templates are not supported in codelets");
+                }
+                let (name, _) = self.ident()?;
+                let default = if self.eat(Tok::Assign) { Some(TArg::Expr(self.binary(0, true)?)) } else { None };
+                ps.push(TParam { span, name, kind: TParamKind::Value(ty), default });
+            }
+            if self.eat(Tok::Comma) {
+                continue;
+            }
+            self.close_angle()?;
+            return Ok(ps);
+        }
+    }
+
+    fn template_item(&mut self) -> Result<Item> {
+        let span = self.bump().span; // template
+        if !self.at(Tok::Lt) {
+            // Explicit instantiation.
+            self.eat_kw("class");
+            self.eat_kw("struct");
+            let ty = self.type_name()?;
+            if self.at(Tok::LParen) || self.at(Tok::Ident) {
+                // Explicit instantiation of a function: accept and ignore.
+                while !self.at(Tok::Semi) && !self.at(Tok::Eof) {
+                    self.bump();
+                }
+                self.expect(Tok::Semi, "';'")?;
+                return Ok(Item::Namespace(String::new(), Vec::new()));
+            }
+            self.expect(Tok::Semi, "';'")?;
+            return Ok(Item::ExplicitInst(ty));
+        }
+        let tparams = self.template_params()?;
+        if self.at_kw("template") {
+            return err(self.span(), "member templates of class templates are not supported in codelets");
+        }
+        self.skip_attributes()?;
+        if self.at_kw("using") {
+            self.bump();
+            let (name, nspan) = self.ident()?;
+            self.expect(Tok::Assign, "'='")?;
+            let ty = self.type_name()?;
+            self.expect(Tok::Semi, "';'")?;
+            self.types.insert(name.clone());
+            self.templates.insert(name.clone());
+            return Ok(Item::Alias(nspan, name, Some(tparams), ty));
+        }
+        if (self.at_kw("class") || self.at_kw("struct")) && self.peek_at(1).is(Tok::Ident) {
+            let save = self.pos;
+            self.bump();
+            let name = self.peek().text.to_string();
+            self.types.insert(name.clone());
+            self.templates.insert(name);
+            self.pos = save;
+            let c = self.class(Some(tparams))?;
+            return Ok(Item::Class(c));
+        }
+        let _ = span;
+        self.decl_item(Some(tparams))
+    }
+
+    fn enum_decl(&mut self) -> Result<EnumDecl> {
+        let span = self.bump().span;
+        let scoped = self.eat_kw("class") || self.eat_kw("struct");
+        let name = if self.at(Tok::Ident) { self.ident()?.0 } else { String::new() };
+        self.types.insert(name.clone());
+        let underlying = if self.eat(Tok::Colon) { Some(self.type_name()?) } else { None };
+        let mut variants = Vec::new();
+        self.expect(Tok::LBrace, "'{'")?;
+        while !self.eat(Tok::RBrace) {
+            let (n, s) = self.ident()?;
+            let v = if self.eat(Tok::Assign) { Some(self.cond_expr()?) } else { None };
+            variants.push((n, s, v));
+            if !self.eat(Tok::Comma) {
+                self.expect(Tok::RBrace, "'}'")?;
+                break;
+            }
+        }
+        Ok(EnumDecl { span, name, scoped, underlying, variants })
+    }
+
+    fn class(&mut self, tparams: Option<Vec<TParam>>) -> Result<Class> {
+        let kw = self.bump();
+        let is_struct = &*kw.text == "struct";
+        self.skip_attributes()?;
+        let (name, span) = self.ident()?;
+        self.types.insert(name.clone());
+        let spec_args = if self.at(Tok::Lt) { Some(self.template_args()?) } else { None };
+        let mut bases = Vec::new();
+        if self.eat(Tok::Colon) {
+            loop {
+                if self.at_kw("virtual") {
+                    return err(self.span(), "virtual inheritance is not supported in codelets");
+                }
+                self.eat_kw("public");
+                self.eat_kw("private");
+                self.eat_kw("protected");
+                bases.push(self.type_name()?);
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        let mut members = Vec::new();
+        if self.eat(Tok::Semi) {
+            // Forward declaration.
+            return Ok(Class { span, name, tparams, spec_args, bases, members: Vec::new() });
+        }
+        self.expect(Tok::LBrace, "'{'")?;
+        let _ = is_struct;
+        while !self.eat(Tok::RBrace) {
+            if self.at(Tok::Eof) {
+                return err(span, format!("unterminated class '{name}'"));
+            }
+            if self.eat(Tok::Semi) {
+                continue;
+            }
+            if (self.at_kw("public") || self.at_kw("private") || self.at_kw("protected"))
+                && self.peek_at(1).is(Tok::Colon)
+            {
+                self.bump();
+                self.bump();
+                continue;
+            }
+            self.member(&name, &mut members)?;
+        }
+        self.skip_attributes()?;
+        self.expect(Tok::Semi, "';' after class definition")?;
+        Ok(Class { span, name, tparams, spec_args, bases, members })
+    }
+
+    fn member(&mut self, class: &str, members: &mut Vec<Member>) -> Result<()> {
+        self.skip_attributes()?;
+        let t = self.peek().clone();
+        self.check_keyword(&t)?;
+        if self.at_kw("friend") {
+            return err(t.span, "'friend' declarations are not supported in codelets");
+        }
+        if self.at_kw("using") || self.at_kw("typedef") || self.at_kw("enum") || self.at_kw("static_assert") {
+            members.push(Member::Item(self.item()?));
+            return Ok(());
+        }
+        if (self.at_kw("struct") || self.at_kw("class")) && self.peek_at(1).is(Tok::Ident) {
+            if matches!(self.peek_at(2).kind, Tok::LBrace | Tok::Colon) {
+                let c = self.class(None)?;
+                members.push(Member::Item(Item::Class(c)));
+                return Ok(());
+            }
+        }
+        if self.at_kw("template") {
+            let it = self.template_item()?;
+            members.push(Member::Item(it));
+            return Ok(());
+        }
+        // Constructors/destructors: declared only, or with a body we ignore.
+        let ctor = (self.at_kw(class) && self.peek_at(1).is(Tok::LParen))
+            || (self.at(Tok::Tilde) && self.peek_at(1).is_ident(class))
+            || (self.at_kw("explicit"));
+        if ctor {
+            while !self.at(Tok::Semi) && !self.at(Tok::LBrace) && !self.at(Tok::Eof) {
+                self.bump();
+            }
+            if self.at(Tok::LBrace) {
+                self.skip_block()?;
+            } else {
+                self.expect(Tok::Semi, "';'")?;
+            }
+            return Ok(());
+        }
+        match self.decl_item(None)? {
+            Item::Function(f) => members.push(Member::Method(f)),
+            Item::Var(v) => members.push(Member::Field(FieldDecl {
+                span: v.span,
+                ty: v.ty,
+                names: vec![(v.name, v.span, v.dims)],
+                is_static: v.is_static || v.is_constexpr,
+                init: v.init,
+            })),
+            Item::Namespace(_, vars) => {
+                // Several declarators: `Input<Vector<T>> a, b;`
+                let mut fd: Option<FieldDecl> = None;
+                for it in vars {
+                    if let Item::Var(v) = it {
+                        match &mut fd {
+                            None => {
+                                fd = Some(FieldDecl {
+                                    span: v.span,
+                                    ty: v.ty,
+                                    names: vec![(v.name, v.span, v.dims)],
+                                    is_static: v.is_static || v.is_constexpr,
+                                    init: v.init,
+                                })
+                            }
+                            Some(f) => f.names.push((v.name, v.span, v.dims)),
+                        }
+                    }
+                }
+                if let Some(f) = fd {
+                    members.push(Member::Field(f));
+                }
+            }
+            other => members.push(Member::Item(other)),
+        }
+        Ok(())
+    }
+
+    fn skip_block(&mut self) -> Result<()> {
+        let open = self.expect(Tok::LBrace, "'{'")?;
+        let mut level = 1;
+        while level > 0 {
+            let t = self.bump();
+            match t.kind {
+                Tok::LBrace => level += 1,
+                Tok::RBrace => level -= 1,
+                Tok::Eof => return err(open.span, "unbalanced braces"),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// A function or variable declaration at namespace or class scope.
+    fn decl_item(&mut self, tparams: Option<Vec<TParam>>) -> Result<Item> {
+        let mut is_constexpr = false;
+        let mut is_static = false;
+        loop {
+            self.skip_attributes()?;
+            if self.eat_kw("constexpr") || self.eat_kw("consteval") {
+                is_constexpr = true;
+            } else if self.eat_kw("static") {
+                is_static = true;
+            } else if self.eat_kw("inline")
+                || self.eat_kw("extern")
+                || self.eat_kw("__attribute__")
+                || self.eat_kw("mutable")
+                || self.eat_kw("register")
+            {
+            } else {
+                break;
+            }
+        }
+        let t = self.peek().clone();
+        self.check_keyword(&t)?;
+        let mut ty = if self.at_kw("auto") && !self.peek_at(1).is(Tok::Ident) {
+            self.type_name()?
+        } else {
+            self.type_name()?
+        };
+        // Declarators.
+        let mut decls = Vec::new();
+        loop {
+            let dty = self.ptr_declarator(ty.clone())?;
+            let (name, span) = if self.at_kw("operator") {
+                return err(self.span(), "operator overloading is not supported in codelets");
+            } else {
+                self.ident()?
+            };
+            if tparams.is_some() {
+                self.templates.insert(name.clone());
+            }
+            if self.at(Tok::LParen) && decls.is_empty() {
+                // Function.
+                let params = self.params()?;
+                self.eat_kw("const");
+                self.eat_kw("noexcept");
+                self.eat_kw("override");
+                self.eat_kw("final");
+                if self.at_kw("override") {
+                    self.bump();
+                }
+                let mut ret = dty;
+                if self.eat(Tok::Arrow) {
+                    ret = self.type_name()?;
+                }
+                self.skip_attributes()?;
+                let body = if self.eat(Tok::Semi) {
+                    None
+                } else if self.at(Tok::Assign) {
+                    self.bump();
+                    let t = self.bump();
+                    if &*t.text == "0" {
+                        return err(t.span, "pure virtual functions are not supported in codelets");
+                    }
+                    self.expect(Tok::Semi, "';'")?;
+                    None
+                } else {
+                    Some(self.block()?)
+                };
+                return Ok(Item::Function(Function {
+                    span,
+                    name,
+                    tparams,
+                    ret,
+                    params,
+                    body,
+                    is_constexpr,
+                    is_static,
+                }));
+            }
+            let mut dims = Vec::new();
+            while self.eat(Tok::LBracket) {
+                dims.push(self.expr()?);
+                self.expect(Tok::RBracket, "']'")?;
+            }
+            let init = self.initializer()?;
+            decls.push(VarDecl { span, ty: dty, name, dims, init, is_constexpr, is_static });
+            if self.eat(Tok::Comma) {
+                ty.span = span;
+                continue;
+            }
+            self.expect(Tok::Semi, "';'")?;
+            break;
+        }
+        if tparams.is_some() {
+            return err(decls[0].span, "variable templates are not supported in codelets");
+        }
+        if decls.len() == 1 {
+            return Ok(Item::Var(decls.pop().unwrap()));
+        }
+        Ok(Item::Namespace(String::new(), decls.into_iter().map(Item::Var).collect()))
+    }
+
+    fn initializer(&mut self) -> Result<Option<Expr>> {
+        if self.eat(Tok::Assign) {
+            if self.at(Tok::LBrace) {
+                return Ok(Some(self.init_list()?));
+            }
+            return Ok(Some(self.assign_expr()?));
+        }
+        if self.at(Tok::LBrace) {
+            return Ok(Some(self.init_list()?));
+        }
+        if self.at(Tok::LParen) {
+            let span = self.bump().span;
+            let e = self.expr()?;
+            self.expect(Tok::RParen, "')'")?;
+            return Ok(Some(Expr { span, kind: e.kind }));
+        }
+        Ok(None)
+    }
+
+    fn init_list(&mut self) -> Result<Expr> {
+        let span = self.expect(Tok::LBrace, "'{'")?.span;
+        let mut v = Vec::new();
+        while !self.eat(Tok::RBrace) {
+            if self.at(Tok::LBrace) {
+                v.push(self.init_list()?);
+            } else {
+                v.push(self.assign_expr()?);
+            }
+            if !self.eat(Tok::Comma) {
+                self.expect(Tok::RBrace, "'}'")?;
+                break;
+            }
+        }
+        Ok(Expr { span, kind: ExprKind::InitList(v) })
+    }
+
+    fn params(&mut self) -> Result<Vec<Param>> {
+        self.expect(Tok::LParen, "'('")?;
+        let mut ps = Vec::new();
+        if self.at_kw("void") && self.peek_at(1).is(Tok::RParen) {
+            self.bump();
+        }
+        while !self.eat(Tok::RParen) {
+            if self.at(Tok::Ellipsis) {
+                return err(self.span(), "variadic functions are not supported in codelets");
+            }
+            let span = self.span();
+            let ty = self.type_name()?;
+            if self.at(Tok::Ellipsis) {
+                return err(self.span(), "variadic templates are not supported in codelets");
+            }
+            let ty = self.ptr_declarator(ty)?;
+            let name = if self.at(Tok::Ident) { Some(self.ident()?.0) } else { None };
+            let mut ty = ty;
+            if self.eat(Tok::LBracket) {
+                // Array parameter: a pointer.
+                if !self.at(Tok::RBracket) {
+                    self.expr()?;
+                }
+                self.expect(Tok::RBracket, "']'")?;
+                ty = TypeName { span: ty.span, kind: TypeKind::Ptr(Box::new(ty)), is_const: false };
+            }
+            let default = if self.eat(Tok::Assign) { Some(self.assign_expr()?) } else { None };
+            ps.push(Param { span, ty, name, default });
+            if !self.eat(Tok::Comma) {
+                self.expect(Tok::RParen, "')'")?;
+                break;
+            }
+        }
+        Ok(ps)
+    }
+
+    fn ptr_declarator(&mut self, mut ty: TypeName) -> Result<TypeName> {
+        loop {
+            let span = self.span();
+            if self.eat(Tok::Star) {
+                ty = TypeName { span, kind: TypeKind::Ptr(Box::new(ty)), is_const: false };
+            } else if self.eat(Tok::Amp) {
+                ty = TypeName { span, kind: TypeKind::Ref(Box::new(ty)), is_const: false };
+            } else if self.eat(Tok::AndAnd) {
+                ty = TypeName { span, kind: TypeKind::Ref(Box::new(ty)), is_const: false };
+            } else if self.eat_kw("const") || self.eat_kw("__restrict") || self.eat_kw("__restrict__") {
+                ty.is_const = true;
+            } else if self.eat_kw("volatile") {
+            } else {
+                return Ok(ty);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- types
+
+    /// Whether a type starts here (without consuming anything).
+    fn at_type(&self) -> bool {
+        let t = self.peek();
+        if t.kind == Tok::ColonColon {
+            return true;
+        }
+        if t.kind != Tok::Ident {
+            return false;
+        }
+        let s = &*t.text;
+        if scalar_keyword(s) || matches!(s, "const" | "volatile" | "typename" | "struct" | "decltype" | "constexpr") {
+            return true;
+        }
+        if self.types.contains(s) {
+            return true;
+        }
+        // Qualified name whose last segment is a type.
+        let mut i = 0;
+        while self.peek_at(i).is(Tok::Ident) && self.peek_at(i + 1).is(Tok::ColonColon) {
+            i += 2;
+        }
+        i > 0 && self.peek_at(i).is(Tok::Ident) && self.types.contains(&*self.peek_at(i).text)
+    }
+
+    pub fn type_name(&mut self) -> Result<TypeName> {
+        self.enter()?;
+        let r = self.type_name_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn type_name_inner(&mut self) -> Result<TypeName> {
+        let span = self.span();
+        let mut is_const = false;
+        while self.eat_kw("const") || self.eat_kw("volatile") || self.eat_kw("typename") || self.eat_kw("struct")
+        {
+            if self.toks[self.pos - 1].text.as_ref() == "const" {
+                is_const = true;
+            }
+        }
+        let t = self.peek().clone();
+        self.check_keyword(&t)?;
+        let kind = if t.kind == Tok::Ident && scalar_keyword(&t.text) {
+            self.scalar_type()?
+        } else if t.is_ident("decltype") {
+            self.bump();
+            self.expect(Tok::LParen, "'('")?;
+            let e = self.expr()?;
+            self.expect(Tok::RParen, "')'")?;
+            TypeKind::Decltype(Box::new(e))
+        } else if t.kind == Tok::Ident || t.kind == Tok::ColonColon {
+            TypeKind::Named(self.path()?)
+        } else {
+            return err(t.span, format!("expected a type, found '{}'", t.text));
+        };
+        while self.eat_kw("const") || self.eat_kw("volatile") {
+            is_const = true;
+        }
+        Ok(TypeName { span: Self::join(span, self.prev_span()), kind, is_const })
+    }
+
+    fn scalar_type(&mut self) -> Result<TypeKind> {
+        let mut unsigned = None;
+        let mut longs = 0;
+        let mut base: Option<&str> = None;
+        let span = self.span();
+        loop {
+            let t = self.peek().clone();
+            match &*t.text {
+                "unsigned" if t.kind == Tok::Ident => unsigned = Some(true),
+                "signed" if t.kind == Tok::Ident => unsigned = Some(false),
+                "long" if t.kind == Tok::Ident => longs += 1,
+                "short" | "int" | "char" | "bool" | "float" | "double" | "void" | "auto"
+                    if t.kind == Tok::Ident && base.is_none() =>
+                {
+                    base = Some(match &*t.text {
+                        "short" => "short",
+                        "int" => "int",
+                        "char" => "char",
+                        "bool" => "bool",
+                        "float" => "float",
+                        "double" => "double",
+                        "void" => "void",
+                        _ => "auto",
+                    })
+                }
+                "int" if t.kind == Tok::Ident && base == Some("short") => {}
+                "const" | "volatile" if t.kind == Tok::Ident => {}
+                _ => break,
+            }
+            self.bump();
+        }
+        let u = unsigned == Some(true);
+        Ok(match (base, longs) {
+            (Some("void"), 0) => TypeKind::Void,
+            (Some("auto"), 0) => TypeKind::Auto,
+            (Some("bool"), 0) => TypeKind::Scalar(Scalar::Bool),
+            (Some("float"), 0) => TypeKind::Scalar(Scalar::Float),
+            (Some("double"), _) => TypeKind::Scalar(Scalar::Double),
+            (Some("char"), 0) => TypeKind::Scalar(match unsigned {
+                None => Scalar::Char,
+                Some(true) => Scalar::UChar,
+                Some(false) => Scalar::SChar,
+            }),
+            (Some("short"), 0) => TypeKind::Scalar(if u { Scalar::UShort } else { Scalar::Short }),
+            (Some("int") | None, 0) => TypeKind::Scalar(if u { Scalar::UInt } else { Scalar::Int }),
+            (Some("int") | None, 1) => TypeKind::Scalar(if u { Scalar::ULong } else { Scalar::Long }),
+            (Some("int") | None, _) => TypeKind::Scalar(if u { Scalar::ULongLong } else { Scalar::LongLong }),
+            _ => return err(span, "invalid combination of type specifiers"),
+        })
+    }
+
+    fn path(&mut self) -> Result<Path> {
+        let span = self.span();
+        let global = self.eat(Tok::ColonColon);
+        let mut segs = Vec::new();
+        loop {
+            self.eat_kw("template");
+            let (name, _) = self.ident()?;
+            let args = if self.at(Tok::Lt) && self.templates.contains(&name) {
+                Some(self.template_args()?)
+            } else {
+                None
+            };
+            segs.push(Seg { name, args });
+            if self.at(Tok::ColonColon) && self.peek_at(1).is(Tok::Ident) {
+                self.bump();
+                continue;
+            }
+            break;
+        }
+        Ok(Path { span: Self::join(span, self.prev_span()), global, segs })
+    }
+
+    fn template_args(&mut self) -> Result<Vec<TArg>> {
+        self.enter()?;
+        self.expect(Tok::Lt, "'<'")?;
+        let mut args = Vec::new();
+        if self.at(Tok::Gt) {
+            self.bump();
+            self.depth -= 1;
+            return Ok(args);
+        }
+        loop {
+            if self.at_type() && !self.peek_at(1).is(Tok::LParen) {
+                let save = self.pos;
+                let ty = self.type_name()?;
+                let ty = self.ptr_declarator(ty)?;
+                if self.at(Tok::Comma) || self.at(Tok::Gt) {
+                    args.push(TArg::Type(ty));
+                } else {
+                    self.pos = save;
+                    args.push(TArg::Expr(self.template_arg_expr()?));
+                }
+            } else {
+                args.push(TArg::Expr(self.template_arg_expr()?));
+            }
+            if self.at(Tok::Ellipsis) {
+                return err(self.span(), "variadic templates are not supported in codelets");
+            }
+            if self.eat(Tok::Comma) {
+                continue;
+            }
+            self.close_angle()?;
+            break;
+        }
+        self.depth -= 1;
+        Ok(args)
+    }
+
+    fn template_arg_expr(&mut self) -> Result<Expr> {
+        // Inside template arguments `>` closes the list.
+        self.binary(0, true)
+    }
+
+    // ----------------------------------------------------------- statements
+
+    fn block(&mut self) -> Result<Vec<Stmt>> {
+        self.expect(Tok::LBrace, "'{'")?;
+        let mut v = Vec::new();
+        while !self.eat(Tok::RBrace) {
+            if self.at(Tok::Eof) {
+                return err(self.span(), "expected '}', found end of file");
+            }
+            v.push(self.stmt()?);
+        }
+        Ok(v)
+    }
+
+    fn stmt(&mut self) -> Result<Stmt> {
+        self.enter()?;
+        let r = self.stmt_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn stmt_inner(&mut self) -> Result<Stmt> {
+        self.skip_attributes()?;
+        let t = self.peek().clone();
+        let span = t.span;
+        self.check_keyword(&t)?;
+        let kind = match &*t.text {
+            _ if t.kind == Tok::LBrace => StmtKind::Block(self.block()?),
+            _ if t.kind == Tok::Semi => {
+                self.bump();
+                StmtKind::Empty
+            }
+            "if" if t.kind == Tok::Ident => {
+                self.bump();
+                let is_constexpr = self.eat_kw("constexpr");
+                self.expect(Tok::LParen, "'('")?;
+                let mut init = None;
+                if self.at_type() {
+                    let save = self.pos;
+                    if let Ok(Some(d)) = self.try_decl() {
+                        if self.prev_is_semi() {
+                            init = Some(Box::new(d));
+                        } else {
+                            self.pos = save;
+                        }
+                    } else {
+                        self.pos = save;
+                    }
+                }
+                let cond = self.expr()?;
+                self.expect(Tok::RParen, "')'")?;
+                let then = Box::new(self.stmt()?);
+                let els = if self.eat_kw("else") { Some(Box::new(self.stmt()?)) } else { None };
+                StmtKind::If { init, cond, then, els, is_constexpr }
+            }
+            "for" if t.kind == Tok::Ident => {
+                self.bump();
+                self.expect(Tok::LParen, "'('")?;
+                // Range-for?
+                if self.at_type() {
+                    let save = self.pos;
+                    let ty = self.type_name()?;
+                    let ty = self.ptr_declarator(ty)?;
+                    if self.at(Tok::Ident) && self.peek_at(1).is(Tok::Colon) {
+                        let (name, vspan) = self.ident()?;
+                        self.bump();
+                        let range = self.expr()?;
+                        self.expect(Tok::RParen, "')'")?;
+                        let body = Box::new(self.stmt()?);
+                        let var = VarDecl {
+                            span: vspan,
+                            ty,
+                            name,
+                            dims: vec![],
+                            init: None,
+                            is_constexpr: false,
+                            is_static: false,
+                        };
+                        return Ok(Stmt { span, kind: StmtKind::RangeFor { var, range, body } });
+                    }
+                    self.pos = save;
+                }
+                let init = if self.eat(Tok::Semi) { None } else { Some(Box::new(self.simple_stmt()?)) };
+                let cond = if self.at(Tok::Semi) { None } else { Some(self.expr()?) };
+                self.expect(Tok::Semi, "';'")?;
+                let step = if self.at(Tok::RParen) { None } else { Some(self.expr()?) };
+                self.expect(Tok::RParen, "')'")?;
+                let body = Box::new(self.stmt()?);
+                StmtKind::For { init, cond, step, body }
+            }
+            "while" if t.kind == Tok::Ident => {
+                self.bump();
+                self.expect(Tok::LParen, "'('")?;
+                let cond = self.expr()?;
+                self.expect(Tok::RParen, "')'")?;
+                StmtKind::While { cond, body: Box::new(self.stmt()?) }
+            }
+            "do" if t.kind == Tok::Ident => {
+                self.bump();
+                let body = Box::new(self.stmt()?);
+                if !self.eat_kw("while") {
+                    return err(self.span(), "expected 'while' after do body");
+                }
+                self.expect(Tok::LParen, "'('")?;
+                let cond = self.expr()?;
+                self.expect(Tok::RParen, "')'")?;
+                self.expect(Tok::Semi, "';'")?;
+                StmtKind::DoWhile { body, cond }
+            }
+            "switch" if t.kind == Tok::Ident => {
+                self.bump();
+                self.expect(Tok::LParen, "'('")?;
+                let cond = self.expr()?;
+                self.expect(Tok::RParen, "')'")?;
+                StmtKind::Switch { cond, body: Box::new(self.stmt()?) }
+            }
+            "case" if t.kind == Tok::Ident => {
+                self.bump();
+                let e = self.cond_expr()?;
+                self.expect(Tok::Colon, "':'")?;
+                StmtKind::Case(e)
+            }
+            "default" if t.kind == Tok::Ident && self.peek_at(1).is(Tok::Colon) => {
+                self.bump();
+                self.bump();
+                StmtKind::Default
+            }
+            "break" if t.kind == Tok::Ident => {
+                self.bump();
+                self.expect(Tok::Semi, "';'")?;
+                StmtKind::Break
+            }
+            "continue" if t.kind == Tok::Ident => {
+                self.bump();
+                self.expect(Tok::Semi, "';'")?;
+                StmtKind::Continue
+            }
+            "return" if t.kind == Tok::Ident => {
+                self.bump();
+                let e = if self.at(Tok::Semi) {
+                    None
+                } else if self.at(Tok::LBrace) {
+                    Some(self.init_list()?)
+                } else {
+                    Some(self.expr()?)
+                };
+                self.expect(Tok::Semi, "';'")?;
+                StmtKind::Return(e)
+            }
+            "static_assert" if t.kind == Tok::Ident => {
+                let (_, e, m) = self.static_assert()?;
+                StmtKind::StaticAssert(e, m)
+            }
+            "using" | "typedef" | "enum" if t.kind == Tok::Ident => StmtKind::Item(Box::new(self.item()?)),
+            "struct" | "class"
+                if t.kind == Tok::Ident && matches!(self.peek_at(2).kind, Tok::LBrace | Tok::Colon) =>
+            {
+                StmtKind::Item(Box::new(self.item()?))
+            }
+            _ => return self.simple_stmt(),
+        };
+        Ok(Stmt { span, kind })
+    }
+
+    fn prev_is_semi(&self) -> bool {
+        self.pos > 0 && self.toks[self.pos - 1].is(Tok::Semi)
+    }
+
+    /// A declaration statement if one starts here.
+    fn try_decl(&mut self) -> Result<Option<Stmt>> {
+        let span = self.span();
+        let mut is_constexpr = false;
+        let mut is_static = false;
+        loop {
+            if self.eat_kw("constexpr") {
+                is_constexpr = true;
+            } else if self.eat_kw("static") {
+                is_static = true;
+            } else if self.eat_kw("register") || self.eat_kw("inline") {
+            } else {
+                break;
+            }
+        }
+        if !self.at_type() {
+            return Ok(None);
+        }
+        let base = self.type_name()?;
+        let mut decls = Vec::new();
+        loop {
+            let ty = self.ptr_declarator(base.clone())?;
+            if !self.at(Tok::Ident) {
+                return Ok(None);
+            }
+            let (name, nspan) = self.ident()?;
+            let mut dims = Vec::new();
+            while self.eat(Tok::LBracket) {
+                dims.push(self.expr()?);
+                self.expect(Tok::RBracket, "']'")?;
+            }
+            if decls.is_empty() && !matches!(self.peek().kind, Tok::Assign | Tok::LBrace | Tok::Semi | Tok::Comma | Tok::LParen) {
+                return Ok(None);
+            }
+            let init = self.initializer()?;
+            decls.push(VarDecl { span: nspan, ty, name, dims, init, is_constexpr, is_static });
+            if self.eat(Tok::Comma) {
+                continue;
+            }
+            self.expect(Tok::Semi, "';'")?;
+            break;
+        }
+        Ok(Some(Stmt { span, kind: StmtKind::Decl(decls) }))
+    }
+
+    fn simple_stmt(&mut self) -> Result<Stmt> {
+        let span = self.span();
+        if self.at_type() || self.at_kw("static") || self.at_kw("constexpr") {
+            let save = self.pos;
+            match self.try_decl() {
+                Ok(Some(s)) => return Ok(s),
+                Ok(None) => self.pos = save,
+                Err(e) => {
+                    // Was it really a declaration? Retry as an expression.
+                    let decl_pos = self.pos;
+                    self.pos = save;
+                    match self.expr() {
+                        Ok(ex) if self.at(Tok::Semi) => {
+                            self.bump();
+                            return Ok(Stmt { span, kind: StmtKind::Expr(ex) });
+                        }
+                        _ => {
+                            self.pos = decl_pos;
+                            return Err(e);
+                        }
+                    }
+                }
+            }
+        }
+        let e = self.expr()?;
+        self.expect(Tok::Semi, "';'")?;
+        Ok(Stmt { span, kind: StmtKind::Expr(e) })
+    }
+
+    // ----------------------------------------------------------- expressions
+
+    pub fn expr(&mut self) -> Result<Expr> {
+        let mut e = self.assign_expr()?;
+        while self.at(Tok::Comma) {
+            self.bump();
+            let r = self.assign_expr()?;
+            let span = Self::join(e.span, r.span);
+            e = Expr { span, kind: ExprKind::Binary(BinOp::Comma, Box::new(e), Box::new(r)) };
+        }
+        Ok(e)
+    }
+
+    fn assign_expr(&mut self) -> Result<Expr> {
+        self.enter()?;
+        let r = self.assign_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn assign_inner(&mut self) -> Result<Expr> {
+        let lhs = self.cond_expr()?;
+        let op = match self.peek().kind {
+            Tok::Assign => None,
+            Tok::PlusEq => Some(BinOp::Add),
+            Tok::MinusEq => Some(BinOp::Sub),
+            Tok::StarEq => Some(BinOp::Mul),
+            Tok::SlashEq => Some(BinOp::Div),
+            Tok::PercentEq => Some(BinOp::Rem),
+            Tok::AmpEq => Some(BinOp::BitAnd),
+            Tok::PipeEq => Some(BinOp::BitOr),
+            Tok::CaretEq => Some(BinOp::BitXor),
+            Tok::ShlEq => Some(BinOp::Shl),
+            Tok::ShrEq => Some(BinOp::Shr),
+            Tok::Gt if self.peek_at(1).is(Tok::Ge) && self.adjacent() => {
+                self.bump();
+                Some(BinOp::Shr)
+            }
+            _ => return Ok(lhs),
+        };
+        let span = self.bump().span;
+        let rhs = if self.at(Tok::LBrace) { self.init_list()? } else { self.assign_expr()? };
+        Ok(Expr { span, kind: ExprKind::Assign(op, Box::new(lhs), Box::new(rhs)) })
+    }
+
+    fn adjacent(&self) -> bool {
+        let a = self.peek().span;
+        let b = self.peek_at(1).span;
+        a.file == b.file && a.hi == b.lo
+    }
+
+    fn cond_expr(&mut self) -> Result<Expr> {
+        let c = self.binary(0, false)?;
+        if self.at(Tok::Question) {
+            let span = self.bump().span;
+            let a = self.expr()?;
+            self.expect(Tok::Colon, "':'")?;
+            let b = self.assign_expr()?;
+            return Ok(Expr { span, kind: ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)) });
+        }
+        Ok(c)
+    }
+
+    fn binop(&self, in_targs: bool) -> Option<(BinOp, u8, usize)> {
+        let k = self.peek().kind;
+        Some(match k {
+            Tok::OrOr => (BinOp::Or, 1, 1),
+            Tok::AndAnd => (BinOp::And, 2, 1),
+            Tok::Pipe => (BinOp::BitOr, 3, 1),
+            Tok::Caret => (BinOp::BitXor, 4, 1),
+            Tok::Amp => (BinOp::BitAnd, 5, 1),
+            Tok::EqEq => (BinOp::Eq, 6, 1),
+            Tok::Ne => (BinOp::Ne, 6, 1),
+            Tok::Gt if in_targs => return None,
+            Tok::Gt if self.peek_at(1).is(Tok::Gt) && self.adjacent() => (BinOp::Shr, 8, 2),
+            Tok::Gt if self.peek_at(1).is(Tok::Ge) && self.adjacent() => return None,
+            Tok::Lt => (BinOp::Lt, 7, 1),
+            Tok::Gt => (BinOp::Gt, 7, 1),
+            Tok::Le => (BinOp::Le, 7, 1),
+            Tok::Ge => (BinOp::Ge, 7, 1),
+            Tok::Shl => (BinOp::Shl, 8, 1),
+            Tok::Plus => (BinOp::Add, 9, 1),
+            Tok::Minus => (BinOp::Sub, 9, 1),
+            Tok::Star => (BinOp::Mul, 10, 1),
+            Tok::Slash => (BinOp::Div, 10, 1),
+            Tok::Percent => (BinOp::Rem, 10, 1),
+            _ => return None,
+        })
+    }
+
+    fn binary(&mut self, min: u8, in_targs: bool) -> Result<Expr> {
+        self.enter()?;
+        let mut lhs = self.unary()?;
+        while let Some((op, prec, ntok)) = self.binop(in_targs) {
+            if prec < min {
+                break;
+            }
+            let span = self.span();
+            self.pos += ntok;
+            let rhs = self.binary(prec + 1, in_targs)?;
+            lhs = Expr { span, kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)) };
+        }
+        self.depth -= 1;
+        Ok(lhs)
+    }
+
+    fn unary(&mut self) -> Result<Expr> {
+        self.enter()?;
+        let r = self.unary_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn unary_inner(&mut self) -> Result<Expr> {
+        let t = self.peek().clone();
+        let span = t.span;
+        let op = match t.kind {
+            Tok::Minus => Some(UnOp::Neg),
+            Tok::Plus => Some(UnOp::Plus),
+            Tok::Bang => Some(UnOp::Not),
+            Tok::Tilde => Some(UnOp::BitNot),
+            Tok::Star => Some(UnOp::Deref),
+            Tok::Amp => Some(UnOp::AddrOf),
+            Tok::PlusPlus => Some(UnOp::PreInc),
+            Tok::MinusMinus => Some(UnOp::PreDec),
+            _ => None,
+        };
+        if let Some(op) = op {
+            self.bump();
+            let e = self.unary()?;
+            return Ok(Expr { span, kind: ExprKind::Unary(op, Box::new(e)) });
+        }
+        if t.is_ident("sizeof") || t.is_ident("alignof") {
+            self.bump();
+            let is_align = t.is_ident("alignof");
+            if self.at(Tok::LParen) {
+                let save = self.pos;
+                self.bump();
+                if self.at_type() {
+                    let ty = self.type_name()?;
+                    let ty = self.ptr_declarator(ty)?;
+                    if self.eat(Tok::RParen) {
+                        let kind = if is_align { ExprKind::AlignofType(ty) } else { ExprKind::SizeofType(ty) };
+                        return Ok(Expr { span, kind });
+                    }
+                }
+                self.pos = save;
+            }
+            let e = self.unary()?;
+            return Ok(Expr { span, kind: ExprKind::SizeofExpr(Box::new(e)) });
+        }
+        // C-style cast.
+        if t.kind == Tok::LParen {
+            let save = self.pos;
+            self.bump();
+            if self.at_type() {
+                if let Ok(ty) = self.type_name() {
+                    if let Ok(ty) = self.ptr_declarator(ty) {
+                        if self.eat(Tok::RParen) && !self.at(Tok::Dot) && !self.at(Tok::Arrow) {
+                            let e = self.unary()?;
+                            return Ok(Expr { span, kind: ExprKind::Cast(CastKind::CStyle, ty, Box::new(e)) });
+                        }
+                    }
+                }
+            }
+            self.pos = save;
+        }
+        let e = self.primary()?;
+        self.postfix(e)
+    }
+
+    fn postfix(&mut self, mut e: Expr) -> Result<Expr> {
+        loop {
+            let span = self.span();
+            e = match self.peek().kind {
+                Tok::LParen => {
+                    self.bump();
+                    let mut args = Vec::new();
+                    while !self.eat(Tok::RParen) {
+                        args.push(if self.at(Tok::LBrace) { self.init_list()? } else { self.assign_expr()? });
+                        if !self.eat(Tok::Comma) {
+                            self.expect(Tok::RParen, "')'")?;
+                            break;
+                        }
+                    }
+                    Expr { span: e.span, kind: ExprKind::Call(Box::new(e), args) }
+                }
+                Tok::LBracket => {
+                    self.bump();
+                    let i = self.expr()?;
+                    self.expect(Tok::RBracket, "']'")?;
+                    Expr { span, kind: ExprKind::Index(Box::new(e), Box::new(i)) }
+                }
+                Tok::Dot | Tok::Arrow => {
+                    let arrow = self.bump().kind == Tok::Arrow;
+                    self.eat_kw("template");
+                    let (name, nspan) = self.ident()?;
+                    Expr { span: nspan, kind: ExprKind::Member(Box::new(e), name, arrow) }
+                }
+                Tok::PlusPlus => {
+                    self.bump();
+                    Expr { span, kind: ExprKind::Unary(UnOp::PostInc, Box::new(e)) }
+                }
+                Tok::MinusMinus => {
+                    self.bump();
+                    Expr { span, kind: ExprKind::Unary(UnOp::PostDec, Box::new(e)) }
+                }
+                _ => return Ok(e),
+            };
+        }
+    }
+
+    fn primary(&mut self) -> Result<Expr> {
+        let t = self.peek().clone();
+        let span = t.span;
+        self.check_keyword(&t)?;
+        let kind = match t.kind {
+            Tok::Number => {
+                self.bump();
+                parse_number(&t.text).ok_or_else(|| crate::diag::Diagnostic::new(span, format!("invalid number '{}'", t.text)))?
+            }
+            Tok::Char => {
+                self.bump();
+                let b = unescape(&t.text);
+                ExprKind::Char(b.first().copied().unwrap_or(0) as i8 as i64)
+            }
+            Tok::Str => {
+                let mut bytes = Vec::new();
+                while self.at(Tok::Str) {
+                    let s = self.bump();
+                    bytes.extend(unescape(&s.text));
+                }
+                ExprKind::Str(bytes)
+            }
+            Tok::LParen => {
+                self.bump();
+                let e = self.expr()?;
+                self.expect(Tok::RParen, "')'")?;
+                return Ok(e);
+            }
+            Tok::LBracket => return self.lambda(),
+            Tok::LBrace => return self.init_list(),
+            Tok::Ident | Tok::ColonColon => match &*t.text {
+                "true" => {
+                    self.bump();
+                    ExprKind::Bool(true)
+                }
+                "false" => {
+                    self.bump();
+                    ExprKind::Bool(false)
+                }
+                "nullptr" | "NULL" => {
+                    self.bump();
+                    ExprKind::Int(0, false, false, false)
+                }
+                "this" => {
+                    self.bump();
+                    ExprKind::This
+                }
+                "static_cast" | "reinterpret_cast" | "const_cast" => {
+                    self.bump();
+                    let kind = match &*t.text {
+                        "static_cast" => CastKind::Static,
+                        "reinterpret_cast" => CastKind::Reinterpret,
+                        _ => CastKind::Const,
+                    };
+                    self.expect(Tok::Lt, "'<'")?;
+                    let ty = self.type_name()?;
+                    let ty = self.ptr_declarator(ty)?;
+                    self.close_angle()?;
+                    self.expect(Tok::LParen, "'('")?;
+                    let e = self.expr()?;
+                    self.expect(Tok::RParen, "')'")?;
+                    ExprKind::Cast(kind, ty, Box::new(e))
+                }
+                s if scalar_keyword(s) && s != "auto" => {
+                    // Functional cast `float(x)`.
+                    let ty = self.type_name()?;
+                    if self.at(Tok::LBrace) {
+                        let e = self.init_list()?;
+                        return Ok(Expr { span, kind: ExprKind::Cast(CastKind::Functional, ty, Box::new(e)) });
+                    }
+                    self.expect(Tok::LParen, "'('")?;
+                    let e = if self.at(Tok::RParen) {
+                        Expr { span, kind: ExprKind::Int(0, false, false, false) }
+                    } else {
+                        self.expr()?
+                    };
+                    self.expect(Tok::RParen, "')'")?;
+                    ExprKind::Cast(CastKind::Functional, ty, Box::new(e))
+                }
+                _ => {
+                    let p = self.path()?;
+                    if self.at(Tok::LBrace) && self.types.contains(p.last()) {
+                        let e = self.init_list()?;
+                        let ty = TypeName { span, kind: TypeKind::Named(p), is_const: false };
+                        return Ok(Expr { span, kind: ExprKind::Cast(CastKind::Functional, ty, Box::new(e)) });
+                    }
+                    ExprKind::Name(p)
+                }
+            },
+            Tok::Eof => return err(span, "expected an expression, found end of file"),
+            _ => return err(span, format!("expected an expression, found '{}'", t.text)),
+        };
+        Ok(Expr { span, kind })
+    }
+
+    fn lambda(&mut self) -> Result<Expr> {
+        let span = self.bump().span;
+        while !self.eat(Tok::RBracket) {
+            if self.at(Tok::Eof) {
+                return err(span, "unterminated lambda capture");
+            }
+            self.bump();
+        }
+        let params = if self.at(Tok::LParen) { self.params()? } else { Vec::new() };
+        self.eat_kw("mutable");
+        self.eat_kw("constexpr");
+        let ret = if self.eat(Tok::Arrow) { Some(self.type_name()?) } else { None };
+        let body = self.block()?;
+        Ok(Expr { span, kind: ExprKind::Lambda(Box::new(Lambda { params, ret, body })) })
+    }
+}
+
+/// Parses a C++ number literal.
+fn parse_number(text: &str) -> Option<ExprKind> {
+    let s = text.replace('\'', "");
+    let lower = s.to_ascii_lowercase();
+    let is_hex = lower.starts_with("0x");
+    if !is_hex && (lower.contains('.') || lower.contains('e')) || (!is_hex && lower.ends_with('f')) {
+        let f32_suffix = lower.ends_with('f');
+        let body = lower.trim_end_matches(['f', 'l']);
+        return body.parse::<f64>().ok().map(|v| ExprKind::Float(v, f32_suffix));
+    }
+    let mut body = lower.as_str();
+    let mut unsigned = false;
+    let mut long = false;
+    loop {
+        if let Some(b) = body.strip_suffix('u') {
+            unsigned = true;
+            body = b;
+        } else if let Some(b) = body.strip_suffix('l') {
+            long = true;
+            body = b;
+        } else {
+            break;
+        }
+    }
+    let (v, radix) = if let Some(h) = body.strip_prefix("0x") {
+        (u64::from_str_radix(h, 16).ok()?, 16)
+    } else if let Some(b) = body.strip_prefix("0b") {
+        (u64::from_str_radix(b, 2).ok()?, 2)
+    } else if body.len() > 1 && body.starts_with('0') {
+        (u64::from_str_radix(&body[1..], 8).ok()?, 8)
+    } else {
+        (body.parse::<u64>().ok()?, 10)
+    };
+    Some(ExprKind::Int(v, unsigned, long, radix != 10))
+}
+
+/// The bytes of a string or character literal (quotes and prefix removed).
+pub fn unescape(lit: &str) -> Vec<u8> {
+    let start = lit.find(['"', '\'']).map_or(0, |i| i + 1);
+    let inner = &lit[start..lit.len().saturating_sub(1).max(start)];
+    let b = inner.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' && i + 1 < b.len() {
+            i += 1;
+            let c = b[i];
+            i += 1;
+            out.push(match c {
+                b'n' => b'\n',
+                b't' => b'\t',
+                b'r' => b'\r',
+                b'0'..=b'7' => {
+                    let mut v = (c - b'0') as u32;
+                    let mut n = 1;
+                    while n < 3 && i < b.len() && (b'0'..=b'7').contains(&b[i]) {
+                        v = v * 8 + (b[i] - b'0') as u32;
+                        i += 1;
+                        n += 1;
+                    }
+                    v as u8
+                }
+                b'x' => {
+                    let mut v = 0u32;
+                    while i < b.len() && b[i].is_ascii_hexdigit() {
+                        v = v * 16 + (b[i] as char).to_digit(16).unwrap_or(0);
+                        i += 1;
+                    }
+                    v as u8
+                }
+                b'a' => 7,
+                b'b' => 8,
+                b'f' => 12,
+                b'v' => 11,
+                other => other,
+            });
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    out
+}

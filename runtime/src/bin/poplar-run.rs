@@ -1,0 +1,16 @@
+//! `poplar-run`: runs a `prog.exe` (or compiles and runs a `graph.pir`) on
+//! the `sim` or `cpu` device. All logic is in [`runtime::cli`]; this file
+//! connects it to the process's arguments, environment and streams.
+
+fn main() {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let env = runtime::cli::Env::from_process();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut err = std::io::stderr();
+    let code = runtime::cli::main(&argv, &env, &runtime::cli::compile_pir, &mut out, &mut err);
+    use std::io::Write;
+    let _ = out.flush();
+    drop(out);
+    std::process::exit(code);
+}

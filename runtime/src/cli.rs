@@ -1,0 +1,448 @@
+//! `poplar-run`'s command line, as a library function so that tests drive
+//! exactly the binary's code path ([`main`] takes the arguments, the
+//! environment and the two output streams).
+//!
+//! Actions run left to right in command-line order: `--write HANDLE=DATA`,
+//! `--stream NAME=DATA`, `--run PROGRAM`, `--read HANDLE[=FILE]`. With no
+//! `--run`, program 0 runs once, right after the last `--write` /
+//! `--stream` (so after every write and before the reads that follow).
+//! Standard output carries only program output, `--read` text and
+//! `--summary`; logs and errors go to standard error.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use linker::image::Image;
+
+use crate::data;
+use crate::engine::Engine;
+use crate::exec::DeviceKind;
+use crate::format;
+use crate::options::{EngineOptions, LogLevel};
+
+/// The environment variables the runtime honours, and the `/dev` listing.
+#[derive(Clone, Debug, Default)]
+pub struct Env {
+    pub log_level: Option<String>,
+    pub engine_options: Option<String>,
+    /// Entry names of `/dev` (for `--list-devices`).
+    pub dev_entries: Vec<String>,
+}
+
+impl Env {
+    /// Reads the real environment and `/dev`.
+    pub fn from_process() -> Env {
+        let dev_entries = std::fs::read_dir("/dev")
+            .map(|d| d.flatten().filter_map(|e| e.file_name().into_string().ok()).collect())
+            .unwrap_or_default();
+        Env {
+            log_level: std::env::var("POPLAR_LOG_LEVEL").ok(),
+            engine_options: std::env::var("POPLAR_ENGINE_OPTIONS").ok(),
+            dev_entries,
+        }
+    }
+}
+
+/// Compiles a `.pir` file in memory: the image and the compiler's warnings.
+pub type Compile<'a> = &'a dyn Fn(&Path) -> Result<(Image, Vec<String>), String>;
+
+#[derive(Clone, Debug, PartialEq)]
+enum Action {
+    Write(String, String),
+    Stream(String, String),
+    Run(String),
+    Read(String, Option<PathBuf>),
+}
+
+#[derive(Debug, Default)]
+struct Args {
+    input: Option<PathBuf>,
+    device: Option<DeviceKind>,
+    threads: Option<usize>,
+    max_cycles: Option<u64>,
+    profile: Option<PathBuf>,
+    summary: bool,
+    list_devices: bool,
+    help: bool,
+    version: bool,
+    actions: Vec<Action>,
+}
+
+const USAGE: &str = "\
+usage: poplar-run <prog.exe | graph.pir> [--device sim|cpu] [actions...]
+                  [--profile exec-profile.json] [--summary] [--threads N]
+                  [--max-cycles N] [--list-devices]
+
+actions, run left to right:
+  --write HANDLE=DATA    write a host_write handle (or a remote buffer)
+  --stream NAME=DATA     connect a stream to a host buffer, used circularly
+  --run PROGRAM          run a program by name or index
+  --read HANDLE[=FILE]   read a handle, remote buffer or to-host stream;
+                         print it, or write FILE (.npy, else raw .bin)
+DATA is a list [0,1,2], a splat 0, or a .npy / raw little-endian .bin file.
+Without --run, program 0 runs once after the writes and before the reads.
+
+environment: POPLAR_LOG_LEVEL (OFF ERR WARN INFO DEBUG TRACE),
+             POPLAR_ENGINE_OPTIONS (a JSON object, e.g. {\"debug.instrument\":\"true\"})
+";
+
+fn parse(argv: &[String]) -> Result<Args, String> {
+    let mut a = Args::default();
+    let mut i = 0;
+    while i < argv.len() {
+        let arg = &argv[i];
+        i += 1;
+        let (key, inline) = match arg.split_once('=') {
+            Some((k, v)) if k.starts_with("--") && !matches!(k, "--write" | "--stream" | "--read") => {
+                (k.to_string(), Some(v.to_string()))
+            }
+            _ => (arg.clone(), None),
+        };
+        let mut value = |what: &str| -> Result<String, String> {
+            if let Some(v) = &inline {
+                return Ok(v.clone());
+            }
+            let v = argv.get(i).cloned().ok_or_else(|| format!("{key} needs {what}"))?;
+            i += 1;
+            Ok(v)
+        };
+        match key.as_str() {
+            "--device" => {
+                a.device = Some(match value("a device (sim or cpu)")?.as_str() {
+                    "sim" | "ipu-model" | "IPU_MODEL" => DeviceKind::Sim,
+                    "cpu" | "CPU" => DeviceKind::Cpu,
+                    "ipu" | "hw" => {
+                        return Err(
+                            "this runtime cannot drive IPU hardware; use --device sim or --device cpu \
+                                    (see --list-devices)"
+                                .into(),
+                        )
+                    }
+                    other => return Err(format!("unknown device '{other}' (expected sim or cpu)")),
+                })
+            }
+            "--threads" => {
+                let v = value("a thread count")?;
+                a.threads = Some(v.parse().map_err(|_| format!("--threads takes a number, not '{v}'"))?);
+            }
+            "--max-cycles" => {
+                let v = value("a cycle count")?;
+                a.max_cycles =
+                    Some(v.parse().map_err(|_| format!("--max-cycles takes a number, not '{v}'"))?);
+            }
+            "--profile" => a.profile = Some(PathBuf::from(value("a file name")?)),
+            "--summary" => a.summary = true,
+            "--list-devices" => a.list_devices = true,
+            "-h" | "--help" => a.help = true,
+            "-V" | "--version" => a.version = true,
+            "--write" | "--stream" => {
+                let v = value("NAME=DATA")?;
+                let (n, d) = v.split_once('=').ok_or_else(|| format!("{key} takes NAME=DATA, not '{v}'"))?;
+                a.actions.push(if key == "--write" {
+                    Action::Write(n.to_string(), d.to_string())
+                } else {
+                    Action::Stream(n.to_string(), d.to_string())
+                });
+            }
+            "--run" => a.actions.push(Action::Run(value("a program name or index")?)),
+            "--read" => {
+                let v = value("HANDLE[=FILE]")?;
+                a.actions.push(match v.split_once('=') {
+                    Some((n, f)) => Action::Read(n.to_string(), Some(PathBuf::from(f))),
+                    None => Action::Read(v, None),
+                });
+            }
+            s if s.starts_with('-') && s.len() > 1 => return Err(format!("unknown option '{s}'")),
+            _ => {
+                if a.input.is_some() {
+                    return Err(format!("unexpected argument '{arg}' (one program file only)"));
+                }
+                a.input = Some(PathBuf::from(arg));
+            }
+        }
+    }
+    Ok(a)
+}
+
+struct Log<'a> {
+    level: LogLevel,
+    err: &'a mut dyn Write,
+}
+
+impl Log<'_> {
+    fn at(&mut self, level: LogLevel, msg: &str) {
+        if level <= self.level && level != LogLevel::Off {
+            let _ = writeln!(self.err, "PO:[{}] {msg}", level.tag());
+        }
+    }
+}
+
+/// `poplar-run` itself. Returns the exit status: 0, 1 for any error
+/// (loading, host data, a failing run), 2 for a usage error.
+pub fn main(argv: &[String], env: &Env, compile: Compile, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let args = match parse(argv) {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = writeln!(err, "poplar-run: error: {e}\n{USAGE}");
+            return 2;
+        }
+    };
+    if args.help {
+        let _ = write!(out, "{USAGE}");
+        return 0;
+    }
+    if args.version {
+        let _ = writeln!(out, "poplar-run {}", env!("CARGO_PKG_VERSION"));
+        return 0;
+    }
+    let level = match env.log_level.as_deref().map(LogLevel::parse).transpose() {
+        Ok(l) => l.unwrap_or(LogLevel::Off),
+        Err(e) => {
+            let _ = writeln!(err, "poplar-run: error: {e}");
+            return 1;
+        }
+    };
+    let mut log = Log { level, err };
+    match run(&args, env, compile, out, &mut log) {
+        Ok(()) => 0,
+        Err(e) => {
+            let _ = out.flush();
+            if e.contains("error:") {
+                // Already rendered by the compiler, with its own prefix.
+                let _ = write!(log.err, "{}{}", e, if e.ends_with('\n') { "" } else { "\n" });
+            } else {
+                let _ = writeln!(log.err, "poplar-run: error: {e}");
+            }
+            1
+        }
+    }
+}
+
+/// The device list of `--list-devices`.
+pub fn list_devices(env: &Env) -> String {
+    let mut s = String::from("Devices:\n");
+    s += "  sim   IPU Model: runs codelets on the host and models cycles (targets mk1, mk2, bow, cpu)\n";
+    s += "  cpu   native execution on the host's cores, no cycle model (any target)\n";
+    s += "Targets:\n";
+    s += "  mk1   1216 tiles, 262,144 bytes/tile, 1600 MHz, 6 workers\n";
+    s += "  mk2   1472 tiles, 638,976 bytes/tile, 1330 MHz, 6 workers\n";
+    s += "  bow   1472 tiles, 638,976 bytes/tile, 1850 MHz, 6 workers\n";
+    s += "  cpu   1 tile, 1 worker, memory bounded by the host\n";
+    let ipus = crate::hardware::scan(env.dev_entries.iter().map(String::as_str));
+    s += &crate::hardware::describe(&ipus);
+    s
+}
+
+fn run(args: &Args, env: &Env, compile: Compile, out: &mut dyn Write, log: &mut Log) -> Result<(), String> {
+    if args.list_devices {
+        let _ = write!(out, "{}", list_devices(env));
+        if args.input.is_none() {
+            return Ok(());
+        }
+    }
+    let input = args.input.as_ref().ok_or("no program given (a prog.exe or graph.pir)")?;
+    let mut opts = EngineOptions { device: args.device.unwrap_or(DeviceKind::Sim), ..Default::default() };
+    if let Some(text) = &env.engine_options {
+        for note in opts.apply_json(text)? {
+            log.at(LogLevel::Info, &format!("engine option {note}"));
+        }
+    }
+    if let Some(t) = args.threads {
+        opts.threads = t;
+    }
+    if args.max_cycles.is_some() {
+        opts.max_cycles = args.max_cycles;
+    }
+    if args.profile.is_some() || args.summary {
+        opts.profile = true;
+    }
+    let started = std::time::Instant::now();
+    let loaded = if input.extension().is_some_and(|e| e == "pir") {
+        let (image, warnings) = compile(input)?;
+        for w in warnings {
+            log.at(LogLevel::Warn, &w);
+        }
+        crate::load_image(image).map_err(|e| e.to_string())?
+    } else {
+        let bytes = std::fs::read(input).map_err(|e| format!("cannot read {}: {e}", input.display()))?;
+        crate::load(&bytes).map_err(|e| e.to_string())?
+    };
+    log.at(
+        LogLevel::Info,
+        &format!("loaded {} in {:.3} s", input.display(), started.elapsed().as_secs_f64()),
+    );
+    let mut engine = Engine::new(loaded, &opts);
+    log.at(
+        LogLevel::Info,
+        &format!(
+            "device {} on {} thread(s), target {} ({} tiles)",
+            opts.device.name(),
+            engine.threads(),
+            engine.image().target.name,
+            engine.image().tiles.len()
+        ),
+    );
+    let mut actions = args.actions.clone();
+    if !actions.iter().any(|a| matches!(a, Action::Run(_))) && !engine.image().programs.is_empty() {
+        let at = actions
+            .iter()
+            .rposition(|a| matches!(a, Action::Write(..) | Action::Stream(..)))
+            .map_or(0, |i| i + 1);
+        actions.insert(at, Action::Run("0".into()));
+    }
+    let base = input.parent().unwrap_or(Path::new("")).to_path_buf();
+    let _ = base;
+    for action in &actions {
+        match action {
+            Action::Write(name, text) => {
+                let info = engine.data_info(name).map_err(|e| e.to_string())?;
+                let bytes = host_data(text, &info, name)?;
+                engine.write(name, &bytes).map_err(|e| e.to_string())?;
+                log.at(LogLevel::Debug, &format!("wrote {} bytes to '{name}'", bytes.len()));
+            }
+            Action::Stream(name, text) => {
+                let info = engine.data_info(name).map_err(|e| e.to_string())?;
+                let elem = info.elem;
+                // A stream buffer is any whole number of elements.
+                let bytes = stream_data(text, elem, name)?;
+                engine.connect_stream(name, bytes).map_err(|e| e.to_string())?;
+            }
+            Action::Run(p) => {
+                let index = engine.program_index(p).map_err(|e| e.to_string())?;
+                let t = std::time::Instant::now();
+                let r = engine.run(index);
+                let _ = out.write_all(&engine.take_output());
+                r.map_err(|e| e.to_string())?;
+                log.at(
+                    LogLevel::Info,
+                    &format!(
+                        "ran program {index} in {:.3} s ({} cycles modelled, {} steps)",
+                        t.elapsed().as_secs_f64(),
+                        engine.totals().cycles,
+                        engine.totals().steps
+                    ),
+                );
+            }
+            Action::Read(name, file) => {
+                let info = engine.data_info(name).map_err(|e| e.to_string())?;
+                let bytes = engine.read(name).map_err(|e| e.to_string())?;
+                match file {
+                    None => {
+                        let _ = out
+                            .write_all(format::print_tensor(name, info.elem, &info.shape, &bytes).as_bytes());
+                    }
+                    Some(f) => {
+                        let content = if f.extension().is_some_and(|e| e == "npy") {
+                            data::to_npy(&bytes, info.elem, &info.shape)
+                        } else {
+                            bytes
+                        };
+                        std::fs::write(f, content)
+                            .map_err(|e| format!("cannot write {}: {e}", f.display()))?;
+                    }
+                }
+            }
+        }
+    }
+    if let Some(p) = &args.profile {
+        let json = serde_json::to_string_pretty(&engine.profile_json()).unwrap_or_default();
+        std::fs::write(p, json + "\n").map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+    }
+    if args.summary {
+        let _ = write!(out, "{}", engine.summary());
+    }
+    Ok(())
+}
+
+fn looks_like_file(text: &str) -> bool {
+    let t = text.trim();
+    t.ends_with(".npy") || t.ends_with(".bin")
+}
+
+fn host_data(text: &str, info: &crate::engine::DataInfo, name: &str) -> Result<Vec<u8>, String> {
+    if looks_like_file(text) {
+        let bytes = std::fs::read(text).map_err(|e| format!("cannot read {text}: {e}"))?;
+        if text.ends_with(".npy") {
+            data::from_npy(&bytes, info.elem, &info.shape, name)
+        } else {
+            data::from_bin(&bytes, info.elem, &info.shape, name)
+        }
+        .map_err(|e| e.to_string())
+    } else {
+        data::parse_literal(text, info.elem, &info.shape, name).map_err(|e| e.to_string())
+    }
+}
+
+/// A stream's host buffer: a list or file of any whole number of elements;
+/// a splat fills one block.
+fn stream_data(text: &str, elem: linker::gp::ElemType, name: &str) -> Result<Vec<u8>, String> {
+    if looks_like_file(text) {
+        let bytes = std::fs::read(text).map_err(|e| format!("cannot read {text}: {e}"))?;
+        if text.ends_with(".npy") {
+            let file =
+                npyz::NpyFile::new(&bytes[..]).map_err(|e| format!("{text}: not a valid .npy file: {e}"))?;
+            let n = file.len();
+            data::from_npy(&bytes, elem, &[n], name).map_err(|e| e.to_string())
+        } else {
+            let size = elem.size() as usize;
+            if bytes.len() % size != 0 {
+                return Err(format!("data for stream '{name}': {text} is not a whole number of elements"));
+            }
+            Ok(bytes)
+        }
+    } else if text.trim().starts_with('[') {
+        let count = text.split(',').count() as u64;
+        data::parse_literal(text, elem, &[count], name).map_err(|e| e.to_string())
+    } else {
+        data::parse_literal(text, elem, &[1], name).map_err(|e| e.to_string())
+    }
+}
+
+/// The `.pir` path of the binary: compiles through the compiler library.
+pub fn compile_pir(path: &Path) -> Result<(Image, Vec<String>), String> {
+    let compiled = compiler::compile_path(path, &compiler::Options::default())?;
+    let warnings = if compiled.warnings.trim().is_empty() {
+        vec![]
+    } else {
+        vec![compiled.warnings.trim_end().to_string()]
+    };
+    let image =
+        compiled.image.ok_or_else(|| format!("{}: the graph does not fit in tile memory", path.display()))?;
+    Ok((image, warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn actions_keep_their_order() {
+        let argv: Vec<String> = [
+            "p.exe",
+            "--write",
+            "a=[1,2]",
+            "--run",
+            "main",
+            "--read",
+            "b=out.npy",
+            "--device=cpu",
+            "--read",
+            "c",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let a = parse(&argv).unwrap();
+        assert_eq!(a.device, Some(DeviceKind::Cpu));
+        assert_eq!(
+            a.actions,
+            vec![
+                Action::Write("a".into(), "[1,2]".into()),
+                Action::Run("main".into()),
+                Action::Read("b".into(), Some("out.npy".into())),
+                Action::Read("c".into(), None),
+            ]
+        );
+        assert!(parse(&["--bogus".to_string()]).is_err());
+    }
+}

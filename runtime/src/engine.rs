@@ -1,0 +1,327 @@
+//! The host API: an [`Engine`] holds a loaded image on a device and lets a
+//! host program write and read tensors through handles, connect streams to
+//! circular host buffers (Poplar's `connectStream`), fill and drain remote
+//! buffers, and run programs by index or name — the shape of Poplar's
+//! `Engine`.
+//!
+//! ```no_run
+//! use runtime::{Engine, EngineOptions, DeviceKind};
+//! let bytes = std::fs::read("prog.exe").unwrap();
+//! let loaded = runtime::load(&bytes).unwrap();
+//! let mut engine = Engine::new(loaded, &EngineOptions { device: DeviceKind::Cpu, ..Default::default() });
+//! engine.write_values("v3-write", &[0f32; 16]).unwrap();
+//! engine.run_named("main").unwrap();
+//! let v3: Vec<f32> = engine.read_values("v3-read").unwrap();
+//! print!("{}", String::from_utf8_lossy(&engine.take_output()));
+//! ```
+
+use std::sync::Arc;
+
+use half::f16;
+use linker::gp::ElemType;
+use linker::image::{element_count, Image};
+
+use crate::error::{HostError, RunError};
+use crate::exec::{DeviceKind, Machine, Totals};
+use crate::loader::Loaded;
+use crate::options::EngineOptions;
+use crate::profile::{self, Recorder};
+
+/// What a host-visible name refers to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Named {
+    /// `host_write` (to the device) or `host_read` handle.
+    Handle {
+        index: usize,
+        to_device: bool,
+    },
+    Stream {
+        index: usize,
+        to_device: bool,
+    },
+    RemoteBuffer {
+        index: usize,
+    },
+}
+
+/// Element type and shape of a name's data as the host sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataInfo {
+    pub elem: ElemType,
+    pub shape: Vec<u64>,
+}
+
+/// A loaded image on a device.
+pub struct Engine {
+    machine: Machine,
+}
+
+/// Host element types usable with [`Engine::write_values`] / [`Engine::read_values`].
+pub trait Element: Copy {
+    const ELEM: ElemType;
+    fn put(self, out: &mut Vec<u8>);
+    fn get(b: &[u8]) -> Self;
+}
+
+macro_rules! element {
+    ($t:ty, $e:expr) => {
+        impl Element for $t {
+            const ELEM: ElemType = $e;
+            fn put(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            fn get(b: &[u8]) -> Self {
+                <$t>::from_le_bytes(b.try_into().unwrap())
+            }
+        }
+    };
+}
+element!(f32, ElemType::Float);
+element!(f64, ElemType::Double);
+element!(f16, ElemType::Half);
+element!(i8, ElemType::Char);
+element!(u8, ElemType::UChar);
+element!(i16, ElemType::Short);
+element!(u16, ElemType::UShort);
+element!(i32, ElemType::Int);
+element!(u32, ElemType::UInt);
+element!(i64, ElemType::Long);
+element!(u64, ElemType::ULong);
+
+impl Engine {
+    /// Puts a loaded image on the device the options name.
+    pub fn new(loaded: Loaded, opts: &EngineOptions) -> Engine {
+        let loaded = Arc::new(loaded);
+        let mut machine = Machine::new(loaded.clone(), opts.device, opts.threads);
+        machine.max_cycles = opts.max_cycles;
+        machine.uninstrumented = !opts.instrument_compute;
+        if opts.profile && opts.device == DeviceKind::Sim {
+            machine.rec = Some(Recorder::new(&loaded.image));
+        }
+        Engine { machine }
+    }
+
+    pub fn image(&self) -> &Image {
+        &self.machine.loaded.image
+    }
+
+    pub fn device(&self) -> DeviceKind {
+        self.machine.kind
+    }
+
+    /// Host threads the tiles run on.
+    pub fn threads(&self) -> usize {
+        self.machine.threads()
+    }
+
+    /// Looks a host-visible name up: handles, then streams, then remote buffers.
+    pub fn lookup(&self, name: &str) -> Result<Named, HostError> {
+        let img = self.image();
+        if let Some(i) = img.handles.iter().position(|h| h.name == name) {
+            return Ok(Named::Handle { index: i, to_device: img.handles[i].to_device });
+        }
+        if let Some(i) = img.streams.iter().position(|s| s.name == name) {
+            return Ok(Named::Stream { index: i, to_device: img.streams[i].to_device });
+        }
+        if let Some(i) = img.remote_buffers.iter().position(|b| b.name == name) {
+            return Ok(Named::RemoteBuffer { index: i });
+        }
+        let known = img
+            .handles
+            .iter()
+            .map(|h| h.name.as_str())
+            .chain(img.streams.iter().map(|s| s.name.as_str()))
+            .chain(img.remote_buffers.iter().map(|b| b.name.as_str()));
+        Err(HostError::unknown("handle", name, known))
+    }
+
+    /// Element type and shape of what [`Engine::write`] / [`Engine::read`]
+    /// move for `name`: a handle's tensor, a stream's block (a to-host
+    /// stream reads as all blocks received, `[n, shape…]`), a remote
+    /// buffer's `[repeats, shape…]`.
+    pub fn data_info(&self, name: &str) -> Result<DataInfo, HostError> {
+        let img = self.image();
+        Ok(match self.lookup(name)? {
+            Named::Handle { index, .. } => {
+                DataInfo { elem: img.handles[index].elem, shape: img.handles[index].shape.clone() }
+            }
+            Named::Stream { index, .. } => {
+                let s = &img.streams[index];
+                let block = element_count(&s.shape) * u64::from(s.elem.size());
+                let have = self.machine.host.streams[index].0.len() as u64;
+                let blocks = have.checked_div(block).unwrap_or(0);
+                let mut shape = vec![blocks];
+                shape.extend_from_slice(&s.shape);
+                DataInfo { elem: s.elem, shape }
+            }
+            Named::RemoteBuffer { index } => {
+                let b = &img.remote_buffers[index];
+                let mut shape = vec![u64::from(b.repeats)];
+                shape.extend_from_slice(&b.shape);
+                DataInfo { elem: b.elem, shape }
+            }
+        })
+    }
+
+    /// Writes a `host_write` handle's tensor, or a whole remote buffer.
+    pub fn write(&mut self, name: &str, data: &[u8]) -> Result<(), HostError> {
+        match self.lookup(name)? {
+            Named::Handle { index, to_device: true } => {
+                let loaded = self.machine.loaded.clone();
+                let h = &loaded.image.handles[index];
+                self.check_len(name, h.elem, &h.shape, data)?;
+                self.machine.write_regions(&h.regions, data)
+            }
+            Named::Handle { .. } => {
+                Err(HostError::Direction { name: name.into(), kind: "host_read handle", action: "written" })
+            }
+            Named::Stream { .. } => Err(HostError::Direction {
+                name: name.into(),
+                kind: "stream",
+                action: "written directly (connect it with --stream / connect_stream)",
+            }),
+            Named::RemoteBuffer { index } => {
+                let info = self.data_info(name)?;
+                self.check_len(name, info.elem, &info.shape, data)?;
+                self.machine.host.remote[index].copy_from_slice(data);
+                Ok(())
+            }
+        }
+    }
+
+    /// Reads a `host_read` handle's tensor, a remote buffer, or what a
+    /// to-host stream has delivered.
+    pub fn read(&self, name: &str) -> Result<Vec<u8>, HostError> {
+        match self.lookup(name)? {
+            Named::Handle { index, to_device: false } => {
+                Ok(self.machine.read_regions(&self.image().handles[index].regions))
+            }
+            Named::Handle { .. } => {
+                Err(HostError::Direction { name: name.into(), kind: "host_write handle", action: "read" })
+            }
+            Named::Stream { index, to_device: false } => Ok(self.machine.host.streams[index].0.clone()),
+            Named::Stream { .. } => {
+                Err(HostError::Direction { name: name.into(), kind: "host-to-device stream", action: "read" })
+            }
+            Named::RemoteBuffer { index } => Ok(self.machine.host.remote[index].clone()),
+        }
+    }
+
+    fn check_len(&self, name: &str, elem: ElemType, shape: &[u64], data: &[u8]) -> Result<(), HostError> {
+        let want = element_count(shape) * u64::from(elem.size());
+        if data.len() as u64 != want {
+            return Err(HostError::Data(format!(
+                "data for '{name}' has {} bytes, {} elements of {} need {want}",
+                data.len(),
+                element_count(shape),
+                crate::data::elem_name(elem)
+            )));
+        }
+        Ok(())
+    }
+
+    /// Connects a stream to a host buffer, used circularly: a host-to-device
+    /// stream reads it block after block, wrapping at the end; a
+    /// device-to-host stream overwrites it the same way. The buffer must
+    /// hold whole elements.
+    pub fn connect_stream(&mut self, name: &str, buffer: Vec<u8>) -> Result<(), HostError> {
+        let Named::Stream { index, .. } = self.lookup(name)? else {
+            return Err(HostError::Data(format!("'{name}' is not a stream")));
+        };
+        let elem = self.image().streams[index].elem;
+        if buffer.is_empty() || !buffer.len().is_multiple_of(elem.size() as usize) {
+            return Err(HostError::Data(format!(
+                "the buffer for stream '{name}' must hold a whole number (at least one) of {} elements",
+                crate::data::elem_name(elem)
+            )));
+        }
+        self.machine.host.streams[index] = (buffer, 0, true);
+        Ok(())
+    }
+
+    /// Typed [`Engine::write`]; the element type must match.
+    pub fn write_values<T: Element>(&mut self, name: &str, values: &[T]) -> Result<(), HostError> {
+        self.check_type::<T>(name)?;
+        let mut b = Vec::with_capacity(values.len() * T::ELEM.size() as usize);
+        values.iter().for_each(|v| v.put(&mut b));
+        self.write(name, &b)
+    }
+
+    /// Typed [`Engine::read`]; the element type must match.
+    pub fn read_values<T: Element>(&self, name: &str) -> Result<Vec<T>, HostError> {
+        self.check_type::<T>(name)?;
+        Ok(self.read(name)?.chunks_exact(T::ELEM.size() as usize).map(T::get).collect())
+    }
+
+    /// Typed [`Engine::connect_stream`].
+    pub fn connect_values<T: Element>(&mut self, name: &str, values: &[T]) -> Result<(), HostError> {
+        self.check_type::<T>(name)?;
+        let mut b = Vec::new();
+        values.iter().for_each(|v| v.put(&mut b));
+        self.connect_stream(name, b)
+    }
+
+    fn check_type<T: Element>(&self, name: &str) -> Result<(), HostError> {
+        let info = self.data_info(name)?;
+        if info.elem != T::ELEM {
+            return Err(HostError::Data(format!(
+                "'{name}' holds {}, not {}",
+                crate::data::elem_name(info.elem),
+                crate::data::elem_name(T::ELEM)
+            )));
+        }
+        Ok(())
+    }
+
+    /// A program's index from its name or its number.
+    pub fn program_index(&self, name_or_index: &str) -> Result<usize, HostError> {
+        let progs = &self.image().programs;
+        if let Some(i) = progs.iter().position(|p| p.name == name_or_index) {
+            return Ok(i);
+        }
+        if let Ok(i) = name_or_index.parse::<usize>() {
+            if i < progs.len() {
+                return Ok(i);
+            }
+        }
+        Err(HostError::unknown("program", name_or_index, progs.iter().map(|p| p.name.as_str())))
+    }
+
+    /// Runs program `index` to completion.
+    pub fn run(&mut self, index: usize) -> Result<(), RunError> {
+        self.machine.run_program(index)
+    }
+
+    /// Runs the program with this name (or number).
+    pub fn run_named(&mut self, name: &str) -> Result<(), RunError> {
+        let i = self.program_index(name)?;
+        self.run(i)
+    }
+
+    /// Text the programs printed (`print` steps, codelet `printf`) since the
+    /// last call, in execution order.
+    pub fn take_output(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.machine.host.output)
+    }
+
+    /// Cycle and step totals so far.
+    pub fn totals(&self) -> &Totals {
+        &self.machine.totals
+    }
+
+    /// The execution profile (sim with profiling on), else a CPU-mode stub.
+    pub fn profile_json(&self) -> serde_json::Value {
+        match &self.machine.rec {
+            Some(rec) => rec.to_json(self.image(), &self.machine.totals),
+            None => serde_json::json!({
+                "profilerMode": if self.device() == DeviceKind::Cpu { "CPU" } else { "NONE" },
+                "stepsExecuted": self.machine.totals.steps,
+            }),
+        }
+    }
+
+    /// A `printProfileSummary`-style text summary.
+    pub fn summary(&self) -> String {
+        profile::summary(self.image(), &self.machine.totals, self.machine.rec.as_ref(), self.device().name())
+    }
+}

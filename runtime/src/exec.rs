@@ -1,0 +1,806 @@
+//! The execution core shared by both devices: tile memories, the
+//! bulk-synchronous compute / exchange phases on a fixed pool of host
+//! threads, and the interpreter of the control program.
+//!
+//! Threads: a fixed rayon pool of N threads; thread `i` owns a fixed range
+//! of tiles (balanced by vertex count when the machine is built). In a
+//! compute phase each thread runs the vertices of its own tiles, in tile
+//! order; in an exchange phase each thread performs the transfers whose
+//! destination tile it owns (an image's transfers are sorted by destination
+//! and never read what the same phase writes). `broadcast` returning is the
+//! barrier. Every tile's result depends only on its own memory and the
+//! phase's transfers, so results are bit-identical for any N.
+//!
+//! `sim` runs the counting code variant and turns counts into cycles with
+//! [`crate::cost`]; `cpu` runs the plain variant and counts steps only.
+//! Printf output is collected per tile and joined in tile order.
+
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use linker::abi::{TileCtx, STATUS_OK};
+use linker::gp::VertexBase;
+use linker::image::{element_count, Exchange, Region, Scalar, Step};
+
+use crate::cost;
+use crate::error::{Fault, HostError, RunError, StepPath};
+use crate::format;
+use crate::loader::Loaded;
+use crate::profile::Recorder;
+
+/// Which device runs the image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceKind {
+    /// Native execution on the host's cores.
+    Cpu,
+    /// The IPU Model: the same execution plus the cycle model.
+    Sim,
+}
+
+impl DeviceKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DeviceKind::Cpu => "cpu",
+            DeviceKind::Sim => "sim",
+        }
+    }
+}
+
+/// Most worker contexts a target may have.
+pub const MAX_WORKERS: usize = 64;
+
+type Entry2 = unsafe extern "C" fn(*mut TileCtx, u32) -> u32;
+type Entry3 = unsafe extern "C" fn(*mut TileCtx, u32, u32) -> u32;
+
+/// A raw view of per-tile data that threads index by tile; each tile is
+/// touched only by the thread that owns it during a phase.
+#[derive(Clone, Copy)]
+struct Shared<T>(*mut T);
+// SAFETY: users uphold the ownership discipline described above.
+unsafe impl<T> Send for Shared<T> {}
+unsafe impl<T> Sync for Shared<T> {}
+impl<T> Shared<T> {
+    /// # Safety
+    /// `i` in bounds and owned by the calling thread for the phase.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn at(&self, i: usize) -> &mut T {
+        // SAFETY: per the contract.
+        unsafe { &mut *self.0.add(i) }
+    }
+}
+
+/// Static facts about one exchange, computed once.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ExchangeInfo {
+    pub bytes: u64,
+    /// Modelled cycles (slowest tile).
+    pub cycles: u64,
+    /// Sum over tiles of their exchange cycles.
+    pub tile_cycles: u64,
+    pub active_tiles: u32,
+    /// Largest bytes sent or received by one tile.
+    pub max_tile_bytes: u64,
+}
+
+/// Per-tile result of a compute phase.
+#[derive(Clone, Debug, Default)]
+struct TileResult {
+    cycles: u64,
+    active: u64,
+}
+
+/// Host-side data: stream buffers, remote buffers, printed text.
+#[derive(Debug, Default)]
+pub(crate) struct HostState {
+    /// Per stream: the host buffer and the next byte position.
+    pub streams: Vec<(Vec<u8>, usize, bool)>,
+    pub remote: Vec<Vec<u8>>,
+    pub output: Vec<u8>,
+}
+
+/// Cycle and step totals of everything run so far.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Modelled cycles (sim only).
+    pub cycles: u64,
+    pub compute: u64,
+    /// Tile-cycles with a worker issuing.
+    pub compute_active: u64,
+    /// Tile-cycles of all compute phases (compute summed over tiles).
+    pub compute_tile: u64,
+    pub exchange: u64,
+    pub host: u64,
+    pub sync: u64,
+    pub control: u64,
+    /// Steps executed (both devices).
+    pub steps: u64,
+}
+
+/// A loaded image on a device, with its memory.
+pub struct Machine {
+    pub(crate) loaded: Arc<Loaded>,
+    pub kind: DeviceKind,
+    storage: Vec<Vec<u64>>,
+    ptrs: Vec<usize>,
+    lens: Vec<u32>,
+    pool: Option<rayon::ThreadPool>,
+    /// Thread `i` owns tiles `bounds[i]..bounds[i+1]`.
+    bounds: Vec<u32>,
+    tile_out: Vec<Vec<u8>>,
+    tile_res: Vec<TileResult>,
+    /// Per compute set: exchange in and out; then per copy.
+    pub(crate) cs_info: Vec<(ExchangeInfo, ExchangeInfo)>,
+    pub(crate) copy_info: Vec<ExchangeInfo>,
+    pub(crate) host: HostState,
+    pub totals: Totals,
+    /// Stop when cycles (sim) or steps (cpu) exceed this.
+    pub max_cycles: Option<u64>,
+    pub(crate) rec: Option<Recorder>,
+    /// Run the plain variant on sim too (no instruction counts).
+    pub(crate) uninstrumented: bool,
+}
+
+/// Below this many bytes an exchange runs on the calling thread.
+const PARALLEL_EXCHANGE_BYTES: u64 = 64 * 1024;
+
+impl Machine {
+    /// Allocates tile memory (zeroed, then the initial segments) and the
+    /// thread pool. `threads` of 0 means all cores.
+    pub fn new(loaded: Arc<Loaded>, kind: DeviceKind, threads: usize) -> Machine {
+        let image = &loaded.image;
+        let mut storage: Vec<Vec<u64>> =
+            image.tiles.iter().map(|t| vec![0u64; (t.mem_size as usize).div_ceil(8)]).collect();
+        for (t, tile) in image.tiles.iter().enumerate() {
+            // SAFETY: the storage holds mem_size bytes, u8 view of u64s.
+            let bytes = unsafe {
+                std::slice::from_raw_parts_mut(storage[t].as_mut_ptr() as *mut u8, storage[t].len() * 8)
+            };
+            for s in &tile.init {
+                bytes[s.offset as usize..s.offset as usize + s.bytes.len()].copy_from_slice(&s.bytes);
+            }
+        }
+        let ptrs = storage.iter_mut().map(|s| s.as_mut_ptr() as usize).collect();
+        let lens = image.tiles.iter().map(|t| t.mem_size).collect();
+        let threads =
+            if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads };
+        let threads = threads.clamp(1, image.tiles.len().max(1));
+        let bounds = balance(image, threads);
+        let pool = (threads > 1).then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .thread_name(|i| format!("tile-worker-{i}"))
+                .build()
+                .expect("thread pool")
+        });
+        let ntiles = image.tiles.len();
+        let bpc = image.target.exchange_bytes_per_cycle;
+        let cs_info = image
+            .compute_sets
+            .iter()
+            .map(|cs| {
+                (exchange_info(&cs.exchange_in, ntiles, bpc), exchange_info(&cs.exchange_out, ntiles, bpc))
+            })
+            .collect();
+        let copy_info = image.copies.iter().map(|x| exchange_info(x, ntiles, bpc)).collect();
+        let host = HostState {
+            streams: image.streams.iter().map(|_| (Vec::new(), 0, false)).collect(),
+            remote: image
+                .remote_buffers
+                .iter()
+                .map(|b| {
+                    vec![
+                        0u8;
+                        (element_count(&b.shape) * u64::from(b.repeats) * u64::from(b.elem.size())) as usize
+                    ]
+                })
+                .collect(),
+            output: Vec::new(),
+        };
+        Machine {
+            kind,
+            storage,
+            ptrs,
+            lens,
+            pool,
+            bounds,
+            tile_out: vec![Vec::new(); ntiles],
+            tile_res: vec![TileResult::default(); ntiles],
+            cs_info,
+            copy_info,
+            host,
+            totals: Totals::default(),
+            max_cycles: None,
+            rec: None,
+            uninstrumented: false,
+            loaded,
+        }
+    }
+
+    /// Threads this machine runs tiles on.
+    pub fn threads(&self) -> usize {
+        self.bounds.len() - 1
+    }
+
+    /// Copies tile memory regions, in order, into one buffer.
+    pub(crate) fn gather(&self, regions: &[Region]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(regions.iter().map(|r| r.bytes as usize).sum());
+        for r in regions {
+            out.extend_from_slice(&self.tile_bytes(r.tile)[r.offset as usize..(r.offset + r.bytes) as usize]);
+        }
+        out
+    }
+
+    /// Writes `data` across tile memory regions, in order.
+    pub(crate) fn scatter(&mut self, regions: &[Region], data: &[u8]) {
+        let mut at = 0;
+        for r in regions {
+            let n = r.bytes as usize;
+            let tile = self.tile_bytes_mut(r.tile);
+            tile[r.offset as usize..r.offset as usize + n].copy_from_slice(&data[at..at + n]);
+            at += n;
+        }
+    }
+
+    fn tile_bytes(&self, tile: u32) -> &[u8] {
+        let s = &self.storage[tile as usize];
+        // SAFETY: u8 view of the tile's u64 storage, limited to mem_size.
+        unsafe { std::slice::from_raw_parts(s.as_ptr() as *const u8, self.lens[tile as usize] as usize) }
+    }
+
+    fn tile_bytes_mut(&mut self, tile: u32) -> &mut [u8] {
+        let len = self.lens[tile as usize] as usize;
+        let s = &mut self.storage[tile as usize];
+        // SAFETY: as above, with exclusive access through &mut self.
+        unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr() as *mut u8, len) }
+    }
+
+    /// A predicate: non-zero is true (for floats, `!= 0.0`; NaN is true).
+    fn scalar(&self, s: &Scalar) -> i64 {
+        let b = &self.tile_bytes(s.tile)[s.offset as usize..];
+        match format::decode(s.elem, b) {
+            format::Value::Int(i) => i,
+            format::Value::UInt(u) => (u != 0) as i64,
+            format::Value::Bool(b) => b as i64,
+            format::Value::Float(f) => (f != 0.0) as i64,
+        }
+    }
+
+    fn scalar_exact(&self, s: &Scalar) -> i64 {
+        let b = &self.tile_bytes(s.tile)[s.offset as usize..];
+        match format::decode(s.elem, b) {
+            format::Value::Int(i) => i,
+            format::Value::UInt(u) => u as i64,
+            format::Value::Bool(b) => b as i64,
+            format::Value::Float(f) => f as i64,
+        }
+    }
+
+    /// Runs entry program `index`.
+    pub fn run_program(&mut self, index: usize) -> Result<(), RunError> {
+        let loaded = self.loaded.clone();
+        let program = loaded
+            .image
+            .programs
+            .get(index)
+            .ok_or_else(|| RunError::Program(format!("there is no program {index}")))?;
+        if let Some(rec) = &mut self.rec {
+            rec.program_trace.push(index as u32);
+        }
+        let label = format!("program '{}'", program.name);
+        let mut path = Vec::new();
+        self.steps(&program.body, &label, &mut path, index as u32)
+    }
+
+    fn steps(
+        &mut self,
+        steps: &[Step],
+        label: &str,
+        path: &mut Vec<usize>,
+        program: u32,
+    ) -> Result<(), RunError> {
+        for (i, step) in steps.iter().enumerate() {
+            path.push(i);
+            let r = self.step(step, label, path, program);
+            path.pop();
+            r?;
+        }
+        Ok(())
+    }
+
+    fn where_(&self, label: &str, path: &[usize], step: &Step) -> StepPath {
+        let image = &self.loaded.image;
+        let what = match step {
+            Step::Execute(cs) => format!("execute '{}'", image.compute_sets[*cs as usize].name),
+            Step::Copy(c) => format!("copy {c}"),
+            Step::StreamIn { stream, .. } => {
+                format!("copy from stream '{}'", image.streams[*stream as usize].name)
+            }
+            Step::StreamOut { stream, .. } => {
+                format!("copy to stream '{}'", image.streams[*stream as usize].name)
+            }
+            Step::RemoteRead { buffer, repeat, .. } => {
+                format!("read remote buffer '{}'[{repeat}]", image.remote_buffers[*buffer as usize].name)
+            }
+            Step::RemoteWrite { buffer, repeat, .. } => {
+                format!("write remote buffer '{}'[{repeat}]", image.remote_buffers[*buffer as usize].name)
+            }
+            Step::Print { label, .. } => format!("print '{label}'"),
+            Step::Repeat { count, .. } => format!("repeat {count}"),
+            Step::While { .. } => "while".into(),
+            Step::If { .. } => "if".into(),
+            Step::Switch { .. } => "switch".into(),
+            Step::Call(f) => format!("call '{}'", image.functions[*f as usize].name),
+            Step::Sync => "sync".into(),
+        };
+        StepPath { program: label.to_string(), indices: path.to_vec(), what }
+    }
+
+    fn charge(&mut self, label: &str, path: &[usize], step: &Step) -> Result<(), RunError> {
+        self.totals.steps += 1;
+        if let Some(limit) = self.max_cycles {
+            let (used, what) = match self.kind {
+                DeviceKind::Sim => (self.totals.cycles, "cycles"),
+                DeviceKind::Cpu => (self.totals.steps, "steps"),
+            };
+            if used > limit {
+                return Err(RunError::MaxCycles { limit, used, what, step: self.where_(label, path, step) });
+            }
+        }
+        Ok(())
+    }
+
+    fn sync(&mut self) {
+        if self.kind == DeviceKind::Sim {
+            self.totals.cycles += cost::SYNC_CYCLES;
+            self.totals.sync += cost::SYNC_CYCLES;
+            if let Some(rec) = &mut self.rec {
+                rec.sync();
+            }
+        }
+    }
+
+    fn control(&mut self) {
+        if self.kind == DeviceKind::Sim {
+            self.totals.cycles += cost::BRANCH_CYCLES;
+            self.totals.control += cost::BRANCH_CYCLES;
+        }
+    }
+
+    fn host_transfer(&mut self, program: u32, name: &str, regions: &[Region]) {
+        if self.kind != DeviceKind::Sim {
+            return;
+        }
+        self.sync();
+        let bytes: u64 = regions.iter().map(|r| u64::from(r.bytes)).sum();
+        let c = cost::host_transfer_cycles(bytes, self.loaded.image.target.clock_mhz);
+        let from = self.totals.cycles;
+        self.totals.cycles += c;
+        self.totals.host += c;
+        if let Some(rec) = &mut self.rec {
+            let mut tiles: Vec<u32> = regions.iter().map(|r| r.tile).collect();
+            tiles.sort_unstable();
+            tiles.dedup();
+            rec.stream_copy(program, name, from, c, tiles.len() as u32, bytes);
+        }
+    }
+
+    fn step(
+        &mut self,
+        step: &Step,
+        label: &str,
+        path: &mut Vec<usize>,
+        program: u32,
+    ) -> Result<(), RunError> {
+        self.charge(label, path, step)?;
+        let loaded = self.loaded.clone();
+        let image = &loaded.image;
+        match step {
+            Step::Execute(cs) => {
+                let cs = *cs as usize;
+                let (xin, xout) = self.cs_info[cs].clone();
+                let name = &image.compute_sets[cs].name;
+                self.sync();
+                if !image.compute_sets[cs].exchange_in.transfers.is_empty() {
+                    self.exchange(
+                        &image.compute_sets[cs].exchange_in,
+                        &xin,
+                        program,
+                        &format!("{name}/ExchangeIn"),
+                    );
+                }
+                self.compute(cs, program)
+                    .map_err(|fault| RunError::Vertex { fault, step: self.where_(label, path, step) })?;
+                if !image.compute_sets[cs].exchange_out.transfers.is_empty() {
+                    self.sync();
+                    self.exchange(
+                        &image.compute_sets[cs].exchange_out,
+                        &xout,
+                        program,
+                        &format!("{name}/ExchangeOut"),
+                    );
+                }
+            }
+            Step::Copy(c) => {
+                let info = self.copy_info[*c as usize].clone();
+                self.sync();
+                self.exchange(&image.copies[*c as usize], &info, program, &format!("Copy{c}"));
+            }
+            Step::StreamIn { stream, regions } => {
+                let s = &image.streams[*stream as usize];
+                let block = (element_count(&s.shape) * u64::from(s.elem.size())) as usize;
+                let (buf, pos, connected) = &mut self.host.streams[*stream as usize];
+                if !*connected || buf.is_empty() {
+                    return Err(RunError::Unconnected {
+                        stream: s.name.clone(),
+                        step: self.where_(label, path, step),
+                    });
+                }
+                let mut data = Vec::with_capacity(block);
+                while data.len() < block {
+                    let take = (block - data.len()).min(buf.len() - *pos);
+                    data.extend_from_slice(&buf[*pos..*pos + take]);
+                    *pos = (*pos + take) % buf.len();
+                }
+                self.scatter(regions, &data);
+                self.host_transfer(program, &s.name, regions);
+            }
+            Step::StreamOut { stream, regions } => {
+                let data = self.gather(regions);
+                let s = &image.streams[*stream as usize];
+                let (buf, pos, connected) = &mut self.host.streams[*stream as usize];
+                if *connected && !buf.is_empty() {
+                    let mut at = 0;
+                    while at < data.len() {
+                        let take = (data.len() - at).min(buf.len() - *pos);
+                        buf[*pos..*pos + take].copy_from_slice(&data[at..at + take]);
+                        *pos = (*pos + take) % buf.len();
+                        at += take;
+                    }
+                } else {
+                    buf.extend_from_slice(&data);
+                }
+                self.host_transfer(program, &s.name, regions);
+            }
+            Step::RemoteRead { buffer, repeat, regions } => {
+                let b = &image.remote_buffers[*buffer as usize];
+                let block = (element_count(&b.shape) * u64::from(b.elem.size())) as usize;
+                let at = block * *repeat as usize;
+                let data = self.host.remote[*buffer as usize][at..at + block].to_vec();
+                self.scatter(regions, &data);
+                self.host_transfer(program, &b.name, regions);
+            }
+            Step::RemoteWrite { buffer, repeat, regions } => {
+                let b = &image.remote_buffers[*buffer as usize];
+                let block = (element_count(&b.shape) * u64::from(b.elem.size())) as usize;
+                let at = block * *repeat as usize;
+                let data = self.gather(regions);
+                self.host.remote[*buffer as usize][at..at + block].copy_from_slice(&data);
+                self.host_transfer(program, &b.name, regions);
+            }
+            Step::Print { label: text, elem, shape, regions } => {
+                let data = self.gather(regions);
+                let s = format::print_tensor(text, *elem, shape, &data);
+                self.host.output.extend_from_slice(s.as_bytes());
+                self.host_transfer(program, text, regions);
+            }
+            Step::Repeat { count, body } => {
+                for _ in 0..*count {
+                    self.steps(body, label, path, program)?;
+                    self.charge(label, path, step)?;
+                }
+            }
+            Step::While { cond, pred, body } => loop {
+                self.steps(cond, label, path, program)?;
+                self.control();
+                self.charge(label, path, step)?;
+                if self.scalar(pred) == 0 {
+                    break;
+                }
+                self.steps(body, label, path, program)?;
+            },
+            Step::If { pred, then, otherwise } => {
+                self.control();
+                let body = if self.scalar(pred) != 0 { then } else { otherwise };
+                self.steps(body, label, path, program)?;
+            }
+            Step::Switch { selector, cases, default } => {
+                self.control();
+                let v = self.scalar_exact(selector);
+                let body = cases.iter().find(|(c, _)| *c == v).map_or(default, |(_, b)| b);
+                self.steps(body, label, path, program)?;
+            }
+            Step::Call(f) => {
+                let func = &image.functions[*f as usize];
+                let label = format!("function '{}'", func.name);
+                let mut inner = Vec::new();
+                self.steps(&func.body, &label, &mut inner, program)?;
+            }
+            Step::Sync => self.sync(),
+        }
+        Ok(())
+    }
+
+    /// Performs one exchange phase and charges its cycles.
+    fn exchange(&mut self, x: &Exchange, info: &ExchangeInfo, program: u32, name: &str) {
+        let ptrs = Shared(self.ptrs.as_ptr() as *mut usize);
+        let run = |lo: usize, hi: usize| {
+            for tr in &x.transfers[lo..hi] {
+                // SAFETY: validated ranges; destinations of a phase are
+                // disjoint and never read by another transfer of it.
+                unsafe {
+                    let src = (*ptrs.at(tr.src_tile as usize) as *const u8).add(tr.src_offset as usize);
+                    let dst = (*ptrs.at(tr.dst_tile as usize) as *mut u8).add(tr.dst_offset as usize);
+                    std::ptr::copy(src, dst, tr.bytes as usize);
+                }
+            }
+        };
+        match &self.pool {
+            Some(pool) if info.bytes >= PARALLEL_EXCHANGE_BYTES => {
+                let bounds = &self.bounds;
+                pool.broadcast(|ctx| {
+                    let (a, b) = (bounds[ctx.index()], bounds[ctx.index() + 1]);
+                    let lo = x.transfers.partition_point(|t| t.dst_tile < a);
+                    let hi = x.transfers.partition_point(|t| t.dst_tile < b);
+                    run(lo, hi);
+                });
+            }
+            _ => run(0, x.transfers.len()),
+        }
+        if self.kind == DeviceKind::Sim {
+            let from = self.totals.cycles;
+            self.totals.cycles += info.cycles;
+            self.totals.exchange += info.cycles;
+            if let Some(rec) = &mut self.rec {
+                rec.exchange(program, name, from, info);
+            }
+        }
+    }
+
+    /// Runs every vertex of compute set `cs`; on failure, the fault of the
+    /// lowest failing tile.
+    fn compute(&mut self, cs_index: usize, program: u32) -> Result<(), Box<Fault>> {
+        let loaded = self.loaded.clone();
+        let image = &loaded.image;
+        let cs = &image.compute_sets[cs_index];
+        let sim = self.kind == DeviceKind::Sim;
+        let counting = sim && !self.uninstrumented;
+        let workers = (image.target.workers as usize).min(MAX_WORKERS);
+        let ptrs = Shared(self.ptrs.as_ptr() as *mut usize);
+        let out = Shared(self.tile_out.as_mut_ptr());
+        let res = Shared(self.tile_res.as_mut_ptr());
+        let lens = &self.lens;
+        let host = crate::hostfns::table() as usize;
+        let record = self.rec.is_some();
+        let vcounts = std::sync::Mutex::new(Vec::<(u32, u64)>::new());
+        let run = |lo: usize, hi: usize| -> Option<Box<Fault>> {
+            let mut local_counts: Vec<(u32, u64)> = Vec::new();
+            for w in &cs.tiles[lo..hi] {
+                let t = w.tile as usize;
+                let tile = &image.tiles[t];
+                // SAFETY: tile `t` is owned by this thread for the phase.
+                let buf = unsafe { out.at(t) };
+                let mut ctx = TileCtx {
+                    mem: unsafe { *ptrs.at(t) } as *mut u8,
+                    mem_len: u64::from(lens[t]),
+                    host: host as *const linker::abi::HostTable,
+                    count: 0,
+                    trap_addr: 0,
+                    trap_line: 0,
+                    tile: t as u32,
+                    host_data: buf as *mut Vec<u8> as *mut c_void,
+                };
+                let mut loads = [0u64; MAX_WORKERS];
+                let loads = &mut loads[..workers];
+                let verts = &tile.vertices[w.start as usize..w.end as usize];
+                for v in verts {
+                    let vt = &image.vertex_types[v.vertex_type as usize];
+                    let use_counting = counting && v.cycles.is_none();
+                    let entry = if use_counting {
+                        loaded.counting[v.vertex_type as usize]
+                    } else {
+                        loaded.plain[v.vertex_type as usize]
+                    };
+                    let fault = |ctx: &TileCtx, status: u32, worker: Option<u32>| {
+                        Box::new(Fault {
+                            tile: t as u32,
+                            vertex_type: vt.name.clone(),
+                            vertex_id: v.id,
+                            compute_set: cs.name.clone(),
+                            status,
+                            trap_addr: ctx.trap_addr,
+                            source: (ctx.trap_line != 0).then(|| (vt.source.clone(), ctx.trap_line)),
+                            worker,
+                        })
+                    };
+                    let mut total = 0u64;
+                    if vt.base == VertexBase::MultiVertex {
+                        // SAFETY: the loader mapped this entry with this signature.
+                        let f: Entry3 = unsafe { std::mem::transmute::<usize, Entry3>(entry) };
+                        for (wk, load) in loads.iter_mut().enumerate() {
+                            ctx.count = 0;
+                            // SAFETY: generated code only touches memory through ctx, checked.
+                            let status = unsafe { f(&mut ctx, v.state, wk as u32) };
+                            if status != STATUS_OK {
+                                return Some(fault(&ctx, status, Some(wk as u32)));
+                            }
+                            let c = v.cycles.unwrap_or(ctx.count);
+                            *load += c;
+                            total += c;
+                        }
+                    } else {
+                        // SAFETY: as above.
+                        let f: Entry2 = unsafe { std::mem::transmute::<usize, Entry2>(entry) };
+                        ctx.count = 0;
+                        // SAFETY: as above.
+                        let status = unsafe { f(&mut ctx, v.state) };
+                        if status != STATUS_OK {
+                            return Some(fault(&ctx, status, None));
+                        }
+                        let c = v.cycles.unwrap_or(ctx.count);
+                        total = c;
+                        if vt.base == VertexBase::Supervisor {
+                            let m = loads.iter().copied().max().unwrap_or(0) + c;
+                            loads.iter_mut().for_each(|l| *l = m);
+                        } else {
+                            let (i, _) = loads.iter().enumerate().min_by_key(|&(i, l)| (*l, i)).unwrap();
+                            loads[i] += c;
+                        }
+                    }
+                    if record && sim {
+                        local_counts.push((v.vertex_type, total));
+                    }
+                }
+                if sim {
+                    // SAFETY: owned tile.
+                    let r = unsafe { res.at(t) };
+                    r.cycles = cost::tile_compute_cycles(loads, verts.len() as u64);
+                    r.active = loads.iter().sum();
+                }
+            }
+            if !local_counts.is_empty() {
+                vcounts.lock().unwrap().extend(local_counts);
+            }
+            None
+        };
+        let fault = match &self.pool {
+            Some(pool) if cs.tiles.len() > 1 => {
+                let bounds = &self.bounds;
+                let faults = pool.broadcast(|ctx| {
+                    let (a, b) = (bounds[ctx.index()], bounds[ctx.index() + 1]);
+                    let lo = cs.tiles.partition_point(|w| w.tile < a);
+                    let hi = cs.tiles.partition_point(|w| w.tile < b);
+                    run(lo, hi)
+                });
+                faults.into_iter().flatten().min_by_key(|f| f.tile)
+            }
+            _ => run(0, cs.tiles.len()),
+        };
+        // Printf output in tile order, up to the failing tile.
+        for w in &cs.tiles {
+            let buf = &mut self.tile_out[w.tile as usize];
+            if !buf.is_empty() {
+                if fault.as_ref().is_none_or(|f| w.tile <= f.tile) {
+                    self.host.output.extend_from_slice(buf);
+                }
+                buf.clear();
+            }
+        }
+        if let Some(f) = fault {
+            return Err(f);
+        }
+        if sim {
+            let mut max = 0;
+            for w in &cs.tiles {
+                let r = &self.tile_res[w.tile as usize];
+                max = max.max(r.cycles);
+                self.totals.compute_tile += r.cycles;
+                self.totals.compute_active += r.active;
+            }
+            let from = self.totals.cycles;
+            self.totals.cycles += max;
+            self.totals.compute += max;
+            if let Some(rec) = &mut self.rec {
+                let per_tile: Vec<(u32, u64, u64)> = cs
+                    .tiles
+                    .iter()
+                    .map(|w| {
+                        let r = &self.tile_res[w.tile as usize];
+                        (w.tile, r.cycles, r.active)
+                    })
+                    .collect();
+                rec.compute(
+                    program,
+                    cs_index as u32,
+                    &cs.name,
+                    from,
+                    max,
+                    &per_tile,
+                    &vcounts.into_inner().unwrap(),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Bytes of a handle's / region list's data.
+    pub(crate) fn read_regions(&self, regions: &[Region]) -> Vec<u8> {
+        self.gather(regions)
+    }
+
+    pub(crate) fn write_regions(&mut self, regions: &[Region], data: &[u8]) -> Result<(), HostError> {
+        let want: usize = regions.iter().map(|r| r.bytes as usize).sum();
+        if data.len() != want {
+            return Err(HostError::Data(format!("expected {want} bytes, got {}", data.len())));
+        }
+        self.scatter(regions, data);
+        Ok(())
+    }
+}
+
+/// Splits tiles into `threads` contiguous ranges of similar work.
+fn balance(image: &linker::image::Image, threads: usize) -> Vec<u32> {
+    let n = image.tiles.len();
+    let weight: Vec<u64> = image.tiles.iter().map(|t| t.vertices.len() as u64 + 1).collect();
+    let total: u64 = weight.iter().sum();
+    let mut bounds = vec![0u32];
+    let mut acc = 0u64;
+    let mut next = 1;
+    for (t, w) in weight.iter().enumerate() {
+        acc += w;
+        while next < threads && acc * threads as u64 >= total * next as u64 {
+            bounds.push((t + 1) as u32);
+            next += 1;
+        }
+    }
+    while bounds.len() < threads + 1 {
+        bounds.push(n as u32);
+    }
+    *bounds.last_mut().unwrap() = n as u32;
+    bounds
+}
+
+/// Bytes and modelled cycles of an exchange.
+fn exchange_info(x: &Exchange, ntiles: usize, bpc: u32) -> ExchangeInfo {
+    if x.transfers.is_empty() {
+        return ExchangeInfo::default();
+    }
+    // A tile sends each distinct source byte once (the exchange can
+    // broadcast one send to many tiles), so sent bytes are the union of its
+    // source ranges; received bytes are summed.
+    let mut sent = std::collections::BTreeMap::<u32, (u64, u64)>::new();
+    let mut bytes = 0u64;
+    let mut sources: Vec<(u32, u32, u32)> = Vec::with_capacity(x.transfers.len());
+    for tr in &x.transfers {
+        bytes += u64::from(tr.bytes);
+        sent.entry(tr.dst_tile).or_default().1 += u64::from(tr.bytes);
+        sources.push((tr.src_tile, tr.src_offset, tr.src_offset + tr.bytes));
+    }
+    sources.sort_unstable();
+    let mut i = 0;
+    while i < sources.len() {
+        let (tile, mut lo, mut hi) = sources[i];
+        let mut total = 0u64;
+        while i < sources.len() && sources[i].0 == tile {
+            let (_, a, b) = sources[i];
+            if a > hi {
+                total += u64::from(hi - lo);
+                (lo, hi) = (a, b);
+            } else {
+                hi = hi.max(b);
+            }
+            i += 1;
+        }
+        total += u64::from(hi - lo);
+        sent.entry(tile).or_default().0 += total;
+    }
+    let _ = ntiles;
+    let mut info = ExchangeInfo { bytes, ..Default::default() };
+    for (_, (s, r)) in sent {
+        let c = cost::exchange_tile_cycles(s, r, bpc);
+        info.cycles = info.cycles.max(c);
+        info.tile_cycles += c;
+        info.active_tiles += 1;
+        info.max_tile_bytes = info.max_tile_bytes.max(s.max(r));
+    }
+    info
+}

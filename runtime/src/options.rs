@@ -1,0 +1,143 @@
+//! Run-time options: the engine options (`POPLAR_ENGINE_OPTIONS`, a JSON
+//! object as in the Poplar SDK) and the log level (`POPLAR_LOG_LEVEL`).
+//!
+//! Parsing only; reading the environment is the binary's job.
+
+use serde_json::Value;
+
+use crate::exec::DeviceKind;
+
+/// How an engine runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineOptions {
+    pub device: DeviceKind,
+    /// Host threads for the tiles; 0 means all cores.
+    pub threads: usize,
+    /// Stop a run past this many cycles (sim) or steps (cpu).
+    pub max_cycles: Option<u64>,
+    /// Record the execution profile (steps, per tile, per vertex type).
+    pub profile: bool,
+    /// Count instructions on `sim` (`debug.instrumentCompute`); when off,
+    /// only `cycles N` estimates give compute cycles.
+    pub instrument_compute: bool,
+}
+
+impl Default for EngineOptions {
+    fn default() -> EngineOptions {
+        EngineOptions {
+            device: DeviceKind::Sim,
+            threads: 0,
+            max_cycles: None,
+            profile: false,
+            instrument_compute: true,
+        }
+    }
+}
+
+fn flag(key: &str, v: &Value) -> Result<bool, String> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        Value::String(s) if s == "true" => Ok(true),
+        Value::String(s) if s == "false" => Ok(false),
+        _ => Err(format!("engine option '{key}' must be \"true\" or \"false\", not {v}")),
+    }
+}
+
+impl EngineOptions {
+    /// Applies a `POPLAR_ENGINE_OPTIONS` JSON object. Returns notes on
+    /// options that are accepted but have no effect here (for the log).
+    pub fn apply_json(&mut self, text: &str) -> Result<Vec<String>, String> {
+        let v: Value = serde_json::from_str(text)
+            .map_err(|e| format!("POPLAR_ENGINE_OPTIONS is not valid JSON: {e}"))?;
+        let Value::Object(map) = v else {
+            return Err("POPLAR_ENGINE_OPTIONS must be a JSON object of option names to values".into());
+        };
+        let mut notes = Vec::new();
+        for (k, v) in &map {
+            match k.as_str() {
+                "debug.instrument" => self.profile = flag(k, v)?,
+                "debug.instrumentCompute" => self.instrument_compute = flag(k, v)?,
+                "target.deterministicWorkers" => match v.as_str() {
+                    Some("true" | "false" | "portable") => {
+                        notes.push(format!("{k}: execution is always deterministic here"))
+                    }
+                    _ => {
+                        return Err(format!(
+                            "engine option '{k}' must be \"true\", \"false\" or \"portable\""
+                        ))
+                    }
+                },
+                "debug.maxCycles" => {
+                    let n = match v {
+                        Value::Number(n) => n.as_u64(),
+                        Value::String(s) => s.parse().ok(),
+                        _ => None,
+                    };
+                    self.max_cycles = Some(n.ok_or_else(|| format!("engine option '{k}' must be a count"))?);
+                }
+                _ if !(v.is_string() || v.is_boolean() || v.is_number()) => {
+                    return Err(format!("engine option '{k}' must be a string, not {v}"))
+                }
+                _ => notes.push(format!("{k}: not used by this runtime, ignored")),
+            }
+        }
+        Ok(notes)
+    }
+}
+
+/// Logging levels of `POPLAR_LOG_LEVEL`, least verbose first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LogLevel {
+    Off,
+    Err,
+    Warn,
+    Info,
+    Debug,
+    Trace,
+}
+
+impl LogLevel {
+    pub fn parse(s: &str) -> Result<LogLevel, String> {
+        Ok(match s.trim().to_ascii_uppercase().as_str() {
+            "OFF" | "" => LogLevel::Off,
+            "ERR" | "ERROR" => LogLevel::Err,
+            "WARN" | "WARNING" => LogLevel::Warn,
+            "INFO" => LogLevel::Info,
+            "DEBUG" => LogLevel::Debug,
+            "TRACE" => LogLevel::Trace,
+            other => {
+                return Err(format!(
+                    "POPLAR_LOG_LEVEL '{other}' is not one of OFF, ERR, WARN, INFO, DEBUG, TRACE"
+                ))
+            }
+        })
+    }
+
+    pub fn tag(self) -> &'static str {
+        match self {
+            LogLevel::Off => "",
+            LogLevel::Err => "ERR",
+            LogLevel::Warn => "WARN",
+            LogLevel::Info => "INFO",
+            LogLevel::Debug => "DEBUG",
+            LogLevel::Trace => "TRACE",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn engine_options() {
+        let mut o = EngineOptions::default();
+        o.apply_json(r#"{"debug.instrument":"true","target.deterministicWorkers":"portable"}"#).unwrap();
+        assert!(o.profile);
+        assert!(o.apply_json("{nope").unwrap_err().contains("not valid JSON"));
+        assert!(o.apply_json("[1]").is_err());
+        assert!(o.apply_json(r#"{"debug.instrument":"maybe"}"#).is_err());
+        assert_eq!(LogLevel::parse("debug").unwrap(), LogLevel::Debug);
+        assert!(LogLevel::parse("LOUD").is_err());
+    }
+}

@@ -1,0 +1,2 @@
+var v: float[8]
+map v -> linear(grain = 0)

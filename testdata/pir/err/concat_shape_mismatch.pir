@@ -1,0 +1,3 @@
+var a: float[2, 3]
+var b: float[2, 4]
+map concat(a, b) -> tile 0

@@ -1,0 +1,1 @@
+const c: float[2]

@@ -1,0 +1,3 @@
+var a: float[4]
+var b: float[3]
+program main { copy a -> b }

@@ -1,0 +1,2 @@
+var x: float[4]
+compute_set x {}

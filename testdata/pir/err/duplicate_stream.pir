@@ -1,0 +1,2 @@
+stream "s": int[2] from host
+stream "s": int[2] to host

@@ -1,0 +1,2 @@
+var v: float[8]
+map v -> tiles 3..3

@@ -1,0 +1,2 @@
+var v: float[2]
+compute_set cs { vertex V { a = v, a = v } }

@@ -1,0 +1,2 @@
+var x: float[4]
+var y: float[4] $

@@ -1,0 +1,1 @@
+var x: float /* never closed

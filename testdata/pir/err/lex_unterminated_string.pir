@@ -1,0 +1,2 @@
+codelets "abc.cpp
+var x: float

@@ -1,0 +1,2 @@
+var flag: int[2]
+program main { if flag { sync } }

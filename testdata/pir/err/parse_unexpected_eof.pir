@@ -1,0 +1,2 @@
+program main {
+  copy a -> b

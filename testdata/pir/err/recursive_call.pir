@@ -1,0 +1,4 @@
+function f { call g }
+function g { sync call f }
+function h { call h }
+program main { call f }

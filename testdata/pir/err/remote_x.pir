@@ -1,0 +1,1 @@
+remote_buffer "rb": float[4] y 2

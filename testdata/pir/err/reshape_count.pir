@@ -1,0 +1,2 @@
+var m: float[4, 6]
+map reshape(m, [5, 5]) -> tile 0

@@ -1,0 +1,3 @@
+var a: int[2]
+stream "in": int[2] from host
+program main { copy a -> "in" }

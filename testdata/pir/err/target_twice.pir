@@ -1,0 +1,2 @@
+target mk1
+target mk2

@@ -1,0 +1,1 @@
+program main { call nothing }

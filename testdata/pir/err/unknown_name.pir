@@ -1,0 +1,2 @@
+var x: float[4]
+program main { copy x -> y }

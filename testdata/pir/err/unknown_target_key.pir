@@ -1,0 +1,1 @@
+target mk2(tiles = 4)

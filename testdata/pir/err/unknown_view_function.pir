@@ -1,0 +1,2 @@
+var v: float[4]
+map shuffle(v) -> tile 0

@@ -1,0 +1,75 @@
+// Kernels compiled both by popc and by g++ -O2 against the stub header;
+// the differential test compares their outputs bit for bit.
+#include <poplar/Vertex.hpp>
+#include <cmath>
+#include <algorithm>
+using namespace poplar;
+
+class Dot : public Vertex {
+public:
+  Input<Vector<float>> a;
+  Input<Vector<float>> b;
+  Output<float> out;
+  bool compute() {
+    float s = 0;
+    for (unsigned i = 0; i < a.size(); ++i) s += a[i] * b[i];
+    *out = s;
+    return true;
+  }
+};
+
+class ScaledAdd : public Vertex {
+public:
+  InOut<Vector<float>> x;
+  Input<Vector<float>> y;
+  float k;
+  void compute() {
+    for (unsigned i = 0; i < x.size(); ++i) x[i] = x[i] + k * y[i];
+  }
+};
+
+class IntMix : public Vertex {
+public:
+  Input<Vector<int>> a;
+  Output<Vector<int>> out;
+  Output<Vector<unsigned>> uout;
+  void compute() {
+    for (unsigned i = 0; i < a.size(); ++i) {
+      int v = a[i];
+      out[i] = (v * 7 + 3) / 5 - (v % 3) + (v << 2) - (v >> 1) + std::max(v, 10) - std::min(v, -10) + std::abs(v);
+      uout[i] = (unsigned)v * 2654435761u ^ ((unsigned)v >> 3);
+    }
+  }
+};
+
+class FloatMix : public Vertex {
+public:
+  Input<Vector<float>> a;
+  Output<Vector<float>> out;
+  void compute() {
+    for (unsigned i = 0; i < a.size(); ++i) {
+      float v = a[i];
+      float r = v > 0 ? std::sqrt(v) : -v / 3.0f;
+      r += std::floor(v) * 0.5f - std::ceil(v) + std::fabs(v) * std::trunc(v);
+      out[i] = std::min(r, 50.0f) + std::max(v, -2.0f) + (float)(int)(v * 4.0f);
+    }
+  }
+};
+
+class HalfAxpy : public Vertex {
+public:
+  Input<Vector<half>> x;
+  InOut<Vector<half>> y;
+  half k;
+  void compute() {
+    for (unsigned i = 0; i < x.size(); ++i) y[i] = k * x[i] + y[i];
+  }
+};
+
+class Workers : public MultiVertex {
+public:
+  InOut<Vector<int>> d;
+  void compute(unsigned w) {
+    for (unsigned i = w; i < d.size(); i += numWorkers()) d[i] = d[i] * 3 + (int)w;
+  }
+};

@@ -1,0 +1,3 @@
+#include <poplar/Vertex.hpp>
+using namespace poplar;
+#error custom failure

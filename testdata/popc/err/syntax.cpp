@@ -1,0 +1,6 @@
+#include <poplar/Vertex.hpp>
+using namespace poplar;
+class V : public Vertex {
+public:
+  bool compute() { return (1 + ; }
+};

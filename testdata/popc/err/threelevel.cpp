@@ -1,0 +1,7 @@
+#include <poplar/Vertex.hpp>
+using namespace poplar;
+class V : public Vertex {
+public:
+  Input<Vector<Vector<Vector<float>>>> in;
+  bool compute() { return true; }
+};

@@ -1,0 +1,4 @@
+#include <poplar/Vertex.hpp>
+using namespace poplar;
+#if 1
+class V : public Vertex {};

@@ -1,0 +1,6 @@
+#include <poplar/Vertex.hpp>
+using namespace poplar;
+template <typename... Ts> class V : public Vertex {
+public:
+  bool compute() { return true; }
+};

@@ -1,0 +1,50 @@
+// Stub `half`: 16-bit storage, arithmetic in float, round to nearest even
+// on every construction (the same integer algorithm as popc's IR).
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+namespace stub_half {
+inline uint32_t bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
+inline float flt(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+inline uint16_t to_half(float v) {
+  uint32_t f = bits(v), sign = f & 0x80000000u, a = f ^ sign, r;
+  if (a >= 0x47800000u) r = a > 0x7f800000u ? 0x7e00 : 0x7c00;
+  else if (a < (113u << 23)) { uint32_t magic = ((127 - 15) + (23 - 10) + 1) << 23; r = bits(flt(a) + flt(magic)) - magic; }
+  else { uint32_t odd = (a >> 13) & 1; a += ((uint32_t)(15 - 127) << 23) + 0xfff; a += odd; r = a >> 13; }
+  return (uint16_t)(r | (sign >> 16));
+}
+inline float from_half(uint16_t h) {
+  uint32_t shifted = 0x7c00u << 13, o = (uint32_t)(h & 0x7fff) << 13, e = shifted & o;
+  o += (127 - 15) << 23;
+  if (e == shifted) o += (128 - 16) << 23;
+  else if (e == 0) { o += 1 << 23; o = bits(flt(o) - flt(113u << 23)); }
+  return flt(o | ((uint32_t)(h & 0x8000) << 16));
+}
+} // namespace stub_half
+
+struct half {
+  uint16_t b;
+  half() : b(0) {}
+  half(float f) : b(stub_half::to_half(f)) {}
+  half(double d) : b(stub_half::to_half((float)d)) {}
+  half(int i) : b(stub_half::to_half((float)i)) {}
+  half(unsigned i) : b(stub_half::to_half((float)i)) {}
+  operator float() const { return stub_half::from_half(b); }
+  half &operator+=(half o) { return *this = half(float(*this) + float(o)); }
+  half &operator-=(half o) { return *this = half(float(*this) - float(o)); }
+  half &operator*=(half o) { return *this = half(float(*this) * float(o)); }
+  half &operator/=(half o) { return *this = half(float(*this) / float(o)); }
+};
+inline half operator+(half a, half b) { return half(float(a) + float(b)); }
+inline half operator-(half a, half b) { return half(float(a) - float(b)); }
+inline half operator*(half a, half b) { return half(float(a) * float(b)); }
+inline half operator/(half a, half b) { return half(float(a) / float(b)); }
+inline half operator-(half a) { return half(-float(a)); }
+inline float operator+(half a, float b) { return float(a) + b; }
+inline float operator+(float a, half b) { return a + float(b); }
+inline float operator*(half a, float b) { return float(a) * b; }
+inline float operator*(float a, half b) { return a * float(b); }
+inline float operator-(half a, float b) { return float(a) - b; }
+inline float operator/(half a, float b) { return float(a) / b; }

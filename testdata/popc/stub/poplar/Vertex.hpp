@@ -1,0 +1,41 @@
+// Stub Poplar vertex header for building codelets with g++ on the host
+// (popc's differential tests and benchmarks). Edges wrap plain pointers.
+#pragma once
+#include <cstddef>
+#include <cstdio>
+#include <cmath>
+#include <cstring>
+#include <cassert>
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+#include "HalfFloat.hpp"
+
+namespace poplar {
+enum VectorLayout { SPAN, ONE_PTR, SHORT_SPAN, COMPACT_PTR, SCALED_PTR32, SCALED_PTR64, SCALED_PTR128, DELTAN, DELTANELEMENTS };
+template <typename T, VectorLayout L = SPAN, unsigned A = 1, bool I = false> struct Vector {
+  T *p = nullptr;
+  unsigned n = 0;
+  T &operator[](unsigned i) const { return p[i]; }
+  unsigned size() const { return n; }
+  T *begin() const { return p; }
+  T *end() const { return p + n; }
+  T *data() const { return p; }
+  const Vector *operator->() const { return this; }
+};
+template <typename T> struct Edge {
+  T *p = nullptr;
+  T &operator*() const { return *p; }
+  T &operator[](unsigned i) const { return p[i]; }
+  operator T &() const { return *p; }
+  T *get() const { return p; }
+};
+template <typename T, VectorLayout L, unsigned A, bool I> struct Edge<Vector<T, L, A, I>> : Vector<T, L, A, I> {};
+template <typename T> using Input = Edge<T>;
+template <typename T> using Output = Edge<T>;
+template <typename T> using InOut = Edge<T>;
+class Vertex {};
+class MultiVertex { public: static constexpr unsigned numWorkers() { return 6; } };
+class SupervisorVertex {};
+} // namespace poplar
+#define IS_EXTERNAL_CODELET(x) static const bool isExternalCodelet = (x)

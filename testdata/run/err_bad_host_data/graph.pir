@@ -1,0 +1,5 @@
+// Host data of the wrong size for a handle.
+target mk2(tiles_per_ipu = 2)
+var v: float[4] @ tile 0
+host_write "v-write" -> v
+program main { print "v" v }
