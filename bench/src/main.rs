@@ -8,8 +8,10 @@
 //! benchmark once on small inputs (CI runs it so none rots) and, like
 //! `--no-write`, leaves `BENCHMARKS.md` alone.
 
+mod compile_bench;
 mod machine;
 mod memcpy_bench;
+mod runtime_bench;
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -17,7 +19,11 @@ use std::time::Instant;
 
 type Section = (&'static str, fn(bool) -> Vec<(String, String)>);
 
-const SECTIONS: &[Section] = &[("Physical reference", memcpy_bench::run)];
+const SECTIONS: &[Section] = &[
+    ("Physical reference", memcpy_bench::run),
+    ("Graph compiler: poplar-compile", compile_bench::run),
+    ("Runtime: cpu and sim devices", runtime_bench::run),
+];
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -93,7 +93,8 @@ pub fn exchange(graph: &Graph, resolved: &Resolved, codelets: &Codelets, plan: &
                         format!("buffer b{b} ({} bytes on tile {})", buf.bytes, buf.tile)
                     }
                 };
-                let _ = writeln!(o, "    {}{item}: {} elements, {how}", f.name, e.count);
+                let s = if e.count == 1 { "" } else { "s" };
+                let _ = writeln!(o, "    {}{item}: {} element{s}, {how}", f.name, e.count);
             }
         }
         let x = &plan.compute_sets[cs.index()];

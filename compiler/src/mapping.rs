@@ -107,30 +107,6 @@ fn assign(m: &mut Assign, s: u64, e: u64, tile: u32) {
     m.insert(s, (e, tile));
 }
 
-/// Spreads `n` elements (a sequence given as runs of one tensor) over
-/// `tiles` tiles from `first`, `grain` elements at a time.
-fn assign_linear(m: &mut Assign, runs: &[(u64, u64)], first: u32, tiles: u32, grain: u64) {
-    let n: u64 = runs.iter().map(|r| r.1).sum();
-    if n == 0 {
-        return;
-    }
-    let grain = grain.max(1);
-    let grains = n.div_ceil(grain);
-    let per_tile = grains.div_ceil(u64::from(tiles.max(1))) * grain;
-    let mut pos = 0u64;
-    for &(start, len) in runs {
-        let mut s = 0;
-        while s < len {
-            let k = (pos + s) / per_tile;
-            let chunk_end = (k + 1) * per_tile - pos;
-            let e = len.min(chunk_end);
-            assign(m, start + s, start + e, first + k as u32);
-            s = e;
-        }
-        pos += len;
-    }
-}
-
 fn fmt_ranges(r: &[(u64, u64)]) -> String {
     let shown: Vec<String> = r.iter().take(3).map(|(s, e)| format!("[{s}:{e}]")).collect();
     let more = if r.len() > 3 { format!(" and {} more ranges", r.len() - 3) } else { String::new() };
@@ -183,10 +159,9 @@ pub fn map_tiles(
     let mut tensors = Vec::with_capacity(graph.tensors.len());
     for (t, tensor) in graph.tensors.iter() {
         let n = tensor.num_elements();
-        let m = &mut assigns[t.index()];
         let mut gaps = Vec::new();
         let mut at = 0;
-        for (&s, &(e, _)) in m.iter() {
+        for (&s, &(e, _)) in assigns[t.index()].iter() {
             if s > at {
                 gaps.push((at, s));
             }
@@ -215,10 +190,11 @@ pub fn map_tiles(
                     ir::Diagnostic::warning(span, msg)
                         .with_note("mapped linearly over all tiles by the compiler"),
                 );
-                let runs: Vec<(u64, u64)> = gaps.iter().map(|&(s, e)| (s, e - s)).collect();
-                assign_linear(m, &runs, 0, num_tiles, 1);
+                let runs: Vec<(TensorId, u64, u64)> = gaps.iter().map(|&(s, e)| (t, s, e - s)).collect();
+                linear_over(&mut assigns, &runs, 0, num_tiles, 1);
             }
         }
+        let m = &assigns[t.index()];
         let mut ivs: Vec<Interval> = Vec::with_capacity(m.len());
         for (&s, &(e, tile)) in m.iter() {
             match ivs.last_mut() {

@@ -77,8 +77,6 @@ pub struct Lowerer<'a, 'b> {
     loops: Vec<(Block, Block)>,
     pub(crate) calls: Vec<String>,
     pub(crate) env: Env,
-    worker: Option<Value>,
-    state: Value,
     next_base: Option<usize>,
 }
 
@@ -161,8 +159,6 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             loops: Vec::new(),
             calls: Vec::new(),
             env: Env { class: Some(c.clone()), ..c.env.clone() },
-            worker,
-            state,
             next_base: None,
         };
         l.line = src.line(c.decl.ast.span);
@@ -1099,15 +1095,6 @@ impl<'a, 'b> Lowerer<'a, 'b> {
 
 
 impl<'a, 'b> Lowerer<'a, 'b> {
-    pub(crate) fn parts(&mut self) -> (&mut FunctionBuilder<'b>, Value, Value) {
-        (&mut self.b, self.ctx, self.state)
-    }
-    pub(crate) fn worker(&self) -> Option<Value> {
-        self.worker
-    }
-    pub(crate) fn env(&self) -> &Env {
-        &self.env
-    }
     pub(crate) fn field(&self, n: &str) -> Option<V> {
         self.fields.get(n).cloned()
     }
