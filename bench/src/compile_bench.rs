@@ -10,8 +10,8 @@
 //! each pass at 1M (`--time-passes`). `--quick` uses 10k and 100k vertices.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Instant;
+
+use crate::tools::{cargo, generate_big, timed};
 
 /// The codelets `gen_big`'s graph names.
 const BIG_CODELETS: &str = r#"// Codelets for the compiler benchmark's generated graph.
@@ -67,43 +67,10 @@ struct Measured {
     passes: Vec<(String, String)>,
 }
 
-fn cargo(args: &[&str]) -> Result<(), String> {
-    let st = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(args)
-        .status()
-        .map_err(|e| format!("cargo: {e}"))?;
-    if st.success() {
-        Ok(())
-    } else {
-        Err(format!("cargo {} failed", args.join(" ")))
-    }
-}
-
 fn compile_once(exe: &Path, pir: &Path, out: &Path) -> Result<Measured, String> {
-    let time = Path::new("/usr/bin/time");
-    let mut cmd = if time.exists() {
-        let mut c = Command::new(time);
-        c.arg("-v").arg(exe);
-        c
-    } else {
-        Command::new(exe)
-    };
-    cmd.arg(pir).arg("-o").arg(out).arg("--time-passes");
-    let start = Instant::now();
-    let o = cmd.output().map_err(|e| format!("{}: {e}", exe.display()))?;
-    let wall_s = start.elapsed().as_secs_f64();
-    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
-    if !o.status.success() {
-        return Err(format!(
-            "poplar-compile failed:\n{}",
-            stderr.lines().take(20).collect::<Vec<_>>().join("\n")
-        ));
-    }
-    let peak_kib = stderr
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes):"))
-        .and_then(|v| v.trim().parse().ok());
-    let passes = stderr
+    let t = timed(exe, &[pir.as_os_str(), "-o".as_ref(), out.as_os_str(), "--time-passes".as_ref()])?;
+    let passes = t
+        .stderr
         .lines()
         .filter_map(|l| l.strip_prefix("time: "))
         .filter_map(|l| {
@@ -112,7 +79,7 @@ fn compile_once(exe: &Path, pir: &Path, out: &Path) -> Result<Measured, String> 
         })
         .collect();
     let exe_bytes = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
-    Ok(Measured { wall_s, peak_kib, exe_bytes, passes })
+    Ok(Measured { wall_s: t.wall_s, peak_kib: t.peak_kib, exe_bytes, passes })
 }
 
 /// Runs the benchmark; rows of (benchmark, figure).
@@ -126,24 +93,15 @@ pub fn run(quick: bool) -> Vec<(String, String)> {
 fn run_inner(quick: bool) -> Result<Vec<(String, String)>, String> {
     cargo(&["build", "--release", "-q", "-p", "compiler", "--bin", "poplar-compile"])?;
     cargo(&["build", "--release", "-q", "-p", "ir", "--example", "gen_big"])?;
-    let dir = PathBuf::from("target/bench-compile");
+    let dir = PathBuf::from("target/bench");
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     std::fs::write(dir.join("big_codelets.cpp"), BIG_CODELETS).map_err(|e| e.to_string())?;
     let compile = PathBuf::from("target/release/poplar-compile");
-    let gen = PathBuf::from("target/release/examples/gen_big");
     let (small, large) = if quick { (10_000u64, 100_000u64) } else { (100_000, 1_000_000) };
     let mut rows = Vec::new();
     let mut walls = Vec::new();
     for n in [small, large] {
-        let pir = dir.join(format!("big{n}.pir"));
-        let st = Command::new(&gen)
-            .args(["--vertices", &n.to_string(), "-o"])
-            .arg(&pir)
-            .status()
-            .map_err(|e| format!("gen_big: {e}"))?;
-        if !st.success() {
-            return Err("gen_big failed".into());
-        }
+        let pir = generate_big(&dir, n)?;
         let out = dir.join(format!("big{n}.exe"));
         let m = compile_once(&compile, &pir, &out)?;
         let vertices = n + 650;

@@ -9,9 +9,11 @@
 //! `--no-write`, leaves `BENCHMARKS.md` alone.
 
 mod compile_bench;
+mod ir_bench;
 mod machine;
 mod memcpy_bench;
 mod runtime_bench;
+mod tools;
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -21,6 +23,7 @@ type Section = (&'static str, fn(bool) -> Vec<(String, String)>);
 
 const SECTIONS: &[Section] = &[
     ("Physical reference", memcpy_bench::run),
+    ("PIR front end: parse + check", ir_bench::run),
     ("Graph compiler: poplar-compile", compile_bench::run),
     ("Runtime: cpu and sim devices", runtime_bench::run),
 ];

@@ -199,30 +199,30 @@ fn tutorial7(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
         }
     };
     let reps = if quick { 3 } else { 10 };
-    let mut best = [f64::MAX; 2];
-    let mut cycles = 0;
-    for (k, device) in [DeviceKind::Cpu, DeviceKind::Sim].into_iter().enumerate() {
+    let time_multiply = |device: DeviceKind, threads: usize| -> (f64, u64) {
         let loaded = runtime::load_image(image.clone()).expect("load");
-        let mut e = Engine::new(loaded, &EngineOptions { device, ..Default::default() });
+        let mut e = Engine::new(loaded, &EngineOptions { device, threads, ..Default::default() });
         e.run_named("init").expect("init");
         let before = e.totals().cycles;
+        let mut best = f64::MAX;
         for _ in 0..reps {
             let t = Instant::now();
             e.run_named("multiply").expect("multiply");
-            best[k] = best[k].min(t.elapsed().as_secs_f64());
+            best = best.min(t.elapsed().as_secs_f64());
         }
-        if device == DeviceKind::Sim {
-            cycles = (e.totals().cycles - before) / reps as u64;
-        }
-    }
+        (best, (e.totals().cycles - before) / reps as u64)
+    };
+    let (cpu_all, _) = time_multiply(DeviceKind::Cpu, threads);
+    let (cpu_one, _) = time_multiply(DeviceKind::Cpu, 1);
+    let (sim_all, cycles) = time_multiply(DeviceKind::Sim, threads);
+    let best = [cpu_all, sim_all];
     let m: Vec<f32> = (0..10000u32)
         .flat_map(|r| (0..1000u32).map(move |c| (((r * 7 + c * 3) % 11) as i32 - 5) as f32))
         .collect();
     let x: Vec<f32> = (0..1000u32).map(|c| ((c % 5) as i32 - 2) as f32).collect();
-    let mut nbest = f64::MAX;
-    for _ in 0..reps {
-        nbest = nbest.min(native(&m, &x, threads).1);
-    }
+    let native_best = |threads: usize| (0..reps).map(|_| native(&m, &x, threads).1).fold(f64::MAX, f64::min);
+    let nbest = native_best(threads);
+    let nbest_one = native_best(1);
     rows.push((
         format!("runtime: tutorial 7 10000x1000 split 7, cpu ({threads} threads)"),
         format!("{:.2} ms per multiply", best[0] * 1e3),
@@ -231,6 +231,27 @@ fn tutorial7(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
     rows.push((
         "runtime: cpu throughput / native (target >= 0.5x)".into(),
         format!("{:.2}x", nbest / best[0]),
+    ));
+    rows.push((
+        format!("runtime: cpu scaling, 1 -> {threads} threads (native: {:.2}x)", nbest_one / nbest),
+        format!("{:.2}x ({:.2} ms with 1 thread)", cpu_one / cpu_all, cpu_one * 1e3),
+    ));
+    let xbytes = exchange_bytes(&image, "multiply");
+    let memcpy = crate::memcpy_bench::bandwidth(64 << 20, 5);
+    rows.push((
+        "runtime: exchange bytes per multiply / cpu time per multiply (compute included), vs host memcpy".into(),
+        format!(
+            "{:.1} MB / {:.2} ms = {:.2} GB/s = {:.2} of memcpy's {:.2} GB/s",
+            xbytes as f64 / 1e6,
+            best[0] * 1e3,
+            xbytes as f64 / best[0] / 1e9,
+            xbytes as f64 / best[0] / memcpy,
+            memcpy / 1e9
+        ),
+    ));
+    rows.push((
+        "runtime: sim speed, modelled cycles per host second (tutorial 7)".into(),
+        format!("{:.3e} cycles/s ({} cycles in {:.2} ms)", cycles as f64 / best[1], cycles, best[1] * 1e3),
     ));
     rows.push((
         "runtime: tutorial 7, sim time / cpu time (target <= 2x)".into(),
@@ -252,4 +273,32 @@ fn tutorial7(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
             format!("{c} cycles ({:.2}x)", c as f64 / 5071.0),
         ));
     }
+}
+
+/// Bytes moved by the exchange phases of the compute sets a program executes
+/// (each compute set counted once per appearance, loops not multiplied).
+fn exchange_bytes(image: &Image, program: &str) -> u64 {
+    fn walk(image: &Image, steps: &[Step], total: &mut u64) {
+        for s in steps {
+            match s {
+                Step::Execute(cs) => {
+                    let cs = &image.compute_sets[*cs as usize];
+                    for t in cs.exchange_in.transfers.iter().chain(&cs.exchange_out.transfers) {
+                        *total += u64::from(t.bytes);
+                    }
+                }
+                Step::Copy(c) => {
+                    *total += image.copies[*c as usize].transfers.iter().map(|t| u64::from(t.bytes)).sum::<u64>()
+                }
+                Step::Repeat { body, .. } => walk(image, body, total),
+                Step::Call(f) => walk(image, &image.functions[*f as usize].body, total),
+                _ => {}
+            }
+        }
+    }
+    let mut total = 0;
+    if let Some(p) = image.programs.iter().find(|p| p.name == program) {
+        walk(image, &p.body, &mut total);
+    }
+    total
 }

@@ -1,0 +1,75 @@
+//! What several benchmarks share: building the workspace's binaries and
+//! timing a child process with its peak memory (`/usr/bin/time -v`, when the
+//! machine has it).
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+/// Runs `cargo ARGS` with the same cargo that runs the benchmark.
+pub fn cargo(args: &[&str]) -> Result<(), String> {
+    let st = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(args)
+        .status()
+        .map_err(|e| format!("cargo: {e}"))?;
+    if st.success() {
+        Ok(())
+    } else {
+        Err(format!("cargo {} failed", args.join(" ")))
+    }
+}
+
+/// One timed run of a child process.
+pub struct Timed {
+    pub wall_s: f64,
+    /// Peak resident set size, when `/usr/bin/time` could measure it.
+    pub peak_kib: Option<u64>,
+    pub stdout: String,
+    /// The child's own stderr (with `/usr/bin/time`'s report appended).
+    pub stderr: String,
+}
+
+/// Runs `exe ARGS`, timing it; a failed run is an error with its stderr.
+pub fn timed(exe: &Path, args: &[&std::ffi::OsStr]) -> Result<Timed, String> {
+    let time = Path::new("/usr/bin/time");
+    let mut cmd = if time.exists() {
+        let mut c = Command::new(time);
+        c.arg("-v").arg(exe);
+        c
+    } else {
+        Command::new(exe)
+    };
+    cmd.args(args);
+    let start = Instant::now();
+    let o = cmd.output().map_err(|e| format!("{}: {e}", exe.display()))?;
+    let wall_s = start.elapsed().as_secs_f64();
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    if !o.status.success() {
+        let head = stderr.lines().take(20).collect::<Vec<_>>().join("\n");
+        return Err(format!("{} failed:\n{head}", exe.display()));
+    }
+    let peak_kib = stderr
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes):"))
+        .and_then(|v| v.trim().parse().ok());
+    Ok(Timed { wall_s, peak_kib, stdout: String::from_utf8_lossy(&o.stdout).into_owned(), stderr })
+}
+
+/// Generates the benchmark graph of `n` vertices with `ir`'s `gen_big`
+/// example (built beforehand) unless the file exists already.
+pub fn generate_big(dir: &Path, n: u64) -> Result<std::path::PathBuf, String> {
+    let pir = dir.join(format!("big{n}.pir"));
+    if pir.exists() {
+        return Ok(pir);
+    }
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let st = Command::new("target/release/examples/gen_big")
+        .args(["--vertices", &n.to_string(), "-o"])
+        .arg(&pir)
+        .status()
+        .map_err(|e| format!("gen_big: {e}"))?;
+    if !st.success() {
+        return Err("gen_big failed".into());
+    }
+    Ok(pir)
+}
