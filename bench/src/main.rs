@@ -12,6 +12,7 @@ mod compile_bench;
 mod ir_bench;
 mod machine;
 mod memcpy_bench;
+mod popc_bench;
 mod runtime_bench;
 mod tools;
 
@@ -24,6 +25,7 @@ type Section = (&'static str, fn(bool) -> Vec<(String, String)>);
 const SECTIONS: &[Section] = &[
     ("Physical reference", memcpy_bench::run),
     ("PIR front end: parse + check", ir_bench::run),
+    ("Codelet compiler: popc", popc_bench::run),
     ("Graph compiler: poplar-compile", compile_bench::run),
     ("Runtime: cpu and sim devices", runtime_bench::run),
 ];

@@ -88,9 +88,10 @@ pub fn exchange(graph: &Graph, resolved: &Resolved, codelets: &Codelets, plan: &
                     EdgeLoc::Tensor { tensor, elem, .. } => {
                         format!("in place at {}[{elem}]", graph.tensors[tensor].name)
                     }
-                    EdgeLoc::Buffer(b) => {
+                    EdgeLoc::Buffer { buffer: b, byte } => {
                         let buf = &plan.buffers[b as usize];
-                        format!("buffer b{b} ({} bytes on tile {})", buf.bytes, buf.tile)
+                        let at = if byte == 0 { String::new() } else { format!("+{byte}") };
+                        format!("buffer b{b}{at} ({} bytes on tile {})", buf.bytes, buf.tile)
                     }
                 };
                 let s = if e.count == 1 { "" } else { "s" };

@@ -10,12 +10,24 @@
 //! a copy) and live only while it runs, so the memory layout overlaps the
 //! buffers of different owners.
 //!
+//! A tile receives each element its input edges need once per compute set,
+//! as the IPU does: input edges whose elements are one increasing run of a
+//! tensor are gathered per (compute set, tile, tensor), overlapping or
+//! adjacent runs merged into one region with one buffer, and each edge
+//! points at its elements inside it ([`EdgeLoc::Buffer`] with a byte
+//! offset). Any other input element list shares a buffer with identical
+//! lists on its tile. Output and in-out edges keep a buffer each. Buffers
+//! are numbered in the order vertices first use them, independent of
+//! hashing and threads.
+//!
 //! Within a compute set no two edges may write the same element and no edge
 //! may read an element another vertex writes: both are checked on sorted
 //! element intervals, never per element. A tensor copy whose source and
 //! destination overlap goes through temporary buffers in two phases.
 //! Addresses are not known yet: moves name tensor elements and buffer
 //! offsets, which [`crate::lower`] turns into byte transfers.
+
+use std::collections::HashMap;
 
 use ir::{walk_stmts, CopyEnd, EntityRef, FieldValue, Graph, Spans, Stmt, TensorId, VertexId, View};
 use linker::gp;
@@ -66,8 +78,9 @@ pub enum EdgeLoc {
     Empty,
     /// In place, in the tensor's memory.
     Tensor { tensor: TensorId, interval: u32, elem: u64 },
-    /// In a buffer.
-    Buffer(u32),
+    /// At byte `byte` of a buffer (input edges on one tile share the
+    /// buffer that receives their elements).
+    Buffer { buffer: u32, byte: u64 },
 }
 
 /// One edge (or one item of a vector list) of a vertex.
@@ -113,6 +126,25 @@ impl ExchangePlan {
     }
 }
 
+/// A non-contiguous input element list on a tile: (compute set, tile,
+/// element size, runs as (tensor, start, len)).
+type ListKey = (u32, u32, u64, Vec<(TensorId, u64, u64)>);
+
+/// An input edge whose elements are one increasing run of a tensor, to be
+/// received into a region shared with the other such edges of its tile; or
+/// such a region.
+#[derive(Clone, Copy)]
+struct Pending {
+    cs: u32,
+    tile: u32,
+    tensor: TensorId,
+    size: u64,
+    start: u64,
+    end: u64,
+    /// Index into `plan.edges`.
+    edge: u32,
+}
+
 struct Access {
     tensor: TensorId,
     start: u64,
@@ -140,6 +172,13 @@ pub fn schedule_exchange(
     // compute set, but do not rely on it: keep per compute set lists.
     let mut writes: Vec<Vec<Access>> = (0..graph.compute_sets.len()).map(|_| Vec::new()).collect();
     let mut reads: Vec<Vec<Access>> = (0..graph.compute_sets.len()).map(|_| Vec::new()).collect();
+    // Input edges received once per (compute set, tile): contiguous runs
+    // share the regions of `shared_input_regions`; any other element list shares a buffer with an
+    // identical one (keyed by compute set, tile, element size and runs).
+    let shared = shared_input_regions(graph, resolved, codelets, mapping);
+    let mut region_buf = vec![u32::MAX; shared.regions.len()];
+    let mut next_assign = 0usize;
+    let mut same: HashMap<ListKey, u32> = HashMap::new();
 
     for (v, vx) in graph.vertices.iter() {
         plan.edge_start.push(plan.edges.len() as u32);
@@ -179,6 +218,44 @@ pub fn schedule_exchange(
                     [s] if s.tile == tile => {
                         EdgeLoc::Tensor { tensor: s.tensor, interval: s.interval, elem: s.start }
                     }
+                    [_, ..] if reads_it && !writes_it => {
+                        let size = u64::from(f.elem.size());
+                        let contiguous = segs
+                            .windows(2)
+                            .all(|w| w[1].tensor == w[0].tensor && w[1].start == w[0].start + w[0].len);
+                        if contiguous {
+                            let (edge, r, byte) = shared.assign[next_assign];
+                            debug_assert_eq!(edge as usize, plan.edges.len());
+                            next_assign += 1;
+                            if region_buf[r as usize] == u32::MAX {
+                                region_buf[r as usize] = plan.buffers.len() as u32;
+                                push_region(mapping, &mut plan, &shared.regions[r as usize]);
+                            }
+                            EdgeLoc::Buffer { buffer: region_buf[r as usize], byte }
+                        } else {
+                            let key: Vec<(TensorId, u64, u64)> =
+                                segs.iter().map(|s| (s.tensor, s.start, s.len)).collect();
+                            let next = plan.buffers.len() as u32;
+                            let b = *same.entry((cs as u32, tile, size, key)).or_insert(next);
+                            if b == next {
+                                plan.buffers.push(Buffer {
+                                    tile,
+                                    bytes: count * size,
+                                    owner: Owner::ComputeSet(cs as u32),
+                                });
+                                let mut pos = 0u64;
+                                let x = &mut plan.compute_sets[cs];
+                                for s in &segs {
+                                    let t =
+                                        Loc::Tensor { tensor: s.tensor, interval: s.interval, elem: s.start };
+                                    let bl = Loc::Buffer { buffer: b, byte: pos * size };
+                                    x.ins.push(Move { src: t, dst: bl, bytes: s.len * size });
+                                    pos += s.len;
+                                }
+                            }
+                            EdgeLoc::Buffer { buffer: b, byte: 0 }
+                        }
+                    }
                     _ => {
                         let size = u64::from(f.elem.size());
                         let b = plan.buffers.len() as u32;
@@ -200,7 +277,7 @@ pub fn schedule_exchange(
                             }
                             pos += s.len;
                         }
-                        EdgeLoc::Buffer(b)
+                        EdgeLoc::Buffer { buffer: b, byte: 0 }
                     }
                 };
                 plan.edges.push(EdgeBinding { field: k as u32, item: item as u32, count, loc });
@@ -208,6 +285,7 @@ pub fn schedule_exchange(
         }
     }
     plan.edge_start.push(plan.edges.len() as u32);
+    drop(same);
 
     for (cs, (mut w, mut r)) in writes.into_iter().zip(reads).enumerate() {
         check_conflicts(graph, spans, cs, &mut w, &mut r, &mut errs);
@@ -218,6 +296,121 @@ pub fn schedule_exchange(
     schedule_copies(graph, spans, mapping, &mut plan, &mut errs);
     errs.finish(Stage::Exchange)?;
     Ok(plan)
+}
+
+/// The regions contiguous input edges are received into, and where each
+/// such edge lies in its region.
+struct SharedInputs {
+    regions: Vec<Pending>,
+    /// (index into `plan.edges`, region, byte offset), by edge.
+    assign: Vec<(u32, u32, u64)>,
+}
+
+/// Finds every input edge that needs a buffer and whose elements are one
+/// increasing run of a tensor, and merges the overlapping or adjacent runs
+/// of one (compute set, tile, tensor) into one region, received once. The
+/// edges are visited exactly as [`schedule_exchange`] visits them.
+fn shared_input_regions(
+    graph: &Graph,
+    resolved: &Resolved,
+    codelets: &Codelets,
+    mapping: &TileMapping,
+) -> SharedInputs {
+    let mut pending: Vec<Pending> = Vec::new();
+    let mut edge = 0u32;
+    let mut segs: Vec<Segment> = Vec::new();
+    for (v, vx) in graph.vertices.iter() {
+        let tile = mapping.vertex_tiles[v.index()];
+        let cs = vx.compute_set.index() as u32;
+        let vt = resolved.vertex_info(codelets, v);
+        for (k, f) in vt.fields.iter().enumerate() {
+            let Some(dir) = f.direction else { continue };
+            let pir = resolved.field_source(v, k);
+            let views: &[View] = match &vx.fields[pir].value {
+                FieldValue::Edge(view) => std::slice::from_ref(view),
+                FieldValue::EdgeList(views) => views,
+                FieldValue::Literal(_) => &[],
+            };
+            for view in views {
+                let this = edge;
+                edge += 1;
+                if dir != gp::Direction::Input {
+                    continue;
+                }
+                segs.clear();
+                mapping.segments(view, |s| segs.push(s));
+                match segs.as_slice() {
+                    [] => {}
+                    [s] if s.tile == tile => {}
+                    [first, ..] => {
+                        let contiguous = segs
+                            .windows(2)
+                            .all(|w| w[1].tensor == w[0].tensor && w[1].start == w[0].start + w[0].len);
+                        if contiguous {
+                            pending.push(Pending {
+                                cs,
+                                tile,
+                                tensor: first.tensor,
+                                size: u64::from(f.elem.size()),
+                                start: first.start,
+                                end: first.start + view.num_elements(),
+                                edge: this,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    pending.sort_unstable_by_key(|p| (p.cs, p.tile, p.tensor, p.size, p.start, p.end, p.edge));
+    let mut out = SharedInputs { regions: Vec::new(), assign: Vec::with_capacity(pending.len()) };
+    let mut i = 0;
+    while i < pending.len() {
+        let p = &pending[i];
+        let (start, mut end) = (p.start, p.end);
+        let mut j = i + 1;
+        while j < pending.len() {
+            let q = &pending[j];
+            if (q.cs, q.tile, q.tensor, q.size) != (p.cs, p.tile, p.tensor, p.size) || q.start > end {
+                break;
+            }
+            end = end.max(q.end);
+            j += 1;
+        }
+        let r = out.regions.len() as u32;
+        for q in &pending[i..j] {
+            out.assign.push((q.edge, r, (q.start - start) * q.size));
+        }
+        out.regions.push(Pending { start, end, edge: u32::MAX, ..*p });
+        i = j;
+    }
+    out.assign.sort_unstable_by_key(|a| a.0);
+    out
+}
+
+/// Adds a shared input region's buffer and its exchange-in moves, one per
+/// mapping interval it crosses.
+fn push_region(mapping: &TileMapping, plan: &mut ExchangePlan, p: &Pending) {
+    let b = plan.buffers.len() as u32;
+    plan.buffers.push(Buffer {
+        tile: p.tile,
+        bytes: (p.end - p.start) * p.size,
+        owner: Owner::ComputeSet(p.cs),
+    });
+    let ivs = &mapping.tensors[p.tensor.index()];
+    let x = &mut plan.compute_sets[p.cs as usize];
+    let mut k = mapping.interval_of(p.tensor, p.start);
+    let mut s = p.start;
+    while s < p.end {
+        let e = p.end.min(ivs[k].end);
+        x.ins.push(Move {
+            src: Loc::Tensor { tensor: p.tensor, interval: k as u32, elem: s },
+            dst: Loc::Buffer { buffer: b, byte: (s - p.start) * p.size },
+            bytes: (e - s) * p.size,
+        });
+        s = e;
+        k += 1;
+    }
 }
 
 fn check_conflicts(

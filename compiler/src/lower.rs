@@ -59,7 +59,7 @@ impl Ctx<'_> {
         match l {
             EdgeLoc::Empty => 0,
             EdgeLoc::Tensor { tensor, interval, elem } => self.tensor_addr(tensor, interval, elem).1 as u32,
-            EdgeLoc::Buffer(b) => self.layout.buffer_addr[b as usize],
+            EdgeLoc::Buffer { buffer, byte } => self.layout.buffer_addr[buffer as usize] + byte as u32,
         }
     }
 

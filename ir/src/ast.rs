@@ -3,121 +3,136 @@
 //! Tensor expressions, index expressions, literals and lists share one
 //! [`Expr`] type; the lowering decides from the context what an expression
 //! must be (a view, an integer, a literal, an initial value).
+//!
+//! The tree borrows names from the source text (`'a`) and boxes large or
+//! rare parts, so that every node the parser moves around is small (the
+//! parser's symbol stack is as wide as its widest node) and a vertex line
+//! costs a few small allocations.
 
 use crate::diag::Span;
 
 /// A name with its span.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Ident {
-    pub name: String,
+pub struct Ident<'a> {
+    pub name: &'a str,
     pub span: Span,
 }
 
 /// A top-level item.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Item {
-    Target { preset: Ident, keys: Vec<(Ident, Expr)>, span: Span },
+pub enum Item<'a> {
+    Target { preset: Ident<'a>, keys: Vec<(Ident<'a>, Expr<'a>)>, span: Span },
     Codelets { path: String, options: Vec<String>, span: Span },
-    Decl(Box<Decl>),
-    Map { view: Expr, mapping: MappingAst, span: Span },
-    HostIo { name: String, tensor: Ident, write: bool, span: Span },
-    Stream { name: String, ty: TypeAst, to_host: bool, span: Span },
-    Remote { name: String, ty: TypeAst, repeats: Expr, span: Span },
-    ComputeSet { name: Ident, body: Vec<CsItem>, span: Span },
-    Function { name: Ident, body: Vec<Stmt>, span: Span },
-    Program { name: Ident, body: Vec<Stmt>, span: Span },
-    For(For<Item>),
+    Decl(Box<Decl<'a>>),
+    Map { view: Box<Expr<'a>>, mapping: Box<MappingAst<'a>>, span: Span },
+    HostIo { name: String, tensor: Ident<'a>, write: bool, span: Span },
+    Stream { name: String, ty: Box<TypeAst<'a>>, to_host: bool, span: Span },
+    Remote { name: String, ty: Box<TypeAst<'a>>, repeats: Box<Expr<'a>>, span: Span },
+    /// The body is taken out (and dropped vertex by vertex) when a top-level
+    /// compute set is lowered, to keep the peak memory down.
+    ComputeSet { name: Ident<'a>, body: std::cell::RefCell<Vec<CsItem<'a>>>, span: Span },
+    Function { name: Ident<'a>, body: Vec<Stmt<'a>>, span: Span },
+    Program { name: Ident<'a>, body: Vec<Stmt<'a>>, span: Span },
+    For(Box<For<'a, Item<'a>>>),
 }
 
 /// `for var in lo..hi { body }`, for items, vertices or statements.
 #[derive(Clone, Debug, PartialEq)]
-pub struct For<T> {
-    pub var: Ident,
-    pub lo: Expr,
-    pub hi: Expr,
+pub struct For<'a, T> {
+    pub var: Ident<'a>,
+    pub lo: Expr<'a>,
+    pub hi: Expr<'a>,
     pub body: Vec<T>,
     pub span: Span,
 }
 
 /// `var`/`const` declaration.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Decl {
+pub struct Decl<'a> {
     pub is_const: bool,
-    pub name: Ident,
-    pub ty: TypeAst,
-    pub mapping: Option<MappingAst>,
-    pub init: Option<Expr>,
+    pub name: Ident<'a>,
+    pub ty: TypeAst<'a>,
+    pub mapping: Option<MappingAst<'a>>,
+    pub init: Option<Expr<'a>>,
     pub span: Span,
 }
 
 /// `float[4, n]`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TypeAst {
-    pub scalar: String,
-    pub shape: Vec<Expr>,
+pub struct TypeAst<'a> {
+    pub scalar: &'a str,
+    pub shape: Vec<Expr<'a>>,
     pub span: Span,
 }
 
 /// A mapping as written.
 #[derive(Clone, Debug, PartialEq)]
-pub enum MappingAst {
-    Tile(Expr),
-    Tiles(Expr, Expr),
-    Linear(Option<(Ident, Expr)>, Span),
+pub enum MappingAst<'a> {
+    Tile(Expr<'a>),
+    Tiles(Box<Expr<'a>>, Box<Expr<'a>>),
+    Linear(Option<Box<(Ident<'a>, Expr<'a>)>>, Span),
 }
 
 /// An item of a compute set body.
 #[derive(Clone, Debug, PartialEq)]
-pub enum CsItem {
-    Vertex(Box<VertexAst>),
-    For(For<CsItem>),
+pub enum CsItem<'a> {
+    Vertex(Box<VertexAst<'a>>),
+    For(Box<For<'a, CsItem<'a>>>),
 }
 
 /// `vertex T @ tile n { fields } cycles c`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct VertexAst {
-    pub vtype: VType,
-    pub tile: Option<Expr>,
-    pub fields: Vec<(Ident, Expr, Span)>,
-    pub cycles: Option<Expr>,
+pub struct VertexAst<'a> {
+    pub vtype: VType<'a>,
+    pub tile: Option<Expr<'a>>,
+    pub fields: Vec<FieldAst<'a>>,
+    pub cycles: Option<Box<Expr<'a>>>,
     pub span: Span,
 }
 
+/// A vertex field `name = value` with the span of the whole.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldAst<'a>(pub Ident<'a>, pub Expr<'a>, pub Span);
+
 /// A vertex type: `a::b<targ, …>`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct VType {
-    pub path: Vec<String>,
-    pub args: Option<Vec<TArg>>,
+pub struct VType<'a> {
+    /// The path's segments joined by `::` (borrowed for one segment).
+    pub path: std::borrow::Cow<'a, str>,
+    pub args: Option<Vec<TArg<'a>>>,
     pub span: Span,
 }
 
 /// A template argument.
 #[derive(Clone, Debug, PartialEq)]
-pub enum TArg {
-    Scalar(String),
+pub enum TArg<'a> {
+    Scalar(&'a str),
     Bool(bool),
-    Type(VType),
+    Type(VType<'a>),
     /// An integer expression, or (a bare identifier that is not a loop
     /// variable) a type name.
-    Expr(Expr),
+    Expr(Expr<'a>),
 }
 
 /// A statement.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Stmt {
-    Copy { src: Expr, dst: Expr, span: Span },
-    Execute(Ident, Span),
-    Print { label: String, view: Expr, span: Span },
-    Repeat { count: Expr, body: Vec<Stmt>, span: Span },
-    While { cond: Vec<Stmt>, pred: Expr, body: Vec<Stmt>, span: Span },
-    If { pred: Expr, then: Vec<Stmt>, else_: Option<Vec<Stmt>>, span: Span },
-    Switch { selector: Expr, cases: Vec<(Expr, Vec<Stmt>, Span)>, default: Option<Vec<Stmt>>, span: Span },
-    Undef(Expr, Span),
+pub enum Stmt<'a> {
+    Copy { src: Box<Expr<'a>>, dst: Box<Expr<'a>>, span: Span },
+    Execute(Ident<'a>, Span),
+    Print { label: String, view: Box<Expr<'a>>, span: Span },
+    Repeat { count: Box<Expr<'a>>, body: Vec<Stmt<'a>>, span: Span },
+    While { cond: Vec<Stmt<'a>>, pred: Box<Expr<'a>>, body: Vec<Stmt<'a>>, span: Span },
+    If { pred: Box<Expr<'a>>, then: Vec<Stmt<'a>>, else_: Option<Vec<Stmt<'a>>>, span: Span },
+    Switch { selector: Box<Expr<'a>>, cases: Vec<Case<'a>>, default: Option<Vec<Stmt<'a>>>, span: Span },
+    Undef(Box<Expr<'a>>, Span),
     Sync(Span),
-    Call(Ident, Span),
-    Block(Vec<Stmt>, Span),
-    For(For<Stmt>),
+    Call(Ident<'a>, Span),
+    Block(Vec<Stmt<'a>>, Span),
+    For(Box<For<'a, Stmt<'a>>>),
 }
+
+/// `case v { body }` of a `switch`.
+pub type Case<'a> = (Expr<'a>, Vec<Stmt<'a>>, Span);
 
 /// A binary operator of integer expressions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,36 +146,36 @@ pub enum BinOp {
 
 /// A subscript `i` or `a:b:s`.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Sub {
-    Index(Expr),
-    Slice(Option<Expr>, Option<Expr>, Option<Expr>),
+pub enum Sub<'a> {
+    Index(Expr<'a>),
+    Slice(Box<(Option<Expr<'a>>, Option<Expr<'a>>, Option<Expr<'a>>)>),
 }
 
 /// A call argument, positional or `name = value`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Arg {
-    pub name: Option<Ident>,
-    pub value: Expr,
+pub struct Arg<'a> {
+    pub name: Option<Ident<'a>>,
+    pub value: Expr<'a>,
 }
 
 /// An expression: view, integer, literal or list.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Expr {
-    pub kind: ExprKind,
+pub struct Expr<'a> {
+    pub kind: ExprKind<'a>,
     pub span: Span,
 }
 
 /// The kinds of [`Expr`].
 #[derive(Clone, Debug, PartialEq)]
-pub enum ExprKind {
+pub enum ExprKind<'a> {
     Int(u64),
     Float(f64),
     Bool(bool),
     Str(String),
-    Name(String),
-    Neg(Box<Expr>),
-    Bin(BinOp, Box<Expr>, Box<Expr>),
-    Call(Ident, Vec<Arg>),
-    Index(Box<Expr>, Vec<Sub>),
-    List(Vec<Expr>),
+    Name(&'a str),
+    Neg(Box<Expr<'a>>),
+    Bin(BinOp, Box<Expr<'a>>, Box<Expr<'a>>),
+    Call(Box<(Ident<'a>, Vec<Arg<'a>>)>),
+    Index(Box<Expr<'a>>, Vec<Sub<'a>>),
+    List(Vec<Expr<'a>>),
 }

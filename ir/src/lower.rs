@@ -80,7 +80,7 @@ struct Lowerer {
 }
 
 /// Lowers parsed items; `Err` holds the diagnostics.
-pub fn lower(items: &[Item]) -> Result<(Graph, Spans), Vec<Diagnostic>> {
+pub fn lower(items: &[Item<'_>]) -> Result<(Graph, Spans), Vec<Diagnostic>> {
     let mut l = Lowerer {
         graph: Graph::default(),
         spans: Spans::default(),
@@ -96,7 +96,7 @@ pub fn lower(items: &[Item]) -> Result<(Graph, Spans), Vec<Diagnostic>> {
         handles_declared: 0,
     };
     // Expand item-level `for` loops into (item, loop environment) pairs.
-    let mut flat: Vec<(&Item, Vec<(String, i64)>)> = Vec::new();
+    let mut flat: Vec<(&Item<'_>, Vec<(String, i64)>)> = Vec::new();
     for it in items {
         l.expand_items(it, &mut flat);
         if l.aborted {
@@ -186,7 +186,7 @@ impl Lowerer {
     }
 
     /// Evaluates a loop's bounds and charges its iterations up front.
-    fn loop_range(&mut self, f_lo: &Expr, f_hi: &Expr) -> R<(i64, i64)> {
+    fn loop_range(&mut self, f_lo: &Expr<'_>, f_hi: &Expr<'_>) -> R<(i64, i64)> {
         let lo = self.eval_int(f_lo);
         let hi = self.eval_int(f_hi);
         let (lo, hi) = (lo?, hi?);
@@ -195,7 +195,7 @@ impl Lowerer {
         Ok((lo, hi))
     }
 
-    fn expand_items<'a>(&mut self, it: &'a Item, out: &mut Vec<(&'a Item, Vec<(String, i64)>)>) {
+    fn expand_items<'a, 's>(&mut self, it: &'a Item<'s>, out: &mut Vec<(&'a Item<'s>, Vec<(String, i64)>)>) {
         if self.aborted {
             return;
         }
@@ -203,7 +203,7 @@ impl Lowerer {
             Item::For(f) => {
                 let Ok((lo, hi)) = self.loop_range(&f.lo, &f.hi) else { return };
                 for i in lo..hi {
-                    self.env.push((f.var.name.clone(), i));
+                    self.env.push((f.var.name.to_string(), i));
                     for b in &f.body {
                         self.expand_items(b, out);
                     }
@@ -221,15 +221,15 @@ impl Lowerer {
         }
     }
 
-    fn declare_sym(&mut self, name: &ast::Ident, sym: Sym) -> R<()> {
-        if let Some((_, prev)) = self.syms.get(&name.name) {
+    fn declare_sym(&mut self, name: &ast::Ident<'_>, sym: Sym) -> R<()> {
+        if let Some((_, prev)) = self.syms.get(name.name) {
             let prev = *prev;
             return Err(self.error(
                 Diagnostic::error(name.span, format!("`{}` is declared more than once", name.name))
                     .with_secondary(prev, "first declared here"),
             ));
         }
-        self.syms.insert(name.name.clone(), (sym, name.span));
+        self.syms.insert(name.name.to_string(), (sym, name.span));
         Ok(())
     }
 
@@ -245,7 +245,7 @@ impl Lowerer {
         Ok(())
     }
 
-    fn eval_shape(&mut self, ty: &ast::TypeAst) -> R<Vec<u64>> {
+    fn eval_shape(&mut self, ty: &ast::TypeAst<'_>) -> R<Vec<u64>> {
         let mut shape = Vec::new();
         let mut bad = false;
         for e in &ty.shape {
@@ -269,7 +269,7 @@ impl Lowerer {
     }
 
     /// First pass: the target, then every name, so items may come in any order.
-    fn declare(&mut self, flat: &[(&Item, Vec<(String, i64)>)]) {
+    fn declare(&mut self, flat: &[(&Item<'_>, Vec<(String, i64)>)]) {
         let mut target_span: Option<Span> = None;
         for (it, env) in flat {
             if let Item::Target { preset, keys, span } = it {
@@ -283,7 +283,7 @@ impl Lowerer {
                 }
                 target_span = Some(*span);
                 self.spans.target = Some(*span);
-                let Some(p) = Preset::from_name(&preset.name) else {
+                let Some(p) = Preset::from_name(preset.name) else {
                     self.err(
                         preset.span,
                         format!("unknown target preset `{}` (expected mk1, mk2, bow or cpu)", preset.name),
@@ -293,18 +293,18 @@ impl Lowerer {
                 let mut t = Target::preset(p);
                 let mut seen: Vec<&str> = Vec::new();
                 for (k, v) in keys {
-                    if seen.contains(&k.name.as_str()) {
+                    if seen.contains(&k.name) {
                         self.err(k.span, format!("target key `{}` is given twice", k.name));
                         continue;
                     }
-                    seen.push(&k.name);
+                    seen.push(k.name);
                     let Ok(val) = self.eval_int(v) else { continue };
                     let Ok(val) = u32::try_from(val) else {
                         self.err(v.span, format!("target value {val} is out of range (1 to {})", u32::MAX));
                         continue;
                     };
-                    if let Err(m) = t.set(&k.name, val) {
-                        let sp = if t.get(&k.name).is_some() { v.span } else { k.span };
+                    if let Err(m) = t.set(k.name, val) {
+                        let sp = if t.get(k.name).is_some() { v.span } else { k.span };
                         self.err(sp, m);
                     }
                 }
@@ -324,7 +324,7 @@ impl Lowerer {
                     }
                     let shape = self.eval_shape(&d.ty).unwrap_or_default();
                     self.graph.tensors.push(Tensor {
-                        name: d.name.name.clone(),
+                        name: d.name.name.to_string(),
                         kind: if d.is_const { TensorKind::Const } else { TensorKind::Var },
                         elem: elem_type(&d.ty.scalar),
                         shape,
@@ -337,21 +337,21 @@ impl Lowerer {
                     if self.declare_sym(name, Sym::ComputeSet(id)).is_ok() {
                         self.graph
                             .compute_sets
-                            .push(ComputeSet { name: name.name.clone(), vertices: Vec::new() });
+                            .push(ComputeSet { name: name.name.to_string(), vertices: Vec::new() });
                         self.spans.compute_sets.set(id, *span);
                     }
                 }
                 Item::Function { name, span, .. } => {
                     let id = self.graph.functions.next_key();
                     if self.declare_sym(name, Sym::Function(id)).is_ok() {
-                        self.graph.functions.push(Program { name: name.name.clone(), body: Vec::new() });
+                        self.graph.functions.push(Program { name: name.name.to_string(), body: Vec::new() });
                         self.spans.functions.set(id, *span);
                     }
                 }
                 Item::Program { name, span, .. } => {
                     let id = self.graph.programs.next_key();
                     if self.declare_sym(name, Sym::Program(id)).is_ok() {
-                        self.graph.programs.push(Program { name: name.name.clone(), body: Vec::new() });
+                        self.graph.programs.push(Program { name: name.name.to_string(), body: Vec::new() });
                         self.spans.programs.set(id, *span);
                     }
                 }
@@ -404,7 +404,7 @@ impl Lowerer {
     }
 
     /// Second pass: everything that refers to names.
-    fn define(&mut self, it: &Item) {
+    fn define(&mut self, it: &Item<'_>) {
         match it {
             Item::Target { .. } | Item::For(_) => {}
             Item::Codelets { path, options, span } => {
@@ -413,7 +413,7 @@ impl Lowerer {
                 self.spans.codelets.set(id, *span);
             }
             Item::Decl(d) => {
-                let Some((Sym::Tensor(id), sp)) = self.syms.get(&d.name.name).copied() else { return };
+                let Some((Sym::Tensor(id), sp)) = self.syms.get(d.name.name).copied() else { return };
                 if sp != d.name.span {
                     return; // a duplicate, already reported
                 }
@@ -463,21 +463,35 @@ impl Lowerer {
             }
             Item::Stream { .. } | Item::Remote { .. } => {}
             Item::ComputeSet { name, body, .. } => {
-                let Some((Sym::ComputeSet(id), sp)) = self.syms.get(&name.name).copied() else { return };
+                let Some((Sym::ComputeSet(id), sp)) = self.syms.get(name.name).copied() else { return };
                 if sp != name.span {
                     return;
                 }
                 let mut vs = Vec::new();
-                for b in body {
-                    self.lower_cs_item(id, b, &mut vs);
-                    if self.aborted {
-                        return;
+                if self.env.is_empty() {
+                    // A top-level compute set is lowered once: free its
+                    // syntax tree vertex by vertex while the graph grows.
+                    let body = std::mem::take(&mut *body.borrow_mut());
+                    vs.reserve(body.len());
+                    for b in body {
+                        self.lower_cs_item(id, &b, &mut vs);
+                        drop(b);
+                        if self.aborted {
+                            return;
+                        }
+                    }
+                } else {
+                    for b in body.borrow().iter() {
+                        self.lower_cs_item(id, b, &mut vs);
+                        if self.aborted {
+                            return;
+                        }
                     }
                 }
                 self.graph.compute_sets[id].vertices = vs;
             }
             Item::Function { name, body, .. } => {
-                let Some((Sym::Function(id), sp)) = self.syms.get(&name.name).copied() else { return };
+                let Some((Sym::Function(id), sp)) = self.syms.get(name.name).copied() else { return };
                 if sp != name.span {
                     return;
                 }
@@ -489,7 +503,7 @@ impl Lowerer {
                 self.spans.function_stmts.set(id, spans);
             }
             Item::Program { name, body, .. } => {
-                let Some((Sym::Program(id), sp)) = self.syms.get(&name.name).copied() else { return };
+                let Some((Sym::Program(id), sp)) = self.syms.get(name.name).copied() else { return };
                 if sp != name.span {
                     return;
                 }
@@ -502,17 +516,17 @@ impl Lowerer {
         }
     }
 
-    fn tensor_named(&mut self, n: &ast::Ident) -> R<TensorId> {
-        match self.syms.get(&n.name) {
+    fn tensor_named(&mut self, n: &ast::Ident<'_>) -> R<TensorId> {
+        match self.syms.get(n.name) {
             Some((Sym::Tensor(t), _)) => Ok(*t),
             Some(_) => Err(self.err(n.span, format!("`{}` is not a tensor", n.name))),
             None => Err(self.err(n.span, format!("unknown tensor `{}`", n.name))),
         }
     }
 
-    fn lower_mapping(&mut self, m: &MappingAst) -> R<Mapping> {
+    fn lower_mapping(&mut self, m: &MappingAst<'_>) -> R<Mapping> {
         let total = self.graph.target.total_tiles();
-        let check_tile = |l: &mut Lowerer, e: &Expr, t: i64, end: bool| -> R<u32> {
+        let check_tile = |l: &mut Lowerer, e: &Expr<'_>, t: i64, end: bool| -> R<u32> {
             let limit = if end { total as i64 } else { total as i64 - 1 };
             if t < 0 || t > limit {
                 return Err(l.err(
@@ -541,7 +555,8 @@ impl Lowerer {
                 Ok(Mapping::Tiles(x, y))
             }
             MappingAst::Linear(None, _) => Ok(Mapping::Linear { grain: 1 }),
-            MappingAst::Linear(Some((k, v)), _) => {
+            MappingAst::Linear(Some(kv), _) => {
+                let (k, v) = &**kv;
                 if k.name != "grain" {
                     return Err(
                         self.err(k.span, format!("unknown mapping option `{}` (expected `grain`)", k.name))
@@ -563,14 +578,14 @@ impl Lowerer {
     }
 
     /// Evaluates an integer expression.
-    fn eval_int(&mut self, e: &Expr) -> R<i64> {
+    fn eval_int(&mut self, e: &Expr<'_>) -> R<i64> {
         match &e.kind {
             ExprKind::Int(i) => i64::try_from(*i)
                 .map_err(|_| self.err(e.span, format!("integer {i} is too large (at most {})", i64::MAX))),
             ExprKind::Name(n) => match self.lookup_var(n) {
                 Some(v) => Ok(v),
                 None => {
-                    let msg = match self.syms.get(n) {
+                    let msg = match self.syms.get(*n) {
                         Some(_) => format!("expected an integer, but `{n}` is not a loop variable"),
                         None => format!("unknown name `{n}`"),
                     };
@@ -611,7 +626,8 @@ impl Lowerer {
                 };
                 r.ok_or_else(|| self.err(e.span, "integer overflow"))
             }
-            ExprKind::Call(f, args) if f.name == "min" || f.name == "max" => {
+            ExprKind::Call(c) if c.0.name == "min" || c.0.name == "max" => {
+                let (f, args) = &**c;
                 if args.len() != 2 || args.iter().any(|a| a.name.is_some()) {
                     return Err(self.err(e.span, format!("`{}` takes two integer arguments", f.name)));
                 }
@@ -630,7 +646,7 @@ impl Lowerer {
         }
     }
 
-    fn eval_int_list(&mut self, e: &Expr) -> R<Vec<i64>> {
+    fn eval_int_list(&mut self, e: &Expr<'_>) -> R<Vec<i64>> {
         let ExprKind::List(items) = &e.kind else {
             return Err(self.err(e.span, "expected a list of integers `[a, b, …]`"));
         };
@@ -650,9 +666,9 @@ impl Lowerer {
     }
 
     /// Evaluates a tensor expression to a view and its element type.
-    fn eval_view(&mut self, e: &Expr) -> R<(View, ElemType)> {
+    fn eval_view(&mut self, e: &Expr<'_>) -> R<(View, ElemType)> {
         match &e.kind {
-            ExprKind::Name(n) => match self.syms.get(n) {
+            ExprKind::Name(n) => match self.syms.get(*n) {
                 Some((Sym::Tensor(t), _)) => {
                     let t = *t;
                     let tt = &self.graph.tensors[t];
@@ -677,7 +693,8 @@ impl Lowerer {
                             Ok(v) => ss.push(Subscript::Index(v)),
                             Err(_) => bad = true,
                         },
-                        Sub::Slice(a, b, c) => {
+                        Sub::Slice(abc) => {
+                            let (a, b, c) = &**abc;
                             let mut opt = |x: &Option<Expr>| -> Option<i64> {
                                 match x {
                                     None => None,
@@ -702,19 +719,19 @@ impl Lowerer {
                 let v = b.index(&ss).map_err(|m| self.err(e.span, m))?;
                 Ok((v, ty))
             }
-            ExprKind::Call(f, args) => self.eval_view_call(e, f, args),
+            ExprKind::Call(c) => self.eval_view_call(e, &c.0, &c.1),
             ExprKind::Str(s) => Err(self.err(e.span, format!("expected a tensor, found the string \"{s}\""))),
             ExprKind::List(_) => Err(self.err(e.span, "expected a tensor, found a list")),
             _ => Err(self.err(e.span, "expected a tensor expression, found a number")),
         }
     }
 
-    fn eval_view_call(&mut self, e: &Expr, f: &ast::Ident, args: &[ast::Arg]) -> R<(View, ElemType)> {
-        let fname = f.name.as_str();
-        let (pos, named): (Vec<&ast::Arg>, Vec<&ast::Arg>) = args.iter().partition(|a| a.name.is_none());
+    fn eval_view_call(&mut self, e: &Expr<'_>, f: &ast::Ident<'_>, args: &[ast::Arg<'_>]) -> R<(View, ElemType)> {
+        let fname = f.name;
+        let (pos, named): (Vec<&ast::Arg<'_>>, Vec<&ast::Arg<'_>>) = args.iter().partition(|a| a.name.is_none());
         let allowed_named: &[&str] = if fname == "concat" { &["dim"] } else { &[] };
         for a in &named {
-            let n = a.name.as_ref().map(|n| n.name.as_str()).unwrap_or("");
+            let n = a.name.as_ref().map(|n| n.name).unwrap_or("");
             if !allowed_named.contains(&n) {
                 let sp = a.name.as_ref().map_or(e.span, |n| n.span);
                 return Err(self.err(sp, format!("`{fname}` has no argument `{n}`")));
@@ -798,7 +815,7 @@ impl Lowerer {
                 let ExprKind::Name(tn) = &pos[0].value.kind else {
                     return Err(self.err(pos[0].value.span, "`affine` takes a tensor name first"));
                 };
-                let t = self.tensor_named(&ast::Ident { name: tn.clone(), span: pos[0].value.span })?;
+                let t = self.tensor_named(&ast::Ident { name: tn, span: pos[0].value.span })?;
                 let off = self.eval_int(&pos[1].value)?;
                 let ExprKind::List(ds) = &pos[2].value.kind else {
                     return Err(self.err(pos[2].value.span, "expected `[[size, stride], …]`"));
@@ -829,7 +846,7 @@ impl Lowerer {
     }
 
     /// A literal value (initial values, vertex fields).
-    fn eval_value(&mut self, e: &Expr) -> R<Value> {
+    fn eval_value(&mut self, e: &Expr<'_>) -> R<Value> {
         match &e.kind {
             ExprKind::Float(f) => Ok(Value::Float(*f)),
             ExprKind::Bool(b) => Ok(Value::Bool(*b)),
@@ -883,7 +900,7 @@ impl Lowerer {
         Ok(())
     }
 
-    fn lower_init(&mut self, e: &Expr, elem: ElemType, shape: &[u64]) -> R<Init> {
+    fn lower_init(&mut self, e: &Expr<'_>, elem: ElemType, shape: &[u64]) -> R<Init> {
         if !matches!(e.kind, ExprKind::List(_)) {
             let v = self.eval_value(e)?;
             let mut b = Vec::new();
@@ -898,7 +915,7 @@ impl Lowerer {
 
     fn init_level(
         &mut self,
-        e: &Expr,
+        e: &Expr<'_>,
         elem: ElemType,
         shape: &[u64],
         depth: usize,
@@ -936,9 +953,9 @@ impl Lowerer {
 
     // ---- compute sets ----
 
-    fn lower_cs_item(&mut self, cs: ComputeSetId, it: &CsItem, out: &mut Vec<VertexId>) {
+    fn lower_cs_item(&mut self, cs: ComputeSetId, it: &CsItem<'_>, out: &mut Vec<VertexId>) {
         match it {
-            CsItem::For(f) => self.for_loop(f, |l, b: &CsItem| l.lower_cs_item(cs, b, out)),
+            CsItem::For(f) => self.for_loop(f, |l, b: &CsItem<'_>| l.lower_cs_item(cs, b, out)),
             CsItem::Vertex(v) => {
                 if self.tick(v.span).is_err() {
                     return;
@@ -950,10 +967,10 @@ impl Lowerer {
         }
     }
 
-    fn for_loop<T>(&mut self, f: &For<T>, mut body: impl FnMut(&mut Lowerer, &T)) {
+    fn for_loop<T>(&mut self, f: &For<'_, T>, mut body: impl FnMut(&mut Lowerer, &T)) {
         let Ok((lo, hi)) = self.loop_range(&f.lo, &f.hi) else { return };
         for i in lo..hi {
-            self.env.push((f.var.name.clone(), i));
+            self.env.push((f.var.name.to_string(), i));
             for b in &f.body {
                 body(self, b);
                 if self.aborted {
@@ -967,8 +984,8 @@ impl Lowerer {
         }
     }
 
-    fn vtype_name(&mut self, t: &ast::VType, out: &mut String) -> R<()> {
-        out.push_str(&t.path.join("::"));
+    fn vtype_name(&mut self, t: &ast::VType<'_>, out: &mut String) -> R<()> {
+        out.push_str(&t.path);
         if let Some(args) = &t.args {
             out.push('<');
             for (i, a) in args.iter().enumerate() {
@@ -994,7 +1011,7 @@ impl Lowerer {
         Ok(())
     }
 
-    fn lower_vertex(&mut self, cs: ComputeSetId, v: &ast::VertexAst) -> R<VertexId> {
+    fn lower_vertex(&mut self, cs: ComputeSetId, v: &ast::VertexAst<'_>) -> R<VertexId> {
         let mut name = String::new();
         self.vtype_name(&v.vtype, &mut name)?;
         let vtype = self.intern(&name);
@@ -1027,7 +1044,7 @@ impl Lowerer {
         };
         let mut fields: Vec<Field> = Vec::with_capacity(v.fields.len());
         let mut bad = false;
-        for (i, (fname, val, _)) in v.fields.iter().enumerate() {
+        for (i, ast::FieldAst(fname, val, _)) in v.fields.iter().enumerate() {
             if let Some(j) = v.fields[..i].iter().position(|f| f.0.name == fname.name) {
                 let prev = v.fields[j].0.span;
                 self.error(
@@ -1051,7 +1068,7 @@ impl Lowerer {
         Ok(id)
     }
 
-    fn lower_field(&mut self, e: &Expr) -> R<FieldValue> {
+    fn lower_field(&mut self, e: &Expr<'_>) -> R<FieldValue> {
         match &e.kind {
             ExprKind::List(items) => {
                 let mut out = Vec::with_capacity(items.len());
@@ -1079,10 +1096,10 @@ impl Lowerer {
                     i64::try_from(i).map_err(|_| self.err(e.span, format!("integer {i} is out of range")))?,
                 ),
             })),
-            ExprKind::Name(n) if self.lookup_var(n).is_some() && !self.syms.contains_key(n) => {
+            ExprKind::Name(n) if self.lookup_var(n).is_some() && !self.syms.contains_key(*n) => {
                 Ok(FieldValue::Literal(Literal::Int(self.eval_int(e)?)))
             }
-            ExprKind::Call(f, _) if f.name == "min" || f.name == "max" => {
+            ExprKind::Call(c) if c.0.name == "min" || c.0.name == "max" => {
                 Ok(FieldValue::Literal(Literal::Int(self.eval_int(e)?)))
             }
             _ => Ok(FieldValue::Edge(self.eval_view(e)?.0)),
@@ -1091,7 +1108,7 @@ impl Lowerer {
 
     // ---- programs ----
 
-    fn lower_block(&mut self, body: &[ast::Stmt], spans: &mut Vec<Span>) -> Vec<Stmt> {
+    fn lower_block(&mut self, body: &[ast::Stmt<'_>], spans: &mut Vec<Span>) -> Vec<Stmt> {
         let mut out = Vec::new();
         for s in body {
             self.lower_stmt(s, &mut out, spans);
@@ -1102,7 +1119,7 @@ impl Lowerer {
         out
     }
 
-    fn scalar_pred(&mut self, e: &Expr, what: &str) -> R<View> {
+    fn scalar_pred(&mut self, e: &Expr<'_>, what: &str) -> R<View> {
         let (v, _) = self.eval_view(e)?;
         if v.num_elements() != 1 {
             return Err(self.err(
@@ -1117,10 +1134,10 @@ impl Lowerer {
         Ok(v)
     }
 
-    fn lower_stmt(&mut self, s: &ast::Stmt, out: &mut Vec<Stmt>, spans: &mut Vec<Span>) {
+    fn lower_stmt(&mut self, s: &ast::Stmt<'_>, out: &mut Vec<Stmt>, spans: &mut Vec<Span>) {
         use ast::Stmt as S;
         if let S::For(f) = s {
-            self.for_loop(f, |l, b: &ast::Stmt| l.lower_stmt(b, out, spans));
+            self.for_loop(f, |l, b: &ast::Stmt<'_>| l.lower_stmt(b, out, spans));
             return;
         }
         let span = stmt_span(s);
@@ -1132,7 +1149,7 @@ impl Lowerer {
         let r: R<Stmt> = (|| -> R<Stmt> {
             Ok(match s {
                 S::Copy { src, dst, span } => self.lower_copy(src, dst, *span)?,
-                S::Execute(n, _) => match self.syms.get(&n.name) {
+                S::Execute(n, _) => match self.syms.get(n.name) {
                     Some((Sym::ComputeSet(c), _)) => Stmt::Execute(*c),
                     Some(_) => return Err(self.err(n.span, format!("`{}` is not a compute set", n.name))),
                     None => return Err(self.err(n.span, format!("unknown compute set `{}`", n.name))),
@@ -1193,7 +1210,7 @@ impl Lowerer {
                 }
                 S::Undef(e, _) => Stmt::Undef(self.eval_view(e)?.0),
                 S::Sync(_) => Stmt::Sync,
-                S::Call(n, sp) => match self.syms.get(&n.name) {
+                S::Call(n, sp) => match self.syms.get(n.name) {
                     Some((Sym::Function(f), _)) => {
                         let f = *f;
                         self.calls.push((self.current_fn, f, *sp));
@@ -1214,7 +1231,7 @@ impl Lowerer {
         }
     }
 
-    fn lower_copy(&mut self, src: &Expr, dst: &Expr, span: Span) -> R<Stmt> {
+    fn lower_copy(&mut self, src: &Expr<'_>, dst: &Expr<'_>, span: Span) -> R<Stmt> {
         let a = self.copy_end(src);
         let b = self.copy_end(dst);
         let ((a, an, at), (b, bn, bt)) = (a?, b?);
@@ -1260,7 +1277,7 @@ impl Lowerer {
     }
 
     /// One end of a copy, with its element count and type.
-    fn copy_end(&mut self, e: &Expr) -> R<(CopyEnd, u64, ElemType)> {
+    fn copy_end(&mut self, e: &Expr<'_>) -> R<(CopyEnd, u64, ElemType)> {
         match &e.kind {
             ExprKind::Str(s) => match self.strs.get(s) {
                 Some((StrSym::Stream(id), _)) => {
@@ -1344,7 +1361,7 @@ impl Lowerer {
     }
 }
 
-fn item_span(it: &Item) -> Span {
+fn item_span(it: &Item<'_>) -> Span {
     match it {
         Item::Target { span, .. }
         | Item::Codelets { span, .. }
@@ -1360,7 +1377,7 @@ fn item_span(it: &Item) -> Span {
     }
 }
 
-fn stmt_span(s: &ast::Stmt) -> Span {
+fn stmt_span(s: &ast::Stmt<'_>) -> Span {
     use ast::Stmt as S;
     match s {
         S::Copy { span, .. }

@@ -46,7 +46,8 @@ impl Path {
         self.segs.last().map_or("", |s| s.name.as_str())
     }
     pub fn simple(&self) -> Option<&str> {
-        (self.segs.len() == 1 && self.segs[0].args.is_none() && !self.global).then(|| self.segs[0].name.as_str())
+        (self.segs.len() == 1 && self.segs[0].args.is_none() && !self.global)
+            .then(|| self.segs[0].name.as_str())
     }
 }
 
@@ -162,12 +163,36 @@ pub struct Stmt {
 pub enum StmtKind {
     Decl(Vec<VarDecl>),
     Expr(Expr),
-    If { init: Option<P<Stmt>>, cond: Expr, then: P<Stmt>, els: Option<P<Stmt>>, is_constexpr: bool },
-    For { init: Option<P<Stmt>>, cond: Option<Expr>, step: Option<Expr>, body: P<Stmt> },
-    RangeFor { var: VarDecl, range: Expr, body: P<Stmt> },
-    While { cond: Expr, body: P<Stmt> },
-    DoWhile { body: P<Stmt>, cond: Expr },
-    Switch { cond: Expr, body: P<Stmt> },
+    If {
+        init: Option<P<Stmt>>,
+        cond: Expr,
+        then: P<Stmt>,
+        els: Option<P<Stmt>>,
+        is_constexpr: bool,
+    },
+    For {
+        init: Option<P<Stmt>>,
+        cond: Option<Expr>,
+        step: Option<Expr>,
+        body: P<Stmt>,
+    },
+    RangeFor {
+        var: VarDecl,
+        range: Expr,
+        body: P<Stmt>,
+    },
+    While {
+        cond: Expr,
+        body: P<Stmt>,
+    },
+    DoWhile {
+        body: P<Stmt>,
+        cond: Expr,
+    },
+    Switch {
+        cond: Expr,
+        body: P<Stmt>,
+    },
     Case(Expr),
     Default,
     Break,

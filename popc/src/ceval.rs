@@ -297,9 +297,13 @@ impl Ev<'_> {
             }
             ExprKind::Call(f, args) => return self.call(f, args, env, e.span),
             ExprKind::Assign(op, lhs, rhs) => {
-                let ExprKind::Name(path) = &lhs.kind else { return err(e.span, "expression is not a constant") };
+                let ExprKind::Name(path) = &lhs.kind else {
+                    return err(e.span, "expression is not a constant");
+                };
                 let Some(n) = path.simple() else { return err(e.span, "expression is not a constant") };
-                let Some(old) = self.lookup_local(n) else { return err(e.span, "expression is not a constant") };
+                let Some(old) = self.lookup_local(n) else {
+                    return err(e.span, "expression is not a constant");
+                };
                 let r = self.expr(rhs, env)?;
                 let v = match op {
                     Some(op) => arith(*op, old, r, e.span)?,
@@ -353,7 +357,9 @@ impl Ev<'_> {
                         }
                     }
                 }
-                "is_same" | "is_integral" | "is_floating_point" | "is_signed" | "is_unsigned" if member == "value" => {
+                "is_same" | "is_integral" | "is_floating_point" | "is_signed" | "is_unsigned"
+                    if member == "value" =>
+                {
                     return self.trait_value(&holder.name, holder.args.as_deref().unwrap_or(&[]), env, span);
                 }
                 _ => {}
@@ -361,7 +367,8 @@ impl Ev<'_> {
         }
         if let Some(last) = path.segs.last() {
             if let Some(t) = last.name.strip_suffix("_v") {
-                if matches!(t, "is_same" | "is_integral" | "is_floating_point" | "is_signed" | "is_unsigned") {
+                if matches!(t, "is_same" | "is_integral" | "is_floating_point" | "is_signed" | "is_unsigned")
+                {
                     return self.trait_value(t, last.args.as_deref().unwrap_or(&[]), env, span);
                 }
             }
@@ -402,17 +409,26 @@ impl Ev<'_> {
         err(span, format!("'{name}' is not a constant expression"))
     }
 
-    fn static_member(&mut self, c: &Class, cenv: &Env, n: &str, _simple: bool) -> Result<Option<(Scalar, CV)>> {
+    fn static_member(
+        &mut self,
+        c: &Class,
+        cenv: &Env,
+        n: &str,
+        _simple: bool,
+    ) -> Result<Option<(Scalar, CV)>> {
         for m in &c.members {
             if let Member::Field(f) = m {
                 if f.is_static && f.names.iter().any(|x| x.0 == n) && f.init.is_some() {
                     self.depth += 1;
                     if self.depth > crate::sema::MAX_INSTANTIATION_DEPTH {
                         let span = f.span;
-                        return err(span, format!(
-                            "template instantiation depth exceeds {} while evaluating '{n}'",
-                            crate::sema::MAX_INSTANTIATION_DEPTH
-                        ));
+                        return err(
+                            span,
+                            format!(
+                                "template instantiation depth exceeds {} while evaluating '{n}'",
+                                crate::sema::MAX_INSTANTIATION_DEPTH
+                            ),
+                        );
                     }
                     let r = self.static_member_inner(c, cenv, n);
                     self.depth -= 1;
@@ -496,7 +512,9 @@ impl Ev<'_> {
         if func.is_none() {
             for q in p.candidates(&env.ns, &name, path.global) {
                 if let Some(fs) = p.funcs.get(&q) {
-                    if let Some(fd) = fs.iter().find(|f| f.ast.params.len() >= args.len() && f.ast.body.is_some()) {
+                    if let Some(fd) =
+                        fs.iter().find(|f| f.ast.params.len() >= args.len() && f.ast.body.is_some())
+                    {
                         let mut tb = HashMap::new();
                         if let Some(tp) = &fd.ast.tparams {
                             let targs = path.segs.last().unwrap().args.clone().unwrap_or_default();
@@ -505,7 +523,13 @@ impl Ev<'_> {
                                 for (i, t) in tp.iter().enumerate() {
                                     if let Some(a) = targs.get(i) {
                                         let mut one = HashMap::new();
-                                        p.bind_args(std::slice::from_ref(t), std::slice::from_ref(a), env, &mut one, span)?;
+                                        p.bind_args(
+                                            std::slice::from_ref(t),
+                                            std::slice::from_ref(a),
+                                            env,
+                                            &mut one,
+                                            span,
+                                        )?;
                                         tb.extend(one);
                                         continue;
                                     }
@@ -523,13 +547,16 @@ impl Ev<'_> {
                                 p.bind_args(tp, &targs, env, &mut tb, span)?;
                             }
                         }
-                        func = Some((fd.ast.clone(), Env { ns: fd.ns.clone(), tb: Rc::new(tb), class: None }));
+                        func =
+                            Some((fd.ast.clone(), Env { ns: fd.ns.clone(), tb: Rc::new(tb), class: None }));
                         break;
                     }
                 }
             }
         }
-        let Some((fun, fenv)) = func else { return err(span, format!("'{name}' is not a constant expression")) };
+        let Some((fun, fenv)) = func else {
+            return err(span, format!("'{name}' is not a constant expression"));
+        };
         if !fun.is_constexpr {
             return err(span, format!("call of non-constexpr function '{name}' in a constant expression"));
         }
@@ -667,9 +694,13 @@ impl Ev<'_> {
     fn side_effect(&mut self, e: &Expr, env: &Env) -> Result<()> {
         match &e.kind {
             ExprKind::Unary(op @ (UnOp::PreInc | UnOp::PostInc | UnOp::PreDec | UnOp::PostDec), a) => {
-                let ExprKind::Name(path) = &a.kind else { return err(e.span, "expression is not a constant") };
+                let ExprKind::Name(path) = &a.kind else {
+                    return err(e.span, "expression is not a constant");
+                };
                 let n = path.simple().unwrap_or("");
-                let Some(old) = self.lookup_local(n) else { return err(e.span, "expression is not a constant") };
+                let Some(old) = self.lookup_local(n) else {
+                    return err(e.span, "expression is not a constant");
+                };
                 let d = if matches!(op, UnOp::PreInc | UnOp::PostInc) { BinOp::Add } else { BinOp::Sub };
                 let v = arith(d, old, (Scalar::Int, CV::I(1)), e.span)?;
                 self.set_local(n, (old.0, convert(v.1, old.0)));

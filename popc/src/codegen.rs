@@ -76,7 +76,8 @@ pub fn compile_vertex(
     let mut ir_text = String::new();
     for counting in [false, true] {
         let multi = c.base == Some(VertexBase::MultiVertex);
-        let mut func = ir::Function::with_name_signature(UserFuncName::user(0, counting as u32), entry_signature(multi));
+        let mut func =
+            ir::Function::with_name_signature(UserFuncName::user(0, counting as u32), entry_signature(multi));
         let mut fctx = FunctionBuilderContext::new();
         let b = FunctionBuilder::new(&mut func, &mut fctx);
         returns_bool = Lowerer::lower_vertex(b, p, src, c, counting, debug, isa.frontend_config())?;
@@ -85,7 +86,10 @@ pub fn compile_vertex(
         }
         let mut ctx = Context::for_function(func);
         let code = ctx.compile(isa, &mut ControlPlane::default()).map_err(|e| {
-            Diagnostic::new(c.decl.ast.span, format!("code generation failed for '{}': {:?}", c.name, e.inner))
+            Diagnostic::new(
+                c.decl.ast.span,
+                format!("code generation failed for '{}': {:?}", c.name, e.inner),
+            )
         })?;
         let bytes = code.code_buffer().to_vec();
         let mut relocs = Vec::new();

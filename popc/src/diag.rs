@@ -77,13 +77,19 @@ impl Diagnostics {
                 continue;
             };
             let name = files.name(id).map(|n| n.to_string()).unwrap_or_default();
-            out.push_str(&format!("{name}:{}:{}: error: {}\n", loc.line_number, loc.column_number, d.message));
+            out.push_str(&format!(
+                "{name}:{}:{}: error: {}\n",
+                loc.line_number, loc.column_number, d.message
+            ));
             if let (Ok(range), Ok(src)) = (files.line_range(id, loc.line_number - 1), files.source(id)) {
                 let line = src[range].trim_end_matches(['\n', '\r']);
                 out.push_str(line);
                 out.push('\n');
-                let pad: String =
-                    line.chars().take(loc.column_number - 1).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+                let pad: String = line
+                    .chars()
+                    .take(loc.column_number - 1)
+                    .map(|c| if c == '\t' { '\t' } else { ' ' })
+                    .collect();
                 out.push_str(&pad);
                 out.push_str("^\n");
             }

@@ -29,7 +29,8 @@ impl Loaded {
         let mut m = MmapMut::map_anon(f.code.len().max(1)).map_err(|e| format!("cannot map code: {e}"))?;
         m[..f.code.len()].copy_from_slice(&f.code);
         for r in &f.relocs {
-            let addr = crate::host::libcall_address(&r.symbol).ok_or_else(|| format!("unknown libcall '{}'", r.symbol))?;
+            let addr = crate::host::libcall_address(&r.symbol)
+                .ok_or_else(|| format!("unknown libcall '{}'", r.symbol))?;
             let v = (addr as i64).wrapping_add(r.addend) as u64;
             let at = r.offset as usize;
             if at + 8 > f.code.len() {
@@ -95,7 +96,8 @@ pub fn run_vertex(code: &Loaded, mem: &mut [u8], state: u32) -> RunResult {
     if !code.multi {
         return run(code, mem, state, 0);
     }
-    let mut total = RunResult { status: STATUS_OK, count: 0, trap_addr: 0, trap_line: 0, printed: Vec::new() };
+    let mut total =
+        RunResult { status: STATUS_OK, count: 0, trap_addr: 0, trap_line: 0, printed: Vec::new() };
     for w in 0..6 {
         let r = run(code, mem, state, w);
         total.count += r.count;

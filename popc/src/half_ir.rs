@@ -70,3 +70,9 @@ pub fn round_half(b: &mut FunctionBuilder, v: Value) -> Value {
     let h = f32_to_f16(b, v);
     f16_to_f32(b, h)
 }
+
+/// Like [`round_half`], also returning the half bit pattern (for stores).
+pub fn round_half_bits(b: &mut FunctionBuilder, v: Value) -> (Value, Value) {
+    let h = f32_to_f16(b, v);
+    (f16_to_f32(b, h), h)
+}

@@ -84,7 +84,13 @@ unary!(f64_round, f64, f64::round);
 /// Called only by generated code: `ctx` is the live context of the call,
 /// `fmt` points at `fmt_len` bytes and `args` at `nargs` words, both on the
 /// generated function's own stack; `host_data` is null or a `*mut Vec<u8>`.
-pub unsafe extern "C" fn printf(ctx: *mut TileCtx, fmt: *const u8, fmt_len: u32, args: *const u64, nargs: u32) {
+pub unsafe extern "C" fn printf(
+    ctx: *mut TileCtx,
+    fmt: *const u8,
+    fmt_len: u32,
+    args: *const u64,
+    nargs: u32,
+) {
     // SAFETY: see the function's contract above.
     unsafe {
         let Some(ctx) = ctx.as_mut() else { return };
@@ -161,7 +167,11 @@ pub fn host_table() -> &'static HostTable {
                 (F64Cosh, u64f(f64_cosh)),
                 (F64Cbrt, u64f(f64_cbrt)),
                 (F64Round, u64f(f64_round)),
-                (Printf, printf as unsafe extern "C" fn(*mut TileCtx, *const u8, u32, *const u64, u32) as *const c_void),
+                (
+                    Printf,
+                    printf as unsafe extern "C" fn(*mut TileCtx, *const u8, u32, *const u64, u32)
+                        as *const c_void,
+                ),
             ];
             for (f, p) in entries {
                 fns[f as usize] = p;

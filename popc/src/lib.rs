@@ -75,7 +75,14 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { defines: Vec::new(), include_dirs: Vec::new(), debug: false, opt_level: 2, target: None, emit_ir: false }
+        Options {
+            defines: Vec::new(),
+            include_dirs: Vec::new(),
+            debug: false,
+            opt_level: 2,
+            target: None,
+            emit_ir: false,
+        }
     }
 }
 
@@ -148,7 +155,8 @@ pub fn compile_full(
     requested: &[String],
 ) -> Result<Output, Diagnostics> {
     let pp = pp::Preprocessor::new(&opts.defines, &opts.include_dirs, includes);
-    let (toks, sources) = pp.run(file_name, source).map_err(|(d, s)| Diagnostics { sources: s, errors: vec![d] })?;
+    let (toks, sources) =
+        pp.run(file_name, source).map_err(|(d, s)| Diagnostics { sources: s, errors: vec![d] })?;
     let fail = |d: Diagnostic, s: &diag::SourceMap| Diagnostics { sources: s.clone(), errors: vec![d] };
     let items = parse::Parser::new(toks).parse_unit().map_err(|d| fail(d, &sources))?;
     let isa = codegen::make_isa(opts.target.as_deref(), opts.opt_level)
@@ -179,11 +187,18 @@ fn build(
         let env = sema::Env { ns: ns.clone(), ..Default::default() };
         let (_, v) = ceval::eval(&prog, e, &env)?;
         if !ceval::truthy(v) {
-            return diag::err(*span, format!("static assertion failed{}", m.as_ref().map(|m| format!(": {m}")).unwrap_or_default()));
+            return diag::err(
+                *span,
+                format!(
+                    "static assertion failed{}",
+                    m.as_ref().map(|m| format!(": {m}")).unwrap_or_default()
+                ),
+            );
         }
     }
     let mut classes: Vec<Rc<sema::ClassInst>> = Vec::new();
-    let mut names: Vec<(String, Vec<Rc<sema::ClassDecl>>)> = prog.classes.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let mut names: Vec<(String, Vec<Rc<sema::ClassDecl>>)> =
+        prog.classes.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     names.sort_by_key(|(_, v)| v.first().map(|d| (d.ast.span.file, d.ast.span.lo)));
     for (q, decls) in &names {
         let Some(d) = decls.iter().find(|d| d.ast.spec_args.is_none()) else { continue };
@@ -204,7 +219,8 @@ fn build(
         }
     }
     for r in requested {
-        let canon = canonical_vertex_name(r).map_err(|m| Diagnostic::new(diag::Span { file: 1, lo: 0, hi: 0 }, m))?;
+        let canon =
+            canonical_vertex_name(r).map_err(|m| Diagnostic::new(diag::Span { file: 1, lo: 0, hi: 0 }, m))?;
         classes.push(instantiate_named(&prog, &canon)?);
     }
     let mut seen = std::collections::HashSet::new();
@@ -220,9 +236,19 @@ fn build(
             .map(|f| {
                 let (direction, elem, kind) = match &f.ty {
                     sema::FieldTy::Edge { dir, elem, kind } => (Some(*dir), elem.elem(), *kind),
-                    sema::FieldTy::Plain(t) => (None, t.scalar().unwrap_or(types::Scalar::UChar).elem(), FieldKind::Plain),
+                    sema::FieldTy::Plain(t) => {
+                        (None, t.scalar().unwrap_or(types::Scalar::UChar).elem(), FieldKind::Plain)
+                    }
                 };
-                Field { name: f.name.clone(), direction, elem, kind, offset: f.offset, size: f.size, is_const: f.is_const }
+                Field {
+                    name: f.name.clone(),
+                    direction,
+                    elem,
+                    kind,
+                    offset: f.offset,
+                    size: f.size,
+                    is_const: f.is_const,
+                }
             })
             .collect();
         vts.push(VertexType {
@@ -257,12 +283,19 @@ fn instantiate_named(prog: &sema::Program, canon: &str) -> Result<Rc<sema::Class
     let all = format!("{pre}{text}");
     let toks = lex::lex(id, &all)?;
     let mut p = parse::Parser::new(toks);
-    let items = p.parse_unit().map_err(|d| Diagnostic::new(d.span, format!("requested vertex '{canon}': {}", d.message)))?;
+    let items = p
+        .parse_unit()
+        .map_err(|d| Diagnostic::new(d.span, format!("requested vertex '{canon}': {}", d.message)))?;
     for it in items {
         if let ast::Item::ExplicitInst(t) = it {
             let c = match prog.resolve_type(&t, &sema::Env::default()) {
                 Ok(sema::Ty::Class(c)) if c.base.is_some() => c,
-                Ok(_) => return Err(Diagnostic::new(diag::Span { file: 1, lo: 0, hi: 0 }, format!("requested '{canon}' is not a vertex type"))),
+                Ok(_) => {
+                    return Err(Diagnostic::new(
+                        diag::Span { file: 1, lo: 0, hi: 0 },
+                        format!("requested '{canon}' is not a vertex type"),
+                    ))
+                }
                 Err(d) => {
                     return Err(Diagnostic::new(
                         diag::Span { file: 1, lo: 0, hi: 0 },
@@ -273,5 +306,8 @@ fn instantiate_named(prog: &sema::Program, canon: &str) -> Result<Rc<sema::Class
             return Ok(c);
         }
     }
-    Err(Diagnostic::new(diag::Span { file: 1, lo: 0, hi: 0 }, format!("cannot parse requested vertex name '{canon}'")))
+    Err(Diagnostic::new(
+        diag::Span { file: 1, lo: 0, hi: 0 },
+        format!("cannot parse requested vertex name '{canon}'"),
+    ))
 }

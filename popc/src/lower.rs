@@ -27,6 +27,9 @@ use crate::half_ir;
 use crate::sema::{has_size, ClassInst, Env, FieldTy, Program, Ty, CV};
 use crate::types::Scalar;
 
+/// A lambda: its syntax, the scopes it captured, and its environment.
+pub type LambdaVal = (Lambda, Vec<HashMap<String, V>>, Env);
+
 #[derive(Clone, Copy, Debug)]
 pub enum Place {
     Var(Variable),
@@ -44,10 +47,21 @@ pub enum V {
     /// Tile pointer value (i32) to the given type.
     Ptr(Ty, Value),
     L(Ty, Place),
-    Vec { elem: Scalar, addr: Value, count: Option<Value> },
-    List { elem: Scalar, addr: Value, count: Value },
-    EdgeS { elem: Scalar, addr: Value },
-    Lambda(Rc<(Lambda, Vec<HashMap<String, V>>, Env)>),
+    Vec {
+        elem: Scalar,
+        addr: Value,
+        count: Option<Value>,
+    },
+    List {
+        elem: Scalar,
+        addr: Value,
+        count: Value,
+    },
+    EdgeS {
+        elem: Scalar,
+        addr: Value,
+    },
+    Lambda(Rc<LambdaVal>),
 }
 
 struct Frame {
@@ -78,6 +92,9 @@ pub struct Lowerer<'a, 'b> {
     pub(crate) calls: Vec<String>,
     pub(crate) env: Env,
     next_base: Option<usize>,
+    /// Half bit patterns of values already rounded to half, so a store
+    /// need not convert again.
+    half_bits: HashMap<Value, Value>,
 }
 
 /// The Cranelift type holding a scalar.
@@ -160,6 +177,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             calls: Vec::new(),
             env: Env { class: Some(c.clone()), ..c.env.clone() },
             next_base: None,
+            half_bits: HashMap::new(),
         };
         l.line = src.line(c.decl.ast.span);
         // Edge descriptors.
@@ -336,7 +354,10 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             Place::Host(h) => h,
         };
         if s == Scalar::Half {
-            let bits = half_ir::f32_to_f16(&mut self.b, v);
+            let bits = match self.half_bits.get(&v) {
+                Some(b) => *b,
+                None => half_ir::f32_to_f16(&mut self.b, v),
+            };
             self.b.ins().istore16(mflags(), bits, h, 0);
             return;
         }
@@ -415,15 +436,23 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             }
         };
         if to == Scalar::Half && from != Scalar::Half {
-            return half_ir::round_half(&mut self.b, r);
+            return self.round_half(r);
         }
+        r
+    }
+
+    /// Rounds an f32 to half, remembering the bits for a later store.
+    pub(crate) fn round_half(&mut self, v: Value) -> Value {
+        let (r, bits) = half_ir::round_half_bits(&mut self.b, v);
+        self.half_bits.insert(r, bits);
         r
     }
 
     pub(crate) fn truth(&mut self, v: Value, from: Scalar) -> Value {
         self.cost(cost::COMPARE);
         if from.is_float() {
-            let z = if cl(from) == types::F64 { self.b.ins().f64const(0.0) } else { self.b.ins().f32const(0.0) };
+            let z =
+                if cl(from) == types::F64 { self.b.ins().f64const(0.0) } else { self.b.ins().f32const(0.0) };
             let c = self.b.ins().fcmp(FloatCC::NotEqual, v, z);
             return c;
         }
@@ -514,7 +543,9 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         if self.calls.len() > 64 {
             return err(span, "calls nested too deeply");
         }
-        let Some(body) = &f.body else { return err(span, format!("function '{}' has no definition", f.name)) };
+        let Some(body) = &f.body else {
+            return err(span, format!("function '{}' has no definition", f.name));
+        };
         if args.len() > f.params.len() {
             return err(span, format!("too many arguments to '{}'", f.name));
         }
@@ -615,8 +646,18 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             StmtKind::StaticAssert(e, m) => self.static_assert(e, m.as_deref())?,
             StmtKind::Item(it) => match &**it {
                 Item::StaticAssert(_, e, m) => self.static_assert(e, m.as_deref())?,
-                Item::Alias(..) => return err(s.span, "local type aliases are not supported; declare them at namespace scope"),
-                _ => return err(s.span, "local type declarations are not supported; declare them at namespace scope"),
+                Item::Alias(..) => {
+                    return err(
+                        s.span,
+                        "local type aliases are not supported; declare them at namespace scope",
+                    )
+                }
+                _ => {
+                    return err(
+                        s.span,
+                        "local type declarations are not supported; declare them at namespace scope",
+                    )
+                }
             },
             StmtKind::If { init, cond, then, els, is_constexpr } => {
                 self.scopes.push(HashMap::new());
@@ -728,7 +769,9 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             StmtKind::Switch { cond, body } => self.switch(cond, body)?,
             StmtKind::Case(_) | StmtKind::Default => return err(s.span, "'case' outside a switch"),
             StmtKind::Break => {
-                let Some(&(exit, _)) = self.loops.last() else { return err(s.span, "'break' outside a loop") };
+                let Some(&(exit, _)) = self.loops.last() else {
+                    return err(s.span, "'break' outside a loop");
+                };
                 self.jump(exit, &[]);
             }
             StmtKind::Continue => {
@@ -742,7 +785,9 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                     Some(e) => Some(self.expr(e)?),
                     None => None,
                 };
-                let Some(frame) = self.frames.last() else { return err(s.span, "'return' outside a function") };
+                let Some(frame) = self.frames.last() else {
+                    return err(s.span, "'return' outside a function");
+                };
                 let (exit, ret, auto) = (frame.exit, frame.ret, frame.auto_ret);
                 match (v, ret) {
                     (Some(v), Some((var, rs))) => {
@@ -773,7 +818,10 @@ impl<'a, 'b> Lowerer<'a, 'b> {
     fn static_assert(&mut self, e: &Expr, m: Option<&str>) -> Result<()> {
         let (_, v) = ceval::eval(self.p, e, &self.env)?;
         if !truthy(v) {
-            return err(e.span, format!("static assertion failed{}", m.map(|m| format!(": {m}")).unwrap_or_default()));
+            return err(
+                e.span,
+                format!("static assertion failed{}", m.map(|m| format!(": {m}")).unwrap_or_default()),
+            );
         }
         Ok(())
     }
@@ -794,18 +842,14 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         }
         if d.is_constexpr || (d.ty.is_const && ty.scalar().is_some() && !is_ref) {
             if let Some(init) = &d.init {
-                if let Ok((s, v)) = ceval::eval(self.p, init, &self.env).or_else(|e| {
-                    if d.is_constexpr {
-                        Err(e)
-                    } else {
-                        Err(e)
+                match ceval::eval(self.p, init, &self.env) {
+                    Ok((s, v)) => {
+                        let s = ty.scalar().unwrap_or(s);
+                        self.bind(&d.name, V::C(s, convert(v, s)));
+                        return Ok(());
                     }
-                }) {
-                    let s = ty.scalar().unwrap_or(s);
-                    self.bind(&d.name, V::C(s, convert(v, s)));
-                    return Ok(());
-                } else if d.is_constexpr {
-                    ceval::eval(self.p, init, &self.env)?;
+                    Err(e) if d.is_constexpr => return Err(e),
+                    Err(_) => {}
                 }
             }
         }
@@ -925,7 +969,9 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             }
             Ty::Class(c) => {
                 for (i, e) in l.iter().enumerate() {
-                    let Some(f) = c.fields.get(i) else { return err(span, "too many initialisers for the struct") };
+                    let Some(f) = c.fields.get(i) else {
+                        return err(span, "too many initialisers for the struct");
+                    };
                     let FieldTy::Plain(ft) = &f.ty else { unreachable!() };
                     let at = self.b.ins().iadd_imm_s(h, f.offset as i64);
                     let ft = ft.clone();
@@ -971,14 +1017,18 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         let r = self.expr(range)?;
         let (elem_ty, base, count, host) = match r {
             V::Vec { elem, addr, count } => {
-                let Some(c) = count else { return err(range.span, "range-for needs a vector with a size (SPAN layout)") };
+                let Some(c) = count else {
+                    return err(range.span, "range-for needs a vector with a size (SPAN layout)");
+                };
                 (Ty::S(elem), addr, c, false)
             }
             V::L(Ty::Array(et, n), Place::Host(h)) => {
                 let c = self.b.ins().iconst(types::I32, n as i64);
                 (*et, h, c, true)
             }
-            V::List { .. } => return err(range.span, "range-for over a vector list is not supported; index it"),
+            V::List { .. } => {
+                return err(range.span, "range-for over a vector list is not supported; index it")
+            }
             _ => return err(range.span, "range-for needs a vector or an array"),
         };
         let is_ref = matches!(var.ty.kind, TypeKind::Ref(_));
@@ -1093,7 +1143,6 @@ impl<'a, 'b> Lowerer<'a, 'b> {
     }
 }
 
-
 impl<'a, 'b> Lowerer<'a, 'b> {
     pub(crate) fn field(&self, n: &str) -> Option<V> {
         self.fields.get(n).cloned()
@@ -1102,7 +1151,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         let base = self.frames.last().map_or(0, |f| f.scope_base);
         self.scopes[base..].to_vec()
     }
-    pub(crate) fn call_lambda(&mut self, l: &Rc<(Lambda, Vec<HashMap<String, V>>, Env)>, args: Vec<V>, span: Span) -> Result<V> {
+    pub(crate) fn call_lambda(&mut self, l: &Rc<LambdaVal>, args: Vec<V>, span: Span) -> Result<V> {
         let f = Function {
             span: l.0.body.first().map_or(span, |s| s.span),
             name: "lambda".into(),
@@ -1127,7 +1176,14 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         r
     }
 
-    fn inline_with_base(&mut self, f: &Function, fenv: Env, args: Vec<V>, span: Span, base: usize) -> Result<V> {
+    fn inline_with_base(
+        &mut self,
+        f: &Function,
+        fenv: Env,
+        args: Vec<V>,
+        span: Span,
+        base: usize,
+    ) -> Result<V> {
         // Same as `inline`, but names in scopes from `base` stay visible.
         self.next_base = Some(base);
         self.inline(f, fenv, args, span)

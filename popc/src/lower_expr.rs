@@ -14,7 +14,6 @@ use crate::ast::*;
 use crate::ceval::{self, convert};
 use crate::cost;
 use crate::diag::{err, Result, Span};
-use crate::half_ir;
 use crate::lower::{Lowerer, Place, V};
 use crate::sema::{Env, TVal, Ty, CV};
 use crate::types::Scalar;
@@ -47,16 +46,18 @@ fn math(name: &str) -> Option<(Math, bool)> {
 
 fn math_base(base: &str) -> Option<Math> {
     let m = match base {
-        "sqrt" | "fabs" | "floor" | "ceil" | "trunc" | "fmin" | "fmax" | "copysign" => Math::Native(match base {
-            "sqrt" => "sqrt",
-            "fabs" => "fabs",
-            "floor" => "floor",
-            "ceil" => "ceil",
-            "trunc" => "trunc",
-            "fmin" => "fmin",
-            "fmax" => "fmax",
-            _ => "copysign",
-        }),
+        "sqrt" | "fabs" | "floor" | "ceil" | "trunc" | "fmin" | "fmax" | "copysign" => {
+            Math::Native(match base {
+                "sqrt" => "sqrt",
+                "fabs" => "fabs",
+                "floor" => "floor",
+                "ceil" => "ceil",
+                "trunc" => "trunc",
+                "fmin" => "fmin",
+                "fmax" => "fmax",
+                _ => "copysign",
+            })
+        }
         "exp" => Math::Host(HostFn::F32Exp, HostFn::F64Exp, 1),
         "log" => Math::Host(HostFn::F32Log, HostFn::F64Log, 1),
         "log1p" => Math::Host(HostFn::F32Log1p, HostFn::F64Log1p, 1),
@@ -325,14 +326,16 @@ impl Lowerer<'_, '_> {
                 V::L(t, Place::Tile(a)) => V::Ptr(t, a),
                 V::EdgeS { elem, addr } => V::Ptr(Ty::S(elem), addr),
                 V::Vec { elem, addr, .. } => V::Ptr(Ty::S(elem), addr),
-                _ => return err(span, "cannot take the address of a local variable (only tile memory has addresses)"),
+                _ => {
+                    return err(
+                        span,
+                        "cannot take the address of a local variable (only tile memory has addresses)",
+                    )
+                }
             },
             UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec => {
                 let old = match &v {
-                    V::L(..) => {
-                        let r = self.load_value(v.clone(), span)?;
-                        r
-                    }
+                    V::L(..) => self.load_value(v.clone(), span)?,
                     _ => return err(span, "'++'/'--' needs a variable"),
                 };
                 let bop = if matches!(op, UnOp::PreInc | UnOp::PostInc) { BinOp::Add } else { BinOp::Sub };
@@ -443,16 +446,17 @@ impl Lowerer<'_, '_> {
                     V::L(Ty::Ptr(_), p) => self.load_scalar(Scalar::UInt, p),
                     V::Vec { addr, .. } => addr,
                     V::C(_, CV::I(0)) => self.b.ins().iconst(types::I32, 0),
-                    _ if kind == CastKind::Static => return err(span, "static_cast to a pointer from a non-pointer"),
-                    v => {
-                        let x = self.rv_as(v, Scalar::UInt, span)?;
-                        x
+                    _ if kind == CastKind::Static => {
+                        return err(span, "static_cast to a pointer from a non-pointer")
                     }
+                    v => self.rv_as(v, Scalar::UInt, span)?,
                 };
                 Ok(V::Ptr((**t).clone(), a))
             }
             t => {
-                let Some(s) = t.scalar() else { return err(span, format!("cast to '{}' is not supported", t.spell())) };
+                let Some(s) = t.scalar() else {
+                    return err(span, format!("cast to '{}' is not supported", t.spell()));
+                };
                 if kind == CastKind::Reinterpret {
                     return err(span, "reinterpret_cast is only supported between pointer types");
                 }
@@ -497,7 +501,11 @@ impl Lowerer<'_, '_> {
                 (_, BinOp::Add | BinOp::Sub) => {
                     let i = self.rv_as(b, Scalar::Int, span)?;
                     let off = self.b.ins().imul_imm_s(i, t.size() as i64);
-                    let r = if op == BinOp::Add { self.b.ins().iadd(*pa, off) } else { self.b.ins().isub(*pa, off) };
+                    let r = if op == BinOp::Add {
+                        self.b.ins().iadd(*pa, off)
+                    } else {
+                        self.b.ins().isub(*pa, off)
+                    };
                     self.cost(cost::ARITH);
                     return Ok(V::Ptr(t.clone(), r));
                 }
@@ -546,7 +554,7 @@ impl Lowerer<'_, '_> {
                 BinOp::Div => self.b.ins().fdiv(x, y),
                 _ => return err(span, "invalid operands of floating-point type to this operator"),
             };
-            let r = if t == Scalar::Half { half_ir::round_half(&mut self.b, r) } else { r };
+            let r = if t == Scalar::Half { self.round_half(r) } else { r };
             return Ok(V::R(t, r));
         }
         let r = match op {
@@ -678,7 +686,10 @@ impl Lowerer<'_, '_> {
         }
         // `std::numeric_limits<T>::max()` and other constant calls.
         if p.segs.len() >= 2 && args.is_empty() {
-            let call = Expr { span, kind: ExprKind::Call(Box::new(Expr { span, kind: ExprKind::Name(p.clone()) }), vec![]) };
+            let call = Expr {
+                span,
+                kind: ExprKind::Call(Box::new(Expr { span, kind: ExprKind::Name(p.clone()) }), vec![]),
+            };
             if let Ok((s, c)) = ceval::eval(self.p, &call, &self.env) {
                 return Ok(V::C(s, c));
             }
@@ -705,9 +716,17 @@ impl Lowerer<'_, '_> {
         };
         // Constant call?
         if fun.is_constexpr {
-            if let Ok((s, c)) =
-                ceval::eval(self.p, &Expr { span, kind: ExprKind::Call(Box::new(Expr { span, kind: ExprKind::Name(p.clone()) }), args.to_vec()) }, &self.env)
-            {
+            if let Ok((s, c)) = ceval::eval(
+                self.p,
+                &Expr {
+                    span,
+                    kind: ExprKind::Call(
+                        Box::new(Expr { span, kind: ExprKind::Name(p.clone()) }),
+                        args.to_vec(),
+                    ),
+                },
+                &self.env,
+            ) {
                 return Ok(V::C(s, c));
             }
         }
@@ -752,7 +771,13 @@ impl Lowerer<'_, '_> {
         for (i, t) in tp.iter().enumerate() {
             if let Some(a) = explicit.get(i) {
                 let mut one = HashMap::new();
-                self.p.bind_args(std::slice::from_ref(t), std::slice::from_ref(a), &self.env, &mut one, span)?;
+                self.p.bind_args(
+                    std::slice::from_ref(t),
+                    std::slice::from_ref(a),
+                    &self.env,
+                    &mut one,
+                    span,
+                )?;
                 tb.extend(one);
                 continue;
             }
@@ -793,7 +818,12 @@ impl Lowerer<'_, '_> {
                     self.p.bind_args(std::slice::from_ref(t), &[], &e2, &mut one, span)?;
                     tb.extend(one);
                 }
-                (None, None) => return err(span, format!("cannot deduce template parameter '{}' of '{}'", t.name, f.name)),
+                (None, None) => {
+                    return err(
+                        span,
+                        format!("cannot deduce template parameter '{}' of '{}'", t.name, f.name),
+                    )
+                }
             }
         }
         env.tb = Rc::new(tb);
@@ -849,9 +879,16 @@ impl Lowerer<'_, '_> {
                             return err(span, "std::min/max of non-scalars");
                         };
                         if tx != ty && !matches!((&x, &y), (V::C(..), _) | (_, V::C(..))) {
-                            return err(span, format!("std::{bare} of different types '{}' and '{}'", tx.name(), ty.name()));
+                            return err(
+                                span,
+                                format!("std::{bare} of different types '{}' and '{}'", tx.name(), ty.name()),
+                            );
                         }
-                        if matches!(x, V::C(..)) { ty } else { tx }
+                        if matches!(x, V::C(..)) {
+                            ty
+                        } else {
+                            tx
+                        }
                     }
                 };
                 let xv = self.rv_as(x, t, span)?;
@@ -866,7 +903,7 @@ impl Lowerer<'_, '_> {
                 } else {
                     self.b.ins().icmp(IntCC::UnsignedLessThan, l, r)
                 };
-                let v = if bare == "min" { self.b.ins().select(c, yv, xv) } else { self.b.ins().select(c, yv, xv) };
+                let v = self.b.ins().select(c, yv, xv);
                 V::R(t, v)
             }
             "abs" | "labs" | "llabs" if args.len() == 1 => {
@@ -986,7 +1023,7 @@ impl Lowerer<'_, '_> {
                 return Ok(V::R(Scalar::Bool, r));
             }
         };
-        Ok(if arg_t == Scalar::Half { V::R(Scalar::Half, half_ir::round_half(&mut self.b, r)) } else { V::R(comp, r) })
+        Ok(if arg_t == Scalar::Half { V::R(Scalar::Half, self.round_half(r)) } else { V::R(comp, r) })
     }
 
     fn mem_fn(&mut self, name: &str, args: &[Expr], span: Span) -> Result<V> {
@@ -1042,7 +1079,10 @@ impl Lowerer<'_, '_> {
         // Check conversions.
         let conv = crate::printf::conversions(fmt).map_err(|m| crate::diag::Diagnostic::new(*fspan, m))?;
         if conv.len() != args.len() - 1 {
-            return err(span, format!("printf format has {} conversions but {} arguments", conv.len(), args.len() - 1));
+            return err(
+                span,
+                format!("printf format has {} conversions but {} arguments", conv.len(), args.len() - 1),
+            );
         }
         self.cost(cost::PRINTF);
         let fbuf = self.stack(fmt.len() as u32 + 1, 8);

@@ -10,7 +10,11 @@ use std::process::ExitCode;
 use clap::Parser;
 
 #[derive(Parser, Debug)]
-#[command(name = "popc", version, about = "Compile C++ vertex codelets to a .gp object (the Poplar codelet compiler)")]
+#[command(
+    name = "popc",
+    version,
+    about = "Compile C++ vertex codelets to a .gp object (the Poplar codelet compiler)"
+)]
 struct Cli {
     /// Codelet source file.
     input: String,

@@ -27,17 +27,71 @@ pub struct Parser {
 const MAX_DEPTH: u32 = 200;
 
 const BUILTIN_TYPES: &[&str] = &[
-    "Input", "Output", "InOut", "Vector", "VectorList", "Vertex", "MultiVertex", "SupervisorVertex", "half",
-    "size_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
-    "numeric_limits", "is_same", "conditional", "is_integral", "is_floating_point", "enable_if", "array",
-    "half2", "half4", "float2", "float4", "int2", "int4", "ptrdiff_t", "uintptr_t", "intptr_t",
-    "is_unsigned", "is_signed", "remove_const", "make_unsigned",
+    "Input",
+    "Output",
+    "InOut",
+    "Vector",
+    "VectorList",
+    "Vertex",
+    "MultiVertex",
+    "SupervisorVertex",
+    "half",
+    "size_t",
+    "int8_t",
+    "int16_t",
+    "int32_t",
+    "int64_t",
+    "uint8_t",
+    "uint16_t",
+    "uint32_t",
+    "uint64_t",
+    "numeric_limits",
+    "is_same",
+    "conditional",
+    "is_integral",
+    "is_floating_point",
+    "enable_if",
+    "array",
+    "half2",
+    "half4",
+    "float2",
+    "float4",
+    "int2",
+    "int4",
+    "ptrdiff_t",
+    "uintptr_t",
+    "intptr_t",
+    "is_unsigned",
+    "is_signed",
+    "remove_const",
+    "make_unsigned",
 ];
 const BUILTIN_TEMPLATES: &[&str] = &[
-    "Input", "Output", "InOut", "Vector", "VectorList", "numeric_limits", "is_same", "conditional",
-    "is_integral", "is_floating_point", "enable_if", "min", "max", "abs", "array", "is_same_v",
-    "is_integral_v", "is_floating_point_v", "conditional_t", "enable_if_t", "is_unsigned", "is_signed",
-    "remove_const", "make_unsigned", "swap",
+    "Input",
+    "Output",
+    "InOut",
+    "Vector",
+    "VectorList",
+    "numeric_limits",
+    "is_same",
+    "conditional",
+    "is_integral",
+    "is_floating_point",
+    "enable_if",
+    "min",
+    "max",
+    "abs",
+    "array",
+    "is_same_v",
+    "is_integral_v",
+    "is_floating_point_v",
+    "conditional_t",
+    "enable_if_t",
+    "is_unsigned",
+    "is_signed",
+    "remove_const",
+    "make_unsigned",
+    "swap",
 ];
 
 const REJECTED_KEYWORDS: &[(&str, &str)] = &[
@@ -62,7 +116,17 @@ const REJECTED_KEYWORDS: &[(&str, &str)] = &[
 fn scalar_keyword(s: &str) -> bool {
     matches!(
         s,
-        "int" | "unsigned" | "signed" | "short" | "long" | "char" | "bool" | "float" | "double" | "void" | "auto"
+        "int"
+            | "unsigned"
+            | "signed"
+            | "short"
+            | "long"
+            | "char"
+            | "bool"
+            | "float"
+            | "double"
+            | "void"
+            | "auto"
     )
 }
 
@@ -376,7 +440,8 @@ impl Parser {
                     return err(self.span(), "variadic templates are not supported in codelets");
                 }
                 let (name, _) = self.ident()?;
-                let default = if self.eat(Tok::Assign) { Some(TArg::Expr(self.binary(0, true)?)) } else { None };
+                let default =
+                    if self.eat(Tok::Assign) { Some(TArg::Expr(self.binary(0, true)?)) } else { None };
                 ps.push(TParam { span, name, kind: TParamKind::Value(ty), default });
             }
             if self.eat(Tok::Comma) {
@@ -515,12 +580,13 @@ impl Parser {
             members.push(Member::Item(self.item()?));
             return Ok(());
         }
-        if (self.at_kw("struct") || self.at_kw("class")) && self.peek_at(1).is(Tok::Ident) {
-            if matches!(self.peek_at(2).kind, Tok::LBrace | Tok::Colon) {
-                let c = self.class(None)?;
-                members.push(Member::Item(Item::Class(c)));
-                return Ok(());
-            }
+        if (self.at_kw("struct") || self.at_kw("class"))
+            && self.peek_at(1).is(Tok::Ident)
+            && matches!(self.peek_at(2).kind, Tok::LBrace | Tok::Colon)
+        {
+            let c = self.class(None)?;
+            members.push(Member::Item(Item::Class(c)));
+            return Ok(());
         }
         if self.at_kw("template") {
             let it = self.template_item()?;
@@ -616,11 +682,7 @@ impl Parser {
         }
         let t = self.peek().clone();
         self.check_keyword(&t)?;
-        let mut ty = if self.at_kw("auto") && !self.peek_at(1).is(Tok::Ident) {
-            self.type_name()?
-        } else {
-            self.type_name()?
-        };
+        let mut ty = self.type_name()?;
         // Declarators.
         let mut decls = Vec::new();
         loop {
@@ -772,9 +834,7 @@ impl Parser {
             let span = self.span();
             if self.eat(Tok::Star) {
                 ty = TypeName { span, kind: TypeKind::Ptr(Box::new(ty)), is_const: false };
-            } else if self.eat(Tok::Amp) {
-                ty = TypeName { span, kind: TypeKind::Ref(Box::new(ty)), is_const: false };
-            } else if self.eat(Tok::AndAnd) {
+            } else if self.eat(Tok::Amp) || self.eat(Tok::AndAnd) {
                 ty = TypeName { span, kind: TypeKind::Ref(Box::new(ty)), is_const: false };
             } else if self.eat_kw("const") || self.eat_kw("__restrict") || self.eat_kw("__restrict__") {
                 ty.is_const = true;
@@ -797,7 +857,9 @@ impl Parser {
             return false;
         }
         let s = &*t.text;
-        if scalar_keyword(s) || matches!(s, "const" | "volatile" | "typename" | "struct" | "decltype" | "constexpr") {
+        if scalar_keyword(s)
+            || matches!(s, "const" | "volatile" | "typename" | "struct" | "decltype" | "constexpr")
+        {
             return true;
         }
         if self.types.contains(s) {
@@ -821,7 +883,10 @@ impl Parser {
     fn type_name_inner(&mut self) -> Result<TypeName> {
         let span = self.span();
         let mut is_const = false;
-        while self.eat_kw("const") || self.eat_kw("volatile") || self.eat_kw("typename") || self.eat_kw("struct")
+        while self.eat_kw("const")
+            || self.eat_kw("volatile")
+            || self.eat_kw("typename")
+            || self.eat_kw("struct")
         {
             if self.toks[self.pos - 1].text.as_ref() == "const" {
                 is_const = true;
@@ -1161,7 +1226,12 @@ impl Parser {
                 dims.push(self.expr()?);
                 self.expect(Tok::RBracket, "']'")?;
             }
-            if decls.is_empty() && !matches!(self.peek().kind, Tok::Assign | Tok::LBrace | Tok::Semi | Tok::Comma | Tok::LParen) {
+            if decls.is_empty()
+                && !matches!(
+                    self.peek().kind,
+                    Tok::Assign | Tok::LBrace | Tok::Semi | Tok::Comma | Tok::LParen
+                )
+            {
                 return Ok(None);
             }
             let init = self.initializer()?;
@@ -1346,7 +1416,8 @@ impl Parser {
                     let ty = self.type_name()?;
                     let ty = self.ptr_declarator(ty)?;
                     if self.eat(Tok::RParen) {
-                        let kind = if is_align { ExprKind::AlignofType(ty) } else { ExprKind::SizeofType(ty) };
+                        let kind =
+                            if is_align { ExprKind::AlignofType(ty) } else { ExprKind::SizeofType(ty) };
                         return Ok(Expr { span, kind });
                     }
                 }
@@ -1364,7 +1435,10 @@ impl Parser {
                     if let Ok(ty) = self.ptr_declarator(ty) {
                         if self.eat(Tok::RParen) && !self.at(Tok::Dot) && !self.at(Tok::Arrow) {
                             let e = self.unary()?;
-                            return Ok(Expr { span, kind: ExprKind::Cast(CastKind::CStyle, ty, Box::new(e)) });
+                            return Ok(Expr {
+                                span,
+                                kind: ExprKind::Cast(CastKind::CStyle, ty, Box::new(e)),
+                            });
                         }
                     }
                 }
@@ -1423,7 +1497,9 @@ impl Parser {
         let kind = match t.kind {
             Tok::Number => {
                 self.bump();
-                parse_number(&t.text).ok_or_else(|| crate::diag::Diagnostic::new(span, format!("invalid number '{}'", t.text)))?
+                parse_number(&t.text).ok_or_else(|| {
+                    crate::diag::Diagnostic::new(span, format!("invalid number '{}'", t.text))
+                })?
             }
             Tok::Char => {
                 self.bump();
@@ -1484,7 +1560,10 @@ impl Parser {
                     let ty = self.type_name()?;
                     if self.at(Tok::LBrace) {
                         let e = self.init_list()?;
-                        return Ok(Expr { span, kind: ExprKind::Cast(CastKind::Functional, ty, Box::new(e)) });
+                        return Ok(Expr {
+                            span,
+                            kind: ExprKind::Cast(CastKind::Functional, ty, Box::new(e)),
+                        });
                     }
                     self.expect(Tok::LParen, "'('")?;
                     let e = if self.at(Tok::RParen) {
@@ -1500,7 +1579,10 @@ impl Parser {
                     if self.at(Tok::LBrace) && self.types.contains(p.last()) {
                         let e = self.init_list()?;
                         let ty = TypeName { span, kind: TypeKind::Named(p), is_const: false };
-                        return Ok(Expr { span, kind: ExprKind::Cast(CastKind::Functional, ty, Box::new(e)) });
+                        return Ok(Expr {
+                            span,
+                            kind: ExprKind::Cast(CastKind::Functional, ty, Box::new(e)),
+                        });
                     }
                     ExprKind::Name(p)
                 }
@@ -1533,7 +1615,7 @@ fn parse_number(text: &str) -> Option<ExprKind> {
     let s = text.replace('\'', "");
     let lower = s.to_ascii_lowercase();
     let is_hex = lower.starts_with("0x");
-    if !is_hex && (lower.contains('.') || lower.contains('e')) || (!is_hex && lower.ends_with('f')) {
+    if !is_hex && (lower.contains('.') || lower.contains('e') || lower.ends_with('f')) {
         let f32_suffix = lower.ends_with('f');
         let body = lower.trim_end_matches(['f', 'l']);
         return body.parse::<f64>().ok().map(|v| ExprKind::Float(v, f32_suffix));

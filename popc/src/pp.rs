@@ -42,7 +42,11 @@ fn mk(kind: Tok, text: &str, span: Span) -> Token {
 }
 
 impl<'a> Preprocessor<'a> {
-    pub fn new(defines: &[(String, String)], include_dirs: &[String], resolver: &'a dyn IncludeResolver) -> Self {
+    pub fn new(
+        defines: &[(String, String)],
+        include_dirs: &[String],
+        resolver: &'a dyn IncludeResolver,
+    ) -> Self {
         let mut pp = Preprocessor {
             sources: SourceMap::default(),
             macros: HashMap::new(),
@@ -65,7 +69,11 @@ impl<'a> Preprocessor<'a> {
     }
 
     /// Preprocesses the main file, returning its tokens.
-    pub fn run(mut self, name: &str, text: &str) -> std::result::Result<(Vec<Token>, SourceMap), (Diagnostic, SourceMap)> {
+    pub fn run(
+        mut self,
+        name: &str,
+        text: &str,
+    ) -> std::result::Result<(Vec<Token>, SourceMap), (Diagnostic, SourceMap)> {
         let id = self.sources.add(name, text);
         let r = lex(id, text).and_then(|toks| self.run_file(toks, name, 0));
         match r {
@@ -386,7 +394,8 @@ impl<'a> Preprocessor<'a> {
         disabled: &mut Vec<String>,
         depth: usize,
     ) -> Result<Vec<Token>> {
-        let index = |t: &Token| if t.kind == Tok::Ident { params.iter().position(|p| **p == *t.text) } else { None };
+        let index =
+            |t: &Token| if t.kind == Tok::Ident { params.iter().position(|p| **p == *t.text) } else { None };
         let mut out: Vec<Token> = Vec::new();
         let body = &m.body;
         let mut k = 0;
@@ -415,7 +424,10 @@ impl<'a> Preprocessor<'a> {
                         let text = format!("{}{}", l.text, r.text);
                         let toks = lex(site.file, &text).ok().filter(|v| v.len() == 1);
                         let Some(mut t) = toks.and_then(|v| v.into_iter().next()) else {
-                            return err(site, format!("pasting '{}' and '{}' does not give a token", l.text, r.text));
+                            return err(
+                                site,
+                                format!("pasting '{}' and '{}' does not give a token", l.text, r.text),
+                            );
                         };
                         t.span = site;
                         t.bol = false;
@@ -492,8 +504,7 @@ impl IfEval<'_> {
 
     fn expr(&mut self, min: u8) -> Result<i64> {
         let mut lhs = self.primary()?;
-        loop {
-            let Some(k) = self.peek() else { break };
+        while let Some(k) = self.peek() {
             // `>>` arrives as two `>` tokens.
             let shr = k == Tok::Gt && self.toks.get(self.pos + 1).is_some_and(|t| t.is(Tok::Gt));
             let prec = if shr {

@@ -27,12 +27,16 @@ pub fn conversions(fmt: &[u8]) -> Result<Vec<bool>, String> {
         while i < fmt.len() && b"hlztjL".contains(&fmt[i]) {
             i += 1;
         }
-        let Some(&c) = fmt.get(i) else { return Err("printf: incomplete conversion at end of format".into()) };
+        let Some(&c) = fmt.get(i) else {
+            return Err("printf: incomplete conversion at end of format".into());
+        };
         match c {
             b'%' => {}
             b'd' | b'i' | b'u' | b'x' | b'X' | b'o' | b'c' => out.push(false),
             b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A' => out.push(true),
-            b's' => return Err("printf: '%s' is not supported in codelets (no strings in tile memory)".into()),
+            b's' => {
+                return Err("printf: '%s' is not supported in codelets (no strings in tile memory)".into())
+            }
             other => return Err(format!("printf: unsupported conversion '%{}'", other as char)),
         }
         i += 1;
@@ -67,7 +71,16 @@ pub fn format(fmt: &[u8], args: &[u64], out: &mut Vec<u8>) {
             continue;
         }
         i += 1;
-        let mut s = Spec { left: false, plus: false, space: false, alt: false, zero: false, width: 0, prec: None, len: 0 };
+        let mut s = Spec {
+            left: false,
+            plus: false,
+            space: false,
+            alt: false,
+            zero: false,
+            width: 0,
+            prec: None,
+            len: 0,
+        };
         while i < fmt.len() && b"-+ #0".contains(&fmt[i]) {
             match fmt[i] {
                 b'-' => s.left = true,
@@ -115,7 +128,15 @@ pub fn format(fmt: &[u8], args: &[u64], out: &mut Vec<u8>) {
                 if let Some(p) = s.prec {
                     d = pad_zeros(d, p);
                 }
-                let sign = if v < 0 { "-" } else if s.plus { "+" } else if s.space { " " } else { "" };
+                let sign = if v < 0 {
+                    "-"
+                } else if s.plus {
+                    "+"
+                } else if s.space {
+                    " "
+                } else {
+                    ""
+                };
                 (d, sign)
             }
             b'u' | b'x' | b'X' | b'o' => {
@@ -148,7 +169,15 @@ pub fn format(fmt: &[u8], args: &[u64], out: &mut Vec<u8>) {
             _ => {
                 let v = f64::from_bits(next());
                 let neg = v.is_sign_negative() && !v.is_nan();
-                let sign = if neg { "-" } else if s.plus { "+" } else if s.space { " " } else { "" };
+                let sign = if neg {
+                    "-"
+                } else if s.plus {
+                    "+"
+                } else if s.space {
+                    " "
+                } else {
+                    ""
+                };
                 (format_float(v.abs(), c, s.prec, s.alt), sign)
             }
         };
@@ -159,9 +188,17 @@ pub fn format(fmt: &[u8], args: &[u64], out: &mut Vec<u8>) {
             out.extend_from_slice(sign.as_bytes());
             out.extend_from_slice(body.as_bytes());
             out.extend(std::iter::repeat_n(b' ', pad));
-        } else if s.zero && numeric && s.prec.is_none_or(|_| matches!(c, b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A')) && body.bytes().next().is_some_and(|b| b.is_ascii_digit()) {
+        } else if s.zero
+            && numeric
+            && s.prec.is_none_or(|_| matches!(c, b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A'))
+            && body.bytes().next().is_some_and(|b| b.is_ascii_digit())
+        {
             out.extend_from_slice(sign.as_bytes());
-            let (pre, rest) = if body.starts_with("0x") || body.starts_with("0X") { body.split_at(2) } else { ("", body.as_str()) };
+            let (pre, rest) = if body.starts_with("0x") || body.starts_with("0X") {
+                body.split_at(2)
+            } else {
+                ("", body.as_str())
+            };
             out.extend_from_slice(pre.as_bytes());
             out.extend(std::iter::repeat_n(b'0', pad));
             out.extend_from_slice(rest.as_bytes());
@@ -307,8 +344,14 @@ mod tests {
     fn formats_like_c() {
         assert_eq!(f("%d|%5d|%-5d|%05d", &[(-3i64) as u64, 42, 42, 42]), "-3|   42|42   |00042");
         assert_eq!(f("%x %X %#x %o", &[255, 255, 255, 8]), "ff FF 0xff 10");
-        assert_eq!(f("%f %.2f %e", &[1.5f64.to_bits(), 2.345f64.to_bits(), 12345.678f64.to_bits()]), "1.500000 2.35 1.234568e+04");
-        assert_eq!(f("%g %g %g", &[0.0001f64.to_bits(), 1e10f64.to_bits(), 3.5f64.to_bits()]), "0.0001 1e+10 3.5");
+        assert_eq!(
+            f("%f %.2f %e", &[1.5f64.to_bits(), 2.345f64.to_bits(), 12345.678f64.to_bits()]),
+            "1.500000 2.35 1.234568e+04"
+        );
+        assert_eq!(
+            f("%g %g %g", &[0.0001f64.to_bits(), 1e10f64.to_bits(), 3.5f64.to_bits()]),
+            "0.0001 1e+10 3.5"
+        );
         assert_eq!(f("%c%%", &[65]), "A%");
         assert_eq!(f("%a", &[1.0f64.to_bits()]), "0x1p+0");
         assert!(conversions(b"%s").is_err());

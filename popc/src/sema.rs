@@ -212,7 +212,8 @@ impl Program {
 
     fn add_class(&mut self, c: &Class, ns: &str) -> Result<()> {
         let q = qual(ns, &c.name);
-        if c.members.is_empty() && c.bases.is_empty() && c.tparams.is_none() && self.classes.contains_key(&q) {
+        if c.members.is_empty() && c.bases.is_empty() && c.tparams.is_none() && self.classes.contains_key(&q)
+        {
             return Ok(());
         }
         for m in &c.members {
@@ -224,10 +225,11 @@ impl Program {
                 }
             }
         }
-        self.classes
-            .entry(q.clone())
-            .or_default()
-            .push(Rc::new(ClassDecl { ast: c.clone(), ns: ns.to_string(), qual: q }));
+        self.classes.entry(q.clone()).or_default().push(Rc::new(ClassDecl {
+            ast: c.clone(),
+            ns: ns.to_string(),
+            qual: q,
+        }));
         Ok(())
     }
 
@@ -443,9 +445,10 @@ impl Program {
     pub fn targ_type(&self, a: &TArg, env: &Env) -> Result<Ty> {
         match a {
             TArg::Type(t) => self.resolve_type(t, env),
-            TArg::Expr(Expr { kind: ExprKind::Name(p), .. }) => {
-                self.resolve_type(&TypeName { span: p.span, kind: TypeKind::Named(p.clone()), is_const: false }, env)
-            }
+            TArg::Expr(Expr { kind: ExprKind::Name(p), .. }) => self.resolve_type(
+                &TypeName { span: p.span, kind: TypeKind::Named(p.clone()), is_const: false },
+                env,
+            ),
             TArg::Expr(e) => err(e.span, "expected a type as template argument"),
         }
     }
@@ -499,7 +502,13 @@ impl Program {
     }
 
     /// Instantiates a class (template) with arguments.
-    pub fn instantiate(&self, decls: &[Rc<ClassDecl>], args: &[TArg], env: &Env, span: Span) -> Result<Rc<ClassInst>> {
+    pub fn instantiate(
+        &self,
+        decls: &[Rc<ClassDecl>],
+        args: &[TArg],
+        env: &Env,
+        span: Span,
+    ) -> Result<Rc<ClassInst>> {
         let primary = decls.iter().find(|d| d.ast.spec_args.is_none()).or(decls.first()).unwrap();
         let mut tb = HashMap::new();
         let mut chosen = primary.clone();
@@ -562,13 +571,25 @@ impl Program {
                     "Vertex" => Some(VertexBase::Vertex),
                     "MultiVertex" => Some(VertexBase::MultiVertex),
                     "SupervisorVertex" => Some(VertexBase::Supervisor),
-                    _ => return err(b.span, "only Vertex, MultiVertex and SupervisorVertex may be base classes"),
+                    _ => {
+                        return err(
+                            b.span,
+                            "only Vertex, MultiVertex and SupervisorVertex may be base classes",
+                        )
+                    }
                 };
             }
         }
         // A provisional instance so member aliases resolve while laying out fields.
-        let mut inst =
-            ClassInst { name: name.clone(), decl: decl.clone(), env: env.clone(), base, fields: vec![], size: 0, align: 1 };
+        let mut inst = ClassInst {
+            name: name.clone(),
+            decl: decl.clone(),
+            env: env.clone(),
+            base,
+            fields: vec![],
+            size: 0,
+            align: 1,
+        };
         let provisional = Rc::new(ClassInst {
             name: name.clone(),
             decl: decl.clone(),
@@ -645,7 +666,11 @@ impl Program {
                 if last.name == "VectorList" {
                     let elem = self.edge_elem(first, env, full)?;
                     let layout = self.layout(args.get(1), env)?;
-                    return Ok(FieldTy::Edge { dir: Direction::Input, elem, kind: FieldKind::VectorList(layout) });
+                    return Ok(FieldTy::Edge {
+                        dir: Direction::Input,
+                        elem,
+                        kind: FieldKind::VectorList(layout),
+                    });
                 }
                 // Vector<Input<Vector<T>>>
                 if let TArg::Type(TypeName { kind: TypeKind::Named(ip), .. }) = first {
@@ -661,7 +686,10 @@ impl Program {
                             unreachable!()
                         };
                         let FieldKind::Vector(_) = kind else {
-                            return err(t.span, format!("field '{full}': a vector of scalar edges is not supported"));
+                            return err(
+                                t.span,
+                                format!("field '{full}': a vector of scalar edges is not supported"),
+                            );
                         };
                         let layout = self.layout(args.get(1), env)?;
                         return Ok(FieldTy::Edge { dir, elem, kind: FieldKind::VectorList(layout) });
@@ -672,7 +700,9 @@ impl Program {
         }
         let ty = match self.resolve_type(t, env) {
             Ok(ty) => ty,
-            Err(_) if !vertex => return err(t.span, format!("field '{full}' has unsupported type '{}'", type_words(t))),
+            Err(_) if !vertex => {
+                return err(t.span, format!("field '{full}' has unsupported type '{}'", type_words(t)))
+            }
             Err(e) => return Err(e),
         };
         match &ty {
@@ -697,7 +727,9 @@ impl Program {
                             return err(*span, format!("field '{full}': vectors nested more than two levels are not supported"));
                         }
                         let inner_args = ip.segs.last().unwrap().args.clone().unwrap_or_default();
-                        let Some(ie) = inner_args.first() else { return err(*span, "Vector needs an element type") };
+                        let Some(ie) = inner_args.first() else {
+                            return err(*span, "Vector needs an element type");
+                        };
                         let elem = self.edge_elem(ie, env, full)?;
                         let layout = self.layout(args.get(1), env)?;
                         return Ok(FieldTy::Edge { dir, elem, kind: FieldKind::VectorList(layout) });
@@ -705,7 +737,11 @@ impl Program {
                 }
                 let elem = self.edge_elem(first, env, full)?;
                 let layout = self.layout(args.get(1), env)?;
-                let kind = if l.name == "VectorList" { FieldKind::VectorList(layout) } else { FieldKind::Vector(layout) };
+                let kind = if l.name == "VectorList" {
+                    FieldKind::VectorList(layout)
+                } else {
+                    FieldKind::Vector(layout)
+                };
                 return Ok(FieldTy::Edge { dir, elem, kind });
             }
         }

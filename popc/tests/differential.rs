@@ -93,10 +93,9 @@ fn popc_matches_gxx() {
         for (f, p) in vt.fields.iter().zip(&placed) {
             let sz = f.elem.size() as usize;
             let s = match p {
-                common::Placed::Flat(a, n) => (0..*n)
-                    .map(|i| bits(f.elem, &mem[*a as usize + i * sz..]))
-                    .collect::<Vec<_>>()
-                    .join(" "),
+                common::Placed::Flat(a, n) => {
+                    (0..*n).map(|i| bits(f.elem, &mem[*a as usize + i * sz..])).collect::<Vec<_>>().join(" ")
+                }
                 _ => continue,
             };
             writeln!(expected, "{}: {}", f.name, s).unwrap();
@@ -106,7 +105,13 @@ fn popc_matches_gxx() {
         for (f, (_, val)) in vt.fields.iter().zip(&fields) {
             let vals = val.trim_matches(['[', ']']);
             let t = ctype(f.elem);
-            let conv = |x: &str| if f.elem == ElemType::Half { format!("half((float)({x}))") } else { x.to_string() };
+            let conv = |x: &str| {
+                if f.elem == ElemType::Half {
+                    format!("half((float)({x}))")
+                } else {
+                    x.to_string()
+                }
+            };
             match f.kind {
                 FieldKind::Plain => writeln!(driver, "  v.{} = {};", f.name, conv(vals)).unwrap(),
                 _ => {

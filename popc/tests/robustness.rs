@@ -35,12 +35,16 @@ fn random_and_mutated_inputs() {
         .spawn(|| {
             let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
             let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/popc/ok");
-            let seeds: Vec<String> =
-                testdata::files_with_suffix(&dir, ".cpp").iter().map(|p| std::fs::read_to_string(p).unwrap()).collect();
-            const ALPHABET: &[u8] = b"(){}[]<>;:,.+-*/%&|^!~=?#\"' \nabcxyzTNint floatVector<>Input0123456789";
+            let seeds: Vec<String> = testdata::files_with_suffix(&dir, ".cpp")
+                .iter()
+                .map(|p| std::fs::read_to_string(p).unwrap())
+                .collect();
+            const ALPHABET: &[u8] =
+                b"(){}[]<>;:,.+-*/%&|^!~=?#\"' \nabcxyzTNint floatVector<>Input0123456789";
             for i in 0..300 {
                 let len = (rng.next() % 200) as usize;
-                let s: String = (0..len).map(|_| ALPHABET[(rng.next() as usize) % ALPHABET.len()] as char).collect();
+                let s: String =
+                    (0..len).map(|_| ALPHABET[(rng.next() as usize) % ALPHABET.len()] as char).collect();
                 check(&s, &format!("random #{i}"));
             }
             for i in 0..300 {
@@ -66,9 +70,9 @@ fn random_and_mutated_inputs() {
             check(&"(".repeat(100_000), "deep parens");
             check(&format!("int f() {{ return {}1{}; }}", "(".repeat(5000), ")".repeat(5000)), "deep expr");
             check(&"{".repeat(100_000), "deep braces");
-            check(&"#define A A A\nA\n".to_string(), "self macro");
-            check(&"#define A(x) A(x) A(x)\nA(1)\n".to_string(), "self fn macro");
-            check(&"template <int N> struct S : S<N+1> {};\nS<0> s;\n".to_string(), "template chain");
+            check("#define A A A\nA\n", "self macro");
+            check("#define A(x) A(x) A(x)\nA(1)\n", "self fn macro");
+            check("template <int N> struct S : S<N+1> {};\nS<0> s;\n", "template chain");
         })
         .unwrap()
         .join()

@@ -37,7 +37,11 @@ fn ok_cases() {
                         vt.name,
                         vt.base,
                         vt.state_size,
-                        vt.fields.iter().map(|f| format!("{}@{}", f.name, f.offset)).collect::<Vec<_>>().join(" ")
+                        vt.fields
+                            .iter()
+                            .map(|f| format!("{}@{}", f.name, f.offset))
+                            .collect::<Vec<_>>()
+                            .join(" ")
                     ));
                 }
                 for run in common::parse_runs(&src) {

@@ -191,7 +191,10 @@ pub fn dump(vt: &VertexType, placed: &[Placed], mem: &[u8]) -> String {
         let s = match p {
             Placed::Plain => decode(f.elem, &mem[(STATE + f.offset) as usize..]),
             Placed::Flat(a, n) => format!("[{}]", items(*a, *n)),
-            Placed::List(v) => format!("[{}]", v.iter().map(|(a, n)| format!("[{}]", items(*a, *n))).collect::<Vec<_>>().join(", ")),
+            Placed::List(v) => format!(
+                "[{}]",
+                v.iter().map(|(a, n)| format!("[{}]", items(*a, *n))).collect::<Vec<_>>().join(", ")
+            ),
         };
         out.push_str(&format!("  {} = {}\n", f.name, s));
     }
@@ -201,7 +204,11 @@ pub fn dump(vt: &VertexType, placed: &[Placed], mem: &[u8]) -> String {
 /// Runs one spec against an object; returns the printed report.
 pub fn run_spec(obj: &Object, run: &Run) -> String {
     let Some(vt) = obj.vertex_types.iter().find(|v| v.name == run.vertex) else {
-        return format!("RUN {}: no such vertex type (have {:?})\n", run.vertex, obj.vertex_types.iter().map(|v| &v.name).collect::<Vec<_>>());
+        return format!(
+            "RUN {}: no such vertex type (have {:?})\n",
+            run.vertex,
+            obj.vertex_types.iter().map(|v| &v.name).collect::<Vec<_>>()
+        );
     };
     let mut report = format!("RUN {}\n", run.vertex);
     let mut counts = Vec::new();
