@@ -172,3 +172,34 @@ fn link_aligns_code_and_rebases_relocations() {
     assert_eq!(img.relocs[0].offset, 16);
     assert_eq!(img.code.len(), 25);
 }
+
+#[test]
+fn input_elements_are_received_once_per_tile() {
+    let src = r#"
+target mk2(tiles_per_ipu = 4)
+codelets "fake.cpp"
+var v1: float[8] = 1.0
+var v2: float[6]
+map v1 -> tile 0
+map v2 -> tile 1
+compute_set cs {
+  vertex SumVertex @ tile 1 { in = v1[0:4], out = v2[0] }
+  vertex SumVertex @ tile 1 { in = v1[0:4], out = v2[1] }
+  vertex SumVertex @ tile 1 { in = v1[2:6], out = v2[2] }
+  vertex SumVertex @ tile 1 { in = v1[0:8:2], out = v2[3] }
+  vertex SumVertex @ tile 1 { in = v1[0:8:2], out = v2[4] }
+  vertex SumVertex @ tile 2 { in = v1[0:4], out = v2[5] }
+}
+program main { execute cs }
+"#;
+    let c = run(src, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    let img = c.image.expect("image");
+    Image::from_bytes(&img.to_bytes()).expect("valid image");
+    let bytes_to = |tile: u32| -> u32 {
+        img.compute_sets[0].exchange_in.transfers.iter().filter(|t| t.dst_tile == tile).map(|t| t.bytes).sum()
+    };
+    // Tile 1: v1[0:6] once (the two v1[0:4] and v1[2:6] point into it) and
+    // the strided list once; tile 2 its own copy of v1[0:4].
+    assert_eq!(bytes_to(1), 6 * 4 + 4 * 4);
+    assert_eq!(bytes_to(2), 4 * 4);
+}
