@@ -52,7 +52,10 @@ fn run_inner(quick: bool) -> Result<Vec<(String, String)>, String> {
             ),
         ));
         if let Some(k) = peak {
-            rows.push((format!("parse + check, {n} vertices: peak RSS"), format!("{:.0} MiB", k as f64 / 1024.0)));
+            rows.push((
+                format!("parse + check, {n} vertices: peak RSS"),
+                format!("{:.0} MiB", k as f64 / 1024.0),
+            ));
         }
         secs.push(median);
     }

@@ -7,13 +7,20 @@ use std::process::Command;
 pub fn describe() -> Vec<(String, String)> {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
         .unwrap_or_else(|| "unknown".into());
-    let cores = std::thread::available_parallelism().map(|n| n.get().to_string()).unwrap_or_else(|_| "unknown".into());
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get().to_string())
+        .unwrap_or_else(|_| "unknown".into());
     let mem = std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|s| {
-            let kb: u64 = s.lines().find(|l| l.starts_with("MemTotal"))?.split_whitespace().nth(1)?.parse().ok()?;
+            let kb: u64 =
+                s.lines().find(|l| l.starts_with("MemTotal"))?.split_whitespace().nth(1)?.parse().ok()?;
             Some(format!("{:.1} GiB", kb as f64 / (1024.0 * 1024.0)))
         })
         .unwrap_or_else(|| "unknown".into());

@@ -27,5 +27,8 @@ pub fn bandwidth(bytes: usize, reps: usize) -> f64 {
 pub fn run(quick: bool) -> Vec<(String, String)> {
     let (bytes, reps) = if quick { (8 << 20, 3) } else { (256 << 20, 11) };
     let bw = bandwidth(bytes, reps);
-    vec![(format!("host memcpy bandwidth ({} MiB, median of {reps})", bytes >> 20), format!("{:.2} GB/s", bw / 1e9))]
+    vec![(
+        format!("host memcpy bandwidth ({} MiB, median of {reps})", bytes >> 20),
+        format!("{:.2} GB/s", bw / 1e9),
+    )]
 }

@@ -24,6 +24,7 @@ pub fn run(quick: bool) -> Vec<(String, String)> {
     superstep(&mut rows, quick);
     load_time(&mut rows, quick);
     tutorial7(&mut rows, quick, threads);
+    elementwise(&mut rows, quick, threads);
     rows
 }
 
@@ -239,7 +240,8 @@ fn tutorial7(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
     let xbytes = exchange_bytes(&image, "multiply");
     let memcpy = crate::memcpy_bench::bandwidth(64 << 20, 5);
     rows.push((
-        "runtime: exchange bytes per multiply / cpu time per multiply (compute included), vs host memcpy".into(),
+        "runtime: exchange bytes per multiply / cpu time per multiply (compute included), vs host memcpy"
+            .into(),
         format!(
             "{:.1} MB / {:.2} ms = {:.2} GB/s = {:.2} of memcpy's {:.2} GB/s",
             xbytes as f64 / 1e6,
@@ -288,7 +290,8 @@ fn exchange_bytes(image: &Image, program: &str) -> u64 {
                     }
                 }
                 Step::Copy(c) => {
-                    *total += image.copies[*c as usize].transfers.iter().map(|t| u64::from(t.bytes)).sum::<u64>()
+                    *total +=
+                        image.copies[*c as usize].transfers.iter().map(|t| u64::from(t.bytes)).sum::<u64>()
                 }
                 Step::Repeat { body, .. } => walk(image, body, total),
                 Step::Call(f) => walk(image, &image.functions[*f as usize].body, total),
@@ -301,4 +304,76 @@ fn exchange_bytes(image: &Image, program: &str) -> u64 {
         walk(image, &p.body, &mut total);
     }
     total
+}
+
+/// The codelet of the elementwise benchmark: `data[i] *= k`.
+const SCALE_CODELET: &str = r#"#include <poplar/Vertex.hpp>
+using namespace poplar;
+class Scale : public Vertex {
+public:
+  InOut<Vector<float>> data;
+  float k;
+  bool compute() {
+    for (unsigned i = 0; i < data.size(); ++i) data[i] = data[i] * k;
+    return true;
+  }
+};
+"#;
+
+/// An elementwise operation over a linearly mapped tensor on 1,472 tiles
+/// (one `Scale` vertex per tile, no exchange), on `cpu` against the same
+/// loop in native Rust over the same number of threads.
+fn elementwise(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
+    let n: u64 = if quick { 1 << 20 } else { 16 << 20 };
+    let reps = if quick { 3 } else { 10 };
+    let pir = format!(
+        "target mk2\ncodelets \"scale.cpp\"\nvar x: float[{n}] = 1.0\nmap x -> linear\nhost_read \"x\" <- x\n\
+         compute_set scale {{ for t in 0..1472 {{ vertex Scale @ tile t {{ data = x[t * {n} / 1472:(t + 1) * {n} / 1472], k = 2.0 }} }} }}\n\
+         program main {{ execute scale }}\n"
+    );
+    let dir = std::env::temp_dir().join(format!("bench_elementwise_{}", std::process::id()));
+    let compiled = std::fs::create_dir_all(&dir)
+        .and_then(|_| std::fs::write(dir.join("scale.cpp"), SCALE_CODELET))
+        .and_then(|_| std::fs::write(dir.join("graph.pir"), &pir))
+        .map_err(|e| e.to_string())
+        .and_then(|_| runtime::cli::compile_pir(&dir.join("graph.pir")));
+    let _ = std::fs::remove_dir_all(&dir);
+    let image = match compiled {
+        Ok((image, _)) => image,
+        Err(e) => {
+            let first = e.lines().next().unwrap_or("").to_string();
+            rows.push(("runtime: elementwise figures".into(), format!("skipped: cannot compile ({first})")));
+            return;
+        }
+    };
+    let loaded = runtime::load_image(image).expect("load");
+    let mut e =
+        Engine::new(loaded, &EngineOptions { device: DeviceKind::Cpu, threads, ..Default::default() });
+    e.run(0).expect("scale");
+    let x: Vec<f32> = e.read_values("x").expect("read x");
+    assert!(x.iter().all(|&v| v == 2.0), "elementwise benchmark computed a wrong result");
+    let mut best = f64::MAX;
+    for _ in 0..reps {
+        let t = Instant::now();
+        e.run(0).expect("scale");
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    let mut data = vec![1f32; n as usize];
+    let mut nbest = f64::MAX;
+    for _ in 0..reps {
+        let t = Instant::now();
+        let chunk = data.len().div_ceil(threads);
+        std::thread::scope(|s| {
+            for part in data.chunks_mut(chunk) {
+                s.spawn(move || part.iter_mut().for_each(|v| *v *= std::hint::black_box(2.0f32)));
+            }
+        });
+        nbest = nbest.min(t.elapsed().as_secs_f64());
+    }
+    rows.push((
+        format!("runtime: elementwise x *= k, {n} floats on 1,472 tiles, cpu ({threads} threads)"),
+        format!("{:.2} ms ({:.2} GB/s read+write)", best * 1e3, 8.0 * n as f64 / best / 1e9),
+    ));
+    rows.push((format!("runtime: native Rust loop ({threads} threads)"), format!("{:.2} ms", nbest * 1e3)));
+    rows.push(("runtime: elementwise cpu throughput / native".into(), format!("{:.2}x", nbest / best)));
 }
