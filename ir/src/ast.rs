@@ -21,18 +21,57 @@ pub struct Ident<'a> {
 /// A top-level item.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Item<'a> {
-    Target { preset: Ident<'a>, keys: Vec<(Ident<'a>, Expr<'a>)>, span: Span },
-    Codelets { path: String, options: Vec<String>, span: Span },
+    Target {
+        preset: Ident<'a>,
+        keys: Vec<(Ident<'a>, Expr<'a>)>,
+        span: Span,
+    },
+    Codelets {
+        path: String,
+        options: Vec<String>,
+        span: Span,
+    },
     Decl(Box<Decl<'a>>),
-    Map { view: Box<Expr<'a>>, mapping: Box<MappingAst<'a>>, span: Span },
-    HostIo { name: String, tensor: Ident<'a>, write: bool, span: Span },
-    Stream { name: String, ty: Box<TypeAst<'a>>, to_host: bool, span: Span },
-    Remote { name: String, ty: Box<TypeAst<'a>>, repeats: Box<Expr<'a>>, span: Span },
+    Map {
+        view: Box<Expr<'a>>,
+        mapping: Box<MappingAst<'a>>,
+        span: Span,
+    },
+    HostIo {
+        name: String,
+        tensor: Ident<'a>,
+        write: bool,
+        span: Span,
+    },
+    Stream {
+        name: String,
+        ty: Box<TypeAst<'a>>,
+        to_host: bool,
+        span: Span,
+    },
+    Remote {
+        name: String,
+        ty: Box<TypeAst<'a>>,
+        repeats: Box<Expr<'a>>,
+        span: Span,
+    },
     /// The body is taken out (and dropped vertex by vertex) when a top-level
     /// compute set is lowered, to keep the peak memory down.
-    ComputeSet { name: Ident<'a>, body: std::cell::RefCell<Vec<CsItem<'a>>>, span: Span },
-    Function { name: Ident<'a>, body: Vec<Stmt<'a>>, span: Span },
-    Program { name: Ident<'a>, body: Vec<Stmt<'a>>, span: Span },
+    ComputeSet {
+        name: Ident<'a>,
+        body: std::cell::RefCell<Vec<CsItem<'a>>>,
+        span: Span,
+    },
+    Function {
+        name: Ident<'a>,
+        body: Vec<Stmt<'a>>,
+        span: Span,
+    },
+    Program {
+        name: Ident<'a>,
+        body: Vec<Stmt<'a>>,
+        span: Span,
+    },
     For(Box<For<'a, Item<'a>>>),
 }
 
@@ -178,4 +217,23 @@ pub enum ExprKind<'a> {
     Call(Box<(Ident<'a>, Vec<Arg<'a>>)>),
     Index(Box<Expr<'a>>, Vec<Sub<'a>>),
     List(Vec<Expr<'a>>),
+}
+
+/// The parser's symbol stack is as wide as its widest node, so keep the
+/// nodes it moves around small (large or rare parts are boxed).
+#[cfg(all(test, target_pointer_width = "64"))]
+mod size_tests {
+    use super::*;
+    use std::mem::size_of;
+
+    #[test]
+    fn nodes_stay_small() {
+        assert!(size_of::<Expr<'_>>() <= 40);
+        assert!(size_of::<Sub<'_>>() <= 40);
+        assert!(size_of::<FieldAst<'_>>() <= 72);
+        assert!(size_of::<Item<'_>>() <= 72);
+        assert!(size_of::<Stmt<'_>>() <= 72);
+        assert!(size_of::<CsItem<'_>>() <= 16);
+        assert!(size_of::<VType<'_>>() <= 56);
+    }
 }

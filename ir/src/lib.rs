@@ -131,12 +131,3 @@ pub mod print;
 
 pub use dump::dump;
 pub use print::print;
-#[cfg(test)]
-mod size_probe {
-    #[test]
-    fn sizes() {
-        use crate::ast::*;
-
-        eprintln!("Expr {} Item {} Stmt {} Field {} VType {} Sub {} Arg {} CsItem {} TArg {}", std::mem::size_of::<Expr>(), std::mem::size_of::<Item>(), std::mem::size_of::<Stmt>(), std::mem::size_of::<FieldAst>(), std::mem::size_of::<VType>(), std::mem::size_of::<Sub>(), std::mem::size_of::<Arg>(), std::mem::size_of::<CsItem>(), std::mem::size_of::<TArg>());
-    }
-}

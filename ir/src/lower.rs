@@ -34,6 +34,9 @@ pub const ENTITY_COST: u64 = 16;
 /// Errors after which lowering stops.
 pub const MAX_ERRORS: usize = 50;
 
+/// How many recently interned names [`Lowerer::intern`] checks first.
+const RECENT_NAMES: usize = 8;
+
 /// Marker: a diagnostic has been recorded.
 #[derive(Debug)]
 pub struct Reported;
@@ -73,6 +76,12 @@ struct Lowerer {
     budget: u64,
     aborted: bool,
     names: HashMap<String, Name>,
+    /// Whole views of tensors, for `t[…]`.
+    whole_views: Vec<Option<View>>,
+    /// A few recently interned names, checked before `names`.
+    recent_names: Vec<Name>,
+    /// Scratch buffer for vertex type names.
+    name_buf: String,
     /// Call sites per function: (caller, callee, span).
     calls: Vec<(Option<FunctionId>, FunctionId, Span)>,
     current_fn: Option<FunctionId>,
@@ -91,6 +100,9 @@ pub fn lower(items: &[Item<'_>]) -> Result<(Graph, Spans), Vec<Diagnostic>> {
         budget: 0,
         aborted: false,
         names: HashMap::new(),
+        whole_views: Vec::new(),
+        recent_names: Vec::new(),
+        name_buf: String::new(),
         calls: Vec::new(),
         current_fn: None,
         handles_declared: 0,
@@ -177,11 +189,23 @@ impl Lowerer {
     }
 
     fn intern(&mut self, s: &str) -> Name {
-        if let Some(n) = self.names.get(s) {
+        // Vertex type and field names repeat: look at the recently used ones
+        // before hashing.
+        if let Some(n) = self.recent_names.iter().find(|n| &***n == s) {
             return n.clone();
         }
-        let n: Name = Arc::from(s);
-        self.names.insert(s.to_string(), n.clone());
+        let n = match self.names.get(s) {
+            Some(n) => n.clone(),
+            None => {
+                let n: Name = Arc::from(s);
+                self.names.insert(s.to_string(), n.clone());
+                n
+            }
+        };
+        if self.recent_names.len() >= RECENT_NAMES {
+            self.recent_names.remove(0);
+        }
+        self.recent_names.push(n.clone());
         n
     }
 
@@ -326,7 +350,7 @@ impl Lowerer {
                     self.graph.tensors.push(Tensor {
                         name: d.name.name.to_string(),
                         kind: if d.is_const { TensorKind::Const } else { TensorKind::Var },
-                        elem: elem_type(&d.ty.scalar),
+                        elem: elem_type(d.ty.scalar),
                         shape,
                         init: None,
                     });
@@ -361,7 +385,7 @@ impl Lowerer {
                         let shape = self.eval_shape(ty).unwrap_or_default();
                         self.graph.streams.push(Stream {
                             name: name.clone(),
-                            elem: elem_type(&ty.scalar),
+                            elem: elem_type(ty.scalar),
                             shape,
                             direction: if *to_host { Direction::ToHost } else { Direction::ToDevice },
                         });
@@ -385,7 +409,7 @@ impl Lowerer {
                         };
                         self.graph.remote_buffers.push(RemoteBuffer {
                             name: name.clone(),
-                            elem: elem_type(&ty.scalar),
+                            elem: elem_type(ty.scalar),
                             shape,
                             repeats: reps,
                         });
@@ -573,6 +597,18 @@ impl Lowerer {
 
     // ---- expressions ----
 
+    /// The whole view of tensor `t` and its element type, from the cache
+    /// (the caller puts it back).
+    fn take_whole(&mut self, t: TensorId) -> (View, ElemType) {
+        let tt = &self.graph.tensors[t];
+        let v = self
+            .whole_views
+            .get_mut(t.0 as usize)
+            .and_then(Option::take)
+            .unwrap_or_else(|| View::whole(t, &tt.shape));
+        (v, tt.elem)
+    }
+
     fn lookup_var(&self, name: &str) -> Option<i64> {
         self.env.iter().rev().find(|(n, _)| n == name).map(|(_, v)| *v)
     }
@@ -684,7 +720,18 @@ impl Lowerer {
                 if let ExprKind::Str(_) = base.kind {
                     return Err(self.err(e.span, "expected a tensor, found a remote buffer"));
                 }
-                let b = self.eval_view(base);
+                // `t[…]` of a tensor: index its cached whole view.
+                let whole = match &base.kind {
+                    ExprKind::Name(n) => match self.syms.get(*n) {
+                        Some((Sym::Tensor(t), _)) => Some(*t),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let b = match whole {
+                    Some(t) => Ok(self.take_whole(t)),
+                    None => self.eval_view(base),
+                };
                 let mut ss = Vec::with_capacity(subs.len());
                 let mut bad = false;
                 for s in subs {
@@ -716,7 +763,15 @@ impl Lowerer {
                 if bad {
                     return Err(Reported);
                 }
-                let v = b.index(&ss).map_err(|m| self.err(e.span, m))?;
+                let v = b.index(&ss);
+                if let Some(t) = whole {
+                    let i = t.0 as usize;
+                    if i >= self.whole_views.len() {
+                        self.whole_views.resize(i + 1, None);
+                    }
+                    self.whole_views[i] = Some(b);
+                }
+                let v = v.map_err(|m| self.err(e.span, m))?;
                 Ok((v, ty))
             }
             ExprKind::Call(c) => self.eval_view_call(e, &c.0, &c.1),
@@ -726,9 +781,15 @@ impl Lowerer {
         }
     }
 
-    fn eval_view_call(&mut self, e: &Expr<'_>, f: &ast::Ident<'_>, args: &[ast::Arg<'_>]) -> R<(View, ElemType)> {
+    fn eval_view_call(
+        &mut self,
+        e: &Expr<'_>,
+        f: &ast::Ident<'_>,
+        args: &[ast::Arg<'_>],
+    ) -> R<(View, ElemType)> {
         let fname = f.name;
-        let (pos, named): (Vec<&ast::Arg<'_>>, Vec<&ast::Arg<'_>>) = args.iter().partition(|a| a.name.is_none());
+        let (pos, named): (Vec<&ast::Arg<'_>>, Vec<&ast::Arg<'_>>) =
+            args.iter().partition(|a| a.name.is_none());
         let allowed_named: &[&str] = if fname == "concat" { &["dim"] } else { &[] };
         for a in &named {
             let n = a.name.as_ref().map(|n| n.name).unwrap_or("");
@@ -1012,9 +1073,16 @@ impl Lowerer {
     }
 
     fn lower_vertex(&mut self, cs: ComputeSetId, v: &ast::VertexAst<'_>) -> R<VertexId> {
-        let mut name = String::new();
-        self.vtype_name(&v.vtype, &mut name)?;
-        let vtype = self.intern(&name);
+        let vtype = if v.vtype.args.is_none() {
+            self.intern(&v.vtype.path)
+        } else {
+            let mut name = std::mem::take(&mut self.name_buf);
+            name.clear();
+            let r = self.vtype_name(&v.vtype, &mut name);
+            let vtype = r.map(|()| self.intern(&name));
+            self.name_buf = name;
+            vtype?
+        };
         let tile = match &v.tile {
             None => None,
             Some(e) => {
@@ -1055,7 +1123,7 @@ impl Lowerer {
                 continue;
             }
             match self.lower_field(val) {
-                Ok(value) => fields.push(Field { name: self.intern(&fname.name), value }),
+                Ok(value) => fields.push(Field { name: self.intern(fname.name), value }),
                 Err(_) => bad = true,
             }
         }

@@ -102,6 +102,13 @@ impl Piece {
 
     /// Brings the dimensions into normal form.
     fn normalize(&mut self) {
+        // Most pieces are built in normal form already: check without
+        // allocating.
+        let normal = self.dims.iter().all(|d| d.0 != 1)
+            && self.dims.windows(2).all(|w| w[0].1 as i128 != w[1].0 as i128 * w[1].1 as i128);
+        if normal {
+            return;
+        }
         let mut out: Vec<(u64, i64)> = Vec::with_capacity(self.dims.len());
         for &(size, stride) in self.dims.iter().rev() {
             if size == 1 {

@@ -5,7 +5,6 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
-
 /// xorshift64*: deterministic and dependency-free.
 struct Rng(u64);
 
