@@ -92,9 +92,26 @@ pub struct Lowerer<'a, 'b> {
     pub(crate) calls: Vec<String>,
     pub(crate) env: Env,
     next_base: Option<usize>,
-    /// Half bit patterns of values already rounded to half, so a store
-    /// need not convert again.
-    half_bits: HashMap<Value, Value>,
+    /// For values rounded to half: the value before rounding, so a store
+    /// converts it to half bits directly (the rounding is then often dead).
+    half_src: HashMap<Value, Value>,
+    /// Straight-line region (a chain of bounds-check continuation blocks
+    /// ending at `region`) in which the entries of `checked` and
+    /// `addr_memo` are known to dominate the current position.
+    region: Option<Block>,
+    /// Tile addresses already bounds-checked in this region: the host
+    /// address and the access size checked.
+    checked: HashMap<Value, (Value, u32)>,
+    /// Element addresses computed in this region, by (base, index, size).
+    pub(crate) addr_memo: HashMap<(Value, Value, u32), Value>,
+    /// `mem_len - size` (as a signed i64) for access sizes 1, 2, 4, 8,
+    /// computed once at entry: `off + size > mem_len` is `off > lim`.
+    lims: [Value; 4],
+    /// Cold stubs, one per (status, line), each taking the trap address
+    /// and passing it on to `trap` with the constants: the hot path of a
+    /// check then carries no constant block arguments. Ordered, so code
+    /// is deterministic.
+    trap_stubs: std::collections::BTreeMap<(u32, i64), Block>,
 }
 
 /// The Cranelift type holding a scalar.
@@ -150,6 +167,13 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         let worker = params.get(2).copied();
         let mem = b.ins().load(types::I64, mflags(), ctx, abi::OFFSET_MEM);
         let mem_len = b.ins().load(types::I64, mflags(), ctx, abi::OFFSET_MEM_LEN);
+        // (`smax` with -1 changes no comparison result, since `off >= 0`,
+        // but keeps Cranelift from recomputing the subtraction at each use.)
+        let lims = [1, 2, 4, 8].map(|s| {
+            let d = b.ins().iadd_imm_s(mem_len, -s);
+            let m1 = b.ins().iconst(types::I64, -1);
+            b.ins().smax(d, m1)
+        });
         let count = b.declare_var(types::I64);
         let zero = b.ins().iconst(types::I64, 0);
         b.def_var(count, zero);
@@ -177,7 +201,12 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             calls: Vec::new(),
             env: Env { class: Some(c.clone()), ..c.env.clone() },
             next_base: None,
-            half_bits: HashMap::new(),
+            half_src: HashMap::new(),
+            region: None,
+            checked: HashMap::new(),
+            addr_memo: HashMap::new(),
+            lims,
+            trap_stubs: Default::default(),
         };
         l.line = src.line(c.decl.ast.span);
         // Edge descriptors.
@@ -247,7 +276,15 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         let exit = l.b.create_block();
         l.b.append_block_param(exit, types::I32);
         l.jump(exit, &[status]);
-        // Trap block.
+        // Trap stubs, then the trap block.
+        let stubs: Vec<_> = l.trap_stubs.iter().map(|(k, b)| (*k, *b)).collect();
+        for ((status, line), stub) in stubs {
+            l.b.switch_to_block(stub);
+            let addr = l.b.block_params(stub)[0];
+            let st = l.b.ins().iconst(types::I32, status as i64);
+            let ln = l.b.ins().iconst(types::I32, line);
+            l.b.ins().jump(l.trap, &[st.into(), addr.into(), ln.into()]);
+        }
         l.b.switch_to_block(l.trap);
         let tp = l.b.block_params(l.trap).to_vec();
         l.b.ins().store(mflags(), tp[1], ctx, abi::OFFSET_TRAP_ADDR);
@@ -307,21 +344,66 @@ impl<'a, 'b> Lowerer<'a, 'b> {
 
     pub(crate) fn trap_if(&mut self, cond: Value, status: u32, addr: Value) {
         let cont = self.b.create_block();
-        let st = self.b.ins().iconst(types::I32, status as i64);
-        let line = self.b.ins().iconst(types::I32, if self.debug { self.line as i64 } else { 0 });
+        let line = if self.debug { self.line as i64 } else { 0 };
+        let stub = match self.trap_stubs.get(&(status, line)) {
+            Some(b) => *b,
+            None => {
+                let b = self.b.create_block();
+                self.b.append_block_param(b, types::I64);
+                self.b.set_cold_block(b);
+                self.trap_stubs.insert((status, line), b);
+                b
+            }
+        };
         // Flush so the trapping path counts what ran.
         self.flush();
-        self.b.ins().brif(cond, self.trap, &[st.into(), addr.into(), line.into()], cont, &[]);
+        self.sync_region();
+        self.b.ins().brif(cond, stub, &[addr.into()], cont, &[]);
+        // `cont` has this branch as its only predecessor: seal it now, so
+        // variables read in it are the same SSA values as before the check.
+        self.b.seal_block(cont);
         self.b.switch_to_block(cont);
+        // `cont` is reached only from here: what held before still holds.
+        self.region = Some(cont);
+    }
+
+    /// Forgets the region's facts if the current block is not the region's
+    /// (some other block was switched to since), starting a new region.
+    pub(crate) fn sync_region(&mut self) {
+        let cur = self.b.current_block();
+        if cur != self.region {
+            self.checked.clear();
+            self.addr_memo.clear();
+            self.region = cur;
+        }
     }
 
     /// Host address of a checked tile access of `size` bytes at `addr` (i32).
     pub(crate) fn tile_addr(&mut self, addr: Value, size: u32) -> Value {
+        self.sync_region();
+        if let Some(&(h, sz)) = self.checked.get(&addr) {
+            if size <= sz {
+                // Already checked on every path to here (same region).
+                return h;
+            }
+        }
         let off = self.b.ins().uextend(types::I64, addr);
-        let end = self.b.ins().iadd_imm_s(off, size as i64);
-        let bad = self.b.ins().icmp(IntCC::UnsignedGreaterThan, end, self.mem_len);
+        let bad = match size {
+            1 | 2 | 4 | 8 => {
+                // `off` < 2^32 and `mem_len` < 2^63: signed, `off > mem_len
+                // - size` is `off + size > mem_len`, also when `mem_len < size`.
+                let lim = self.lims[size.trailing_zeros() as usize];
+                self.b.ins().icmp(IntCC::SignedGreaterThan, off, lim)
+            }
+            _ => {
+                let end = self.b.ins().iadd_imm_s(off, size as i64);
+                self.b.ins().icmp(IntCC::UnsignedGreaterThan, end, self.mem_len)
+            }
+        };
         self.trap_if(bad, abi::STATUS_OUT_OF_BOUNDS, off);
-        self.b.ins().iadd(self.mem, off)
+        let h = self.b.ins().iadd(self.mem, off);
+        self.checked.insert(addr, (h, size));
+        h
     }
 
     fn load_tile_raw(&mut self, addr: Value, ty: ir::Type) -> Result<Value> {
@@ -354,10 +436,8 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             Place::Host(h) => h,
         };
         if s == Scalar::Half {
-            let bits = match self.half_bits.get(&v) {
-                Some(b) => *b,
-                None => half_ir::f32_to_f16(&mut self.b, v),
-            };
+            let src = self.half_src.get(&v).copied().unwrap_or(v);
+            let bits = half_ir::f32_to_f16(&mut self.b, src);
             self.b.ins().istore16(mflags(), bits, h, 0);
             return;
         }
@@ -441,10 +521,11 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         r
     }
 
-    /// Rounds an f32 to half, remembering the bits for a later store.
+    /// Rounds an f32 to half, remembering the unrounded value for a later
+    /// store (converting it gives the same bits as converting the result).
     pub(crate) fn round_half(&mut self, v: Value) -> Value {
-        let (r, bits) = half_ir::round_half_bits(&mut self.b, v);
-        self.half_bits.insert(r, bits);
+        let r = half_ir::round_half(&mut self.b, v);
+        self.half_src.insert(r, v);
         r
     }
 

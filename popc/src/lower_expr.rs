@@ -400,24 +400,33 @@ impl Lowerer<'_, '_> {
             l.cost(cost::ARITH);
             l.b.ins().imul_imm_s(i, size as i64)
         };
+        // `addr + i * size`, reusing the value computed earlier in this
+        // straight-line region (so its bounds check is reused too).
+        let elem_at = |l: &mut Self, addr: Value, size: u32| {
+            l.sync_region();
+            if let Some(&a) = l.addr_memo.get(&(addr, i, size)) {
+                l.cost(cost::ARITH);
+                return a;
+            }
+            let off = scaled(l, size);
+            let a = l.b.ins().iadd(addr, off);
+            l.addr_memo.insert((addr, i, size), a);
+            a
+        };
         Ok(match base {
             V::Vec { elem, addr, .. } | V::Ptr(Ty::S(elem), addr) => {
-                let off = scaled(self, elem.size());
-                V::L(Ty::S(elem), Place::Tile(self.b.ins().iadd(addr, off)))
+                V::L(Ty::S(elem), Place::Tile(elem_at(self, addr, elem.size())))
             }
             V::Ptr(t, addr) => {
-                let off = scaled(self, t.size());
-                V::L(t, Place::Tile(self.b.ins().iadd(addr, off)))
+                let a = elem_at(self, addr, t.size());
+                V::L(t, Place::Tile(a))
             }
             V::L(Ty::Ptr(t), p) => {
                 let addr = self.load_scalar(Scalar::UInt, p);
-                let off = scaled(self, t.size());
-                V::L(*t, Place::Tile(self.b.ins().iadd(addr, off)))
+                let a = elem_at(self, addr, t.size());
+                V::L(*t, Place::Tile(a))
             }
-            V::EdgeS { elem, addr } => {
-                let off = scaled(self, elem.size());
-                V::L(Ty::S(elem), Place::Tile(self.b.ins().iadd(addr, off)))
-            }
+            V::EdgeS { elem, addr } => V::L(Ty::S(elem), Place::Tile(elem_at(self, addr, elem.size()))),
             V::List { elem, addr, count: _ } => {
                 let off = scaled(self, 8);
                 let at = self.b.ins().iadd(addr, off);
