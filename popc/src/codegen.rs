@@ -85,17 +85,12 @@ pub fn compile_vertex(
             ir_text = format!("; vertex {}\n{}", c.name, func.display());
         }
         let mut ctx = Context::for_function(func);
-        let dis = std::env::var("POPC_DISASM").is_ok();
-        ctx.set_disasm(dis);
         let code = ctx.compile(isa, &mut ControlPlane::default()).map_err(|e| {
             Diagnostic::new(
                 c.decl.ast.span,
                 format!("code generation failed for '{}': {:?}", c.name, e.inner),
             )
         })?;
-        if dis && !counting {
-            eprintln!("; vcode {}\n{}", c.name, code.vcode.clone().unwrap_or_default());
-        }
         let bytes = code.code_buffer().to_vec();
         let mut relocs = Vec::new();
         for r in code.buffer.relocs() {

@@ -104,6 +104,9 @@ pub struct Lowerer<'a, 'b> {
     checked: HashMap<Value, (Value, u32)>,
     /// Element addresses computed in this region, by (base, index, size).
     pub(crate) addr_memo: HashMap<(Value, Value, u32), Value>,
+    /// Tile loads done in this region: (host address, type) to the load
+    /// instruction and the value it gave (after any half conversion).
+    load_memo: HashMap<(Value, Scalar), (ir::Inst, Value)>,
     /// `mem_len - size` (as a signed i64) for access sizes 1, 2, 4, 8,
     /// computed once at entry: `off + size > mem_len` is `off > lim`.
     lims: [Value; 4],
@@ -205,6 +208,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             region: None,
             checked: HashMap::new(),
             addr_memo: HashMap::new(),
+            load_memo: HashMap::new(),
             lims,
             trap_stubs: Default::default(),
         };
@@ -334,6 +338,21 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         self.b.ins().brif(c, t, &[], f, &[]);
     }
 
+    /// The test at the head of a rotated loop: the cost of the jump to the
+    /// head, then the condition (if any) branching to `body` or `exit`.
+    fn loop_test(&mut self, cond: Option<&Expr>, body: Block, exit: Block) -> Result<()> {
+        self.cost(cost::BRANCH);
+        match cond {
+            Some(c) => {
+                let c = self.expr(c)?;
+                let c = self.cond(c)?;
+                self.brif(c, body, exit);
+            }
+            None => self.jump(body, &[]),
+        }
+        Ok(())
+    }
+
     pub(crate) fn set_line(&mut self, span: Span) {
         let line = self.src.line(span);
         self.line = line;
@@ -374,6 +393,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         if cur != self.region {
             self.checked.clear();
             self.addr_memo.clear();
+            self.load_memo.clear();
             self.region = cur;
         }
     }
@@ -418,11 +438,39 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             Place::Tile(a) => self.tile_addr(a, s.size()),
             Place::Host(h) => h,
         };
-        if s == Scalar::Half {
-            let raw = self.b.ins().uload16(types::I32, mflags(), h, 0);
-            return half_ir::f16_to_f32(&mut self.b, raw);
+        if let Place::Tile(_) = place {
+            // The same tile location loaded earlier in this region, with
+            // nothing since that can write memory: reuse the value.
+            self.sync_region();
+            if let Some(&(inst, v)) = self.load_memo.get(&(h, s)) {
+                if !self.may_write_since(inst) {
+                    return v;
+                }
+            }
         }
-        self.b.ins().load(cl(s), mflags(), h, 0)
+        let (inst, v) = if s == Scalar::Half {
+            let raw = self.b.ins().uload16(types::I32, mflags(), h, 0);
+            let inst = self.b.func.dfg.value_def(raw).unwrap_inst();
+            (inst, half_ir::f16_to_f32(&mut self.b, raw))
+        } else {
+            let v = self.b.ins().load(cl(s), mflags(), h, 0);
+            (self.b.func.dfg.value_def(v).unwrap_inst(), v)
+        };
+        if let Place::Tile(_) = place {
+            self.load_memo.insert((h, s), (inst, v));
+        }
+        v
+    }
+
+    /// Whether any instruction created after `inst` can write memory or
+    /// call out (instructions are numbered in creation order).
+    fn may_write_since(&self, inst: ir::Inst) -> bool {
+        let dfg = &self.b.func.dfg;
+        let n = dfg.num_insts();
+        (inst.as_u32() as usize + 1..n).any(|i| {
+            let op = dfg.insts[ir::Inst::from_u32(i as u32)].opcode();
+            op.can_store() || op.is_call() || op.other_side_effects()
+        })
     }
 
     pub(crate) fn store_scalar(&mut self, s: Scalar, place: Place, v: Value) {
@@ -819,19 +867,15 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 if let Some(i) = init {
                     self.stmt(i)?;
                 }
-                let head = self.b.create_block();
+                // Rotated: the condition is tested once before the loop
+                // and again after the step, so an iteration takes one
+                // branch back. The counting variant still counts the jump
+                // to the (notional) loop head, as before.
                 let bb = self.b.create_block();
                 let sb = self.b.create_block();
                 let exit = self.b.create_block();
-                self.jump(head, &[]);
-                self.b.switch_to_block(head);
-                if let Some(c) = cond {
-                    let c = self.expr(c)?;
-                    let c = self.cond(c)?;
-                    self.brif(c, bb, exit);
-                } else {
-                    self.jump(bb, &[]);
-                }
+                let line = self.line;
+                self.loop_test(cond.as_ref(), bb, exit)?;
                 self.b.switch_to_block(bb);
                 self.loops.push((exit, sb));
                 let r = self.scoped(body);
@@ -842,7 +886,12 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 if let Some(st) = step {
                     self.expr(st)?;
                 }
-                self.jump(head, &[]);
+                // The condition's traps report the line they did before.
+                self.line = line;
+                if self.debug {
+                    self.b.set_srcloc(ir::SourceLoc::new(line));
+                }
+                self.loop_test(cond.as_ref(), bb, exit)?;
                 self.b.switch_to_block(exit);
                 self.scopes.pop();
             }
