@@ -16,6 +16,8 @@ use runtime::linker::gp::VertexBase;
 use runtime::linker::image::*;
 use runtime::{DeviceKind, Engine, EngineOptions};
 
+use crate::tools::Stats;
+
 /// Figure rows: (what, value).
 pub fn run(quick: bool) -> Vec<(String, String)> {
     let mut rows = Vec::new();
@@ -200,42 +202,50 @@ fn tutorial7(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
         }
     };
     let reps = if quick { 3 } else { 10 };
-    let time_multiply = |device: DeviceKind, threads: usize| -> (f64, u64) {
+    let time_multiply = |device: DeviceKind, threads: usize| -> (Stats, u64) {
         let loaded = runtime::load_image(image.clone()).expect("load");
         let mut e = Engine::new(loaded, &EngineOptions { device, threads, ..Default::default() });
         e.run_named("init").expect("init");
         let before = e.totals().cycles;
-        let mut best = f64::MAX;
-        for _ in 0..reps {
-            let t = Instant::now();
-            e.run_named("multiply").expect("multiply");
-            best = best.min(t.elapsed().as_secs_f64());
-        }
-        (best, (e.totals().cycles - before) / reps as u64)
+        let samples = (0..reps)
+            .map(|_| {
+                let t = Instant::now();
+                e.run_named("multiply").expect("multiply");
+                t.elapsed().as_secs_f64()
+            })
+            .collect();
+        (Stats::of(samples), (e.totals().cycles - before) / reps as u64)
     };
     let (cpu_all, _) = time_multiply(DeviceKind::Cpu, threads);
     let (cpu_one, _) = time_multiply(DeviceKind::Cpu, 1);
     let (sim_all, cycles) = time_multiply(DeviceKind::Sim, threads);
-    let best = [cpu_all, sim_all];
+    let stats = [cpu_all, sim_all];
+    let best = [cpu_all.median, sim_all.median];
+    let cpu_one = cpu_one.median;
     let m: Vec<f32> = (0..10000u32)
         .flat_map(|r| (0..1000u32).map(move |c| (((r * 7 + c * 3) % 11) as i32 - 5) as f32))
         .collect();
     let x: Vec<f32> = (0..1000u32).map(|c| ((c % 5) as i32 - 2) as f32).collect();
-    let native_best = |threads: usize| (0..reps).map(|_| native(&m, &x, threads).1).fold(f64::MAX, f64::min);
-    let nbest = native_best(threads);
-    let nbest_one = native_best(1);
+    let native_stats = |threads: usize| Stats::of((0..reps).map(|_| native(&m, &x, threads).1).collect());
+    let native_all = native_stats(threads);
+    let nbest = native_all.median;
+    let nbest_one = native_stats(1).median;
     rows.push((
         format!("runtime: tutorial 7 10000x1000 split 7, cpu ({threads} threads)"),
-        format!("{:.2} ms per multiply", best[0] * 1e3),
+        format!("{} per multiply, median of {reps}", stats[0].ms()),
     ));
-    rows.push((format!("runtime: native Rust matvec ({threads} threads)"), format!("{:.2} ms", nbest * 1e3)));
+    rows.push((format!("runtime: native Rust matvec ({threads} threads)"), native_all.ms()));
+    rows.push((
+        format!("runtime: tutorial 7 on sim ({threads} threads)"),
+        format!("{} per multiply", stats[1].ms()),
+    ));
     rows.push((
         "runtime: cpu throughput / native (target >= 0.5x)".into(),
         format!("{:.2}x", nbest / best[0]),
     ));
     rows.push((
         format!("runtime: cpu scaling, 1 -> {threads} threads (native: {:.2}x)", nbest_one / nbest),
-        format!("{:.2}x ({:.2} ms with 1 thread)", cpu_one / cpu_all, cpu_one * 1e3),
+        format!("{:.2}x ({:.2} ms with 1 thread)", cpu_one / best[0], cpu_one * 1e3),
     ));
     let xbytes = exchange_bytes(&image, "multiply");
     let memcpy = crate::memcpy_bench::bandwidth(64 << 20, 5);
@@ -352,14 +362,17 @@ fn elementwise(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
     e.run(0).expect("scale");
     let x: Vec<f32> = e.read_values("x").expect("read x");
     assert!(x.iter().all(|&v| v == 2.0), "elementwise benchmark computed a wrong result");
-    let mut best = f64::MAX;
-    for _ in 0..reps {
-        let t = Instant::now();
-        e.run(0).expect("scale");
-        best = best.min(t.elapsed().as_secs_f64());
-    }
+    let device = Stats::of(
+        (0..reps)
+            .map(|_| {
+                let t = Instant::now();
+                e.run(0).expect("scale");
+                t.elapsed().as_secs_f64()
+            })
+            .collect(),
+    );
     let mut data = vec![1f32; n as usize];
-    let mut nbest = f64::MAX;
+    let mut samples = Vec::new();
     for _ in 0..reps {
         let t = Instant::now();
         let chunk = data.len().div_ceil(threads);
@@ -368,12 +381,14 @@ fn elementwise(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
                 s.spawn(move || part.iter_mut().for_each(|v| *v *= std::hint::black_box(2.0f32)));
             }
         });
-        nbest = nbest.min(t.elapsed().as_secs_f64());
+        samples.push(t.elapsed().as_secs_f64());
     }
+    let native = Stats::of(samples);
+    let (best, nbest) = (device.median, native.median);
     rows.push((
         format!("runtime: elementwise x *= k, {n} floats on 1,472 tiles, cpu ({threads} threads)"),
-        format!("{:.2} ms ({:.2} GB/s read+write)", best * 1e3, 8.0 * n as f64 / best / 1e9),
+        format!("{} ({:.2} GB/s read+write)", device.ms(), 8.0 * n as f64 / best / 1e9),
     ));
-    rows.push((format!("runtime: native Rust loop ({threads} threads)"), format!("{:.2} ms", nbest * 1e3)));
+    rows.push((format!("runtime: native Rust loop ({threads} threads)"), native.ms()));
     rows.push(("runtime: elementwise cpu throughput / native".into(), format!("{:.2}x", nbest / best)));
 }

@@ -73,3 +73,25 @@ pub fn generate_big(dir: &Path, n: u64) -> Result<std::path::PathBuf, String> {
     }
     Ok(pir)
 }
+
+/// Median and range of repeated timings, in seconds.
+#[derive(Clone, Copy, Debug)]
+pub struct Stats {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Stats {
+    /// Summarises `samples` (at least one).
+    pub fn of(mut samples: Vec<f64>) -> Stats {
+        assert!(!samples.is_empty(), "no samples");
+        samples.sort_by(f64::total_cmp);
+        Stats { median: samples[samples.len() / 2], min: samples[0], max: samples[samples.len() - 1] }
+    }
+
+    /// `median ms (min–max)`.
+    pub fn ms(&self) -> String {
+        format!("{:.2} ms (min {:.2}, max {:.2})", self.median * 1e3, self.min * 1e3, self.max * 1e3)
+    }
+}
