@@ -43,8 +43,12 @@ fn main() {
 
     let mut out = String::new();
     out.push_str("# Benchmarks\n\nWritten by `cargo run --release -p bench`; do not edit by hand.\n");
-    out.push_str("Each figure stands beside its reference, measured in the same run. Timings are medians of\n");
-    out.push_str("the repetitions with min and max where shown; popc's code and compile figures are the best\n");
+    out.push_str(
+        "Each figure stands beside its reference, measured in the same run. Timings are medians of\n",
+    );
+    out.push_str(
+        "the repetitions with min and max where shown; popc's code and compile figures are the best\n",
+    );
     out.push_str("of several runs, for popc and g++ alike. Ratios, not absolute times, are the figures to read.\n\n## Machine\n\n");
     for (k, v) in machine::describe() {
         let _ = writeln!(out, "- {k}: {v}");

@@ -61,6 +61,20 @@ pub struct Compiled {
     pub counting: Function,
     pub returns_bool: bool,
     pub ir_text: String,
+    /// Modelled bytes of tile stack one worker needs: see [`stack_estimate`].
+    pub stack_size: u32,
+}
+
+/// Fixed bytes of a worker's frame (return state and saved registers).
+const FRAME_BYTES: u32 = 32;
+
+/// The tile stack a worker needs for `func`: its explicit stack slots (local
+/// arrays, structs, printf argument blocks), each 8-byte aligned, plus a
+/// fixed frame. Register spills are left out: they depend on the host's
+/// register file, not the tile's.
+fn stack_estimate(func: &ir::Function) -> u32 {
+    let slots: u32 = func.sized_stack_slots.values().map(|s| s.size.div_ceil(8) * 8).sum();
+    slots.saturating_add(FRAME_BYTES)
 }
 
 pub fn compile_vertex(
@@ -74,6 +88,7 @@ pub fn compile_vertex(
     let mut out = Vec::new();
     let mut returns_bool = false;
     let mut ir_text = String::new();
+    let mut stack_size = 0;
     for counting in [false, true] {
         let multi = c.base == Some(VertexBase::MultiVertex);
         let mut func =
@@ -84,6 +99,7 @@ pub fn compile_vertex(
         if want_ir && !counting {
             ir_text = format!("; vertex {}\n{}", c.name, func.display());
         }
+        stack_size = stack_size.max(stack_estimate(&func));
         let mut ctx = Context::for_function(func);
         let code = ctx.compile(isa, &mut ControlPlane::default()).map_err(|e| {
             Diagnostic::new(
@@ -120,5 +136,5 @@ pub fn compile_vertex(
     }
     let counting = out.pop().unwrap();
     let plain = out.pop().unwrap();
-    Ok(Compiled { plain, counting, returns_bool, ir_text })
+    Ok(Compiled { plain, counting, returns_bool, ir_text, stack_size })
 }

@@ -257,7 +257,7 @@ fn build(
             fields,
             state_size: c.size,
             state_align: c.align.max(4),
-            stack_size: 0,
+            stack_size: comp.stack_size,
             returns_bool: comp.returns_bool,
             plain: comp.plain,
             counting: comp.counting,
