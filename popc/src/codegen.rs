@@ -17,7 +17,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use linker::gp::{Function, Reloc, VertexBase};
 
 use crate::diag::{Diagnostic, Result, SourceMap};
-use crate::lower::{entry_signature, Lowerer};
+use crate::lower::{entry_signature, Lowerer, Variant};
 use crate::sema::{ClassInst, Program};
 
 /// Cranelift optimisation level for `-O0`..`-O3`.
@@ -82,9 +82,12 @@ pub fn compile_vertex(
     p: &Program,
     src: &SourceMap,
     c: &Rc<ClassInst>,
-    debug: bool,
-    want_ir: bool,
+    opts: &crate::Options,
 ) -> Result<Compiled> {
+    let (debug, want_ir) = (opts.debug, opts.emit_ir);
+    // SIMD loop copies only where the baseline ISA has 128-bit float
+    // vectors (SSE on x86-64, Neon on AArch64); elsewhere loops stay scalar.
+    let vectorize = opts.vectorize && cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
     let mut out = Vec::new();
     let mut returns_bool = false;
     let mut ir_text = String::new();
@@ -95,7 +98,8 @@ pub fn compile_vertex(
             ir::Function::with_name_signature(UserFuncName::user(0, counting as u32), entry_signature(multi));
         let mut fctx = FunctionBuilderContext::new();
         let b = FunctionBuilder::new(&mut func, &mut fctx);
-        returns_bool = Lowerer::lower_vertex(b, p, src, c, counting, debug, isa.frontend_config())?;
+        let variant = Variant { counting, debug, vectorize };
+        returns_bool = Lowerer::lower_vertex(b, p, src, c, variant, isa.frontend_config())?;
         if want_ir && !counting {
             ir_text = format!("; vertex {}\n{}", c.name, func.display());
         }

@@ -9,10 +9,10 @@
 //!
 //! Stages: [`pp`] (preprocessor over [`lex`] tokens) → [`parse`] (syntax
 //! tree, [`ast`]) → [`sema`] (declarations, names, templates, layout, with
-//! [`ceval`] for constants) → [`lower`] (Cranelift IR, every call inlined)
-//! → [`codegen`] (machine code for the fixed baseline ISA). [`host`] and
-//! [`exec`] run compiled code in process (tests, the runtime's `cpu`
-//! device). The library does no file I/O; errors are [`Diagnostics`]
+//! [`ceval`] for constants) → [`lower`] (Cranelift IR, every call inlined;
+//! [`vectorize`] adds SIMD copies of elementwise float loops) → [`codegen`]
+//! (machine code for the fixed baseline ISA). [`host`] and [`exec`] run
+//! compiled code in process (tests, the runtime's `cpu` device). The library does no file I/O; errors are [`Diagnostics`]
 //! rendered to text.
 
 pub mod ast;
@@ -33,6 +33,7 @@ pub mod pp;
 pub mod printf;
 pub mod sema;
 pub mod types;
+pub mod vectorize;
 
 use std::rc::Rc;
 
@@ -71,6 +72,10 @@ pub struct Options {
     pub target: Option<String>,
     /// `-S`: keep the Cranelift IR text of each vertex.
     pub emit_ir: bool,
+    /// Give elementwise float loops a guarded SIMD copy (see
+    /// [`vectorize`]); `-fno-vectorize` turns it off. Results and counts
+    /// are the same either way.
+    pub vectorize: bool,
 }
 
 impl Default for Options {
@@ -82,6 +87,7 @@ impl Default for Options {
             opt_level: 2,
             target: None,
             emit_ir: false,
+            vectorize: true,
         }
     }
 }
@@ -115,6 +121,10 @@ impl Options {
                 o.debug = true;
             } else if a == "-S" {
                 o.emit_ir = true;
+            } else if a == "-fno-vectorize" {
+                o.vectorize = false;
+            } else if a == "-fvectorize" {
+                o.vectorize = true;
             } else if a == "--target" {
                 o.target = Some(it.next().ok_or("--target needs a triple")?.clone());
             } else if let Some(t) = a.strip_prefix("--target=") {
@@ -228,7 +238,7 @@ fn build(
     let mut vts = Vec::new();
     let mut ir_text = String::new();
     for c in &classes {
-        let comp = codegen::compile_vertex(isa, &prog, sources, c, opts.debug, opts.emit_ir)?;
+        let comp = codegen::compile_vertex(isa, &prog, sources, c, opts)?;
         ir_text.push_str(&comp.ir_text);
         let fields = c
             .fields

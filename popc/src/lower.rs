@@ -27,6 +27,17 @@ use crate::half_ir;
 use crate::sema::{has_size, ClassInst, Env, FieldTy, Program, Ty, CV};
 use crate::types::Scalar;
 
+/// What one entry function is generated with.
+#[derive(Clone, Copy, Debug)]
+pub struct Variant {
+    /// The counting variant: add each block's cost to `TileCtx::count`.
+    pub counting: bool,
+    /// Line tables and trap lines.
+    pub debug: bool,
+    /// Give elementwise float loops a guarded SIMD copy ([`crate::vectorize`]).
+    pub vectorize: bool,
+}
+
 /// A lambda: its syntax, the scopes it captured, and its environment.
 pub type LambdaVal = (Lambda, Vec<HashMap<String, V>>, Env);
 
@@ -78,11 +89,15 @@ pub struct Lowerer<'a, 'b> {
     pub src: &'a SourceMap,
     pub counting: bool,
     pub debug: bool,
+    pub(crate) vectorize: bool,
     pub(crate) ctx: Value,
-    mem: Value,
-    mem_len: Value,
-    count: Variable,
+    pub(crate) mem: Value,
+    pub(crate) mem_len: Value,
+    pub(crate) count: Variable,
     pending: u64,
+    /// Every cost added so far, flushed or not: the difference across a
+    /// straight-line stretch of lowering is what that stretch counts.
+    pub(crate) cost_total: u64,
     trap: Block,
     pub(crate) line: u32,
     scopes: Vec<HashMap<String, V>>,
@@ -98,7 +113,7 @@ pub struct Lowerer<'a, 'b> {
     /// Straight-line region (a chain of bounds-check continuation blocks
     /// ending at `region`) in which the entries of `checked` and
     /// `addr_memo` are known to dominate the current position.
-    region: Option<Block>,
+    pub(crate) region: Option<Block>,
     /// Tile addresses already bounds-checked in this region: the host
     /// address and the access size checked.
     checked: HashMap<Value, (Value, u32)>,
@@ -156,10 +171,10 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         p: &'a Program,
         src: &'a SourceMap,
         c: &Rc<ClassInst>,
-        counting: bool,
-        debug: bool,
+        variant: Variant,
         fc: cranelift_codegen::isa::TargetFrontendConfig,
     ) -> Result<bool> {
+        let Variant { counting, debug, vectorize } = variant;
         let multi = c.base == Some(VertexBase::MultiVertex);
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
@@ -190,11 +205,13 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             src,
             counting,
             debug,
+            vectorize,
             ctx,
             mem,
             mem_len,
             count,
             pending: 0,
+            cost_total: 0,
             trap,
             line: 0,
             scopes: vec![HashMap::new()],
@@ -312,9 +329,10 @@ impl<'a, 'b> Lowerer<'a, 'b> {
 
     pub(crate) fn cost(&mut self, n: u64) {
         self.pending += n;
+        self.cost_total += n;
     }
 
-    fn flush(&mut self) {
+    pub(crate) fn flush(&mut self) {
         if self.counting && self.pending > 0 {
             let c = self.b.use_var(self.count);
             let c = self.b.ins().iadd_imm_s(c, self.pending as i64);
@@ -431,13 +449,16 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         Ok(self.b.ins().load(ty, mflags(), h, 0))
     }
 
+    /// Reads a scalar. A local held in a register (`Place::Var`) costs
+    /// nothing in the counting variant: a compiler for the tile keeps it in a
+    /// register too; only tile memory and addressable locals are loads.
     pub(crate) fn load_scalar(&mut self, s: Scalar, place: Place) -> Value {
-        self.cost(cost::MEMORY);
         let h = match place {
             Place::Var(v) => return self.b.use_var(v),
             Place::Tile(a) => self.tile_addr(a, s.size()),
             Place::Host(h) => h,
         };
+        self.cost(cost::MEMORY);
         if let Place::Tile(_) = place {
             // The same tile location loaded earlier in this region, with
             // nothing since that can write memory: reuse the value.
@@ -473,8 +494,8 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         })
     }
 
+    /// Writes a scalar; like [`Self::load_scalar`], a register local is free.
     pub(crate) fn store_scalar(&mut self, s: Scalar, place: Place, v: Value) {
-        self.cost(cost::MEMORY);
         let h = match place {
             Place::Var(var) => {
                 self.b.def_var(var, v);
@@ -483,6 +504,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             Place::Tile(a) => self.tile_addr(a, s.size()),
             Place::Host(h) => h,
         };
+        self.cost(cost::MEMORY);
         if s == Scalar::Half {
             let src = self.half_src.get(&v).copied().unwrap_or(v);
             let bits = half_ir::f32_to_f16(&mut self.b, src);
@@ -867,6 +889,23 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 if let Some(i) = init {
                     self.stmt(i)?;
                 }
+                // An elementwise float loop gets a guarded SIMD copy in
+                // front of it, which hands over to the scalar loop below
+                // (`vectorize`); `simd` is (pattern, the copy's entry, the
+                // scalar loop's entry), the copy filled in after the loop.
+                let simd = if self.vectorize {
+                    self.match_elementwise(cond.as_ref(), step.as_ref(), body)
+                } else {
+                    None
+                };
+                let simd = simd.map(|pattern| {
+                    let entry = self.b.create_block();
+                    let scalar = self.b.create_block();
+                    self.flush();
+                    self.b.ins().jump(entry, &[]);
+                    self.b.switch_to_block(scalar);
+                    (pattern, entry, scalar)
+                });
                 // Rotated: the condition is tested once before the loop
                 // and again after the step, so an iteration takes one
                 // branch back. The counting variant still counts the jump
@@ -877,6 +916,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 let line = self.line;
                 self.loop_test(cond.as_ref(), bb, exit)?;
                 self.b.switch_to_block(bb);
+                let iteration_start = self.cost_total;
                 self.loops.push((exit, sb));
                 let r = self.scoped(body);
                 self.loops.pop();
@@ -892,6 +932,12 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                     self.b.set_srcloc(ir::SourceLoc::new(line));
                 }
                 self.loop_test(cond.as_ref(), bb, exit)?;
+                if let Some((pattern, entry, scalar)) = simd {
+                    // The body is straight-line: everything counted since
+                    // `bb` is what one scalar iteration counts.
+                    let per_iteration = self.cost_total - iteration_start;
+                    self.emit_elementwise(&pattern, per_iteration, entry, scalar);
+                }
                 self.b.switch_to_block(exit);
                 self.scopes.pop();
             }

@@ -39,6 +39,9 @@ struct Cli {
     /// Print the Cranelift IR of each vertex to stdout.
     #[arg(short = 'S')]
     emit_ir: bool,
+    /// Keep every loop scalar (no SIMD copies of elementwise loops).
+    #[arg(long = "no-vectorize")]
+    no_vectorize: bool,
     /// Extra vertex types to instantiate, e.g. 'Sum<half,4>'.
     #[arg(long = "instantiate", value_name = "NAME", action = clap::ArgAction::Append)]
     instantiate: Vec<String>,
@@ -69,6 +72,9 @@ fn main() -> ExitCode {
     }
     if cli.emit_ir {
         args.push("-S".into());
+    }
+    if cli.no_vectorize {
+        args.push("-fno-vectorize".into());
     }
     if let Some(t) = &cli.target {
         args.push("--target".into());

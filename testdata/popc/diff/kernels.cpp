@@ -73,3 +73,24 @@ public:
     for (unsigned i = w; i < d.size(); i += numWorkers()) d[i] = d[i] * 3 + (int)w;
   }
 };
+
+// Elementwise float loops that popc gives a SIMD copy: compound
+// assignments, unary minus, division and invariant locals, with a tail
+// (37 elements).
+class Elementwise : public Vertex {
+public:
+  InOut<Vector<float>> x;
+  Input<Vector<float>> y;
+  Output<Vector<float>> z;
+  float k;
+  void compute() {
+    const float c = 0.75f;
+    float a = k * 2.0f - c;
+    for (unsigned i = 0; i < x.size(); ++i) {
+      z[i] = -x[i] * a + y[i] / k;
+      x[i] -= z[i] * c;
+      x[i] *= y[i] - a;
+      z[i] /= x[i] + 1.5f;
+    }
+  }
+};

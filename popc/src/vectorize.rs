@@ -1,0 +1,545 @@
+//! SIMD copies of elementwise float loops: loop versioning, as GCC does it.
+//!
+//! ## The pattern
+//!
+//! A `for` loop is recognised (by [`Lowerer::match_elementwise`], after its
+//! init statement is lowered) when
+//! - its condition is `i < N` or `i != N`, `i` an integer register local of
+//!   32 or 64 bits and `N` loop-invariant: a constant, `v.size()`, a
+//!   register local, a scalar field or a scalar edge;
+//! - its step is `++i`, `i++` or `i += 1`;
+//! - its body is straight-line: statements `v[i] = e;` or `v[i] op= e;`
+//!   (`op` one of `+ - * /`), each `v` a float vector edge or a local
+//!   pointer to float, and `e` built from `w[i]` float loads,
+//!   loop-invariant float scalars (register locals, fields, scalar edges
+//!   `s` or `*s`),
+//!   constants, `+ - * /` and unary minus, every operation in `float`. `i`
+//!   appears only as the index, and nothing but vector elements is written,
+//!   so every local the loop reads is invariant.
+//!
+//! Reductions (`s += v[i]`) never match: `s` is not a vector element, and
+//! reassociating a float sum would change its result.
+//!
+//! ## The copy
+//!
+//! The scalar loop is lowered as always; in front of it
+//! ([`Lowerer::emit_elementwise`]) a preheader checks at run time that
+//! - `0 <= i`, `i + 4 <= N`, `N <= 2^30`, so there is at least one chunk of
+//!   four and no index or address arithmetic wraps;
+//! - every vector's accessed bytes `[base + 4i, base + 4·end)` lie inside the
+//!   tile, `end` being where the chunks stop (`i` plus a multiple of four);
+//! - each stored vector's base `S` and each other vector's base `B` have
+//!   `S == B` or `|S - B| >= 16`: lane `j` of a chunk touches the same
+//!   element of vectors with one base, and lanes of vectors whose bases are
+//!   16 or more bytes apart never meet, so no element of a chunk reads or
+//!   writes what another element of the same chunk wrote;
+//! - every invariant held in tile memory (a field, a scalar edge, `N`
+//!   itself) is inside the tile and outside every stored range, so the
+//!   stores cannot change it.
+//!
+//! If all hold, an f32x4 loop runs iterations `[i, end)` four at a time
+//! with unaligned loads and stores and no per-element checks, then sets
+//! `i = end`. Either way the unchanged scalar loop runs next and does the
+//! rest: the tail, or everything when a check failed, so traps, partial
+//! writes and trap addresses are exactly the scalar loop's.
+//!
+//! ## Why results and counts stay exact
+//!
+//! Each lane does the same IEEE single-precision operations as the scalar
+//! code, in the same order, so results are bit-identical. The counting
+//! variant runs the copy too and adds `(end - i) × P`, `P` being what one
+//! scalar iteration counts (body, step and test). `P` is measured while
+//! lowering the scalar loop: its body is straight-line, so every cost added
+//! there is paid exactly once per iteration. The scalar loop's first test
+//! is counted once either way, so the count is the scalar loop's alone, and
+//! `sim` cycles do not depend on whether the copy ran.
+
+use cranelift_codegen::ir::{condcodes::IntCC, types, Block, InstBuilder, MemFlagsData, Value};
+use cranelift_frontend::Variable;
+
+use crate::ast::{BinOp, Expr, ExprKind, Stmt, StmtKind, UnOp};
+use crate::ceval::{self, convert};
+use crate::lower::{cl_pub, Lowerer, Place, V};
+use crate::sema::{Ty, CV};
+use crate::types::Scalar;
+
+/// Elements per chunk (f32x4).
+const LANES: i64 = 4;
+/// The largest `i` and `N` the copy runs with: every index below `N` has a
+/// byte offset `4 * i` below 2^32.
+const MAX_INDEX: i64 = 1 << 30;
+/// The copy's element accesses must end below this (no 32-bit wrap).
+const ADDRESS_SPACE: i64 = 1 << 32;
+
+/// Flags of the copy's loads and stores: checked by the preheader, but
+/// tile addresses are only 4-byte aligned, so not `aligned` (x86 would
+/// then fold the load into an SSE instruction that needs 16).
+const VECTOR_FLAGS: MemFlagsData = MemFlagsData::new().with_notrap();
+
+/// Where a loop-invariant scalar lives.
+#[derive(Clone, Copy, Debug)]
+enum Source {
+    /// Known at compile time.
+    Const(CV),
+    /// An SSA value computed before the loop (a vector's size).
+    Value(Value),
+    /// A register local; the body assigns no locals.
+    Var(Variable),
+    /// Tile memory at this 32-bit address (a field or scalar edge).
+    Tile(Value),
+}
+
+/// A loop-invariant scalar and its type.
+#[derive(Clone, Copy, Debug)]
+struct Invariant {
+    src: Source,
+    ty: Scalar,
+}
+
+/// The 32-bit tile address of a vector's element 0.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Base {
+    /// An edge's address, loaded at entry.
+    Value(Value),
+    /// A local pointer.
+    Var(Variable),
+}
+
+/// A float expression, per lane.
+#[derive(Clone, Debug)]
+enum Lane {
+    /// `v[i]`, `v` the vector with this index in [`Elementwise::bases`].
+    Load(usize),
+    /// An invariant, by index in [`Elementwise::invariants`].
+    Splat(usize),
+    Neg(Box<Lane>),
+    /// `+ - * /`.
+    Op(BinOp, Box<Lane>, Box<Lane>),
+}
+
+/// A matched elementwise loop.
+pub(crate) struct Elementwise {
+    /// The induction variable and its type.
+    var: Variable,
+    var_ty: Scalar,
+    /// `N`, integer.
+    bound: Invariant,
+    /// The vectors indexed, each once, and whether the loop stores to it.
+    bases: Vec<(Base, bool)>,
+    /// The float invariants (constants included).
+    invariants: Vec<Invariant>,
+    /// The body: `bases[k][i] = lane`, in order.
+    stores: Vec<(usize, Lane)>,
+}
+
+/// A subexpression while matching: a compile-time constant (folded as the
+/// scalar lowering folds it), or a float computed per element.
+enum Typed {
+    Const(Scalar, CV),
+    Float(Lane),
+}
+
+/// Matching state: the pattern built so far.
+struct Matcher<'l, 'a, 'b> {
+    l: &'l mut Lowerer<'a, 'b>,
+    var: Variable,
+    bases: Vec<(Base, bool)>,
+    invariants: Vec<Invariant>,
+}
+
+impl Matcher<'_, '_, '_> {
+    fn pure(&mut self, e: &Expr) -> Option<V> {
+        pure(self.l, e)
+    }
+
+    /// Whether `e` names the induction variable.
+    fn is_var(&mut self, e: &Expr) -> bool {
+        matches!(self.pure(e), Some(V::L(_, Place::Var(v))) if v == self.var)
+    }
+
+    /// The loop's integer bound `N`.
+    fn bound(&mut self, e: &Expr) -> Option<Invariant> {
+        if let ExprKind::Call(f, args) = &e.kind {
+            let ExprKind::Member(obj, m, _) = &f.kind else { return None };
+            if m != "size" || !args.is_empty() {
+                return None;
+            }
+            return match self.pure(obj)? {
+                V::Vec { count: Some(c), .. } | V::List { count: c, .. } => {
+                    Some(Invariant { src: Source::Value(c), ty: Scalar::UInt })
+                }
+                _ => None,
+            };
+        }
+        let (src, ty) = match self.pure(e)? {
+            V::C(s, c @ CV::I(_)) => (Source::Const(c), s),
+            V::L(Ty::S(s), Place::Var(v)) if v != self.var => (Source::Var(v), s),
+            V::L(Ty::S(s), Place::Tile(a)) | V::EdgeS { elem: s, addr: a } => (Source::Tile(a), s),
+            _ => return None,
+        };
+        (!ty.is_float()).then_some(Invariant { src, ty })
+    }
+
+    /// The vector `e` names (a float vector edge or pointer local).
+    fn base(&mut self, e: &Expr, stored: bool) -> Option<usize> {
+        let base = match self.pure(e)? {
+            V::Vec { elem: Scalar::Float, addr, .. } => Base::Value(addr),
+            V::L(Ty::Ptr(t), Place::Var(p)) if matches!(*t, Ty::S(Scalar::Float)) => Base::Var(p),
+            _ => return None,
+        };
+        let k = match self.bases.iter().position(|(b, _)| *b == base) {
+            Some(k) => k,
+            None => {
+                self.bases.push((base, false));
+                self.bases.len() - 1
+            }
+        };
+        self.bases[k].1 |= stored;
+        Some(k)
+    }
+
+    fn invariant(&mut self, src: Source) -> Lane {
+        self.invariants.push(Invariant { src, ty: Scalar::Float });
+        Lane::Splat(self.invariants.len() - 1)
+    }
+
+    /// `e` as an operand of a float operation: a constant is converted to
+    /// float as the scalar lowering converts it; a `double` constant would
+    /// make the operation `double`, which the copy does not do.
+    fn float(&mut self, t: Typed) -> Option<Lane> {
+        match t {
+            Typed::Float(l) => Some(l),
+            Typed::Const(Scalar::Double, _) => None,
+            Typed::Const(_, c) => Some(self.invariant(Source::Const(convert(c, Scalar::Float)))),
+        }
+    }
+
+    fn typed(&mut self, e: &Expr) -> Option<Typed> {
+        Some(match &e.kind {
+            ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div), a, b) => {
+                match (self.typed(a)?, self.typed(b)?) {
+                    (Typed::Const(sa, ca), Typed::Const(sb, cb)) => {
+                        let (s, c) = ceval::arith(*op, (sa, ca), (sb, cb), e.span).ok()?;
+                        Typed::Const(s, c)
+                    }
+                    (x, y) => {
+                        let x = self.float(x)?;
+                        let y = self.float(y)?;
+                        Typed::Float(Lane::Op(*op, Box::new(x), Box::new(y)))
+                    }
+                }
+            }
+            ExprKind::Unary(op @ (UnOp::Neg | UnOp::Plus), a) => match (op, self.typed(a)?) {
+                (UnOp::Neg, Typed::Float(l)) => Typed::Float(Lane::Neg(Box::new(l))),
+                (UnOp::Plus, Typed::Float(l)) => Typed::Float(l),
+                (UnOp::Neg, Typed::Const(s @ (Scalar::Float | Scalar::Double), CV::F(f))) => {
+                    Typed::Const(s, CV::F(-f))
+                }
+                _ => return None,
+            },
+            // `*s`, `s` a float scalar edge.
+            ExprKind::Unary(UnOp::Deref, s) => match self.pure(s)? {
+                V::EdgeS { elem: Scalar::Float, addr } => Typed::Float(self.invariant(Source::Tile(addr))),
+                _ => return None,
+            },
+            ExprKind::Index(v, i) => {
+                if !self.is_var(i) {
+                    return None;
+                }
+                Typed::Float(Lane::Load(self.base(v, false)?))
+            }
+            _ => match self.pure(e)? {
+                V::C(s, c) => Typed::Const(s, c),
+                V::L(Ty::S(Scalar::Float), Place::Var(v)) => Typed::Float(self.invariant(Source::Var(v))),
+                V::L(Ty::S(Scalar::Float), Place::Tile(a)) | V::EdgeS { elem: Scalar::Float, addr: a } => {
+                    Typed::Float(self.invariant(Source::Tile(a)))
+                }
+                _ => return None,
+            },
+        })
+    }
+
+    /// One statement of the body: `v[i] = e;` or `v[i] op= e;`.
+    fn store(&mut self, s: &Stmt) -> Option<Option<(usize, Lane)>> {
+        let e = match &s.kind {
+            StmtKind::Empty => return Some(None),
+            StmtKind::Expr(e) => e,
+            _ => return None,
+        };
+        let ExprKind::Assign(op, lhs, rhs) = &e.kind else { return None };
+        let ExprKind::Index(v, i) = &lhs.kind else { return None };
+        if !self.is_var(i) {
+            return None;
+        }
+        let k = self.base(v, true)?;
+        let value = match (op, self.typed(rhs)?) {
+            // `v[i] = constant` converts the constant, whatever its type.
+            (None, Typed::Const(_, c)) => self.invariant(Source::Const(convert(c, Scalar::Float))),
+            (None, Typed::Float(l)) => l,
+            (Some(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div)), t) => {
+                let y = self.float(t)?;
+                Lane::Op(*op, Box::new(Lane::Load(k)), Box::new(y))
+            }
+            _ => return None,
+        };
+        Some(Some((k, value)))
+    }
+}
+
+/// The value of a name, `this->name` or literal (lowering these emits no
+/// code and counts nothing); `None` for any other expression.
+fn pure(l: &mut Lowerer, e: &Expr) -> Option<V> {
+    match &e.kind {
+        ExprKind::Name(_) | ExprKind::Int(..) | ExprKind::Float(..) | ExprKind::Char(_) => {}
+        ExprKind::Member(obj, _, _) if matches!(obj.kind, ExprKind::This) => {}
+        _ => return None,
+    }
+    l.expr(e).ok()
+}
+
+impl Lowerer<'_, '_> {
+    /// The elementwise pattern of a `for` loop (module doc), or `None`.
+    /// Emits no code and counts nothing.
+    pub(crate) fn match_elementwise(
+        &mut self,
+        cond: Option<&Expr>,
+        step: Option<&Expr>,
+        body: &Stmt,
+    ) -> Option<Elementwise> {
+        let ExprKind::Binary(BinOp::Lt | BinOp::Ne, i, n) = &cond?.kind else { return None };
+        let (var, var_ty) = match pure(self, i)? {
+            V::L(Ty::S(s), Place::Var(v)) if !s.is_float() && s.size() >= 4 => (v, s),
+            _ => return None,
+        };
+        let mut m = Matcher { l: self, var, bases: Vec::new(), invariants: Vec::new() };
+        let step = step?;
+        let steps = match &step.kind {
+            ExprKind::Unary(UnOp::PreInc | UnOp::PostInc, x) => m.is_var(x),
+            ExprKind::Assign(Some(BinOp::Add), x, one) => {
+                m.is_var(x) && matches!(one.kind, ExprKind::Int(1, ..))
+            }
+            _ => false,
+        };
+        if !steps {
+            return None;
+        }
+        let bound = m.bound(n)?;
+        let stmts = match &body.kind {
+            StmtKind::Block(b) => b.as_slice(),
+            _ => std::slice::from_ref(body),
+        };
+        let mut stores = Vec::new();
+        for s in stmts {
+            stores.extend(m.store(s)?);
+        }
+        if stores.is_empty() {
+            return None;
+        }
+        Some(Elementwise { var, var_ty, bound, bases: m.bases, invariants: m.invariants, stores })
+    }
+
+    /// Fills `entry` with the checks and the SIMD copy of loop `m` (module
+    /// doc), both ending in a jump to `scalar`, the scalar loop's first
+    /// test. `per_iteration` is what one scalar iteration counts.
+    pub(crate) fn emit_elementwise(
+        &mut self,
+        m: &Elementwise,
+        per_iteration: u64,
+        entry: Block,
+        scalar: Block,
+    ) {
+        self.b.switch_to_block(entry);
+        // Nothing checked or loaded in other blocks is known here.
+        self.region = None;
+
+        // Invariants in tile memory must be inside the tile before they
+        // are read.
+        let tile_invariants: Vec<(Value, Scalar)> = std::iter::once(&m.bound)
+            .chain(&m.invariants)
+            .filter_map(|inv| match inv.src {
+                Source::Tile(a) => Some((a, inv.ty)),
+                _ => None,
+            })
+            .collect();
+        let mut ok = Vec::new();
+        let mut invariant_ranges = Vec::new();
+        for &(a, ty) in &tile_invariants {
+            let lo = self.b.ins().uextend(types::I64, a);
+            let hi = self.b.ins().iadd_imm_s(lo, ty.size() as i64);
+            ok.push(self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, hi, self.mem_len));
+            invariant_ranges.push((lo, hi));
+        }
+        self.guard(&ok, scalar);
+
+        // The trip: at least one chunk, no wrap.
+        let i0 = self.b.use_var(m.var);
+        let i0 = widen(self, i0, m.var_ty);
+        let n = self.invariant_value(m.bound);
+        let n = widen(self, n, m.bound.ty);
+        let max = self.b.ins().iconst(types::I64, MAX_INDEX);
+        let trip = self.b.ins().isub(n, i0);
+        let mut ok = vec![
+            self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, i0, max),
+            self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, n, max),
+            self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, trip, LANES),
+        ];
+        let chunked = self.b.ins().band_imm_s(trip, -LANES);
+        let end = self.b.ins().iadd(i0, chunked);
+        let first = self.b.ins().ishl_imm_s(i0, 2);
+        let last = self.b.ins().ishl_imm_s(end, 2);
+        // Every vector's range inside the tile.
+        let space = self.b.ins().iconst(types::I64, ADDRESS_SPACE);
+        let limit = self.b.ins().umin(self.mem_len, space);
+        let mut bases = Vec::new();
+        for &(base, _) in &m.bases {
+            let a = match base {
+                Base::Value(v) => v,
+                Base::Var(p) => self.b.use_var(p),
+            };
+            let a = self.b.ins().uextend(types::I64, a);
+            let hi = self.b.ins().iadd(a, last);
+            ok.push(self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, hi, limit));
+            bases.push(a);
+        }
+        // Stores never meet another vector's element in the same chunk,
+        // nor an invariant.
+        for (s, &(_, stored)) in m.bases.iter().enumerate() {
+            if !stored {
+                continue;
+            }
+            for (b, &(_, b_stored)) in m.bases.iter().enumerate() {
+                if b == s || (b_stored && b < s) {
+                    continue;
+                }
+                let d = self.b.ins().isub(bases[s], bases[b]);
+                let same = self.b.ins().icmp_imm_s(IntCC::Equal, d, 0);
+                let above = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, d, 4 * LANES);
+                let below = self.b.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, d, -4 * LANES);
+                let apart = self.b.ins().bor(above, below);
+                ok.push(self.b.ins().bor(same, apart));
+            }
+            let lo = self.b.ins().iadd(bases[s], first);
+            let hi = self.b.ins().iadd(bases[s], last);
+            for &(a_lo, a_hi) in &invariant_ranges {
+                let before = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, a_hi, lo);
+                let after = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a_lo, hi);
+                ok.push(self.b.ins().bor(before, after));
+            }
+        }
+        self.guard(&ok, scalar);
+
+        // The copy. Invariants become splats, vectors host addresses.
+        let splats: Vec<Value> = m
+            .invariants
+            .iter()
+            .map(|inv| {
+                let x = self.invariant_value(*inv);
+                self.b.ins().splat(types::F32X4, x)
+            })
+            .collect();
+        let hosts: Vec<Value> = bases.iter().map(|&a| self.b.ins().iadd(self.mem, a)).collect();
+        if self.counting {
+            let done = self.b.ins().isub(end, i0);
+            let add = self.b.ins().imul_imm_s(done, per_iteration as i64);
+            let c = self.b.use_var(self.count);
+            let c = self.b.ins().iadd(c, add);
+            self.b.def_var(self.count, c);
+        }
+        let chunk = self.b.create_block();
+        let off = self.b.append_block_param(chunk, types::I64);
+        let after = self.b.create_block();
+        self.b.ins().jump(chunk, &[first.into()]);
+        self.b.switch_to_block(chunk);
+        let at = Chunk { hosts, splats, off };
+        for (k, lane) in &m.stores {
+            let x = self.lane(lane, &at);
+            let to = self.b.ins().iadd(at.hosts[*k], off);
+            self.b.ins().store(VECTOR_FLAGS, x, to, 0);
+        }
+        let next = self.b.ins().iadd_imm_s(off, 4 * LANES);
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, next, last);
+        self.b.ins().brif(more, chunk, &[next.into()], after, &[]);
+        self.b.switch_to_block(after);
+        let i_end = narrow(self, end, m.var_ty);
+        self.b.def_var(m.var, i_end);
+        self.b.ins().jump(scalar, &[]);
+    }
+
+    /// Branches to `fail` unless every flag in `ok` is set; continues in a
+    /// new block.
+    fn guard(&mut self, ok: &[Value], fail: Block) {
+        let Some((&first, rest)) = ok.split_first() else { return };
+        let all = rest.iter().fold(first, |a, &b| self.b.ins().band(a, b));
+        let next = self.b.create_block();
+        self.b.ins().brif(all, next, &[], fail, &[]);
+        self.b.switch_to_block(next);
+    }
+
+    /// An invariant's value (a tile one is known to be inside the tile).
+    fn invariant_value(&mut self, inv: Invariant) -> Value {
+        let ty = cl_pub(inv.ty);
+        match inv.src {
+            Source::Const(c) => match convert(c, inv.ty) {
+                CV::F(f) => self.b.ins().f32const(f as f32),
+                CV::I(i) => self.iconst(ty, i as i64),
+            },
+            Source::Value(v) => v,
+            Source::Var(v) => self.b.use_var(v),
+            Source::Tile(a) => {
+                let off = self.b.ins().uextend(types::I64, a);
+                let h = self.b.ins().iadd(self.mem, off);
+                self.b.ins().load(ty, MemFlagsData::trusted(), h, 0)
+            }
+        }
+    }
+
+    /// The value of `lane` for the chunk `at`.
+    fn lane(&mut self, lane: &Lane, at: &Chunk) -> Value {
+        match lane {
+            Lane::Load(k) => {
+                let from = self.b.ins().iadd(at.hosts[*k], at.off);
+                self.b.ins().load(types::F32X4, VECTOR_FLAGS, from, 0)
+            }
+            Lane::Splat(k) => at.splats[*k],
+            Lane::Neg(a) => {
+                let a = self.lane(a, at);
+                self.b.ins().fneg(a)
+            }
+            Lane::Op(op, a, b) => {
+                let a = self.lane(a, at);
+                let b = self.lane(b, at);
+                match op {
+                    BinOp::Add => self.b.ins().fadd(a, b),
+                    BinOp::Sub => self.b.ins().fsub(a, b),
+                    BinOp::Mul => self.b.ins().fmul(a, b),
+                    _ => self.b.ins().fdiv(a, b),
+                }
+            }
+        }
+    }
+}
+
+/// What a chunk of the copy works on: each vector's host address of
+/// element 0, each invariant's splat, and the chunk's byte offset.
+struct Chunk {
+    hosts: Vec<Value>,
+    splats: Vec<Value>,
+    off: Value,
+}
+
+/// An integer of type `s` as an i64, by its signedness.
+fn widen(l: &mut Lowerer, v: Value, s: Scalar) -> Value {
+    match (cl_pub(s) == types::I64, s.is_signed()) {
+        (true, _) => v,
+        (false, true) => l.b.ins().sextend(types::I64, v),
+        (false, false) => l.b.ins().uextend(types::I64, v),
+    }
+}
+
+/// An i64 known to fit as a value of integer type `s`.
+fn narrow(l: &mut Lowerer, v: Value, s: Scalar) -> Value {
+    match cl_pub(s) == types::I64 {
+        true => v,
+        false => l.b.ins().ireduce(cl_pub(s), v),
+    }
+}
