@@ -11,7 +11,9 @@
 pub const ARITH: u64 = 1;
 /// A comparison (its result feeding a branch or a value).
 pub const COMPARE: u64 = 1;
-/// A load or store of tile memory or of a local in memory.
+/// A load or store of tile memory or of a local in memory (an array, or a
+/// scalar whose address is taken). Scalar locals live in registers, as a
+/// tile compiler would keep them, and cost nothing to read or write.
 pub const MEMORY: u64 = 1;
 /// A taken or untaken conditional branch, or a jump.
 pub const BRANCH: u64 = 1;

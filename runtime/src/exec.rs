@@ -2,12 +2,14 @@
 //! bulk-synchronous compute / exchange phases on a fixed pool of host
 //! threads, and the interpreter of the control program.
 //!
-//! Threads: a fixed rayon pool of N threads; thread `i` owns a fixed range
-//! of tiles (balanced by vertex count when the machine is built). In a
-//! compute phase each thread runs the vertices of its own tiles, in tile
-//! order; in an exchange phase each thread performs the transfers whose
-//! destination tile it owns (an image's transfers are sorted by destination
-//! and never read what the same phase writes). `broadcast` returning is the
+//! Threads: a fixed rayon pool of N threads. Each phase is split, once when
+//! the machine is built, into N contiguous tile ranges balanced for that
+//! phase: by the compute set's vertex count, or by the exchange's bytes
+//! (cut only between destination tiles). In a compute phase each thread
+//! runs the vertices of its own tiles, in tile order; in an exchange phase
+//! each thread performs the transfers whose destination tile it owns (an
+//! image's transfers are sorted by destination and never read what the
+//! same phase writes). `broadcast` returning is the
 //! barrier. Every tile's result depends only on its own memory and the
 //! phase's transfers, so results are bit-identical for any N.
 //!
@@ -124,8 +126,15 @@ pub struct Machine {
     ptrs: Vec<usize>,
     lens: Vec<u32>,
     pool: Option<rayon::ThreadPool>,
-    /// Thread `i` owns tiles `bounds[i]..bounds[i+1]`.
-    bounds: Vec<u32>,
+    /// Host threads tiles run on.
+    nthreads: usize,
+    /// Per compute set: thread `i` runs `cs.tiles[s[i]..s[i+1]]` (a
+    /// contiguous tile range balanced by that compute set's vertex count).
+    cs_split: Vec<Vec<u32>>,
+    /// Per exchange (compute set `i` in: `2i`, out: `2i+1`, then copies):
+    /// thread `i` performs `transfers[s[i]..s[i+1]]`, split at destination
+    /// tile boundaries and balanced by bytes.
+    x_split: Vec<Vec<u32>>,
     tile_out: Vec<Vec<u8>>,
     tile_res: Vec<TileResult>,
     /// Per compute set: exchange in and out; then per copy.
@@ -164,7 +173,6 @@ impl Machine {
         let threads =
             if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads };
         let threads = threads.clamp(1, image.tiles.len().max(1));
-        let bounds = balance(image, threads);
         let pool = (threads > 1).then(|| {
             rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
@@ -182,6 +190,22 @@ impl Machine {
             })
             .collect();
         let copy_info = image.copies.iter().map(|x| exchange_info(x, ntiles, bpc)).collect();
+        let cs_split = image
+            .compute_sets
+            .iter()
+            .map(|cs| split(threads, cs.tiles.iter().map(|w| 4 * u64::from(w.end - w.start) + 1), |_| true))
+            .collect();
+        let x_split = image
+            .compute_sets
+            .iter()
+            .flat_map(|cs| [&cs.exchange_in, &cs.exchange_out])
+            .chain(image.copies.iter())
+            .map(|x| {
+                split(threads, x.transfers.iter().map(|t| u64::from(t.bytes) + 64), |i| {
+                    x.transfers[i - 1].dst_tile != x.transfers[i].dst_tile
+                })
+            })
+            .collect();
         let host = HostState {
             streams: image.streams.iter().map(|_| (Vec::new(), 0, false)).collect(),
             remote: image
@@ -202,7 +226,9 @@ impl Machine {
             ptrs,
             lens,
             pool,
-            bounds,
+            nthreads: threads,
+            cs_split,
+            x_split,
             tile_out: vec![Vec::new(); ntiles],
             tile_res: vec![TileResult::default(); ntiles],
             cs_info,
@@ -218,7 +244,7 @@ impl Machine {
 
     /// Threads this machine runs tiles on.
     pub fn threads(&self) -> usize {
-        self.bounds.len() - 1
+        self.nthreads
     }
 
     /// Copies tile memory regions, in order, into one buffer.
@@ -404,6 +430,7 @@ impl Machine {
                     self.exchange(
                         &image.compute_sets[cs].exchange_in,
                         &xin,
+                        2 * cs,
                         program,
                         &format!("{name}/ExchangeIn"),
                     );
@@ -415,6 +442,7 @@ impl Machine {
                     self.exchange(
                         &image.compute_sets[cs].exchange_out,
                         &xout,
+                        2 * cs + 1,
                         program,
                         &format!("{name}/ExchangeOut"),
                     );
@@ -423,7 +451,8 @@ impl Machine {
             Step::Copy(c) => {
                 let info = self.copy_info[*c as usize].clone();
                 self.sync();
-                self.exchange(&image.copies[*c as usize], &info, program, &format!("Copy{c}"));
+                let xi = 2 * image.compute_sets.len() + *c as usize;
+                self.exchange(&image.copies[*c as usize], &info, xi, program, &format!("Copy{c}"));
             }
             Step::StreamIn { stream, regions } => {
                 let s = &image.streams[*stream as usize];
@@ -521,7 +550,7 @@ impl Machine {
     }
 
     /// Performs one exchange phase and charges its cycles.
-    fn exchange(&mut self, x: &Exchange, info: &ExchangeInfo, program: u32, name: &str) {
+    fn exchange(&mut self, x: &Exchange, info: &ExchangeInfo, xi: usize, program: u32, name: &str) {
         let ptrs = Shared(self.ptrs.as_ptr() as *mut usize);
         let run = |lo: usize, hi: usize| {
             for tr in &x.transfers[lo..hi] {
@@ -536,12 +565,9 @@ impl Machine {
         };
         match &self.pool {
             Some(pool) if info.bytes >= PARALLEL_EXCHANGE_BYTES => {
-                let bounds = &self.bounds;
+                let s = &self.x_split[xi];
                 pool.broadcast(|ctx| {
-                    let (a, b) = (bounds[ctx.index()], bounds[ctx.index() + 1]);
-                    let lo = x.transfers.partition_point(|t| t.dst_tile < a);
-                    let hi = x.transfers.partition_point(|t| t.dst_tile < b);
-                    run(lo, hi);
+                    run(s[ctx.index()] as usize, s[ctx.index() + 1] as usize);
                 });
             }
             _ => run(0, x.transfers.len()),
@@ -664,13 +690,8 @@ impl Machine {
         };
         let fault = match &self.pool {
             Some(pool) if cs.tiles.len() > 1 => {
-                let bounds = &self.bounds;
-                let faults = pool.broadcast(|ctx| {
-                    let (a, b) = (bounds[ctx.index()], bounds[ctx.index() + 1]);
-                    let lo = cs.tiles.partition_point(|w| w.tile < a);
-                    let hi = cs.tiles.partition_point(|w| w.tile < b);
-                    run(lo, hi)
-                });
+                let s = &self.cs_split[cs_index];
+                let faults = pool.broadcast(|ctx| run(s[ctx.index()] as usize, s[ctx.index() + 1] as usize));
                 faults.into_iter().flatten().min_by_key(|f| f.tile)
             }
             _ => run(0, cs.tiles.len()),
@@ -737,26 +758,29 @@ impl Machine {
     }
 }
 
-/// Splits tiles into `threads` contiguous ranges of similar work.
-fn balance(image: &linker::image::Image, threads: usize) -> Vec<u32> {
-    let n = image.tiles.len();
-    let weight: Vec<u64> = image.tiles.iter().map(|t| t.vertices.len() as u64 + 1).collect();
-    let total: u64 = weight.iter().sum();
-    let mut bounds = vec![0u32];
+/// Splits items `0..n` (weights `weight`) into `threads` contiguous
+/// ranges of similar total weight, cutting only before items `i` for which
+/// `cut(i)` holds. Returns `threads + 1` indices.
+fn split(
+    threads: usize,
+    weight: impl ExactSizeIterator<Item = u64> + Clone,
+    cut: impl Fn(usize) -> bool,
+) -> Vec<u32> {
+    let n = weight.len();
+    let total: u64 = weight.clone().sum();
+    let mut out = vec![0u32];
     let mut acc = 0u64;
-    let mut next = 1;
-    for (t, w) in weight.iter().enumerate() {
-        acc += w;
-        while next < threads && acc * threads as u64 >= total * next as u64 {
-            bounds.push((t + 1) as u32);
-            next += 1;
+    for (i, w) in weight.enumerate() {
+        // Cut before item `i` once the weight so far reaches the next share.
+        while out.len() < threads && i > 0 && acc * threads as u64 >= total * out.len() as u64 && cut(i) {
+            out.push(i as u32);
         }
+        acc += w;
     }
-    while bounds.len() < threads + 1 {
-        bounds.push(n as u32);
+    while out.len() < threads + 1 {
+        out.push(n as u32);
     }
-    *bounds.last_mut().unwrap() = n as u32;
-    bounds
+    out
 }
 
 /// Bytes and modelled cycles of an exchange.
