@@ -171,7 +171,7 @@ fn deep_nesting_is_an_error_not_a_crash() {
         ),
     ];
     for (src, want) in &too_deep {
-        let d = ir::parse_and_check("deep.pir", src).err().expect("deep input must be rejected");
+        let d = ir::parse_and_check("deep.pir", src).expect_err("deep input must be rejected");
         let text = d.render();
         assert!(text.contains(want), "expected {want:?}, got: {text}");
     }
