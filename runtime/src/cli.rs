@@ -80,6 +80,8 @@ actions, run left to right:
   --read HANDLE[=FILE]   read a handle, remote buffer or to-host stream;
                          print it, or write FILE (.npy, else raw .bin)
 DATA is a list [0,1,2], a splat 0, or a .npy / raw little-endian .bin file.
+--max-cycles N stops a run past N modelled cycles on sim, or past N program
+steps on cpu (which models no cycles).
 Without --run, program 0 runs once after the writes and before the reads.
 
 environment: POPLAR_LOG_LEVEL (OFF ERR WARN INFO DEBUG TRACE),
