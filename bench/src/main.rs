@@ -47,9 +47,9 @@ fn main() {
         "Each figure stands beside its reference, measured in the same run. Timings are medians of\n",
     );
     out.push_str(
-        "the repetitions with min and max where shown; popc's code and compile figures are the best\n",
+        "the repetitions with min and max where shown; popc's code-speed figures are the best of 10\n",
     );
-    out.push_str("of several runs, for popc and g++ alike. Ratios, not absolute times, are the figures to read.\n\n## Machine\n\n");
+    out.push_str("runs, for popc and g++ alike. Ratios, not absolute times, are the figures to read.\n\n## Machine\n\n");
     for (k, v) in machine::describe() {
         let _ = writeln!(out, "- {k}: {v}");
     }

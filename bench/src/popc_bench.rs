@@ -2,6 +2,8 @@
 //! popc's generated code (plain and counting variants) against g++ -O2 code
 //! on four kernels over 10^6 elements. The g++ side uses the stub Poplar
 //! headers of `testdata/popc/stub/` and times itself in a generated driver.
+//! Compile times are medians (popc of 7 runs, g++ of 3) with min and max;
+//! code times are the best of 10 runs on both sides (a warm loop's floor).
 //!
 //! Needs the `popc` and `linker` crates; `run(quick)` returns rows of
 //! (figure, value) for the benchmark report.
@@ -11,6 +13,8 @@ use std::process::Command;
 use std::time::Instant;
 
 use linker::gp::{Object, VertexType};
+
+use crate::tools::Stats;
 
 fn testdata() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/popc")
@@ -152,24 +156,35 @@ pub fn run(quick: bool) -> Vec<(String, String)> {
         let Ok(src) = std::fs::read_to_string(f) else { continue };
         let name = f.file_name().unwrap().to_string_lossy().to_string();
         let path = f.to_string_lossy().to_string();
-        let t_popc = best_of(if quick { 2 } else { 5 }, || {
-            let _ = popc::compile(&path, &src, &opts, &Fs, &[]);
-        });
-        let mut row = format!("popc {:.1} ms", t_popc * 1e3);
+        let popc_runs = Stats::of(
+            (0..if quick { 2 } else { 7 })
+                .map(|_| {
+                    let t = Instant::now();
+                    let _ = popc::compile(&path, &src, &opts, &Fs, &[]);
+                    t.elapsed().as_secs_f64()
+                })
+                .collect(),
+        );
+        let t_popc = popc_runs.median;
+        let mut row = format!("popc {}", popc_runs.ms());
         if have_gxx {
-            let t = Instant::now();
-            let ok = Command::new("g++")
-                .args(["-O2", "-std=c++17", "-c", "-o"])
-                .arg(tmp.join("x.o"))
-                .arg("-I")
-                .arg(&stub)
-                .arg(f)
-                .output()
-                .is_ok_and(|o| o.status.success());
-            let t_gxx = t.elapsed().as_secs_f64();
-            if ok {
-                ratios.push(t_gxx / t_popc);
-                row.push_str(&format!(", g++ -O2 {:.1} ms, {:.1}x faster", t_gxx * 1e3, t_gxx / t_popc));
+            let gxx_once = || {
+                let t = Instant::now();
+                let ok = Command::new("g++")
+                    .args(["-O2", "-std=c++17", "-c", "-o"])
+                    .arg(tmp.join("x.o"))
+                    .arg("-I")
+                    .arg(&stub)
+                    .arg(f)
+                    .output()
+                    .is_ok_and(|o| o.status.success());
+                ok.then(|| t.elapsed().as_secs_f64())
+            };
+            let gxx_runs: Option<Vec<f64>> = (0..if quick { 1 } else { 3 }).map(|_| gxx_once()).collect();
+            if let Some(runs) = gxx_runs {
+                let g = Stats::of(runs);
+                ratios.push(g.median / t_popc);
+                row.push_str(&format!(", g++ -O2 {}, {:.1}x faster", g.ms(), g.median / t_popc));
             } else {
                 row.push_str(", g++ cannot build it against the stub header");
             }

@@ -24,7 +24,9 @@ use crate::{Codelets, Compiled, DumpStage, Options};
 #[command(
     name = "poplar-compile",
     version,
-    about = "Compile a PIR graph and its codelets into an executable image"
+    about = "Compile a PIR graph and its codelets into an executable image",
+    after_help = "Environment: POPLAR_TARGET_OPTIONS, a JSON object of target keys applied after the \
+                  file's target and --target, e.g. {\"tiles_per_ipu\": 16}."
 )]
 struct Cli {
     /// The graph (`.pir`).
@@ -207,6 +209,25 @@ fn target_override(graph: &mut ir::Graph, preset: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Applies `POPLAR_TARGET_OPTIONS`, a JSON object of target keys with
+/// positive integer values.
+fn target_options(target: &mut ir::Target, json: &str) -> Result<(), String> {
+    let err = |m: String| format!("poplar-compile: error: POPLAR_TARGET_OPTIONS: {m}\n");
+    let value: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| err(format!("not valid JSON: {e}")))?;
+    let serde_json::Value::Object(map) = value else {
+        return Err(err("expected a JSON object of target keys, e.g. {\"tiles_per_ipu\": 16}".into()));
+    };
+    for (k, v) in &map {
+        let n = v
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| err(format!("`{k}` must be an integer from 1 to {}, not {v}", u32::MAX)))?;
+        target.set(k, n).map_err(err)?;
+    }
+    Ok(())
+}
+
 /// Compiles the `.pir` file at `path` (for `poplar-run graph.pir` and the
 /// command line). `Err` holds the rendered diagnostics.
 pub fn compile_path(path: &Path, opts: &Options) -> Result<Compiled, String> {
@@ -224,6 +245,10 @@ pub fn compile_path(path: &Path, opts: &Options) -> Result<Compiled, String> {
     if let Some(p) = &opts.target {
         target_override(&mut module.graph, p)?;
     }
+    if let Some(json) = &opts.target_options {
+        target_options(&mut module.graph.target, json)?;
+    }
+    module.graph.target.check().map_err(|m| format!("poplar-compile: error: {m}\n"))?;
     let t = std::time::Instant::now();
     let codelets = load_codelets(&file_name, &source, path, &module, opts)?;
     let codelet_time = t.elapsed();
@@ -295,6 +320,7 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
         dumps,
         report: cli.report.is_some(),
         time_passes: cli.time_passes,
+        target_options: std::env::var("POPLAR_TARGET_OPTIONS").ok(),
     };
     let c = match compile_path(&cli.input, &opts) {
         Ok(c) => c,

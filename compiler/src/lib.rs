@@ -62,6 +62,10 @@ pub struct Options {
     pub report: bool,
     /// `--time-passes`: time each pass.
     pub time_passes: bool,
+    /// `POPLAR_TARGET_OPTIONS`: a JSON object of target keys
+    /// (`{"tiles_per_ipu": 16}`), applied after the file's target and
+    /// `--target`.
+    pub target_options: Option<String>,
 }
 
 /// A stage whose result can be dumped as text.

@@ -266,10 +266,75 @@ fn token_text(variant: &str) -> &str {
     }
 }
 
-/// Tokens with byte positions, as the parser wants them.
+/// Most brackets (`(`, `[`, `{`) open at once.
+pub const MAX_NESTING: usize = 256;
+
+/// Most operators (`+ - * / %`, and closed brackets, which each add a level
+/// to the tree) chained without a separator, summed over the open brackets:
+/// a bound on the depth of any expression tree.
+pub const MAX_CHAIN: usize = 1000;
+
+/// Bounds the depth of the syntax tree before it is built, so that no input
+/// can overflow the stack of the passes that recurse over it (the parser
+/// itself keeps its stack on the heap). One count of chained operators per
+/// open bracket; a separator (`,` `:` `..` `->` `=`, a keyword) ends a chain.
+#[derive(Default)]
+struct DepthGuard {
+    /// Chained operators at each open bracket level (the file is level 0).
+    chains: Vec<usize>,
+    /// Their sum.
+    depth: usize,
+}
+
+impl DepthGuard {
+    fn check(&mut self, t: &Tok<'_>) -> Result<(), String> {
+        if self.chains.is_empty() {
+            self.chains.push(0);
+        }
+        match t {
+            Tok::LParen | Tok::LBracket | Tok::LBrace => {
+                if self.chains.len() > MAX_NESTING {
+                    return Err(format!("brackets nested too deeply (more than {MAX_NESTING})"));
+                }
+                self.chains.push(0);
+            }
+            Tok::RParen | Tok::RBracket | Tok::RBrace => {
+                if self.chains.len() > 1 {
+                    let inner = self.chains.pop().unwrap_or(0);
+                    self.depth -= inner;
+                }
+                self.add(1)?;
+            }
+            Tok::Plus | Tok::Minus | Tok::Star | Tok::Slash | Tok::Percent => self.add(1)?,
+            Tok::Ident(_) | Tok::Int(_) | Tok::Float(_) | Tok::Str(_) | Tok::True | Tok::False => {}
+            _ => {
+                let level = self.chains.last_mut().expect("level 0 is always open");
+                self.depth -= *level;
+                *level = 0;
+            }
+        }
+        Ok(())
+    }
+
+    fn add(&mut self, n: usize) -> Result<(), String> {
+        *self.chains.last_mut().expect("level 0 is always open") += n;
+        self.depth += n;
+        if self.depth > MAX_CHAIN {
+            return Err(format!("expression nested too deeply (more than {MAX_CHAIN} chained operators)"));
+        }
+        Ok(())
+    }
+}
+
+/// Tokens with byte positions, as the parser wants them. Input nested past
+/// [`MAX_NESTING`] or [`MAX_CHAIN`] is an error at the token that crosses it.
 pub fn tokens(src: &str) -> impl Iterator<Item = Result<(usize, Tok<'_>, usize), LexError>> + '_ {
+    let mut guard = DepthGuard::default();
     Tok::lexer(src).spanned().map(move |(t, r)| match t {
-        Ok(t) => Ok((r.start, t, r.end)),
+        Ok(t) => match guard.check(&t) {
+            Ok(()) => Ok((r.start, t, r.end)),
+            Err(message) => Err(LexError { start: r.start, end: r.end, message }),
+        },
         Err(()) => {
             let text = &src[r.clone()];
             let message = if text.starts_with('"') {

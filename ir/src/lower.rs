@@ -332,6 +332,9 @@ impl Lowerer {
                         self.err(sp, m);
                     }
                 }
+                if let Err(m) = t.check() {
+                    self.err(*span, m);
+                }
                 self.graph.target = t;
             }
         }

@@ -48,6 +48,13 @@ impl Preset {
     }
 }
 
+/// Most tiles a target may have: an IPU-POD64 (64 x 1,472 = 94,208 tiles)
+/// fits, with room to spare.
+pub const MAX_TILES: u32 = 1 << 17;
+
+/// Most worker contexts per tile (the IPU has 6).
+pub const MAX_WORKERS: u32 = 64;
+
 /// The override keys a `target` item accepts, in canonical order.
 pub const TARGET_KEYS: [&str; 6] =
     ["ipus", "tiles_per_ipu", "bytes_per_tile", "workers", "clock_mhz", "exchange_bytes_per_cycle"];
@@ -77,7 +84,7 @@ impl Target {
         Preset::from_name(name).map(Target::preset)
     }
 
-    /// Sets one override key; `Err` names the problem (unknown key, zero).
+    /// Sets one override key (limits across keys are [`Target::check`]'s); `Err` names the problem (unknown key, zero).
     pub fn set(&mut self, key: &str, value: u32) -> Result<(), String> {
         let slot = match key {
             "ipus" => &mut self.ipus,
@@ -123,6 +130,25 @@ impl Target {
                 (base.get(k) != Some(v)).then_some((k, v))
             })
             .collect()
+    }
+
+    /// Checks the limits of [`MAX_TILES`] and [`MAX_WORKERS`] once every
+    /// key is set; `Err` names the problem.
+    pub fn check(&self) -> Result<(), String> {
+        let tiles = u64::from(self.ipus) * u64::from(self.tiles_per_ipu);
+        if tiles > u64::from(MAX_TILES) {
+            return Err(format!(
+                "target has {tiles} tiles ({} IPUs x {} tiles); at most {MAX_TILES} are supported",
+                self.ipus, self.tiles_per_ipu
+            ));
+        }
+        if self.workers > MAX_WORKERS {
+            return Err(format!(
+                "target has {} workers per tile; at most {MAX_WORKERS} are supported",
+                self.workers
+            ));
+        }
+        Ok(())
     }
 
     /// Total tiles: `ipus * tiles_per_ipu` (saturating).

@@ -142,3 +142,59 @@ fn mutated_inputs_do_not_panic() {
         );
     }
 }
+
+/// Inputs nested past the documented limits are errors, not stack
+/// overflows; inputs at the limits check normally. Runs on the test
+/// harness's thread (2 MiB of stack by default), smaller than a binary's.
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    use ir::lexer::{MAX_CHAIN, MAX_NESTING};
+    let head = "target mk2\nvar x: int[1]\nmap x -> tile 0\n";
+    let chain = |n: usize, op: &str| format!("{head}map x[{}0] -> tile 0\n", op.repeat(n));
+    let nested = |n: usize, open: &str, close: &str, inner: &str| {
+        format!("{head}program main {{ {}{inner}{} }}\n", open.repeat(n), close.repeat(n))
+    };
+    let too_deep = [
+        (chain(30_000, "0+"), "chained operators"),
+        (chain(100_000, "-"), "chained operators"),
+        (format!("{head}map x{} -> tile 0\n", "[0:1]".repeat(MAX_CHAIN + 1)), "chained operators"),
+        (nested(9_000, "repeat 1 { ", "} ", ""), "brackets nested too deeply"),
+        (nested(9_000, "if x { ", "} ", ""), "brackets nested too deeply"),
+        (format!("{head}{}{}\n", "for i in 0..1 { ".repeat(35_000), "}".repeat(35_000)), "nested too deeply"),
+        (
+            format!(
+                "{head}program main {{ print \"x\" {}x{} }}\n",
+                "reverse(".repeat(100_000),
+                ")".repeat(100_000)
+            ),
+            "nested too deeply",
+        ),
+    ];
+    for (src, want) in &too_deep {
+        let d = ir::parse_and_check("deep.pir", src).expect_err("deep input must be rejected");
+        let text = d.render();
+        assert!(text.contains(want), "expected {want:?}, got: {text}");
+    }
+    // At the limits: accepted (or rejected for ordinary reasons), no overflow.
+    let at_limit = [
+        chain(MAX_CHAIN - 10, "0+"),
+        chain(MAX_CHAIN - 10, "-"),
+        nested(MAX_NESTING - 2, "repeat 1 { ", "} ", "sync"),
+        format!(
+            "{head}program main {{ print \"x\" {}x{} }}\n",
+            "reverse(".repeat(MAX_NESTING / 2),
+            ")".repeat(MAX_NESTING / 2)
+        ),
+        format!(
+            "{head}var y: int[1] = {}1{}\nmap y -> tile 0\n",
+            "(".repeat(MAX_NESTING - 1),
+            ")".repeat(MAX_NESTING - 1)
+        ),
+    ];
+    for src in &at_limit {
+        if let Err(d) = ir::parse_and_check("deep.pir", src) {
+            let text = d.render();
+            assert!(!text.contains("too deeply"), "input at the limit rejected: {text}");
+        }
+    }
+}

@@ -80,10 +80,13 @@ actions, run left to right:
   --read HANDLE[=FILE]   read a handle, remote buffer or to-host stream;
                          print it, or write FILE (.npy, else raw .bin)
 DATA is a list [0,1,2], a splat 0, or a .npy / raw little-endian .bin file.
+--max-cycles N stops a run past N modelled cycles on sim, or past N program
+steps on cpu (which models no cycles).
 Without --run, program 0 runs once after the writes and before the reads.
 
 environment: POPLAR_LOG_LEVEL (OFF ERR WARN INFO DEBUG TRACE),
-             POPLAR_ENGINE_OPTIONS (a JSON object, e.g. {\"debug.instrument\":\"true\"})
+             POPLAR_ENGINE_OPTIONS (a JSON object, e.g. {\"debug.instrument\":\"true\"}),
+             POPLAR_TARGET_OPTIONS (target keys for a .pir, e.g. {\"tiles_per_ipu\":16})
 ";
 
 fn parse(argv: &[String]) -> Result<Args, String> {
@@ -170,8 +173,12 @@ struct Log<'a> {
 }
 
 impl Log<'_> {
+    fn enabled(&self, level: LogLevel) -> bool {
+        level <= self.level && level != LogLevel::Off
+    }
+
     fn at(&mut self, level: LogLevel, msg: &str) {
-        if level <= self.level && level != LogLevel::Off {
+        if self.enabled(level) {
             let _ = writeln!(self.err, "PO:[{}] {msg}", level.tag());
         }
     }
@@ -290,8 +297,22 @@ fn run(args: &Args, env: &Env, compile: Compile, out: &mut dyn Write, log: &mut 
             .map_or(0, |i| i + 1);
         actions.insert(at, Action::Run("0".into()));
     }
-    let base = input.parent().unwrap_or(Path::new("")).to_path_buf();
-    let _ = base;
+    if log.enabled(LogLevel::Trace) {
+        let image = engine.image();
+        for (i, v) in image.vertex_types.iter().enumerate() {
+            log.at(LogLevel::Trace, &format!("vertex type {i}: {} ({:?})", v.name, v.base));
+        }
+        for (i, cs) in image.compute_sets.iter().enumerate() {
+            let vertices: u32 = cs.tiles.iter().map(|w| w.end - w.start).sum();
+            log.at(
+                LogLevel::Trace,
+                &format!("compute set {i}: {} ({vertices} vertices on {} tiles)", cs.name, cs.tiles.len()),
+            );
+        }
+        for (i, p) in image.programs.iter().enumerate() {
+            log.at(LogLevel::Trace, &format!("program {i}: {}", p.name));
+        }
+    }
     for action in &actions {
         match action {
             Action::Write(name, text) => {
@@ -305,7 +326,9 @@ fn run(args: &Args, env: &Env, compile: Compile, out: &mut dyn Write, log: &mut 
                 let elem = info.elem;
                 // A stream buffer is any whole number of elements.
                 let bytes = stream_data(text, elem, name)?;
+                let n = bytes.len();
                 engine.connect_stream(name, bytes).map_err(|e| e.to_string())?;
+                log.at(LogLevel::Debug, &format!("connected stream '{name}' to a host buffer of {n} bytes"));
             }
             Action::Run(p) => {
                 let index = engine.program_index(p).map_err(|e| e.to_string())?;
@@ -322,10 +345,21 @@ fn run(args: &Args, env: &Env, compile: Compile, out: &mut dyn Write, log: &mut 
                         engine.totals().steps
                     ),
                 );
+                if opts.device == DeviceKind::Sim {
+                    let t = engine.totals();
+                    log.at(
+                        LogLevel::Debug,
+                        &format!(
+                            "cycles so far: compute {}, exchange {}, host {}, sync {}, control {}",
+                            t.compute, t.exchange, t.host, t.sync, t.control
+                        ),
+                    );
+                }
             }
             Action::Read(name, file) => {
                 let info = engine.data_info(name).map_err(|e| e.to_string())?;
                 let bytes = engine.read(name).map_err(|e| e.to_string())?;
+                log.at(LogLevel::Debug, &format!("read {} bytes from '{name}'", bytes.len()));
                 match file {
                     None => {
                         let _ = out
@@ -400,7 +434,11 @@ fn stream_data(text: &str, elem: linker::gp::ElemType, name: &str) -> Result<Vec
 
 /// The `.pir` path of the binary: compiles through the compiler library.
 pub fn compile_pir(path: &Path) -> Result<(Image, Vec<String>), String> {
-    let compiled = compiler::compile_path(path, &compiler::Options::default())?;
+    let opts = compiler::Options {
+        target_options: std::env::var("POPLAR_TARGET_OPTIONS").ok(),
+        ..Default::default()
+    };
+    let compiled = compiler::compile_path(path, &opts)?;
     let warnings = if compiled.warnings.trim().is_empty() {
         vec![]
     } else {

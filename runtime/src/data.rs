@@ -152,7 +152,7 @@ pub fn from_bin(bytes: &[u8], e: ElemType, shape: &[u64], name: &str) -> Result<
     Ok(bytes.to_vec())
 }
 
-/// Reads a `.npy` file's bytes, checking its dtype and element count.
+/// Reads a `.npy` file's bytes, checking its dtype and shape.
 pub fn from_npy(bytes: &[u8], e: ElemType, shape: &[u64], name: &str) -> Result<Vec<u8>, HostError> {
     let err = |m: String| HostError::Data(format!("data for '{name}': {m}"));
     let file = npyz::NpyFile::new(bytes).map_err(|x| err(format!("not a valid .npy file: {x}")))?;
@@ -170,9 +170,12 @@ pub fn from_npy(bytes: &[u8], e: ElemType, shape: &[u64], name: &str) -> Result<
         return Err(err("Fortran-ordered .npy files are not supported".into()));
     }
     let count = linker::image::element_count(shape);
-    if file.len() != count {
+    // The same shape, or the same elements flattened to one dimension.
+    let fits = file.shape() == shape || (file.shape().len() == 1 && file.len() == count);
+    if !fits {
         return Err(err(format!(
-            "the .npy file has shape {} ({} elements), {} needs {count}",
+            "the .npy file has shape {} ({} elements), '{name}' has shape {} ({count} elements); \
+             give that shape or a flat array of {count}",
             shape_text(file.shape()),
             file.len(),
             shape_text(shape)
@@ -231,5 +234,13 @@ mod tests {
         assert_eq!(from_npy(&file, ElemType::Float, &[3], "x").unwrap(), data);
         assert!(from_npy(&file, ElemType::Int, &[3], "x").unwrap_err().to_string().contains("'<f4'"));
         assert!(from_npy(&file, ElemType::Float, &[4], "x").is_err());
+        // Shapes must agree, or the file must be flat.
+        let data: Vec<u8> = (0..6).flat_map(|i| (i as f32).to_le_bytes()).collect();
+        let file = to_npy(&data, ElemType::Float, &[2, 3]);
+        assert_eq!(from_npy(&file, ElemType::Float, &[2, 3], "x").unwrap(), data);
+        let e = from_npy(&file, ElemType::Float, &[3, 2], "x").unwrap_err().to_string();
+        assert!(e.contains("shape [2,3]") || e.contains("shape [2, 3]"), "{e}");
+        let flat = to_npy(&data, ElemType::Float, &[6]);
+        assert_eq!(from_npy(&flat, ElemType::Float, &[3, 2], "x").unwrap(), data);
     }
 }

@@ -18,6 +18,11 @@ pub enum LoadError {
     UnknownSymbol(String),
     #[error("cannot map the code segment: {0}")]
     Map(String),
+    #[error(
+        "this processor lacks {missing}, which code for the baseline ISA {isa} uses; \
+         run on a machine that has it"
+    )]
+    Isa { isa: &'static str, missing: String },
     #[error("cannot compile {path}: {message}")]
     Compile { path: String, message: String },
 }

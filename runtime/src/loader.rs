@@ -40,6 +40,7 @@ pub fn load(bytes: &[u8]) -> Result<Loaded, LoadError> {
 pub fn load_image(image: Image) -> Result<Loaded, LoadError> {
     image.validate()?;
     check(&image).map_err(LoadError::Invalid)?;
+    check_host_isa()?;
     let mut map =
         memmap2::MmapMut::map_anon(image.code.len().max(1)).map_err(|e| LoadError::Map(e.to_string()))?;
     map[..image.code.len()].copy_from_slice(&image.code);
@@ -153,6 +154,28 @@ fn check_calls(image: &Image) -> Result<(), String> {
     for f in 0..edges.len() {
         if state[f] == 0 {
             visit(f, &edges, &mut state, image)?;
+        }
+    }
+    Ok(())
+}
+
+/// The header names the baseline ISA the code was generated for (checked
+/// against this build by [`Image::from_bytes`]); this checks that the
+/// processor really has it, so that a host without it gets an error rather
+/// than an illegal-instruction signal.
+fn check_host_isa() -> Result<(), LoadError> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let features = [
+            ("SSE3", std::arch::is_x86_feature_detected!("sse3")),
+            ("SSSE3", std::arch::is_x86_feature_detected!("ssse3")),
+            ("SSE4.1", std::arch::is_x86_feature_detected!("sse4.1")),
+            ("SSE4.2", std::arch::is_x86_feature_detected!("sse4.2")),
+            ("POPCNT", std::arch::is_x86_feature_detected!("popcnt")),
+        ];
+        let missing: Vec<&str> = features.iter().filter(|(_, has)| !has).map(|(name, _)| *name).collect();
+        if !missing.is_empty() {
+            return Err(LoadError::Isa { isa: linker::gp::baseline_isa(), missing: missing.join(", ") });
         }
     }
     Ok(())
