@@ -27,7 +27,7 @@ pub const STATUS_OK: u32 = 0;
 pub const STATUS_FALSE: u32 = 1;
 /// A load or store outside the tile's memory; `trap_addr` holds the offset.
 pub const STATUS_OUT_OF_BOUNDS: u32 = 2;
-/// Integer division or remainder by zero (or `INT_MIN / -1`).
+/// Integer division or remainder by zero.
 pub const STATUS_DIV_BY_ZERO: u32 = 3;
 /// `assert(cond)` failed.
 pub const STATUS_ASSERT: u32 = 4;
@@ -35,6 +35,8 @@ pub const STATUS_ASSERT: u32 = 4;
 pub const STATUS_MISALIGNED: u32 = 5;
 /// Control reached the end of a non-void function without a `return`.
 pub const STATUS_NO_RETURN: u32 = 6;
+/// Signed integer division or remainder that overflows (`INT_MIN / -1`).
+pub const STATUS_DIV_OVERFLOW: u32 = 7;
 
 /// Human words for a status code, for run-time errors.
 pub fn describe_status(status: u32) -> &'static str {
@@ -46,6 +48,7 @@ pub fn describe_status(status: u32) -> &'static str {
         STATUS_ASSERT => "assertion failed",
         STATUS_MISALIGNED => "misaligned memory access",
         STATUS_NO_RETURN => "compute ended without returning a value",
+        STATUS_DIV_OVERFLOW => "integer division overflow (the most negative value divided by -1)",
         _ => "unknown trap",
     }
 }

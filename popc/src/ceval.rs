@@ -214,6 +214,7 @@ impl Ev<'_> {
 
     fn expr(&mut self, e: &Expr, env: &Env) -> Result<(Scalar, CV)> {
         step(e.span)?;
+        let _level = crate::diag::deeper(e.span)?;
         let p = self.p;
         Ok(match &e.kind {
             ExprKind::Int(v, u, l, nondec) => {
@@ -605,6 +606,7 @@ impl Ev<'_> {
 
     fn stmt(&mut self, s: &Stmt, env: &Env) -> Result<Flow> {
         step(s.span)?;
+        let _level = crate::diag::deeper(s.span)?;
         match &s.kind {
             StmtKind::Decl(ds) => {
                 for d in ds {

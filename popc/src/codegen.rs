@@ -72,9 +72,9 @@ const FRAME_BYTES: u32 = 32;
 /// arrays, structs, printf argument blocks), each 8-byte aligned, plus a
 /// fixed frame. Register spills are left out: they depend on the host's
 /// register file, not the tile's.
-fn stack_estimate(func: &ir::Function) -> u32 {
-    let slots: u32 = func.sized_stack_slots.values().map(|s| s.size.div_ceil(8) * 8).sum();
-    slots.saturating_add(FRAME_BYTES)
+fn stack_estimate(func: &ir::Function) -> u64 {
+    let slots: u64 = func.sized_stack_slots.values().map(|s| u64::from(s.size.div_ceil(8)) * 8).sum();
+    slots + u64::from(FRAME_BYTES)
 }
 
 pub fn compile_vertex(
@@ -103,7 +103,18 @@ pub fn compile_vertex(
         if want_ir && !counting {
             ir_text = format!("; vertex {}\n{}", c.name, func.display());
         }
-        stack_size = stack_size.max(stack_estimate(&func));
+        let stack = stack_estimate(&func);
+        if stack > u64::from(crate::sema::MAX_OBJECT_SIZE) {
+            return Err(Diagnostic::new(
+                c.decl.ast.span,
+                format!(
+                    "vertex '{}' needs {stack} bytes of stack for its locals (the limit is {})",
+                    c.name,
+                    crate::sema::MAX_OBJECT_SIZE
+                ),
+            ));
+        }
+        stack_size = stack_size.max(stack as u32);
         let mut ctx = Context::for_function(func);
         let code = ctx.compile(isa, &mut ControlPlane::default()).map_err(|e| {
             Diagnostic::new(

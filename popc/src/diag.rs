@@ -107,3 +107,40 @@ pub type Result<T> = std::result::Result<T, Diagnostic>;
 pub fn err<T>(span: Span, message: impl Into<String>) -> Result<T> {
     Err(Diagnostic::new(span, message))
 }
+
+/// The deepest the passes after parsing (name resolution, constant
+/// evaluation, lowering) may recurse, counting each expression and
+/// statement level across nested calls: the parser bounds one tree's
+/// height ([`MAX_NESTING`](crate::parse::MAX_NESTING)), but inlining and
+/// constant evaluation stack trees on top of each other. Documented in
+/// ARCHITECTURE.md (popc, limits).
+pub const MAX_PASS_DEPTH: u32 = 512;
+
+thread_local! {
+    static PASS_DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// One level of a recursive pass, held until the level returns.
+pub struct Deeper(());
+
+impl Drop for Deeper {
+    fn drop(&mut self) {
+        PASS_DEPTH.with(|d| d.set(d.get() - 1));
+    }
+}
+
+/// Enters one level of a recursive pass at `span`; fails past [`MAX_PASS_DEPTH`].
+pub fn deeper(span: Span) -> Result<Deeper> {
+    PASS_DEPTH.with(|d| {
+        if d.get() >= MAX_PASS_DEPTH {
+            return err(
+                span,
+                format!(
+                    "nesting depth exceeds {MAX_PASS_DEPTH} levels (expressions and statements, through inlined calls and constant evaluation)"
+                ),
+            );
+        }
+        d.set(d.get() + 1);
+        Ok(Deeper(()))
+    })
+}

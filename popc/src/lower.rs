@@ -777,6 +777,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
     }
 
     fn stmt(&mut self, s: &Stmt) -> Result<()> {
+        let _level = crate::diag::deeper(s.span)?;
         self.set_line(s.span);
         match &s.kind {
             StmtKind::Empty => {}
@@ -1007,13 +1008,29 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         let is_ref = matches!(d.ty.kind, TypeKind::Ref(_));
         let mut ty = self.p.resolve_type(&d.ty, &self.env)?;
         if !d.dims.is_empty() {
-            for dim in d.dims.iter().rev() {
+            let mut total = u128::from(ty.size());
+            let mut dims = Vec::with_capacity(d.dims.len());
+            for dim in &d.dims {
                 let (_, n) = ceval::eval(self.p, dim, &self.env)?;
                 let CV::I(n) = n else { return err(dim.span, "array size must be an integer") };
                 if !(1..=1 << 20).contains(&n) {
                     return err(dim.span, "array size must be between 1 and 1048576");
                 }
-                ty = Ty::Array(Box::new(ty), n as u32);
+                total = total.saturating_mul(n as u128);
+                dims.push(n as u32);
+            }
+            let max = crate::sema::MAX_OBJECT_SIZE;
+            if total > u128::from(max) {
+                return err(
+                    d.span,
+                    format!(
+                        "array '{}' is too large: {total} bytes (the limit for one object is {max})",
+                        d.name
+                    ),
+                );
+            }
+            for n in dims.into_iter().rev() {
+                ty = Ty::Array(Box::new(ty), n);
             }
         }
         if d.is_constexpr || (d.ty.is_const && ty.scalar().is_some() && !is_ref) {

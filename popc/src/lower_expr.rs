@@ -95,6 +95,7 @@ fn math_base(base: &str) -> Option<Math> {
 impl Lowerer<'_, '_> {
     pub(crate) fn expr(&mut self, e: &Expr) -> Result<V> {
         let span = e.span;
+        let _level = crate::diag::deeper(span)?;
         Ok(match &e.kind {
             ExprKind::Int(v, u, l, nd) => {
                 let (s, c) = int_literal(*v, *u, *l, *nd);
@@ -584,7 +585,7 @@ impl Lowerer<'_, '_> {
                     let m1 = self.b.ins().icmp_imm_s(IntCC::Equal, y, -1);
                     let mn = self.b.ins().icmp(IntCC::Equal, x, min);
                     let both = self.b.ins().band(m1, mn);
-                    self.trap_if(both, abi::STATUS_DIV_BY_ZERO, zero);
+                    self.trap_if(both, abi::STATUS_DIV_OVERFLOW, zero);
                     if op == BinOp::Div {
                         self.b.ins().sdiv(x, y)
                     } else {

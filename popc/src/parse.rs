@@ -21,10 +21,30 @@ pub struct Parser {
     types: HashSet<String>,
     templates: HashSet<String>,
     eof: Token,
+    /// Nesting level of the construct being parsed (see [`MAX_NESTING`]).
     depth: u32,
+    /// Parsing functions active (see [`MAX_RECURSION`]).
+    calls: u32,
+    /// The deepest level the construct being parsed has reached so far.
+    peak: u32,
+    /// The deepest level reached by the last construct parsed completely.
+    last_peak: u32,
 }
 
-const MAX_DEPTH: u32 = 200;
+/// The deepest any syntax tree may nest: expressions (each operator of a
+/// chain such as `a + b + c` or `p[i][j]` is one level, as it is one level
+/// of the tree), initialiser lists, pointer and reference declarators, array
+/// dimensions, template arguments, statements, classes and namespaces. A
+/// construct's level is the number of constructs it sits in, plus the
+/// levels already used by the tree it extends, so the height of every tree
+/// the parser returns is at most this. Later passes recurse over these
+/// trees, so this bound is also what keeps their stacks small. Documented
+/// in ARCHITECTURE.md (popc, limits).
+pub const MAX_NESTING: u32 = 256;
+
+/// The deepest the parser itself may recurse: a level of the tree takes a
+/// few parsing functions (`(x)` takes four and makes no node).
+const MAX_RECURSION: u32 = 4 * MAX_NESTING;
 
 const BUILTIN_TYPES: &[&str] = &[
     "Input",
@@ -147,6 +167,9 @@ impl Parser {
                 noexpand: false,
             },
             depth: 0,
+            calls: 0,
+            peak: 0,
+            last_peak: 0,
         }
     }
 
@@ -227,12 +250,56 @@ impl Parser {
         }
         Ok(())
     }
+    /// One level deeper, for a node whose children are parsed next; fails
+    /// at [`MAX_NESTING`].
     fn enter(&mut self) -> Result<()> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            return err(self.span(), "construct nested too deeply");
+        if self.depth >= MAX_NESTING {
+            return err(
+                self.span(),
+                format!("construct nested too deeply (the limit is {MAX_NESTING} levels)"),
+            );
         }
+        self.depth += 1;
+        self.peak = self.peak.max(self.depth);
         Ok(())
+    }
+
+    /// Parses one construct with `f`. Leaves `last_peak` at the deepest
+    /// level the construct reached and restores the level, also when `f`
+    /// fails (callers backtrack). Every cycle of parsing functions passes
+    /// through here, so this also bounds the parser's own recursion.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if self.calls >= MAX_RECURSION {
+            return err(
+                self.span(),
+                format!("construct nested too deeply (the limit is {MAX_NESTING} levels)"),
+            );
+        }
+        let (depth, peak) = (self.depth, self.peak);
+        self.calls += 1;
+        self.peak = depth;
+        let r = f(self);
+        self.calls -= 1;
+        self.last_peak = self.peak;
+        self.depth = depth;
+        self.peak = peak.max(self.last_peak);
+        r
+    }
+
+    /// [`nested`](Self::nested) for a construct that is one node (a
+    /// statement, a class, a type, a braced list) one level deeper.
+    fn node<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        self.nested(|p| {
+            p.enter()?;
+            f(p)
+        })
+    }
+
+    /// One more link of a left-deep chain (`a + b + c`, `f(x)[i].m`): the
+    /// new node sits on top of everything the current construct has built.
+    fn link(&mut self) -> Result<()> {
+        self.depth = self.depth.max(self.peak);
+        self.enter()
     }
 
     /// `>` closing a template argument list, splitting nothing (the lexer
@@ -299,10 +366,7 @@ impl Parser {
     }
 
     fn item(&mut self) -> Result<Item> {
-        self.enter()?;
-        let r = self.item_inner();
-        self.depth -= 1;
-        r
+        self.node(Self::item_inner)
     }
 
     fn item_inner(&mut self) -> Result<Item> {
@@ -312,6 +376,7 @@ impl Parser {
         if self.eat_kw("namespace") {
             let mut names = vec![self.ident()?.0];
             while self.eat(Tok::ColonColon) {
+                self.enter()?;
                 names.push(self.ident()?.0);
             }
             self.expect(Tok::LBrace, "'{'")?;
@@ -520,6 +585,10 @@ impl Parser {
     }
 
     fn class(&mut self, tparams: Option<Vec<TParam>>) -> Result<Class> {
+        self.node(|p| p.class_inner(tparams))
+    }
+
+    fn class_inner(&mut self, tparams: Option<Vec<TParam>>) -> Result<Class> {
         let kw = self.bump();
         let is_struct = &*kw.text == "struct";
         self.skip_attributes()?;
@@ -683,9 +752,12 @@ impl Parser {
         let t = self.peek().clone();
         self.check_keyword(&t)?;
         let mut ty = self.type_name()?;
-        // Declarators.
+        let ty_peak = self.last_peak;
+        let depth = self.depth;
+        // Declarators, each nested on top of the type.
         let mut decls = Vec::new();
         loop {
+            self.depth = depth.max(ty_peak);
             let dty = self.ptr_declarator(ty.clone())?;
             let (name, span) = if self.at_kw("operator") {
                 return err(self.span(), "operator overloading is not supported in codelets");
@@ -735,11 +807,14 @@ impl Parser {
                 }));
             }
             let mut dims = Vec::new();
-            while self.eat(Tok::LBracket) {
+            while self.at(Tok::LBracket) {
+                self.enter()?;
+                self.bump();
                 dims.push(self.expr()?);
                 self.expect(Tok::RBracket, "']'")?;
             }
             let init = self.initializer()?;
+            self.depth = depth;
             decls.push(VarDecl { span, ty: dty, name, dims, init, is_constexpr, is_static });
             if self.eat(Tok::Comma) {
                 ty.span = span;
@@ -777,6 +852,10 @@ impl Parser {
     }
 
     fn init_list(&mut self) -> Result<Expr> {
+        self.node(Self::init_list_inner)
+    }
+
+    fn init_list_inner(&mut self) -> Result<Expr> {
         let span = self.expect(Tok::LBrace, "'{'")?.span;
         let mut v = Vec::new();
         while !self.eat(Tok::RBrace) {
@@ -804,11 +883,7 @@ impl Parser {
                 return err(self.span(), "variadic functions are not supported in codelets");
             }
             let span = self.span();
-            let ty = self.type_name()?;
-            if self.at(Tok::Ellipsis) {
-                return err(self.span(), "variadic templates are not supported in codelets");
-            }
-            let ty = self.ptr_declarator(ty)?;
+            let ty = self.type_ptr(true)?;
             let name = if self.at(Tok::Ident) { Some(self.ident()?.0) } else { None };
             let mut ty = ty;
             if self.eat(Tok::LBracket) {
@@ -829,12 +904,33 @@ impl Parser {
         Ok(ps)
     }
 
+    /// A type with its pointer and reference declarators (`const T *&`),
+    /// as in casts, `sizeof`, template arguments and parameters. With
+    /// `params`, a pack (`T...`) is rejected first.
+    fn type_ptr(&mut self, params: bool) -> Result<TypeName> {
+        self.nested(|p| {
+            let ty = p.type_name()?;
+            if params && p.at(Tok::Ellipsis) {
+                return err(p.span(), "variadic templates are not supported in codelets");
+            }
+            p.depth = p.depth.max(p.peak);
+            p.ptr_declarator(ty)
+        })
+    }
+
+    /// `*`, `&`, `&&` and qualifiers after a type, each `*` or `&` one level
+    /// deeper than the last; the caller puts `depth` on top of `ty` and
+    /// restores it after the declarator.
     fn ptr_declarator(&mut self, mut ty: TypeName) -> Result<TypeName> {
         loop {
             let span = self.span();
-            if self.eat(Tok::Star) {
+            if self.at(Tok::Star) {
+                self.enter()?;
+                self.bump();
                 ty = TypeName { span, kind: TypeKind::Ptr(Box::new(ty)), is_const: false };
-            } else if self.eat(Tok::Amp) || self.eat(Tok::AndAnd) {
+            } else if self.at(Tok::Amp) || self.at(Tok::AndAnd) {
+                self.enter()?;
+                self.bump();
                 ty = TypeName { span, kind: TypeKind::Ref(Box::new(ty)), is_const: false };
             } else if self.eat_kw("const") || self.eat_kw("__restrict") || self.eat_kw("__restrict__") {
                 ty.is_const = true;
@@ -874,10 +970,7 @@ impl Parser {
     }
 
     pub fn type_name(&mut self) -> Result<TypeName> {
-        self.enter()?;
-        let r = self.type_name_inner();
-        self.depth -= 1;
-        r
+        self.node(Self::type_name_inner)
     }
 
     fn type_name_inner(&mut self) -> Result<TypeName> {
@@ -978,6 +1071,7 @@ impl Parser {
             };
             segs.push(Seg { name, args });
             if self.at(Tok::ColonColon) && self.peek_at(1).is(Tok::Ident) {
+                self.enter()?;
                 self.bump();
                 continue;
             }
@@ -987,19 +1081,20 @@ impl Parser {
     }
 
     fn template_args(&mut self) -> Result<Vec<TArg>> {
-        self.enter()?;
+        self.node(Self::template_args_inner)
+    }
+
+    fn template_args_inner(&mut self) -> Result<Vec<TArg>> {
         self.expect(Tok::Lt, "'<'")?;
         let mut args = Vec::new();
         if self.at(Tok::Gt) {
             self.bump();
-            self.depth -= 1;
             return Ok(args);
         }
         loop {
             if self.at_type() && !self.peek_at(1).is(Tok::LParen) {
                 let save = self.pos;
-                let ty = self.type_name()?;
-                let ty = self.ptr_declarator(ty)?;
+                let ty = self.type_ptr(false)?;
                 if self.at(Tok::Comma) || self.at(Tok::Gt) {
                     args.push(TArg::Type(ty));
                 } else {
@@ -1018,7 +1113,6 @@ impl Parser {
             self.close_angle()?;
             break;
         }
-        self.depth -= 1;
         Ok(args)
     }
 
@@ -1042,10 +1136,7 @@ impl Parser {
     }
 
     fn stmt(&mut self) -> Result<Stmt> {
-        self.enter()?;
-        let r = self.stmt_inner();
-        self.depth -= 1;
-        r
+        self.node(Self::stmt_inner)
     }
 
     fn stmt_inner(&mut self) -> Result<Stmt> {
@@ -1088,8 +1179,7 @@ impl Parser {
                 // Range-for?
                 if self.at_type() {
                     let save = self.pos;
-                    let ty = self.type_name()?;
-                    let ty = self.ptr_declarator(ty)?;
+                    let ty = self.type_ptr(false)?;
                     if self.at(Tok::Ident) && self.peek_at(1).is(Tok::Colon) {
                         let (name, vspan) = self.ident()?;
                         self.bump();
@@ -1214,15 +1304,22 @@ impl Parser {
             return Ok(None);
         }
         let base = self.type_name()?;
+        let base_peak = self.last_peak;
+        let depth = self.depth;
         let mut decls = Vec::new();
         loop {
+            // Each declarator nests on top of the type.
+            self.depth = depth.max(base_peak);
             let ty = self.ptr_declarator(base.clone())?;
             if !self.at(Tok::Ident) {
+                self.depth = depth;
                 return Ok(None);
             }
             let (name, nspan) = self.ident()?;
             let mut dims = Vec::new();
-            while self.eat(Tok::LBracket) {
+            while self.at(Tok::LBracket) {
+                self.enter()?;
+                self.bump();
                 dims.push(self.expr()?);
                 self.expect(Tok::RBracket, "']'")?;
             }
@@ -1232,9 +1329,11 @@ impl Parser {
                     Tok::Assign | Tok::LBrace | Tok::Semi | Tok::Comma | Tok::LParen
                 )
             {
+                self.depth = depth;
                 return Ok(None);
             }
             let init = self.initializer()?;
+            self.depth = depth;
             decls.push(VarDecl { span: nspan, ty, name, dims, init, is_constexpr, is_static });
             if self.eat(Tok::Comma) {
                 continue;
@@ -1277,8 +1376,13 @@ impl Parser {
     // ----------------------------------------------------------- expressions
 
     pub fn expr(&mut self) -> Result<Expr> {
+        self.nested(Self::expr_inner)
+    }
+
+    fn expr_inner(&mut self) -> Result<Expr> {
         let mut e = self.assign_expr()?;
         while self.at(Tok::Comma) {
+            self.link()?;
             self.bump();
             let r = self.assign_expr()?;
             let span = Self::join(e.span, r.span);
@@ -1288,10 +1392,7 @@ impl Parser {
     }
 
     fn assign_expr(&mut self) -> Result<Expr> {
-        self.enter()?;
-        let r = self.assign_inner();
-        self.depth -= 1;
-        r
+        self.nested(Self::assign_inner)
     }
 
     fn assign_inner(&mut self) -> Result<Expr> {
@@ -1314,6 +1415,7 @@ impl Parser {
             }
             _ => return Ok(lhs),
         };
+        self.link()?;
         let span = self.bump().span;
         let rhs = if self.at(Tok::LBrace) { self.init_list()? } else { self.assign_expr()? };
         Ok(Expr { span, kind: ExprKind::Assign(op, Box::new(lhs), Box::new(rhs)) })
@@ -1328,6 +1430,7 @@ impl Parser {
     fn cond_expr(&mut self) -> Result<Expr> {
         let c = self.binary(0, false)?;
         if self.at(Tok::Question) {
+            self.link()?;
             let span = self.bump().span;
             let a = self.expr()?;
             self.expect(Tok::Colon, "':'")?;
@@ -1365,26 +1468,28 @@ impl Parser {
     }
 
     fn binary(&mut self, min: u8, in_targs: bool) -> Result<Expr> {
-        self.enter()?;
+        self.nested(|p| p.binary_inner(min, in_targs))
+    }
+
+    /// Operators of precedence `min` and above, left to right: a left-deep
+    /// chain, each operator one level deeper than the last.
+    fn binary_inner(&mut self, min: u8, in_targs: bool) -> Result<Expr> {
         let mut lhs = self.unary()?;
         while let Some((op, prec, ntok)) = self.binop(in_targs) {
             if prec < min {
                 break;
             }
+            self.link()?;
             let span = self.span();
             self.pos += ntok;
             let rhs = self.binary(prec + 1, in_targs)?;
             lhs = Expr { span, kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)) };
         }
-        self.depth -= 1;
         Ok(lhs)
     }
 
     fn unary(&mut self) -> Result<Expr> {
-        self.enter()?;
-        let r = self.unary_inner();
-        self.depth -= 1;
-        r
+        self.nested(Self::unary_inner)
     }
 
     fn unary_inner(&mut self) -> Result<Expr> {
@@ -1402,19 +1507,20 @@ impl Parser {
             _ => None,
         };
         if let Some(op) = op {
+            self.enter()?;
             self.bump();
             let e = self.unary()?;
             return Ok(Expr { span, kind: ExprKind::Unary(op, Box::new(e)) });
         }
         if t.is_ident("sizeof") || t.is_ident("alignof") {
+            self.enter()?;
             self.bump();
             let is_align = t.is_ident("alignof");
             if self.at(Tok::LParen) {
                 let save = self.pos;
                 self.bump();
                 if self.at_type() {
-                    let ty = self.type_name()?;
-                    let ty = self.ptr_declarator(ty)?;
+                    let ty = self.type_ptr(false)?;
                     if self.eat(Tok::RParen) {
                         let kind =
                             if is_align { ExprKind::AlignofType(ty) } else { ExprKind::SizeofType(ty) };
@@ -1431,15 +1537,11 @@ impl Parser {
             let save = self.pos;
             self.bump();
             if self.at_type() {
-                if let Ok(ty) = self.type_name() {
-                    if let Ok(ty) = self.ptr_declarator(ty) {
-                        if self.eat(Tok::RParen) && !self.at(Tok::Dot) && !self.at(Tok::Arrow) {
-                            let e = self.unary()?;
-                            return Ok(Expr {
-                                span,
-                                kind: ExprKind::Cast(CastKind::CStyle, ty, Box::new(e)),
-                            });
-                        }
+                if let Ok(ty) = self.type_ptr(false) {
+                    if self.eat(Tok::RParen) && !self.at(Tok::Dot) && !self.at(Tok::Arrow) {
+                        self.link()?;
+                        let e = self.unary()?;
+                        return Ok(Expr { span, kind: ExprKind::Cast(CastKind::CStyle, ty, Box::new(e)) });
                     }
                 }
             }
@@ -1449,9 +1551,16 @@ impl Parser {
         self.postfix(e)
     }
 
+    /// Postfix operators after `e`: a left-deep chain like a binary one.
     fn postfix(&mut self, mut e: Expr) -> Result<Expr> {
         loop {
             let span = self.span();
+            if matches!(
+                self.peek().kind,
+                Tok::LParen | Tok::LBracket | Tok::Dot | Tok::Arrow | Tok::PlusPlus | Tok::MinusMinus
+            ) {
+                self.link()?;
+            }
             e = match self.peek().kind {
                 Tok::LParen => {
                     self.bump();
@@ -1547,10 +1656,10 @@ impl Parser {
                         _ => CastKind::Const,
                     };
                     self.expect(Tok::Lt, "'<'")?;
-                    let ty = self.type_name()?;
-                    let ty = self.ptr_declarator(ty)?;
+                    let ty = self.type_ptr(false)?;
                     self.close_angle()?;
                     self.expect(Tok::LParen, "'('")?;
+                    self.link()?;
                     let e = self.expr()?;
                     self.expect(Tok::RParen, "')'")?;
                     ExprKind::Cast(kind, ty, Box::new(e))
@@ -1558,6 +1667,7 @@ impl Parser {
                 s if scalar_keyword(s) && s != "auto" => {
                     // Functional cast `float(x)`.
                     let ty = self.type_name()?;
+                    self.link()?;
                     if self.at(Tok::LBrace) {
                         let e = self.init_list()?;
                         return Ok(Expr {
@@ -1577,6 +1687,7 @@ impl Parser {
                 _ => {
                     let p = self.path()?;
                     if self.at(Tok::LBrace) && self.types.contains(p.last()) {
+                        self.link()?;
                         let e = self.init_list()?;
                         let ty = TypeName { span, kind: TypeKind::Named(p), is_const: false };
                         return Ok(Expr {
@@ -1594,6 +1705,7 @@ impl Parser {
     }
 
     fn lambda(&mut self) -> Result<Expr> {
+        self.enter()?;
         let span = self.bump().span;
         while !self.eat(Tok::RBracket) {
             if self.at(Tok::Eof) {

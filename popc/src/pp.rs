@@ -25,6 +25,17 @@ struct Macro {
 
 const MAX_INCLUDE_DEPTH: usize = 64;
 const MAX_EXPANSION_DEPTH: usize = 256;
+/// The most tokens macro replacement may produce in one compilation, and
+/// the most tokens the preprocessed source may have: far above any real
+/// codelet, low enough that a macro doubling its argument thirty times
+/// (`#define A1 (A0+A0)` …) stops in well under a second. Documented in
+/// ARCHITECTURE.md (popc, limits).
+pub const MAX_TOKENS: usize = 4_000_000;
+/// The most tokens the expander may look at, counting each rescan.
+const MAX_STEPS: u64 = 50_000_000;
+/// The most files one compilation may include (a file that includes itself
+/// twice would otherwise go on for 2^64 inclusions).
+const MAX_INCLUDES: usize = 4096;
 
 /// Preprocessor state for one compilation.
 pub struct Preprocessor<'a> {
@@ -34,7 +45,10 @@ pub struct Preprocessor<'a> {
     resolver: &'a dyn IncludeResolver,
     pragma_once: HashSet<String>,
     out: Vec<Token>,
+    /// Expander steps left (see [`MAX_STEPS`]).
     budget: u64,
+    /// Tokens produced by macro replacement so far (see [`MAX_TOKENS`]).
+    produced: usize,
 }
 
 fn mk(kind: Tok, text: &str, span: Span) -> Token {
@@ -54,7 +68,8 @@ impl<'a> Preprocessor<'a> {
             resolver,
             pragma_once: HashSet::new(),
             out: Vec::new(),
-            budget: 50_000_000,
+            budget: MAX_STEPS,
+            produced: 0,
         };
         let mut predefined = String::from("#define __POPC__ 1\n#define __cplusplus 201703L\n");
         for (k, v) in defines {
@@ -163,6 +178,10 @@ impl<'a> Preprocessor<'a> {
         }
         let mut disabled = Vec::new();
         let expanded = self.expand(run, &mut disabled, 0)?;
+        if self.out.len() + expanded.len() > MAX_TOKENS {
+            let span = expanded.first().map(|t| t.span).unwrap_or_default();
+            return err(span, format!("preprocessed source is too large (more than {MAX_TOKENS} tokens)"));
+        }
         self.out.extend(expanded);
         Ok(())
     }
@@ -248,6 +267,9 @@ impl<'a> Preprocessor<'a> {
                 if self.pragma_once.contains(&path) {
                     return Ok(());
                 }
+                if self.sources.files.len() > MAX_INCLUDES {
+                    return err(span, format!("too many #include operations (more than {MAX_INCLUDES})"));
+                }
                 let id = self.sources.add(&path, &text);
                 let toks = lex(id, &text)?;
                 self.run_file(toks, &path, depth + 1)?;
@@ -306,7 +328,11 @@ impl<'a> Preprocessor<'a> {
         while i < toks.len() {
             self.budget = self.budget.saturating_sub(1);
             if self.budget == 0 {
-                return err(toks[i].span, "macro expansion too large");
+                let name = disabled.first().map_or(&*toks[i].text, |n| n.as_str());
+                return err(
+                    toks[i].span,
+                    format!("expansion of macro '{name}' is too large (more than {MAX_STEPS} steps)"),
+                );
             }
             let t = &toks[i];
             if t.kind != Tok::Ident || t.noexpand {
@@ -377,6 +403,14 @@ impl<'a> Preprocessor<'a> {
                     self.substitute(&m, params, &args, site, disabled, depth)?
                 }
             };
+            self.produced += body.len();
+            if self.produced > MAX_TOKENS {
+                let outer = disabled.first().unwrap_or(&name);
+                return err(
+                    site,
+                    format!("expansion of macro '{outer}' is too large (more than {MAX_TOKENS} tokens)"),
+                );
+            }
             disabled.push(name);
             let expanded = self.expand(body, disabled, depth + 1)?;
             disabled.pop();

@@ -50,12 +50,14 @@ impl Ty {
             _ => None,
         }
     }
+    /// Size in bytes; at most [`MAX_OBJECT_SIZE`] for every type built
+    /// (local arrays are checked where declared, classes in layout).
     pub fn size(&self) -> u32 {
         match self {
             Ty::S(s) => s.size(),
             Ty::Enum(e) => e.underlying.size(),
             Ty::Ptr(_) => 4,
-            Ty::Array(t, n) => t.size() * n,
+            Ty::Array(t, n) => t.size().saturating_mul(*n),
             Ty::Class(c) => c.size,
             _ => 0,
         }
@@ -158,6 +160,12 @@ pub struct Program {
 }
 
 pub const MAX_INSTANTIATION_DEPTH: u32 = 64;
+
+/// The largest object (local array or struct, class) in bytes: more than
+/// any tile's memory holds (the largest preset tile has 638,976 bytes), and
+/// small enough that no size computation overflows. Also the limit on one
+/// vertex's stack frame. Documented in ARCHITECTURE.md (popc, limits).
+pub const MAX_OBJECT_SIZE: u32 = 1 << 20;
 
 fn qual(ns: &str, name: &str) -> String {
     if ns.is_empty() {
@@ -310,6 +318,7 @@ impl Program {
 
     /// Resolves a written type in an environment.
     pub fn resolve_type(&self, t: &TypeName, env: &Env) -> Result<Ty> {
+        let _level = crate::diag::deeper(t.span)?;
         Ok(match &t.kind {
             TypeKind::Scalar(s) => Ty::S(*s),
             TypeKind::Void => Ty::Void,
@@ -600,7 +609,7 @@ impl Program {
             align: 1,
         });
         let fenv = Env { class: Some(provisional), ..env.clone() };
-        let mut off = 0u32;
+        let mut off = 0u64;
         let mut align = 1u32;
         for m in &decl.ast.members {
             let Member::Field(f) = m else { continue };
@@ -626,20 +635,28 @@ impl Program {
                     }
                     FieldTy::Plain(t) => (t.size(), t.align()),
                 };
-                off = off.div_ceil(al) * al;
+                off = off.div_ceil(u64::from(al)) * u64::from(al);
                 align = align.max(al);
                 inst.fields.push(FieldInfo {
                     name: fname.clone(),
                     span: *fspan,
                     ty: fty,
-                    offset: off,
+                    offset: off as u32,
                     size,
                     is_const: f.ty.is_const,
                 });
-                off += size;
+                off += u64::from(size);
+                if off > u64::from(MAX_OBJECT_SIZE) {
+                    return err(
+                        *fspan,
+                        format!(
+                            "class '{name}' is too large: more than {MAX_OBJECT_SIZE} bytes (the limit for one object)"
+                        ),
+                    );
+                }
             }
         }
-        inst.size = off.div_ceil(align) * align;
+        inst.size = (off.div_ceil(u64::from(align)) * u64::from(align)) as u32;
         inst.align = align;
         inst.env = env;
         Ok(inst)
