@@ -330,14 +330,16 @@ public:
 };
 "#;
 
-/// An elementwise operation over a linearly mapped tensor on 1,472 tiles
-/// (one `Scale` vertex per tile, no exchange), on `cpu` against the same
+/// An elementwise operation over a tensor spread evenly over 1,472 tiles
+/// (one `Scale` vertex per tile on the elements that tile holds, so no
+/// exchange), on `cpu` against the same
 /// loop in native Rust over the same number of threads.
 fn elementwise(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
     let n: u64 = if quick { 1 << 20 } else { 16 << 20 };
     let reps = if quick { 3 } else { 10 };
     let pir = format!(
-        "target mk2\ncodelets \"scale.cpp\"\nvar x: float[{n}] = 1.0\nmap x -> linear\nhost_read \"x\" <- x\n\
+        "target mk2\ncodelets \"scale.cpp\"\nvar x: float[{n}] = 1.0\n\
+         for t in 0..1472 {{ map x[t * {n} / 1472:(t + 1) * {n} / 1472] -> tile t }}\nhost_read \"x\" <- x\n\
          compute_set scale {{ for t in 0..1472 {{ vertex Scale @ tile t {{ data = x[t * {n} / 1472:(t + 1) * {n} / 1472], k = 2.0 }} }} }}\n\
          program main {{ execute scale }}\n"
     );

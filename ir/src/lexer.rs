@@ -280,49 +280,68 @@ pub const MAX_CHAIN: usize = 1000;
 /// open bracket; a separator (`,` `:` `..` `->` `=`, a keyword) ends a chain.
 #[derive(Default)]
 struct DepthGuard {
-    /// Chained operators at each open bracket level (the file is level 0).
-    chains: Vec<usize>,
+    /// Chained operators at each enclosing bracket level, innermost last.
+    saved: Vec<usize>,
     /// Their sum.
-    depth: usize,
+    outer: usize,
+    /// Chained operators at the current level.
+    current: usize,
 }
 
 impl DepthGuard {
-    fn check(&mut self, t: &Tok<'_>) -> Result<(), String> {
-        if self.chains.is_empty() {
-            self.chains.push(0);
-        }
+    /// Called for every token; cheap on the common path (names, numbers).
+    #[inline]
+    fn check(&mut self, t: &Tok<'_>) -> Result<(), TooDeep> {
         match t {
+            Tok::Ident(_) | Tok::Int(_) | Tok::Float(_) | Tok::Str(_) | Tok::True | Tok::False => {
+                return Ok(())
+            }
             Tok::LParen | Tok::LBracket | Tok::LBrace => {
-                if self.chains.len() > MAX_NESTING {
-                    return Err(format!("brackets nested too deeply (more than {MAX_NESTING})"));
+                if self.saved.len() >= MAX_NESTING {
+                    return Err(TooDeep::Brackets);
                 }
-                self.chains.push(0);
+                self.saved.push(self.current);
+                self.outer += self.current;
+                self.current = 0;
+                return Ok(());
             }
             Tok::RParen | Tok::RBracket | Tok::RBrace => {
-                if self.chains.len() > 1 {
-                    let inner = self.chains.pop().unwrap_or(0);
-                    self.depth -= inner;
+                if let Some(c) = self.saved.pop() {
+                    self.outer -= c;
+                    self.current = c;
                 }
-                self.add(1)?;
+                self.current += 1;
             }
-            Tok::Plus | Tok::Minus | Tok::Star | Tok::Slash | Tok::Percent => self.add(1)?,
-            Tok::Ident(_) | Tok::Int(_) | Tok::Float(_) | Tok::Str(_) | Tok::True | Tok::False => {}
+            Tok::Plus | Tok::Minus | Tok::Star | Tok::Slash | Tok::Percent => self.current += 1,
             _ => {
-                let level = self.chains.last_mut().expect("level 0 is always open");
-                self.depth -= *level;
-                *level = 0;
+                self.current = 0;
+                return Ok(());
             }
+        }
+        if self.outer + self.current > MAX_CHAIN {
+            return Err(TooDeep::Chain);
         }
         Ok(())
     }
+}
 
-    fn add(&mut self, n: usize) -> Result<(), String> {
-        *self.chains.last_mut().expect("level 0 is always open") += n;
-        self.depth += n;
-        if self.depth > MAX_CHAIN {
-            return Err(format!("expression nested too deeply (more than {MAX_CHAIN} chained operators)"));
-        }
-        Ok(())
+/// Which limit of [`DepthGuard`] an input crossed.
+#[derive(Clone, Copy, Debug)]
+enum TooDeep {
+    Brackets,
+    Chain,
+}
+
+impl TooDeep {
+    #[cold]
+    fn error(self, start: usize, end: usize) -> LexError {
+        let message = match self {
+            TooDeep::Brackets => format!("brackets nested too deeply (more than {MAX_NESTING})"),
+            TooDeep::Chain => {
+                format!("expression nested too deeply (more than {MAX_CHAIN} chained operators)")
+            }
+        };
+        LexError { start, end, message }
     }
 }
 
@@ -333,7 +352,7 @@ pub fn tokens(src: &str) -> impl Iterator<Item = Result<(usize, Tok<'_>, usize),
     Tok::lexer(src).spanned().map(move |(t, r)| match t {
         Ok(t) => match guard.check(&t) {
             Ok(()) => Ok((r.start, t, r.end)),
-            Err(message) => Err(LexError { start: r.start, end: r.end, message }),
+            Err(e) => Err(e.error(r.start, r.end)),
         },
         Err(()) => {
             let text = &src[r.clone()];
