@@ -202,41 +202,34 @@ fn tutorial7(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
         }
     };
     let reps = if quick { 3 } else { 10 };
-    let engine = |device: DeviceKind, threads: usize| {
+    let time_multiply = |device: DeviceKind, threads: usize| -> (Stats, u64) {
         let loaded = runtime::load_image(image.clone()).expect("load");
         let mut e = Engine::new(loaded, &EngineOptions { device, threads, ..Default::default() });
         e.run_named("init").expect("init");
-        e
+        let before = e.totals().cycles;
+        let samples = (0..reps)
+            .map(|_| {
+                let t = Instant::now();
+                e.run_named("multiply").expect("multiply");
+                t.elapsed().as_secs_f64()
+            })
+            .collect();
+        (Stats::of(samples), (e.totals().cycles - before) / reps as u64)
     };
-    let time_multiply = |e: &mut Engine| {
-        let t = Instant::now();
-        e.run_named("multiply").expect("multiply");
-        t.elapsed().as_secs_f64()
-    };
+    let (cpu_all, _) = time_multiply(DeviceKind::Cpu, threads);
+    let (cpu_one, _) = time_multiply(DeviceKind::Cpu, 1);
+    let (sim_all, cycles) = time_multiply(DeviceKind::Sim, threads);
+    let stats = [cpu_all, sim_all];
+    let best = [cpu_all.median, sim_all.median];
+    let cpu_one = cpu_one.median;
     let m: Vec<f32> = (0..10000u32)
         .flat_map(|r| (0..1000u32).map(move |c| (((r * 7 + c * 3) % 11) as i32 - 5) as f32))
         .collect();
     let x: Vec<f32> = (0..1000u32).map(|c| ((c % 5) as i32 - 2) as f32).collect();
-    // The device runs and their native references take turns, so a noisy
-    // neighbour on the machine slows both sides of each ratio alike.
-    let mut engines =
-        [engine(DeviceKind::Cpu, threads), engine(DeviceKind::Cpu, 1), engine(DeviceKind::Sim, threads)];
-    let cycles_before = engines[2].totals().cycles;
-    let mut samples: [Vec<f64>; 5] = Default::default();
-    for _ in 0..reps {
-        for (i, e) in engines.iter_mut().enumerate() {
-            samples[i].push(time_multiply(e));
-        }
-        samples[3].push(native(&m, &x, threads).1);
-        samples[4].push(native(&m, &x, 1).1);
-    }
-    let cycles = (engines[2].totals().cycles - cycles_before) / reps as u64;
-    let [cpu_all, cpu_one, sim_all, native_all, native_one] = samples.map(Stats::of);
-    let stats = [cpu_all, sim_all];
-    let best = [cpu_all.median, sim_all.median];
-    let cpu_one = cpu_one.median;
+    let native_stats = |threads: usize| Stats::of((0..reps).map(|_| native(&m, &x, threads).1).collect());
+    let native_all = native_stats(threads);
     let nbest = native_all.median;
-    let nbest_one = native_one.median;
+    let nbest_one = native_stats(1).median;
     rows.push((
         format!("runtime: tutorial 7 10000x1000 split 7, cpu ({threads} threads)"),
         format!("{} per multiply, median of {reps}", stats[0].ms()),
@@ -371,13 +364,18 @@ fn elementwise(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
     e.run(0).expect("scale");
     let x: Vec<f32> = e.read_values("x").expect("read x");
     assert!(x.iter().all(|&v| v == 2.0), "elementwise benchmark computed a wrong result");
+    let device = Stats::of(
+        (0..reps)
+            .map(|_| {
+                let t = Instant::now();
+                e.run(0).expect("scale");
+                t.elapsed().as_secs_f64()
+            })
+            .collect(),
+    );
     let mut data = vec![1f32; n as usize];
-    let (mut device, mut samples) = (Vec::new(), Vec::new());
-    // Device and native runs take turns, as in the tutorial 7 figures.
+    let mut samples = Vec::new();
     for _ in 0..reps {
-        let t = Instant::now();
-        e.run(0).expect("scale");
-        device.push(t.elapsed().as_secs_f64());
         let t = Instant::now();
         let chunk = data.len().div_ceil(threads);
         // The factor is opaque to the optimiser but loop-invariant, as the
@@ -390,7 +388,6 @@ fn elementwise(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
         });
         samples.push(t.elapsed().as_secs_f64());
     }
-    let device = Stats::of(device);
     let native = Stats::of(samples);
     let (best, nbest) = (device.median, native.median);
     rows.push((
