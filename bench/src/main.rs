@@ -1,4 +1,4 @@
-//! The benchmark command: `cargo run --release -p bench [-- --quick] [--no-write]`.
+//! The benchmark command: `cargo run --release -p bench [-- --quick] [--no-write] [--only WORD]`.
 //!
 //! Builds what it needs, generates its inputs, runs every benchmark the
 //! issues name with repetitions, and rewrites `BENCHMARKS.md` with the
@@ -33,9 +33,23 @@ const SECTIONS: &[Section] = &[
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let quick = args.iter().any(|a| a == "--quick");
-    let write = !quick && !args.iter().any(|a| a == "--no-write");
-    if let Some(bad) = args.iter().find(|a| !matches!(a.as_str(), "--quick" | "--no-write")) {
-        eprintln!("bench: error: unknown option '{bad}' (expected --quick, --no-write)");
+    // `--only WORD`: run the sections whose title contains WORD (e.g.
+    // `runtime`), to look at one figure; never writes BENCHMARKS.md.
+    let only = args.iter().position(|a| a == "--only").map(|i| args.get(i + 1).cloned());
+    let only = match only {
+        Some(None) => {
+            eprintln!("bench: error: --only needs a word of a section title (e.g. runtime)");
+            std::process::exit(1);
+        }
+        Some(Some(w)) => Some(w.to_lowercase()),
+        None => None,
+    };
+    let write = !quick && only.is_none() && !args.iter().any(|a| a == "--no-write");
+    let mut known = args.iter().enumerate().filter(|(i, _)| {
+        only.is_none() || args.iter().position(|a| a == "--only").is_none_or(|o| *i != o + 1)
+    });
+    if let Some((_, bad)) = known.find(|(_, a)| !matches!(a.as_str(), "--quick" | "--no-write" | "--only")) {
+        eprintln!("bench: error: unknown option '{bad}' (expected --quick, --no-write, --only WORD)");
         std::process::exit(1);
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("bench lives in the workspace");
@@ -56,6 +70,9 @@ fn main() {
     let mode = if quick { "quick (small inputs, one repetition)" } else { "full" };
     let _ = writeln!(out, "- mode: {mode}");
     for (title, run) in SECTIONS {
+        if only.as_ref().is_some_and(|w| !title.to_lowercase().contains(w.as_str())) {
+            continue;
+        }
         eprintln!("bench: {title} …");
         let start = Instant::now();
         let rows = run(quick);
