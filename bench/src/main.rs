@@ -32,26 +32,30 @@ const SECTIONS: &[Section] = &[
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let quick = args.iter().any(|a| a == "--quick");
+    let mut quick = false;
+    let mut no_write = false;
     // `--only WORD`: run the sections whose title contains WORD (e.g.
     // `runtime`), to look at one figure; never writes BENCHMARKS.md.
-    let only = args.iter().position(|a| a == "--only").map(|i| args.get(i + 1).cloned());
-    let only = match only {
-        Some(None) => {
-            eprintln!("bench: error: --only needs a word of a section title (e.g. runtime)");
-            std::process::exit(1);
+    let mut only: Option<String> = None;
+    let mut rest = args.iter();
+    while let Some(a) = rest.next() {
+        match a.as_str() {
+            "--quick" => quick = true,
+            "--no-write" => no_write = true,
+            "--only" => match rest.next() {
+                Some(w) => only = Some(w.to_lowercase()),
+                None => {
+                    eprintln!("bench: error: --only needs a word of a section title (e.g. runtime)");
+                    std::process::exit(1);
+                }
+            },
+            bad => {
+                eprintln!("bench: error: unknown option '{bad}' (expected --quick, --no-write, --only WORD)");
+                std::process::exit(1);
+            }
         }
-        Some(Some(w)) => Some(w.to_lowercase()),
-        None => None,
-    };
-    let write = !quick && only.is_none() && !args.iter().any(|a| a == "--no-write");
-    let mut known = args.iter().enumerate().filter(|(i, _)| {
-        only.is_none() || args.iter().position(|a| a == "--only").is_none_or(|o| *i != o + 1)
-    });
-    if let Some((_, bad)) = known.find(|(_, a)| !matches!(a.as_str(), "--quick" | "--no-write" | "--only")) {
-        eprintln!("bench: error: unknown option '{bad}' (expected --quick, --no-write, --only WORD)");
-        std::process::exit(1);
     }
+    let write = !quick && !no_write && only.is_none();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("bench lives in the workspace");
     std::env::set_current_dir(root).expect("workspace root");
 

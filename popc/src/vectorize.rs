@@ -1,4 +1,5 @@
-//! SIMD copies of elementwise float loops: loop versioning, as GCC does it.
+//! SIMD copies of elementwise float loops, and check-free copies of float
+//! reductions: loop versioning, as GCC does it.
 //!
 //! ## The pattern
 //!
@@ -13,12 +14,14 @@
 //!   pointer to float, and `e` built from `w[i]` float loads,
 //!   loop-invariant float scalars (register locals, fields, scalar edges
 //!   `s` or `*s`),
-//!   constants, `+ - * /` and unary minus, every operation in `float`. `i`
-//!   appears only as the index, and nothing but vector elements is written,
-//!   so every local the loop reads is invariant.
+//!   constants, `+ - * /` and unary minus, every operation in `float`;
+//! - or, among those, reductions `acc += e;`, `acc -= e;`, `acc = acc + e;`
+//!   or `acc = acc - e;`, `acc` a float register local that the body reads
+//!   nowhere else.
 //!
-//! Reductions (`s += v[i]`) never match: `s` is not a vector element, and
-//! reassociating a float sum would change its result.
+//! `i` appears only as the index, and nothing but vector elements and
+//! accumulators is written, so every other local the loop reads is
+//! invariant.
 //!
 //! ## The copy
 //!
@@ -28,25 +31,35 @@
 //!   four and no index or address arithmetic wraps;
 //! - every vector's accessed bytes `[base + 4i, base + 4·end)` lie inside the
 //!   tile, `end` being where the chunks stop (`i` plus a multiple of four);
-//! - each stored vector's base `S` and each other vector's base `B` have
-//!   `S == B` or `|S - B| >= 16`: lane `j` of a chunk touches the same
-//!   element of vectors with one base, and lanes of vectors whose bases are
-//!   16 or more bytes apart never meet, so no element of a chunk reads or
-//!   writes what another element of the same chunk wrote;
+//! - (without reductions) each stored vector's base `S` and each other
+//!   vector's base `B` have `S == B` or `|S - B| >= 16`: lane `j` of a chunk
+//!   touches the same element of vectors with one base, and lanes of
+//!   vectors whose bases are 16 or more bytes apart never meet, so no
+//!   element of a chunk reads or writes what another element of the same
+//!   chunk wrote;
 //! - every invariant held in tile memory (a field, a scalar edge, `N`
 //!   itself) is inside the tile and outside every stored range, so the
 //!   stores cannot change it.
 //!
-//! If all hold, an f32x4 loop runs iterations `[i, end)` four at a time
-//! with unaligned loads and stores and no per-element checks, then sets
-//! `i = end`. Either way the unchanged scalar loop runs next and does the
-//! rest: the tail, or everything when a check failed, so traps, partial
-//! writes and trap addresses are exactly the scalar loop's.
+//! If all hold, a copy runs iterations `[i, end)` with no per-element
+//! checks, then sets `i = end`:
+//! - without reductions, an f32x4 loop, four iterations at a time with
+//!   unaligned loads and stores;
+//! - with one, a scalar loop unrolled by four: reassociating a float sum
+//!   would change its result, so each trip does four iterations one after
+//!   the other, every statement in source order, accumulating into `acc`
+//!   exactly as the scalar loop does. Running in order, it needs no
+//!   aliasing check between vectors.
+//!
+//! Either way the unchanged scalar loop runs next and does the rest: the
+//! tail, or everything when a check failed, so traps, partial writes, trap
+//! addresses and the final `i` and `acc` are exactly the scalar loop's.
 //!
 //! ## Why results and counts stay exact
 //!
-//! Each lane does the same IEEE single-precision operations as the scalar
-//! code, in the same order, so results are bit-identical. The counting
+//! Each lane (or each iteration of the scalar copy) does the same IEEE
+//! single-precision operations as the scalar code, in the same order, so
+//! results are bit-identical. The counting
 //! variant runs the copy too and adds `(end - i) × P`, `P` being what one
 //! scalar iteration counts (body, step and test). `P` is measured while
 //! lowering the scalar loop: its body is straight-line, so every cost added
@@ -54,7 +67,7 @@
 //! is counted once either way, so the count is the scalar loop's alone, and
 //! `sim` cycles do not depend on whether the copy ran.
 
-use cranelift_codegen::ir::{condcodes::IntCC, types, Block, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{condcodes::IntCC, types, Block, InstBuilder, MemFlagsData, Type, Value};
 use cranelift_frontend::Variable;
 
 use crate::ast::{BinOp, Expr, ExprKind, Stmt, StmtKind, UnOp};
@@ -117,7 +130,16 @@ enum Lane {
     Op(BinOp, Box<Lane>, Box<Lane>),
 }
 
-/// A matched elementwise loop.
+/// One statement of a matched body.
+#[derive(Clone, Debug)]
+enum Step {
+    /// `bases[k][i] = lane`.
+    Store(usize, Lane),
+    /// `acc = acc op lane`, `op` `+` or `-`, `acc` a float register local.
+    Accumulate(Variable, BinOp, Lane),
+}
+
+/// A matched elementwise loop or reduction.
 pub(crate) struct Elementwise {
     /// The induction variable and its type.
     var: Variable,
@@ -128,8 +150,15 @@ pub(crate) struct Elementwise {
     bases: Vec<(Base, bool)>,
     /// The float invariants (constants included).
     invariants: Vec<Invariant>,
-    /// The body: `bases[k][i] = lane`, in order.
-    stores: Vec<(usize, Lane)>,
+    /// The body, in order.
+    body: Vec<Step>,
+}
+
+impl Elementwise {
+    /// Whether the body accumulates (the copy then stays scalar).
+    fn reduces(&self) -> bool {
+        self.body.iter().any(|s| matches!(s, Step::Accumulate(..)))
+    }
 }
 
 /// A subexpression while matching: a compile-time constant (folded as the
@@ -259,15 +288,16 @@ impl Matcher<'_, '_, '_> {
         })
     }
 
-    /// One statement of the body: `v[i] = e;` or `v[i] op= e;`.
-    fn store(&mut self, s: &Stmt) -> Option<Option<(usize, Lane)>> {
+    /// One statement of the body: `v[i] = e;`, `v[i] op= e;`, `acc op= e;`
+    /// or `acc = acc op e;` (`op` `+` or `-` for `acc`).
+    fn step(&mut self, s: &Stmt) -> Option<Option<Step>> {
         let e = match &s.kind {
             StmtKind::Empty => return Some(None),
             StmtKind::Expr(e) => e,
             _ => return None,
         };
         let ExprKind::Assign(op, lhs, rhs) = &e.kind else { return None };
-        let ExprKind::Index(v, i) = &lhs.kind else { return None };
+        let ExprKind::Index(v, i) = &lhs.kind else { return self.accumulate(*op, lhs, rhs) };
         if !self.is_var(i) {
             return None;
         }
@@ -282,7 +312,28 @@ impl Matcher<'_, '_, '_> {
             }
             _ => return None,
         };
-        Some(Some((k, value)))
+        Some(Some(Step::Store(k, value)))
+    }
+
+    /// `acc op= e;` or `acc = acc op e;`, `acc` a float register local and
+    /// `op` `+` or `-`. `acc` must not be read elsewhere in the body; the
+    /// caller checks that no invariant is an accumulator.
+    fn accumulate(&mut self, op: Option<BinOp>, lhs: &Expr, rhs: &Expr) -> Option<Option<Step>> {
+        let acc = match self.pure(lhs)? {
+            V::L(Ty::S(Scalar::Float), Place::Var(v)) => v,
+            _ => return None,
+        };
+        let (op, e) = match (op, &rhs.kind) {
+            (Some(op @ (BinOp::Add | BinOp::Sub)), _) => (op, rhs),
+            (None, ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), a, e)) => match self.pure(a)? {
+                V::L(_, Place::Var(v)) if v == acc => (*op, &**e),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let t = self.typed(e)?;
+        let y = self.float(t)?;
+        Some(Some(Step::Accumulate(acc, op, y)))
     }
 }
 
@@ -328,14 +379,18 @@ impl Lowerer<'_, '_> {
             StmtKind::Block(b) => b.as_slice(),
             _ => std::slice::from_ref(body),
         };
-        let mut stores = Vec::new();
+        let mut steps = Vec::new();
         for s in stmts {
-            stores.extend(m.store(s)?);
+            steps.extend(m.step(s)?);
         }
-        if stores.is_empty() {
+        // An accumulator is read only by its own accumulations: it is no
+        // invariant.
+        let accumulated = |v: Variable| steps.iter().any(|s| matches!(s, Step::Accumulate(a, ..) if *a == v));
+        let reads_acc = m.invariants.iter().any(|inv| matches!(inv.src, Source::Var(v) if accumulated(v)));
+        if steps.is_empty() || reads_acc {
             return None;
         }
-        Some(Elementwise { var, var_ty, bound, bases: m.bases, invariants: m.invariants, stores })
+        Some(Elementwise { var, var_ty, bound, bases: m.bases, invariants: m.invariants, body: steps })
     }
 
     /// Fills `entry` with the checks and the SIMD copy of loop `m` (module
@@ -401,14 +456,16 @@ impl Lowerer<'_, '_> {
             ok.push(self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, hi, limit));
             bases.push(a);
         }
-        // Stores never meet another vector's element in the same chunk,
-        // nor an invariant.
+        // Stores never meet another vector's element in the same chunk
+        // (a scalar copy runs the iterations in order, so only the SIMD copy
+        // needs this), nor an invariant.
+        let scalar_copy = m.reduces();
         for (s, &(_, stored)) in m.bases.iter().enumerate() {
             if !stored {
                 continue;
             }
             for (b, &(_, b_stored)) in m.bases.iter().enumerate() {
-                if b == s || (b_stored && b < s) {
+                if scalar_copy || b == s || (b_stored && b < s) {
                     continue;
                 }
                 let d = self.b.ins().isub(bases[s], bases[b]);
@@ -428,13 +485,17 @@ impl Lowerer<'_, '_> {
         }
         self.guard(&ok, scalar);
 
-        // The copy. Invariants become splats, vectors host addresses.
+        // The copy. Invariants become splats (in the SIMD copy), vectors
+        // host addresses.
         let splats: Vec<Value> = m
             .invariants
             .iter()
             .map(|inv| {
                 let x = self.invariant_value(*inv);
-                self.b.ins().splat(types::F32X4, x)
+                match scalar_copy {
+                    true => x,
+                    false => self.b.ins().splat(types::F32X4, x),
+                }
             })
             .collect();
         let hosts: Vec<Value> = bases.iter().map(|&a| self.b.ins().iadd(self.mem, a)).collect();
@@ -450,11 +511,32 @@ impl Lowerer<'_, '_> {
         let after = self.b.create_block();
         self.b.ins().jump(chunk, &[first.into()]);
         self.b.switch_to_block(chunk);
-        let at = Chunk { hosts, splats, off };
-        for (k, lane) in &m.stores {
-            let x = self.lane(lane, &at);
-            let to = self.b.ins().iadd(at.hosts[*k], off);
-            self.b.ins().store(VECTOR_FLAGS, x, to, 0);
+        // Each vector's host address of the chunk's first element.
+        let addrs: Vec<Value> = hosts.iter().map(|&h| self.b.ins().iadd(h, off)).collect();
+        // The SIMD copy does a chunk in one f32x4 pass; the scalar copy
+        // does its four iterations one after the other, each in source
+        // order.
+        let passes = if scalar_copy { LANES as i32 } else { 1 };
+        for j in 0..passes {
+            let ty = if scalar_copy { types::F32 } else { types::F32X4 };
+            let at = Chunk { addrs: &addrs, splats: &splats, ty, offset: 4 * j };
+            for step in &m.body {
+                match step {
+                    Step::Store(k, lane) => {
+                        let x = self.lane(lane, &at);
+                        self.b.ins().store(VECTOR_FLAGS, x, addrs[*k], at.offset);
+                    }
+                    Step::Accumulate(acc, op, lane) => {
+                        let x = self.lane(lane, &at);
+                        let a = self.b.use_var(*acc);
+                        let a = match op {
+                            BinOp::Add => self.b.ins().fadd(a, x),
+                            _ => self.b.ins().fsub(a, x),
+                        };
+                        self.b.def_var(*acc, a);
+                    }
+                }
+            }
         }
         let next = self.b.ins().iadd_imm_s(off, 4 * LANES);
         let more = self.b.ins().icmp(IntCC::SignedLessThan, next, last);
@@ -494,12 +576,9 @@ impl Lowerer<'_, '_> {
     }
 
     /// The value of `lane` for the chunk `at`.
-    fn lane(&mut self, lane: &Lane, at: &Chunk) -> Value {
+    fn lane(&mut self, lane: &Lane, at: &Chunk<'_>) -> Value {
         match lane {
-            Lane::Load(k) => {
-                let from = self.b.ins().iadd(at.hosts[*k], at.off);
-                self.b.ins().load(types::F32X4, VECTOR_FLAGS, from, 0)
-            }
+            Lane::Load(k) => self.b.ins().load(at.ty, VECTOR_FLAGS, at.addrs[*k], at.offset),
             Lane::Splat(k) => at.splats[*k],
             Lane::Neg(a) => {
                 let a = self.lane(a, at);
@@ -519,12 +598,15 @@ impl Lowerer<'_, '_> {
     }
 }
 
-/// What a chunk of the copy works on: each vector's host address of
-/// element 0, each invariant's splat, and the chunk's byte offset.
-struct Chunk {
-    hosts: Vec<Value>,
-    splats: Vec<Value>,
-    off: Value,
+/// What one pass over a chunk of the copy works on: each vector's host
+/// address of the chunk's first element, each invariant (splat in the SIMD
+/// copy), the type of an element (f32x4 or f32) and the pass's byte offset
+/// from the chunk's start.
+struct Chunk<'c> {
+    addrs: &'c [Value],
+    splats: &'c [Value],
+    ty: Type,
+    offset: i32,
 }
 
 /// An integer of type `s` as an i64, by its signedness.

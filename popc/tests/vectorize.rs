@@ -4,7 +4,8 @@
 //! placements (separate, identical, overlapping by one to five elements,
 //! running off the tile, overlapping the vertex state), and the two must
 //! agree on status, trap address and line, every byte of tile memory, and
-//! the counting variant's count.
+//! the counting variant's count. Reductions (`s += a[i] * b[i]`) get a
+//! scalar copy instead, whose result must be the scalar loop's to the bit.
 
 mod common;
 
@@ -132,7 +133,17 @@ fn simd_copies_change_nothing() {
         assert!(ir_of(&vec_ir, v).contains("f32x4"), "{v} has no SIMD copy");
         assert!(!ir_of(&scalar_ir, v).contains("f32x4"), "{v} has a SIMD copy with -fno-vectorize");
     }
-    assert!(!ir_of(&vec_ir, "Dot").contains("f32x4"), "a reduction was vectorised");
+    // Reductions get a scalar copy: unchecked (`notrap` but not `aligned`)
+    // f32 loads, four iterations a trip, and no f32x4.
+    for v in ["Dot", "Sum", "ScaledSum", "SubReduce", "ReduceStore"] {
+        let ir = ir_of(&vec_ir, v);
+        assert!(!ir.contains("f32x4"), "{v}: a reduction was vectorised");
+        let copies = ir.matches("load.f32 notrap v").count();
+        assert!(copies >= 4, "{v} has no check-free scalar copy:\n{ir}");
+        assert!(!ir_of(&scalar_ir, v).contains("load.f32 notrap v"), "{v} has a copy with -fno-vectorize");
+    }
+    let ir = ir_of(&vec_ir, "NotReduction");
+    assert!(!ir.contains("load.f32 notrap v") && !ir.contains("f32x4"), "NotReduction has a copy:\n{ir}");
 
     let placements = [
         Placement::Separate,
@@ -176,8 +187,8 @@ fn simd_copies_change_nothing() {
                     assert_eq!(cv.count, cs.count, "{what}: count differs from the scalar loop's");
                     runs += 1;
                     traps += (rv.status != 0) as u32;
-                    // Only `Bounded` reads `start` and `n`.
-                    if vt.name != "Bounded" {
+                    // Only `Bounded` and `SubReduce` read `start` and `n`.
+                    if !["Bounded", "SubReduce"].contains(&vt.name.as_str()) {
                         break;
                     }
                 }

@@ -94,3 +94,28 @@ public:
     }
   }
 };
+
+// Reductions that popc gives a check-free scalar copy (four iterations a
+// trip, in source order): sums with `+=`, `-=` and `acc = acc + e` beside an
+// elementwise store, and a tail (37 elements).
+class Reductions : public Vertex {
+public:
+  Input<Vector<float>> a;
+  Input<Vector<float>> b;
+  Output<Vector<float>> y;
+  Output<float> out;
+  float k;
+  bool compute() {
+    float s = 0, t = 1.5f, u = -2;
+    for (unsigned i = 0; i < a.size(); ++i) {
+      s += k * a[i];
+      y[i] = a[i] - b[i] / k;
+      t -= y[i] * b[i];
+      u = u + a[i] * a[i];
+    }
+    float d = 0;
+    for (unsigned i = 0; i < b.size(); ++i) d += b[i];
+    *out = s * 3 + t * 5 + u * 7 + d;
+    return true;
+  }
+};

@@ -63,7 +63,8 @@ public:
   }
 };
 
-// Reductions stay scalar (reassociation would change the sum).
+// Reductions get a check-free scalar copy, unrolled by four but in source
+// order (reassociation would change the sum).
 class Dot : public Vertex {
 public:
   Input<Vector<float>> a;
@@ -73,6 +74,87 @@ public:
     float s = 0;
     for (unsigned i = 0; i < a.size(); ++i) s += a[i] * b[i];
     *out = s;
+  }
+};
+
+class Sum : public Vertex {
+public:
+  Input<Vector<float>> in;
+  Output<float> out;
+  void compute() {
+    float s = 0;
+    for (unsigned i = 0; i < in.size(); ++i) s += in[i];
+    *out = s;
+  }
+};
+
+// A scaled sum: `k` a field, `c` an invariant local.
+class ScaledSum : public Vertex {
+public:
+  Input<Vector<float>> a;
+  Output<float> out;
+  float k;
+  void compute() {
+    const float c = 0.5f;
+    float s = 1;
+    for (int i = 0; i < a.size(); i++) s += k * a[i] - c;
+    *out = s;
+  }
+};
+
+// `-=` and `acc = acc - e` from a field start to a field bound; the final
+// `i` and both accumulators are what the scalar loop leaves.
+class SubReduce : public Vertex {
+public:
+  Input<Vector<float>> a;
+  Input<Vector<float>> b;
+  Output<float> out;
+  Output<unsigned> last;
+  unsigned start;
+  unsigned n;
+  float k;
+  void compute() {
+    float s = 3, t = -1;
+    unsigned i;
+    for (i = start; i < n; ++i) {
+      s -= a[i] * b[i];
+      t = t - a[i] / k;
+    }
+    *out = s * t;
+    *last = i;
+  }
+};
+
+// A reduction that also stores elementwise, reading what it stored.
+class ReduceStore : public Vertex {
+public:
+  Output<Vector<float>> y;
+  Input<Vector<float>> x;
+  Output<float> out;
+  float k;
+  void compute() {
+    float s = 0;
+    for (unsigned i = 0; i < y.size(); ++i) {
+      y[i] = x[i] * k + 1;
+      s += y[i] * x[i];
+      y[i] -= 2;
+    }
+    *out = s;
+  }
+};
+
+// Not reductions of the pattern: the accumulator is read elsewhere in the
+// body, or is a double.
+class NotReduction : public Vertex {
+public:
+  Input<Vector<float>> a;
+  Output<float> out;
+  void compute() {
+    float s = 1;
+    for (unsigned i = 0; i < a.size(); ++i) s += s * a[i];
+    double d = 0;
+    for (unsigned i = 0; i < a.size(); ++i) d += a[i];
+    *out = s + d;
   }
 };
 
@@ -138,4 +220,35 @@ public:
 // RUN Dot
 //   a = [1, 2, 3, 4, 5]
 //   b = [1, 1, 1, 1, 2]
+//   out = [0]
+// RUN Sum
+//   in = [16777216, 1, 1, 1, 1, -16777216, 0.5, 0.25, 3]
+//   out = [0]
+// RUN ScaledSum
+//   a = [1, 2, 3, 4, 5, 6]
+//   out = [0]
+//   k = 2
+// RUN SubReduce
+//   a = [1, 2, 3, 4, 5, 6, 7, 8]
+//   b = [1, 1, 1, 1, 1, 1, 1, 1]
+//   out = [0]
+//   last = [0]
+//   start = 1
+//   n = 8
+//   k = 2
+// RUN SubReduce
+//   a = [1, 2, 3, 4, 5, 6, 7, 8]
+//   b = [1, 1, 1, 1, 1, 1, 1, 1]
+//   out = [0]
+//   last = [0]
+//   start = 0
+//   n = 100000
+//   k = 2
+// RUN ReduceStore
+//   y = [0, 0, 0, 0, 0]
+//   x = [1, 2, 3, 4, 5]
+//   out = [0]
+//   k = 2
+// RUN NotReduction
+//   a = [1, 1, 1, 1]
 //   out = [0]
