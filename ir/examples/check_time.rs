@@ -3,6 +3,10 @@
 
 use std::time::Instant;
 
+/// The allocator `poplar-compile` uses, so the figure is the one users get.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let path = std::env::args().nth(1).expect("usage: check_time FILE.pir");
     let bytes = std::fs::read(&path).expect("cannot read file");

@@ -2,6 +2,10 @@
 //! the `sim` or `cpu` device. All logic is in [`runtime::cli`]; this file
 //! connects it to the process's arguments, environment and streams.
 
+/// The allocator `poplar-compile` uses (a `.pir` input is compiled here too).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let env = runtime::cli::Env::from_process();
