@@ -13,9 +13,11 @@ use crate::diag::{Diagnostic, Span};
 #[derive(Logos, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[logos(skip r"[ \t\r\n\f\v]+")]
 #[logos(skip r"//[^\n]*")]
-#[logos(skip r"/\*([^*]|\*+[^*/])*\*+/")]
 #[logos(skip r"\\\r?\n")]
 pub enum Tok {
+    /// A block comment, skipped whole; an unterminated one is an error at its `/*`.
+    #[token("/*", block_comment)]
+    BlockComment,
     #[regex(r"[A-Za-z_][A-Za-z0-9_]*")]
     Ident,
     #[regex(r"[0-9][0-9']*(\.[0-9]*)?([eE][+-]?[0-9]+)?[A-Za-z_]*")]
@@ -203,4 +205,16 @@ fn gap_has_newline(gap: &str) -> bool {
         }
     }
     false
+}
+
+/// Skips a block comment whose `/*` was just matched. (A regex for comments
+/// mis-compiles in logos 0.15: `/* a */` was reported unterminated.)
+fn block_comment<'s, T: Logos<'s, Source = str>>(lex: &mut logos::Lexer<'s, T>) -> logos::FilterResult<(), ()> {
+    match lex.remainder().find("*/") {
+        Some(end) => {
+            lex.bump(end + 2);
+            logos::FilterResult::Skip
+        }
+        None => logos::FilterResult::Error(()),
+    }
 }
