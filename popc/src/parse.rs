@@ -57,6 +57,7 @@ const BUILTIN_TYPES: &[&str] = &[
     "Vertex",
     "MultiVertex",
     "SupervisorVertex",
+    "SupervisorVertexIf",
     "half",
     "size_t",
     "int8_t",
@@ -89,6 +90,7 @@ const BUILTIN_TYPES: &[&str] = &[
     "make_unsigned",
 ];
 const BUILTIN_TEMPLATES: &[&str] = &[
+    "SupervisorVertexIf",
     "Input",
     "Output",
     "InOut",
@@ -352,6 +354,53 @@ impl Parser {
         Ok(())
     }
 
+    /// The index (from the current token) just past the attributes that
+    /// start `i` tokens ahead: `[[...]]`, `alignas(...)`, `__attribute__((...))`.
+    fn attributes_end(&self, mut i: usize) -> usize {
+        loop {
+            let t = self.peek_at(i);
+            let (open, close) = if t.is(Tok::LBracket) && self.peek_at(i + 1).is(Tok::LBracket) {
+                (Tok::LBracket, Tok::RBracket)
+            } else if (t.is_ident("alignas") || t.is_ident("__attribute__")) && self.peek_at(i + 1).is(Tok::LParen)
+            {
+                i += 1;
+                (Tok::LParen, Tok::RParen)
+            } else {
+                return i;
+            };
+            let mut level = 0;
+            loop {
+                let k = self.peek_at(i).kind;
+                i += 1;
+                if k == open {
+                    level += 1;
+                } else if k == close {
+                    level -= 1;
+                    if level == 0 {
+                        break;
+                    }
+                } else if k == Tok::Eof {
+                    return i;
+                }
+            }
+        }
+    }
+
+    /// The class's name if a class definition or declaration starts here:
+    /// `class` or `struct`, attributes, the name, then `{`, `:`, `;`, `<`
+    /// or `final` (`struct P p;` declares a variable instead).
+    fn class_head_name(&self) -> Option<String> {
+        if !(self.at_kw("class") || self.at_kw("struct")) {
+            return None;
+        }
+        let i = self.attributes_end(1);
+        let name = self.peek_at(i);
+        let next = self.peek_at(i + 1);
+        let head = name.is(Tok::Ident)
+            && (matches!(next.kind, Tok::LBrace | Tok::Colon | Tok::Semi | Tok::Lt) || next.is_ident("final"));
+        head.then(|| name.text.to_string())
+    }
+
     fn skip_parens(&mut self) -> Result<()> {
         self.expect(Tok::LParen, "'('")?;
         let mut level = 1;
@@ -375,8 +424,13 @@ impl Parser {
         self.skip_attributes()?;
         let t = self.peek().clone();
         self.check_keyword(&t)?;
+        if self.at_kw("inline") && self.peek_at(1).is_ident("namespace") {
+            self.bump();
+        }
         if self.eat_kw("namespace") {
-            let mut names = vec![self.ident()?.0];
+            self.skip_attributes()?;
+            // An anonymous namespace's names belong to the enclosing one.
+            let mut names = if self.at(Tok::LBrace) { vec![String::new()] } else { vec![self.ident()?.0] };
             while self.eat(Tok::ColonColon) {
                 self.enter()?;
                 names.push(self.ident()?.0);
@@ -455,11 +509,7 @@ impl Parser {
             self.expect(Tok::Semi, "';'")?;
             return Ok(Item::Enum(e));
         }
-        if (self.at_kw("class") || self.at_kw("struct"))
-            && self.peek_at(1).is(Tok::Ident)
-            && matches!(self.peek_at(2).kind, Tok::LBrace | Tok::Colon | Tok::Semi | Tok::Lt)
-            || ((self.at_kw("class") || self.at_kw("struct")) && self.peek_at(2).is(Tok::LBracket))
-        {
+        if self.class_head_name().is_some() {
             let c = self.class(None)?;
             return Ok(Item::Class(c));
         }
@@ -552,13 +602,9 @@ impl Parser {
             self.templates.insert(name.clone());
             return Ok(Item::Alias(nspan, name, Some(tparams), ty));
         }
-        if (self.at_kw("class") || self.at_kw("struct")) && self.peek_at(1).is(Tok::Ident) {
-            let save = self.pos;
-            self.bump();
-            let name = self.peek().text.to_string();
+        if let Some(name) = self.class_head_name() {
             self.types.insert(name.clone());
             self.templates.insert(name);
-            self.pos = save;
             let c = self.class(Some(tparams))?;
             return Ok(Item::Class(c));
         }
@@ -597,6 +643,7 @@ impl Parser {
         let (name, span) = self.ident()?;
         self.types.insert(name.clone());
         let spec_args = if self.at(Tok::Lt) { Some(self.template_args()?) } else { None };
+        self.eat_kw("final");
         let mut bases = Vec::new();
         if self.eat(Tok::Colon) {
             loop {
@@ -651,10 +698,7 @@ impl Parser {
             members.push(Member::Item(self.item()?));
             return Ok(());
         }
-        if (self.at_kw("struct") || self.at_kw("class"))
-            && self.peek_at(1).is(Tok::Ident)
-            && matches!(self.peek_at(2).kind, Tok::LBrace | Tok::Colon)
-        {
+        if self.class_head_name().is_some() {
             let c = self.class(None)?;
             members.push(Member::Item(Item::Class(c)));
             return Ok(());
@@ -1273,9 +1317,7 @@ impl Parser {
                 StmtKind::StaticAssert(e, m)
             }
             "using" | "typedef" | "enum" if t.kind == Tok::Ident => StmtKind::Item(Box::new(self.item()?)),
-            "struct" | "class"
-                if t.kind == Tok::Ident && matches!(self.peek_at(2).kind, Tok::LBrace | Tok::Colon) =>
-            {
+            "struct" | "class" if t.kind == Tok::Ident && self.class_head_name().is_some() => {
                 StmtKind::Item(Box::new(self.item()?))
             }
             _ => return self.simple_stmt(),
@@ -1414,6 +1456,14 @@ fn parse_number(text: &str) -> Option<ExprKind> {
 
 /// The bytes of a string or character literal (quotes and prefix removed).
 pub fn unescape(lit: &str) -> Vec<u8> {
+    if let Some(q) = lit.find('"').filter(|&q| lit[..q].ends_with('R')) {
+        // Raw string: the text between `delimiter(` and `)delimiter"`, as written.
+        let body = &lit[q + 1..lit.len() - 1];
+        let open = body.find('(').unwrap_or(0);
+        let delim = &body[..open];
+        let inner = &body[(open + 1).min(body.len())..body.len().saturating_sub(delim.len() + 1)];
+        return inner.as_bytes().to_vec();
+    }
     let start = lit.find(['"', '\'']).map_or(0, |i| i + 1);
     let inner = &lit[start..lit.len().saturating_sub(1).max(start)];
     let b = inner.as_bytes();

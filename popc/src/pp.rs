@@ -13,7 +13,7 @@ use std::rc::Rc;
 
 use crate::diag::{err, Diagnostic, Result, SourceMap, Span};
 use crate::headers::builtin_header;
-use crate::lex::{lex, Tok, Token};
+use crate::lex::{invalid_token, lex, lex_lenient, Tok, Token};
 use crate::IncludeResolver;
 
 #[derive(Clone, Debug)]
@@ -90,7 +90,7 @@ impl<'a> Preprocessor<'a> {
         text: &str,
     ) -> std::result::Result<(Vec<Token>, SourceMap), (Diagnostic, SourceMap)> {
         let id = self.sources.add(name, text);
-        let r = lex(id, text).and_then(|toks| self.run_file(toks, name, 0));
+        let r = lex_lenient(id, text).and_then(|toks| self.run_file(toks, name, 0));
         match r {
             Ok(()) => Ok((self.out, self.sources)),
             Err(d) => Err((d, self.sources)),
@@ -117,6 +117,17 @@ impl<'a> Preprocessor<'a> {
                 let Some(dname) = line.first() else { continue };
                 let d = dname.text.to_string();
                 let rest = &line[1..];
+                // Skipped groups may hold text that is no token; a directive
+                // that is carried out may not (`#error` takes any text).
+                let carried = match d.as_str() {
+                    "if" | "ifdef" | "ifndef" => active(&conds),
+                    "elif" => conds.last().is_some_and(|c| !c.1 && c.2),
+                    "else" | "endif" | "error" | "warning" => false,
+                    _ => active(&conds),
+                };
+                if let Some(bad) = line.iter().find(|t| t.is(Tok::Invalid)).filter(|_| carried) {
+                    return Err(invalid_token(bad));
+                }
                 match d.as_str() {
                     "if" | "ifdef" | "ifndef" => {
                         let parent = active(&conds);
@@ -161,6 +172,9 @@ impl<'a> Preprocessor<'a> {
                 continue;
             }
             if active(&conds) {
+                if t.is(Tok::Invalid) {
+                    return Err(invalid_token(t));
+                }
                 text_run.push(t.clone());
             }
             i += 1;
@@ -271,7 +285,7 @@ impl<'a> Preprocessor<'a> {
                     return err(span, format!("too many #include operations (more than {MAX_INCLUDES})"));
                 }
                 let id = self.sources.add(&path, &text);
-                let toks = lex(id, &text)?;
+                let toks = lex_lenient(id, &text)?;
                 self.run_file(toks, &path, depth + 1)?;
             }
             "pragma" => {

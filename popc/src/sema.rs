@@ -580,6 +580,19 @@ impl Program {
                     "Vertex" => Some(VertexBase::Vertex),
                     "MultiVertex" => Some(VertexBase::MultiVertex),
                     "SupervisorVertex" => Some(VertexBase::Supervisor),
+                    // Poplar's `SupervisorVertexIf<B>`: a supervisor vertex when B holds.
+                    "SupervisorVertexIf" => {
+                        let args = p.segs.last().and_then(|s| s.args.as_deref()).unwrap_or_default();
+                        let [cond] = args else {
+                            return err(b.span, "SupervisorVertexIf takes one condition");
+                        };
+                        let (_, v) = self.targ_const(cond, &env)?;
+                        let supervisor = match v {
+                            CV::I(i) => i != 0,
+                            CV::F(f) => f != 0.0,
+                        };
+                        Some(if supervisor { VertexBase::Supervisor } else { VertexBase::Vertex })
+                    }
                     _ => {
                         return err(
                             b.span,
