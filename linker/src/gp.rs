@@ -81,6 +81,8 @@ pub enum Layout {
     ScaledPtr128,
     DeltaN,
     DeltaNElements,
+    /// Poplar's packed form of `DELTAN`; popc encodes every list layout alike.
+    CompactDeltaN,
 }
 
 /// What a field is, and so how it is encoded in the vertex state.

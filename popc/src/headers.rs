@@ -39,7 +39,9 @@ pub fn builtin_header(name: &str) -> Option<&'static str> {
              #define UINT16_MAX 65535\n#define INT8_MAX 127\n#define INT8_MIN (-128)\n#define UINT8_MAX 255\n"
         }
         "cstdlib" | "stdlib.h" | "cstring" | "string.h" | "limits" | "type_traits" | "algorithm"
-        | "array" | "utility" | "tuple" | "print.h" | "cstdio" | "stdio.h" | "cstddef" | "stddef.h" => "#pragma once\n",
+        | "array" | "utility" | "tuple" | "print.h" | "cstdio" | "stdio.h" | "cstddef" | "stddef.h" => {
+            "#pragma once\n"
+        }
         "cassert" | "assert.h" => "#pragma once\n",
         "climits" | "limits.h" => {
             "#pragma once\n#define INT_MAX 2147483647\n#define INT_MIN (-2147483647-1)\n\

@@ -856,7 +856,21 @@ impl Lowerer<'_, '_> {
     fn builtin(&mut self, bare: &str, p: &Path, args: &[Expr], span: Span) -> Result<Option<V>> {
         let _ = p;
         Ok(Some(match bare {
-            "numWorkers" => V::C(Scalar::UInt, CV::I(6)),
+            "numWorkers" | "MultiVertex::numWorkers" => V::C(Scalar::UInt, CV::I(6)),
+            // A branch hint: the value of its first argument.
+            "__builtin_expect" => {
+                let [a, _] = args else { return err(span, "__builtin_expect takes two arguments") };
+                self.expr(a)?
+            }
+            "exit" | "abort" | "_Exit" => {
+                for a in args {
+                    self.expr(a)?;
+                }
+                let yes = self.b.ins().iconst(types::I8, 1);
+                let z = self.b.ins().iconst(types::I64, 0);
+                self.trap_if(yes, abi::STATUS_EXIT, z);
+                V::Void
+            }
             "assert" | "__builtin_assume" => {
                 let [a] = args else { return err(span, "assert takes one argument") };
                 let v = self.expr(a)?;

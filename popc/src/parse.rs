@@ -17,6 +17,14 @@ use crate::types::Scalar;
 
 mod expr;
 
+/// The specifiers of a declaration that are not its type.
+#[derive(Default)]
+struct Specs {
+    is_constexpr: bool,
+    is_static: bool,
+    is_const: bool,
+}
+
 pub struct Parser {
     toks: Vec<Token>,
     pos: usize,
@@ -88,6 +96,10 @@ const BUILTIN_TYPES: &[&str] = &[
     "is_signed",
     "remove_const",
     "make_unsigned",
+    "pair",
+    "tuple",
+    "tuple_element",
+    "tuple_size",
 ];
 const BUILTIN_TEMPLATES: &[&str] = &[
     "SupervisorVertexIf",
@@ -116,6 +128,13 @@ const BUILTIN_TEMPLATES: &[&str] = &[
     "remove_const",
     "make_unsigned",
     "swap",
+    "pair",
+    "tuple",
+    "tuple_element",
+    "tuple_size",
+    "get",
+    "make_pair",
+    "make_tuple",
 ];
 
 const REJECTED_KEYWORDS: &[(&str, &str)] = &[
@@ -361,7 +380,8 @@ impl Parser {
             let t = self.peek_at(i);
             let (open, close) = if t.is(Tok::LBracket) && self.peek_at(i + 1).is(Tok::LBracket) {
                 (Tok::LBracket, Tok::RBracket)
-            } else if (t.is_ident("alignas") || t.is_ident("__attribute__")) && self.peek_at(i + 1).is(Tok::LParen)
+            } else if (t.is_ident("alignas") || t.is_ident("__attribute__"))
+                && self.peek_at(i + 1).is(Tok::LParen)
             {
                 i += 1;
                 (Tok::LParen, Tok::RParen)
@@ -397,7 +417,8 @@ impl Parser {
         let name = self.peek_at(i);
         let next = self.peek_at(i + 1);
         let head = name.is(Tok::Ident)
-            && (matches!(next.kind, Tok::LBrace | Tok::Colon | Tok::Semi | Tok::Lt) || next.is_ident("final"));
+            && (matches!(next.kind, Tok::LBrace | Tok::Colon | Tok::Semi | Tok::Lt)
+                || next.is_ident("final"));
         head.then(|| name.text.to_string())
     }
 
@@ -424,12 +445,15 @@ impl Parser {
         self.skip_attributes()?;
         let t = self.peek().clone();
         self.check_keyword(&t)?;
-        if self.at_kw("inline") && self.peek_at(1).is_ident("namespace") {
+        // An inline namespace's names are the enclosing namespace's (and
+        // popc does not also give them the inline namespace's own name).
+        let inline = self.at_kw("inline") && self.peek_at(1).is_ident("namespace");
+        if inline {
             self.bump();
         }
         if self.eat_kw("namespace") {
             self.skip_attributes()?;
-            // An anonymous namespace's names belong to the enclosing one.
+            // So are an anonymous namespace's.
             let mut names = if self.at(Tok::LBrace) { vec![String::new()] } else { vec![self.ident()?.0] };
             while self.eat(Tok::ColonColon) {
                 self.enter()?;
@@ -445,6 +469,10 @@ impl Parser {
                     continue;
                 }
                 items.push(self.item()?);
+            }
+            if inline {
+                names.pop();
+                names.push(String::new());
             }
             let mut item = Item::Namespace(names.pop().unwrap_or_default(), items);
             while let Some(n) = names.pop() {
@@ -775,29 +803,40 @@ impl Parser {
         Ok(())
     }
 
-    /// A function or variable declaration at namespace or class scope.
-    fn decl_item(&mut self, tparams: Option<Vec<TParam>>) -> Result<Item> {
-        let mut is_constexpr = false;
-        let mut is_static = false;
+    /// Declaration specifiers other than the type, which C++ lets come in
+    /// any order before or after it (`const static`, `unsigned inline`),
+    /// and attributes among them.
+    fn specifiers(&mut self, specs: &mut Specs) -> Result<()> {
         loop {
             self.skip_attributes()?;
-            if self.eat_kw("constexpr") || self.eat_kw("consteval") {
-                is_constexpr = true;
+            if self.eat_kw("constexpr") || self.eat_kw("consteval") || self.eat_kw("constinit") {
+                specs.is_constexpr = true;
             } else if self.eat_kw("static") {
-                is_static = true;
-            } else if self.eat_kw("inline")
+                specs.is_static = true;
+            } else if self.eat_kw("const") {
+                specs.is_const = true;
+            } else if !(self.eat_kw("inline")
+                || self.eat_kw("__inline__")
                 || self.eat_kw("extern")
-                || self.eat_kw("__attribute__")
                 || self.eat_kw("mutable")
                 || self.eat_kw("register")
+                || self.eat_kw("volatile"))
             {
-            } else {
-                break;
+                return Ok(());
             }
         }
+    }
+
+    /// A function or variable declaration at namespace or class scope.
+    fn decl_item(&mut self, tparams: Option<Vec<TParam>>) -> Result<Item> {
+        let mut specs = Specs::default();
+        self.specifiers(&mut specs)?;
         let t = self.peek().clone();
         self.check_keyword(&t)?;
         let mut ty = self.type_name()?;
+        self.specifiers(&mut specs)?;
+        ty.is_const |= specs.is_const;
+        let Specs { is_constexpr, is_static, .. } = specs;
         let ty_peak = self.last_peak;
         let depth = self.depth;
         // Declarators, each nested on top of the type.
@@ -805,6 +844,7 @@ impl Parser {
         loop {
             self.depth = depth.max(ty_peak);
             let dty = self.ptr_declarator(ty.clone())?;
+            self.skip_attributes()?;
             let (name, span) = if self.at_kw("operator") {
                 return err(self.span(), "operator overloading is not supported in codelets");
             } else {
@@ -1138,7 +1178,7 @@ impl Parser {
             return Ok(args);
         }
         loop {
-            if self.at_type() && !self.peek_at(1).is(Tok::LParen) {
+            if self.at_type() && (!self.peek_at(1).is(Tok::LParen) || self.at_kw("decltype")) {
                 let save = self.pos;
                 let ty = self.type_ptr(false)?;
                 if self.at(Tok::Comma) || self.at(Tok::Gt) {
@@ -1162,9 +1202,20 @@ impl Parser {
         Ok(args)
     }
 
+    /// A conditional expression in which `>` closes the argument list.
     fn template_arg_expr(&mut self) -> Result<Expr> {
-        // Inside template arguments `>` closes the list.
-        self.binary(0, true)
+        self.nested(|p| {
+            let c = p.binary(0, true)?;
+            if !p.at(Tok::Question) {
+                return Ok(c);
+            }
+            p.link()?;
+            let span = p.bump().span;
+            let a = p.template_arg_expr()?;
+            p.expect(Tok::Colon, "':'")?;
+            let b = p.template_arg_expr()?;
+            Ok(Expr { span, kind: ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)) })
+        })
     }
 
     // ----------------------------------------------------------- statements
@@ -1332,22 +1383,15 @@ impl Parser {
     /// A declaration statement if one starts here.
     fn try_decl(&mut self) -> Result<Option<Stmt>> {
         let span = self.span();
-        let mut is_constexpr = false;
-        let mut is_static = false;
-        loop {
-            if self.eat_kw("constexpr") {
-                is_constexpr = true;
-            } else if self.eat_kw("static") {
-                is_static = true;
-            } else if self.eat_kw("register") || self.eat_kw("inline") {
-            } else {
-                break;
-            }
-        }
+        let mut specs = Specs::default();
+        self.specifiers(&mut specs)?;
         if !self.at_type() {
             return Ok(None);
         }
-        let base = self.type_name()?;
+        let mut base = self.type_name()?;
+        self.specifiers(&mut specs)?;
+        base.is_const |= specs.is_const;
+        let Specs { is_constexpr, is_static, .. } = specs;
         let base_peak = self.last_peak;
         let depth = self.depth;
         let mut decls = Vec::new();
@@ -1355,6 +1399,7 @@ impl Parser {
             // Each declarator nests on top of the type.
             self.depth = depth.max(base_peak);
             let ty = self.ptr_declarator(base.clone())?;
+            self.skip_attributes()?;
             if !self.at(Tok::Ident) {
                 self.depth = depth;
                 return Ok(None);
@@ -1411,6 +1456,14 @@ impl Parser {
                     }
                 }
             }
+        }
+        // `X y ...` with X no type known here: a declaration of an unknown type.
+        let t = self.peek();
+        if t.is(Tok::Ident)
+            && self.peek_at(1).is(Tok::Ident)
+            && !matches!(&*t.text, "sizeof" | "alignof" | "operator")
+        {
+            return err(t.span, format!("unknown type '{}'", t.text));
         }
         let e = self.expr()?;
         self.expect(Tok::Semi, "';'")?;
