@@ -336,7 +336,8 @@ impl Lowerer<'_, '_> {
             },
             UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec => {
                 let old = match &v {
-                    V::L(..) => self.load_value(v.clone(), span)?,
+                    // A scalar edge (`InOut<unsigned> count; count++;`) too.
+                    V::L(..) | V::EdgeS { .. } => self.load_value(v.clone(), span)?,
                     _ => return err(span, "'++'/'--' needs a variable"),
                 };
                 let bop = if matches!(op, UnOp::PreInc | UnOp::PostInc) { BinOp::Add } else { BinOp::Sub };

@@ -5,7 +5,8 @@
    specifiers in any order, trailing return types, SupervisorVertexIf<cond>,
    ?: in template arguments, vector layouts named through constants, the
    Poplar headers that only declare names (rptsize_t, WORKER_ALIGN),
-   __builtin_expect, MultiVertex::numWorkers() and exit(). */
+   __builtin_expect, MultiVertex::numWorkers(), exit(), type traits used as
+   values (std::is_same<A, B>() and {}) and ++ on a scalar edge. */
 #include <poplar/Vertex.hpp>
 #include <poplar/Loops.hpp>
 #include <poplar/VectorTypes.hpp>
@@ -15,6 +16,7 @@
 #include <ipudef.h>
 #include <tuple>
 #include <cstdlib>
+#include <type_traits>
 #include <print.h>
 
 #if 0
@@ -54,7 +56,7 @@ public:
     [[maybe_unused]] const static unsigned width = widthFor<big>();
     for (unsigned i = 0; i < rptsize_t(n); ++i) {
       if (__builtin_expect(i < n, 1))
-        out[i] = in[i] + T(offset);
+        out[i] = in[i] + T(offset) * T(std::is_same<T, float>() + 2 * std::is_same<T, int>{});
     }
     printf(R"fmt(width="%u" \n is %d
 )fmt", width, scaled(plusOne(int(twice(width)))));
@@ -85,7 +87,7 @@ class Stop : public Vertex {
 public:
   InOut<int> x;
   bool compute() {
-    *x += 1;
+    x++;
 #ifdef __IPU__
     return true;
 #else
