@@ -850,7 +850,14 @@ impl Parser {
             } else {
                 self.ident()?
             };
+            self.skip_attributes()?;
             if tparams.is_some() {
+                if self.at(Tok::Lt) && self.templates.contains(&name) {
+                    return err(
+                        span,
+                        format!("explicit specialisation of function template '{name}' is not supported in codelets"),
+                    );
+                }
                 self.templates.insert(name.clone());
             }
             if self.at(Tok::LParen) && decls.is_empty() {
@@ -971,6 +978,7 @@ impl Parser {
             let span = self.span();
             let ty = self.type_ptr(true)?;
             let name = if self.at(Tok::Ident) { Some(self.ident()?.0) } else { None };
+            self.skip_attributes()?;
             let mut ty = ty;
             if self.eat(Tok::LBracket) {
                 // Array parameter: a pointer.
@@ -1021,6 +1029,8 @@ impl Parser {
             } else if self.eat_kw("const") || self.eat_kw("__restrict") || self.eat_kw("__restrict__") {
                 ty.is_const = true;
             } else if self.eat_kw("volatile") {
+            } else if self.at_kw("__attribute__") || self.at_kw("alignas") {
+                self.skip_attributes()?;
             } else {
                 return Ok(ty);
             }
@@ -1062,13 +1072,14 @@ impl Parser {
     fn type_name_inner(&mut self) -> Result<TypeName> {
         let span = self.span();
         let mut is_const = false;
-        while self.eat_kw("const")
-            || self.eat_kw("volatile")
-            || self.eat_kw("typename")
-            || self.eat_kw("struct")
-        {
-            if self.toks[self.pos - 1].text.as_ref() == "const" {
+        loop {
+            // Attributes may sit among the qualifiers (`const
+            // __attribute__((align_value(8))) T *p`).
+            self.skip_attributes()?;
+            if self.eat_kw("const") {
                 is_const = true;
+            } else if !(self.eat_kw("volatile") || self.eat_kw("typename") || self.eat_kw("struct")) {
+                break;
             }
         }
         let t = self.peek().clone();
@@ -1405,6 +1416,7 @@ impl Parser {
                 return Ok(None);
             }
             let (name, nspan) = self.ident()?;
+            self.skip_attributes()?;
             let mut dims = Vec::new();
             while self.at(Tok::LBracket) {
                 self.enter()?;

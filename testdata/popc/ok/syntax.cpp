@@ -1,7 +1,8 @@
 /* The C++ syntax real codelets use that the other ok cases do not: block
    comments (this one included), raw string literals, groups skipped by #if
    holding text that is no token, anonymous and inline namespaces,
-   attributes before class names and declarator names, declaration
+   attributes before class names, among type qualifiers and after
+   declarator and parameter names, declaration
    specifiers in any order, trailing return types, SupervisorVertexIf<cond>,
    ?: in template arguments, vector layouts named through constants, the
    Poplar headers that only declare names (rptsize_t, WORKER_ALIGN),
@@ -67,6 +68,14 @@ public:
 template class Copy<float, true>;
 template class Copy<int, false>;
 
+[[gnu::always_inline]] static inline __attribute__((always_inline)) unsigned
+sumOf(const __attribute__((align_value(4))) unsigned *p [[maybe_unused]], unsigned n) {
+  unsigned total [[maybe_unused]] = 0;
+  for (unsigned i = 0; i < n; ++i)
+    total += p[i];
+  return total;
+}
+
 class WORKER_ALIGN Lists : public MultiVertex {
 public:
   Input<VectorList<unsigned, PACKED_LIST>> lists;
@@ -76,7 +85,7 @@ public:
       unsigned s = 0;
       for (auto v : lists[i])
         s += v;
-      sums[i] = s;
+      sums[i] = lists[i].size() ? sumOf(&lists[i][0], lists[i].size()) : s;
     }
     return true;
   }
