@@ -1469,13 +1469,19 @@ impl Parser {
                 }
             }
         }
-        // `X y ...` with X no type known here: a declaration of an unknown type.
-        let t = self.peek();
+        // `X y ...` or `a::X y ...` with X no type known here: a declaration
+        // of an unknown type.
+        let mut i = 0;
+        while self.peek_at(i).is(Tok::Ident) && self.peek_at(i + 1).is(Tok::ColonColon) {
+            i += 2;
+        }
+        let t = self.peek_at(i);
         if t.is(Tok::Ident)
-            && self.peek_at(1).is(Tok::Ident)
+            && self.peek_at(i + 1).is(Tok::Ident)
             && !matches!(&*t.text, "sizeof" | "alignof" | "operator")
         {
-            return err(t.span, format!("unknown type '{}'", t.text));
+            let name: Vec<&str> = (0..=i).map(|k| &*self.peek_at(k).text).collect();
+            return err(self.span(), format!("unknown type '{}'", name.concat()));
         }
         let e = self.expr()?;
         self.expect(Tok::Semi, "';'")?;

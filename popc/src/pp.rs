@@ -361,6 +361,11 @@ impl<'a> Preprocessor<'a> {
                 i += 1;
                 continue;
             }
+            if matches!(&*t.text, "__LINE__" | "__FILE__") && !self.macros.contains_key(&*t.text) {
+                out.push(self.position_macro(t));
+                i += 1;
+                continue;
+            }
             let Some(m) = self.macros.get(&*t.text).cloned() else {
                 out.push(t.clone());
                 i += 1;
@@ -431,6 +436,18 @@ impl<'a> Preprocessor<'a> {
             out.extend(expanded);
         }
         Ok(out)
+    }
+
+    /// `__LINE__` or `__FILE__` at `t`: the line or the file of the place
+    /// it is written (for a macro's body, the place the macro is used).
+    fn position_macro(&self, t: &Token) -> Token {
+        let tok = if &*t.text == "__LINE__" {
+            mk(Tok::Number, &self.sources.line(t.span).to_string(), t.span)
+        } else {
+            let name = self.sources.files.get(t.span.file as usize).map_or("", |f| f.0.as_str());
+            mk(Tok::Str, &format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\"")), t.span)
+        };
+        Token { bol: t.bol, space_before: t.space_before, ..tok }
     }
 
     fn substitute(

@@ -7,7 +7,8 @@
    ?: in template arguments, vector layouts named through constants, the
    Poplar headers that only declare names (rptsize_t, WORKER_ALIGN),
    __builtin_expect, MultiVertex::numWorkers(), exit(), type traits used as
-   values (std::is_same<A, B>() and {}) and ++ on a scalar edge. */
+   values (std::is_same<A, B>() and {}), ++ on a scalar edge, __FILE__ and
+   __LINE__. */
 #include <poplar/Vertex.hpp>
 #include <poplar/Loops.hpp>
 #include <poplar/VectorTypes.hpp>
@@ -97,6 +98,7 @@ public:
   InOut<int> x;
   bool compute() {
     x++;
+    printf(__FILE__ " line %d\n", __LINE__);
 #ifdef __IPU__
     return true;
 #else
