@@ -736,16 +736,31 @@ impl Parser {
             members.push(Member::Item(it));
             return Ok(());
         }
-        // Constructors/destructors: declared only, or with a body we ignore.
+        // Constructors and destructors: declared only (as a vertex's are),
+        // defaulted, deleted or with an empty body; one that would do
+        // something is refused rather than ignored.
         let ctor = (self.at_kw(class) && self.peek_at(1).is(Tok::LParen))
             || (self.at(Tok::Tilde) && self.peek_at(1).is_ident(class))
             || (self.at_kw("explicit"));
         if ctor {
-            while !self.at(Tok::Semi) && !self.at(Tok::LBrace) && !self.at(Tok::Eof) {
+            let span = self.span();
+            while !self.at(Tok::LParen) && !self.at(Tok::Eof) {
                 self.bump();
             }
-            if self.at(Tok::LBrace) {
-                self.skip_block()?;
+            self.skip_parens()?;
+            while self.eat_kw("noexcept") || self.eat_kw("constexpr") {}
+            self.skip_attributes()?;
+            if self.eat(Tok::Assign) && !(self.eat_kw("default") || self.eat_kw("delete")) {
+                return err(self.span(), "expected 'default' or 'delete'");
+            }
+            if self.at(Tok::Colon) || self.at(Tok::LBrace) && !self.peek_at(1).is(Tok::RBrace) {
+                return err(
+                    span,
+                    format!("constructors and destructors that do work are not supported in codelets (class '{class}')"),
+                );
+            }
+            if self.eat(Tok::LBrace) {
+                self.expect(Tok::RBrace, "'}'")?;
             } else {
                 self.expect(Tok::Semi, "';'")?;
             }
