@@ -803,21 +803,6 @@ impl Parser {
         Ok(())
     }
 
-    fn skip_block(&mut self) -> Result<()> {
-        let open = self.expect(Tok::LBrace, "'{'")?;
-        let mut level = 1;
-        while level > 0 {
-            let t = self.bump();
-            match t.kind {
-                Tok::LBrace => level += 1,
-                Tok::RBrace => level -= 1,
-                Tok::Eof => return err(open.span, "unbalanced braces"),
-                _ => {}
-            }
-        }
-        Ok(())
-    }
-
     /// Declaration specifiers other than the type, which C++ lets come in
     /// any order before or after it (`const static`, `unsigned inline`),
     /// and attributes among them.
