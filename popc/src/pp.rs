@@ -134,7 +134,7 @@ impl<'a> Preprocessor<'a> {
                         let v = if !parent {
                             false
                         } else if d == "if" {
-                            self.eval_if(rest, dname.span)?
+                            self.eval_if(rest, dname.span, name)?
                         } else {
                             let Some(n) = rest.first().filter(|t| t.is(Tok::Ident)) else {
                                 return err(dname.span, format!("#{d} expects a macro name"));
@@ -147,7 +147,7 @@ impl<'a> Preprocessor<'a> {
                         let Some(top) = conds.last().copied() else {
                             return err(dname.span, "#elif without #if");
                         };
-                        let v = !top.1 && top.2 && self.eval_if(rest, dname.span)?;
+                        let v = !top.1 && top.2 && self.eval_if(rest, dname.span, name)?;
                         *conds.last_mut().unwrap() = (v, top.1 || v, top.2);
                     }
                     "else" => {
@@ -256,26 +256,7 @@ impl<'a> Preprocessor<'a> {
                 if depth >= MAX_INCLUDE_DEPTH {
                     return err(span, "#include nested too deeply");
                 }
-                let dir = match name.rfind('/') {
-                    Some(i) => &name[..=i],
-                    None => "",
-                };
-                let mut candidates = Vec::new();
-                if quoted {
-                    candidates.push(format!("{dir}{target}"));
-                }
-                let builtin = if quoted { None } else { builtin_header(&target) };
-                let found = if let Some(text) = builtin {
-                    Some((format!("<{target}>"), text.to_string()))
-                } else {
-                    for d in &self.include_dirs {
-                        let sep = if d.ends_with('/') { "" } else { "/" };
-                        candidates.push(format!("{d}{sep}{target}"));
-                    }
-                    let f = candidates.iter().find_map(|c| self.resolver.read(c).map(|t| (c.clone(), t)));
-                    f.or_else(|| builtin_header(&target).map(|t| (format!("<{target}>"), t.to_string())))
-                };
-                let Some((path, text)) = found else {
+                let Some((path, text)) = self.find_include(&target, quoted, name) else {
                     return err(rest[0].span, format!("cannot find include file '{target}'"));
                 };
                 if self.pragma_once.contains(&path) {
@@ -303,11 +284,55 @@ impl<'a> Preprocessor<'a> {
         Ok(())
     }
 
-    fn eval_if(&mut self, rest: &[Token], span: Span) -> Result<bool> {
-        // Replace defined(X) / defined X first.
+    /// The path and text of the file `#include` names from file `name`:
+    /// a quoted name is looked for beside `name` first; then the include
+    /// directories; a built-in header wins over them for an angled name and
+    /// comes after them for a quoted one.
+    fn find_include(&self, target: &str, quoted: bool, name: &str) -> Option<(String, String)> {
+        let builtin = || builtin_header(target).map(|t| (format!("<{target}>"), t.to_string()));
+        if !quoted {
+            if let Some(found) = builtin() {
+                return Some(found);
+            }
+        }
+        let dir = match name.rfind('/') {
+            Some(i) => &name[..=i],
+            None => "",
+        };
+        let mut candidates = Vec::new();
+        if quoted {
+            candidates.push(format!("{dir}{target}"));
+        }
+        for d in &self.include_dirs {
+            let sep = if d.ends_with('/') { "" } else { "/" };
+            candidates.push(format!("{d}{sep}{target}"));
+        }
+        candidates.iter().find_map(|c| self.resolver.read(c).map(|t| (c.clone(), t))).or_else(builtin)
+    }
+
+    fn eval_if(&mut self, rest: &[Token], span: Span, name: &str) -> Result<bool> {
+        // Replace defined(X) / defined X and __has_include(...) first.
         let mut toks = Vec::new();
         let mut i = 0;
         while i < rest.len() {
+            if rest[i].is_ident("__has_include") {
+                let open = rest.get(i + 1).filter(|t| t.is(Tok::LParen));
+                let Some(close) = open.and_then(|_| rest[i..].iter().position(|t| t.is(Tok::RParen))) else {
+                    return err(rest[i].span, "__has_include expects (<file>) or (\"file\")");
+                };
+                let inner = &rest[i + 2..i + close];
+                let found = match inner {
+                    [t] if t.is(Tok::Str) => self.find_include(t.text.trim_matches('"'), true, name),
+                    [lt, .., gt] if lt.is(Tok::Lt) && gt.is(Tok::Gt) => {
+                        let s: String = inner[1..inner.len() - 1].iter().map(|t| &*t.text).collect();
+                        self.find_include(&s, false, name)
+                    }
+                    _ => return err(rest[i].span, "__has_include expects (<file>) or (\"file\")"),
+                };
+                toks.push(mk(Tok::Number, if found.is_some() { "1" } else { "0" }, rest[i].span));
+                i += close + 1;
+                continue;
+            }
             if rest[i].is_ident("defined") {
                 let (n, skip) = if rest.get(i + 1).is_some_and(|t| t.is(Tok::LParen)) {
                     (rest.get(i + 2), 4)
@@ -315,7 +340,8 @@ impl<'a> Preprocessor<'a> {
                     (rest.get(i + 1), 2)
                 };
                 let Some(n) = n else { return err(rest[i].span, "defined expects a macro name") };
-                let v = if self.macros.contains_key(&*n.text) { "1" } else { "0" };
+                let v =
+                    if self.macros.contains_key(&*n.text) || &*n.text == "__has_include" { "1" } else { "0" };
                 toks.push(mk(Tok::Number, v, n.span));
                 i += skip;
                 continue;

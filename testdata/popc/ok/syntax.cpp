@@ -7,8 +7,8 @@
    ?: in template arguments, vector layouts named through constants, the
    Poplar headers that only declare names (rptsize_t, WORKER_ALIGN),
    __builtin_expect, MultiVertex::numWorkers(), exit(), type traits used as
-   values (std::is_same<A, B>() and {}), ++ on a scalar edge, __FILE__ and
-   __LINE__. */
+   values (std::is_same<A, B>() and {}), ++ on a scalar edge, __FILE__,
+   __LINE__ and __has_include. */
 #include <poplar/Vertex.hpp>
 #include <poplar/Loops.hpp>
 #include <poplar/VectorTypes.hpp>
@@ -20,6 +20,10 @@
 #include <cstdlib>
 #include <type_traits>
 #include <print.h>
+
+#if !defined(__has_include) || !__has_include(<poplar/Vertex.hpp>) || __has_include("no/such.hpp")
+#error "__has_include"
+#endif
 
 #if 0
 An unterminated "string and a stray ' quote are fine in a skipped group,
