@@ -358,64 +358,60 @@ impl<'a> Preprocessor<'a> {
         Ok(v != 0)
     }
 
+    /// Macro-expands `toks`. The input is a stack (its next token last), so
+    /// a function-like macro name that ends an expansion can be pushed back
+    /// and take its arguments from the tokens after the expansion, as C++'s
+    /// rescanning requires (`#define PICK(...) F` then `PICK(x)(args)`).
     fn expand(&mut self, toks: Vec<Token>, disabled: &mut Vec<String>, depth: usize) -> Result<Vec<Token>> {
         if depth > MAX_EXPANSION_DEPTH {
             let span = toks.first().map(|t| t.span).unwrap_or_default();
             return err(span, "macro expansion nested too deeply");
         }
         let mut out = Vec::with_capacity(toks.len());
-        let mut i = 0;
-        while i < toks.len() {
+        let mut input = toks;
+        input.reverse();
+        while let Some(t) = input.pop() {
             self.budget = self.budget.saturating_sub(1);
             if self.budget == 0 {
-                let name = disabled.first().map_or(&*toks[i].text, |n| n.as_str());
+                let name = disabled.first().map_or(&*t.text, |n| n.as_str());
                 return err(
-                    toks[i].span,
+                    t.span,
                     format!("expansion of macro '{name}' is too large (more than {MAX_STEPS} steps)"),
                 );
             }
-            let t = &toks[i];
             if t.kind != Tok::Ident || t.noexpand {
-                out.push(t.clone());
-                i += 1;
+                out.push(t);
                 continue;
             }
             if disabled.iter().any(|d| **d == *t.text) {
-                let mut t = t.clone();
+                let mut t = t;
                 t.noexpand = true;
                 out.push(t);
-                i += 1;
                 continue;
             }
             if matches!(&*t.text, "__LINE__" | "__FILE__") && !self.macros.contains_key(&*t.text) {
-                out.push(self.position_macro(t));
-                i += 1;
+                out.push(self.position_macro(&t));
                 continue;
             }
             let Some(m) = self.macros.get(&*t.text).cloned() else {
-                out.push(t.clone());
-                i += 1;
+                out.push(t);
                 continue;
             };
             let site = t.span;
             let name = t.text.to_string();
             let body = match &m.params {
-                None => {
-                    i += 1;
-                    m.body.iter().map(|b| Token { span: site, ..b.clone() }).collect::<Vec<_>>()
-                }
+                None => m.body.iter().map(|b| Token { span: site, ..b.clone() }).collect::<Vec<_>>(),
                 Some(params) => {
-                    if !toks.get(i + 1).is_some_and(|t| t.is(Tok::LParen)) {
-                        out.push(t.clone());
-                        i += 1;
+                    if !input.last().is_some_and(|t| t.is(Tok::LParen)) {
+                        out.push(t);
                         continue;
                     }
+                    input.pop();
                     // Collect arguments.
                     let mut args: Vec<Vec<Token>> = vec![Vec::new()];
                     let mut level = 0;
-                    let mut j = i + 2;
                     loop {
-                        let Some(a) = toks.get(j) else {
+                        let Some(a) = input.pop() else {
                             return err(site, format!("unterminated call of macro '{name}'"));
                         };
                         match a.kind {
@@ -424,15 +420,12 @@ impl<'a> Preprocessor<'a> {
                             Tok::RParen => level -= 1,
                             Tok::Comma if level == 0 && !(m.variadic && args.len() == params.len()) => {
                                 args.push(Vec::new());
-                                j += 1;
                                 continue;
                             }
                             _ => {}
                         }
-                        args.last_mut().unwrap().push(a.clone());
-                        j += 1;
+                        args.last_mut().unwrap().push(a);
                     }
-                    i = j + 1;
                     if params.is_empty() && args.len() == 1 && args[0].is_empty() {
                         args.clear();
                     }
@@ -457,8 +450,18 @@ impl<'a> Preprocessor<'a> {
                 );
             }
             disabled.push(name);
-            let expanded = self.expand(body, disabled, depth + 1)?;
+            let mut expanded = self.expand(body, disabled, depth + 1)?;
             disabled.pop();
+            // A function-like macro's name ending the expansion, with `(`
+            // after it: rescan it together with what follows.
+            let takes_args = |t: &Token| {
+                t.kind == Tok::Ident
+                    && !t.noexpand
+                    && self.macros.get(&*t.text).is_some_and(|m| m.params.is_some())
+            };
+            if input.last().is_some_and(|t| t.is(Tok::LParen)) && expanded.last().is_some_and(takes_args) {
+                input.extend(expanded.pop());
+            }
             out.extend(expanded);
         }
         Ok(out)

@@ -8,7 +8,7 @@
    Poplar headers that only declare names (rptsize_t, WORKER_ALIGN),
    __builtin_expect, MultiVertex::numWorkers(), exit(), type traits used as
    values (std::is_same<A, B>() and {}), ++ on a scalar edge, __FILE__,
-   __LINE__ and __has_include. */
+   __LINE__, __has_include and macro rescanning. */
 #include <poplar/Vertex.hpp>
 #include <poplar/Loops.hpp>
 #include <poplar/VectorTypes.hpp>
@@ -33,6 +33,14 @@ as is R"x(a raw string with ) and " inside)x".
 #endif
 
 using namespace poplar;
+
+// A macro chosen by counting arguments: the chosen name takes its
+// arguments from the tokens after the choosing macro's expansion.
+#define TWICE_1(a) (2 * (a))
+#define TWICE_2(a, b) (2 * ((a) + (b)))
+#define PICK(_1, _2, N, ...) TWICE##N
+#define TWICE(...) PICK(__VA_ARGS__, _2, _1, _)(__VA_ARGS__)
+static_assert(TWICE(3) == 6 && TWICE(1, 2) == 6, "rescanning");
 
 static constexpr auto ALIGNED = poplar::VectorLayout::ONE_PTR;
 static constexpr auto ALIAS_OF_ALIAS = ALIGNED;
