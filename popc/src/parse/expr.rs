@@ -296,8 +296,8 @@ impl Parser {
                     self.expect(Tok::RParen, "')'")?;
                     ExprKind::Cast(kind, ty, Box::new(e))
                 }
-                s if scalar_keyword(s) && s != "auto" => {
-                    // Functional cast `float(x)`.
+                s if scalar_keyword(s) && s != "auto" || s == "decltype" => {
+                    // Functional cast `float(x)`, `decltype(x){0}`.
                     let ty = self.type_name()?;
                     self.link()?;
                     if self.at(Tok::LBrace) {
