@@ -4,9 +4,10 @@
 //! and the library functions are known to the front end itself, so these
 //! headers only carry the macros codelets expect to find in them, and the
 //! few names Poplar's own headers declare that are plain C++ (`rptsize_t`).
-//! Headers whose types popc does not model (`quarter`, `poplar::IeeeHalf`)
-//! are still found, so a codelet that includes one without using its types
-//! compiles, and one that uses them fails naming the type. Any of them can
+//! (`poplar::IeeeHalf` is `half` with `bit16()` and `fromBits`, known to the
+//! front end.) Headers whose types popc does not model (`quarter`) are still
+//! found, so a codelet that includes one without using its types compiles,
+//! and one that uses them fails naming the type. Any of them can
 //! be included any number of times.
 
 /// The text of built-in header `name`, if popc provides it.

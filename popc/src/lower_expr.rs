@@ -671,6 +671,12 @@ impl Lowerer<'_, '_> {
                 Ok(V::Ptr(Ty::S(*elem), self.b.ins().iadd(*addr, off)))
             }
             (V::EdgeS { elem, addr }, "get" | "data") => Ok(V::Ptr(Ty::S(*elem), *addr)),
+            // `poplar::IeeeHalf::bit16()`: the half's bit pattern.
+            (v, "bit16") if self.ty_of(v) == Some(Scalar::Half) && args.is_empty() => {
+                let (_, x) = self.rv(o, span)?;
+                let bits = crate::half_ir::f32_to_f16(&mut self.b, x);
+                Ok(V::R(Scalar::UShort, self.b.ins().ireduce(types::I16, bits)))
+            }
             (V::Lambda(l), "operator") => {
                 let vals = self.args(args)?;
                 self.call_lambda(&l.clone(), vals, span)
@@ -858,6 +864,13 @@ impl Lowerer<'_, '_> {
         let _ = p;
         Ok(Some(match bare {
             "numWorkers" | "MultiVertex::numWorkers" => V::C(Scalar::UInt, CV::I(6)),
+            // `poplar::IeeeHalf::fromBits(bits)`: the half with that bit pattern.
+            "IeeeHalf::fromBits" => {
+                let [a] = args else { return err(span, "IeeeHalf::fromBits takes one argument") };
+                let v = self.expr(a)?;
+                let bits = self.rv_as(v, Scalar::UInt, span)?;
+                V::R(Scalar::Half, crate::half_ir::f16_to_f32(&mut self.b, bits))
+            }
             // A branch hint: the value of its first argument.
             "__builtin_expect" => {
                 let [a, _] = args else { return err(span, "__builtin_expect takes two arguments") };

@@ -67,6 +67,7 @@ const BUILTIN_TYPES: &[&str] = &[
     "SupervisorVertex",
     "SupervisorVertexIf",
     "half",
+    "IeeeHalf",
     "size_t",
     "int8_t",
     "int16_t",

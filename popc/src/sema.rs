@@ -352,7 +352,8 @@ impl Program {
         }
         let bare = name.trim_start_matches("std::").trim_start_matches("poplar::");
         let s = match bare {
-            "half" => Some(Scalar::Half),
+            // Poplar's host-side IEEE half class: the same values as `half`.
+            "half" | "IeeeHalf" => Some(Scalar::Half),
             "size_t" | "uint32_t" | "uintptr_t" => Some(Scalar::UInt),
             "int32_t" | "ptrdiff_t" | "intptr_t" => Some(Scalar::Int),
             "int8_t" => Some(Scalar::SChar),

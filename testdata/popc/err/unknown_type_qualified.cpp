@@ -1,7 +1,7 @@
-// A qualified type popc does not model is named in full.
+// A qualified type popc does not model (Poplar's 8-bit float) is named in full.
 #include <poplar/Vertex.hpp>
-#include <poplar/IeeeHalf.hpp>
-unsigned short bitsOf(float x) {
-  poplar::IeeeHalf h(x);
-  return h.bit16();
+#include <poplar/QuarterFloat.hpp>
+float roundTrip(float x) {
+  poplar::quarter q(x);
+  return float(q);
 }
