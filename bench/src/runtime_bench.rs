@@ -39,6 +39,7 @@ fn target(tiles: u32) -> Target {
         workers: 6,
         clock_mhz: 1330.0,
         exchange_bytes_per_cycle: 4,
+        sync_cycles: 100,
     }
 }
 

@@ -222,6 +222,7 @@ pub fn lower<'a>(
         workers: tg.workers,
         clock_mhz: f64::from(tg.clock_mhz),
         exchange_bytes_per_cycle: tg.exchange_bytes_per_cycle,
+        sync_cycles: tg.sync_cycles,
     };
     let vertex_types = (0..resolved.types.len() as u32)
         .map(|i| {

@@ -32,6 +32,8 @@ pub struct Target {
     pub workers: u32,
     pub clock_mhz: f64,
     pub exchange_bytes_per_cycle: u32,
+    /// Cycles of one internal sync (0: no sync delay modelled).
+    pub sync_cycles: u32,
 }
 
 impl Target {
@@ -496,6 +498,7 @@ mod tests {
                 workers: 6,
                 clock_mhz: 1330.0,
                 exchange_bytes_per_cycle: 4,
+                sync_cycles: 100,
             },
             code: vec![0xc3; 16],
             relocs: vec![],
