@@ -185,8 +185,7 @@ fn both_devices_agree_for_any_thread_count() {
     let host = 2 * runtime::cost::host_transfer_cycles(8, 1330.0);
     let host = host - runtime::cost::host_transfer_cycles(8, 1330.0)
         + runtime::cost::host_transfer_cycles(16, 1330.0);
-    let expected =
-        compute + 3 * sync + sync + runtime::cost::exchange_tile_cycles(4, 4, 4) + 2 * sync + host;
+    let expected = compute + 3 * sync + sync + runtime::cost::exchange_tile_cycles(4, 4, 4) + 2 * sync + host;
     assert_eq!(sim_cycles, expected);
 }
 
