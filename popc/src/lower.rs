@@ -963,7 +963,8 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                     // The body is straight-line: everything counted since
                     // `bb` is what one scalar iteration counts.
                     let per_iteration = self.cost_total - iteration_start;
-                    self.emit_elementwise(&pattern, per_iteration, entry, scalar);
+                    let per_trip = if counted { cost::COUNTED_LOOP_TRIP } else { 0 };
+                    self.emit_elementwise(&pattern, per_iteration, per_trip, entry, scalar);
                 }
                 self.b.switch_to_block(exit);
                 self.scopes.pop();
