@@ -507,7 +507,7 @@ impl Lowerer<'_, '_> {
         if self.counting {
             let done = self.b.ins().isub(end, i0);
             let add = self.b.ins().imul_imm_s(done, (per_iteration - per_trip) as i64);
-            let trips = self.b.ins().ushr_imm_u(done, u64::from(LANES.trailing_zeros()));
+            let trips = self.b.ins().ushr_imm_s(done, i64::from(LANES.trailing_zeros()));
             let trips = self.b.ins().imul_imm_s(trips, per_trip as i64);
             let add = self.b.ins().iadd(add, trips);
             let c = self.b.use_var(self.count);
