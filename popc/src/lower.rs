@@ -910,12 +910,23 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 // front of it, which hands over to the scalar loop below
                 // (`vectorize`); `simd` is (pattern, the copy's entry, the
                 // scalar loop's entry), the copy filled in after the loop.
-                let simd = if self.vectorize {
+                let pattern = if self.vectorize || self.counting {
                     self.match_elementwise(cond.as_ref(), step.as_ref(), body)
                 } else {
                     None
                 };
-                let simd = simd.map(|pattern| {
+                // A counted elementwise loop is one a tile compiler unrolls
+                // by four: the counting variant counts its iterations in
+                // `iters` and charges one trip per four at the exit, so the
+                // count is the same whether the copy or the scalar loop ran.
+                let counted = is_counted_loop(cond.as_ref(), step.as_ref());
+                let iters = (self.counting && counted && pattern.is_some()).then(|| {
+                    let v = self.b.declare_var(types::I64);
+                    let zero = self.b.ins().iconst(types::I64, 0);
+                    self.b.def_var(v, zero);
+                    v
+                });
+                let simd = pattern.filter(|_| self.vectorize).map(|pattern| {
                     let entry = self.b.create_block();
                     let scalar = self.b.create_block();
                     self.flush();
@@ -940,9 +951,15 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 r?;
                 // A counted loop's increment, test and branch back are one
                 // `brnzdec`: count one trip, not the pieces.
-                let counted = is_counted_loop(cond.as_ref(), step.as_ref());
                 if counted {
-                    self.cost(cost::COUNTED_LOOP_TRIP);
+                    match iters {
+                        Some(it) => {
+                            let n = self.b.use_var(it);
+                            let n = self.b.ins().iadd_imm_s(n, 1);
+                            self.b.def_var(it, n);
+                        }
+                        None => self.cost(cost::COUNTED_LOOP_TRIP),
+                    }
                     self.uncounted += 1;
                 }
                 self.jump(sb, &[]);
@@ -963,10 +980,18 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                     // The body is straight-line: everything counted since
                     // `bb` is what one scalar iteration counts.
                     let per_iteration = self.cost_total - iteration_start;
-                    let per_trip = if counted { cost::COUNTED_LOOP_TRIP } else { 0 };
-                    self.emit_elementwise(&pattern, per_iteration, per_trip, entry, scalar);
+                    self.emit_elementwise(&pattern, per_iteration, iters, entry, scalar);
                 }
                 self.b.switch_to_block(exit);
+                if let Some(it) = iters {
+                    let n = self.b.use_var(it);
+                    let n = self.b.ins().iadd_imm_s(n, 3);
+                    let trips = self.b.ins().ushr_imm_s(n, 2);
+                    let trips = self.b.ins().imul_imm_s(trips, cost::COUNTED_LOOP_TRIP as i64);
+                    let c = self.b.use_var(self.count);
+                    let c = self.b.ins().iadd(c, trips);
+                    self.b.def_var(self.count, c);
+                }
                 self.scopes.pop();
             }
             StmtKind::RangeFor { var, range, body } => self.range_for(var, range, body)?,

@@ -60,14 +60,15 @@
 //! Each lane (or each iteration of the scalar copy) does the same IEEE
 //! single-precision operations as the scalar code, in the same order, so
 //! results are bit-identical. The counting
-//! variant runs the copy too and adds `(end - i) × (P - T) + (end - i) / 4 × T`,
-//! `P` being what one scalar iteration counts (body and loop trip) and `T`
-//! the trip's share: the copy is unrolled by four, so it takes one trip
-//! per four iterations, as a tile compiler's unrolled loop would. `P` is
-//! measured while lowering the scalar loop: its body is straight-line, so
-//! every cost added there is paid exactly once per iteration. The count is
-//! deterministic (the checks depend only on the tile's addresses), but a
-//! loop whose checks fail is counted as the scalar loop it then runs.
+//! variant runs the copy too and adds `(end - i) × P`, `P` being what one
+//! scalar iteration's body counts. `P` is measured while lowering the
+//! scalar loop: its body is straight-line, so every cost added there is
+//! paid exactly once per iteration. The loop's own trips are counted at its
+//! exit, one per four iterations (rounded up), as a tile compiler's loop
+//! unrolled by four takes them: the copy and the scalar loop both advance
+//! the iteration counter. So the count is the scalar loop's alone, and
+//! `sim` cycles do not depend on whether the copy ran (nor on
+//! `--no-vectorize`: the pattern is recognised for counting either way).
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, Block, InstBuilder, MemFlagsData, Type, Value};
 use cranelift_frontend::Variable;
@@ -397,14 +398,14 @@ impl Lowerer<'_, '_> {
 
     /// Fills `entry` with the checks and the SIMD copy of loop `m` (module
     /// doc), both ending in a jump to `scalar`, the scalar loop's first
-    /// test. `per_iteration` is what one scalar iteration counts, `per_trip`
-    /// the part of it that is the loop's own trip (counted once per
-    /// four-iteration chunk: the copy is unrolled by four).
+    /// test. `per_iteration` is what one scalar iteration counts; `iters`,
+    /// when the loop's trips are counted at its exit, the iteration counter
+    /// the copy advances too.
     pub(crate) fn emit_elementwise(
         &mut self,
         m: &Elementwise,
         per_iteration: u64,
-        per_trip: u64,
+        iters: Option<Variable>,
         entry: Block,
         scalar: Block,
     ) {
@@ -506,10 +507,12 @@ impl Lowerer<'_, '_> {
         let hosts: Vec<Value> = bases.iter().map(|&a| self.b.ins().iadd(self.mem, a)).collect();
         if self.counting {
             let done = self.b.ins().isub(end, i0);
-            let add = self.b.ins().imul_imm_s(done, (per_iteration - per_trip) as i64);
-            let trips = self.b.ins().ushr_imm_s(done, i64::from(LANES.trailing_zeros()));
-            let trips = self.b.ins().imul_imm_s(trips, per_trip as i64);
-            let add = self.b.ins().iadd(add, trips);
+            let add = self.b.ins().imul_imm_s(done, per_iteration as i64);
+            if let Some(it) = iters {
+                let n = self.b.use_var(it);
+                let n = self.b.ins().iadd(n, done);
+                self.b.def_var(it, n);
+            }
             let c = self.b.use_var(self.count);
             let c = self.b.ins().iadd(c, add);
             self.b.def_var(self.count, c);
