@@ -102,7 +102,12 @@ fn every_snippet_is_checked() {
     // The pages hold many blocks of each language; none found means the
     // extraction broke, not that everything passed.
     assert!(counts[0] >= 10 && counts[1] >= 3, "too few blocks found (pir, cpp): {counts:?}");
-    assert!(failures.is_empty(), "{} documentation block(s) fail:\n\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} documentation block(s) fail:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }
 
 /// Relative Markdown links (`[text](path)`) must name existing files.
@@ -131,7 +136,8 @@ fn relative_links_exist() {
 
 #[test]
 fn extraction_and_checks_catch_broken_blocks() {
-    let md = "text\n```pir\nvar v: float[4]\nmap v -> tile 0\n```\n```sh\nls\n```\n```cpp,err\nint x = ;\n```\n";
+    let md =
+        "text\n```pir\nvar v: float[4]\nmap v -> tile 0\n```\n```sh\nls\n```\n```cpp,err\nint x = ;\n```\n";
     let s = snippets(md);
     assert_eq!(s.len(), 2);
     assert_eq!((s[0].tag.as_str(), s[0].line), ("pir", 2));
