@@ -60,7 +60,7 @@ pub const TARGET_KEYS: [&str; 6] =
     ["ipus", "tiles_per_ipu", "bytes_per_tile", "workers", "clock_mhz", "exchange_bytes_per_cycle"];
 
 impl Target {
-    /// The figures of a preset (DESIGN.md, "Target constants").
+    /// The figures of a preset (docs/pir.md, "Target").
     pub fn preset(p: Preset) -> Target {
         let (tiles, bytes, clock, workers) = match p {
             Preset::Mk1 => (1216, 262_144, 1600, 6),

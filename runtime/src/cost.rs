@@ -2,8 +2,8 @@
 //! execution into tile clock cycles, in one place.
 //!
 //! Time is in tile clock cycles of the image's target. The figures are
-//! public-source approximations (DESIGN.md, "Target constants and the cost
-//! model"); they are not tuned to any benchmark. Change them here only.
+//! public-source approximations (docs/execution.md, "The constants", lists
+//! them all); they are not tuned to any benchmark. Change them here only.
 //!
 //! - Compute: a tile has `target.workers` (6) worker contexts issuing in
 //!   round robin, so one worker issues an instruction every 6 cycles. Each
