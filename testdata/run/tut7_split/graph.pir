@@ -1,4 +1,6 @@
-// Tutorial 7 (Poplar user guide): a 10000x1000 matrix times a vector, each
+// A variant of the Poplar user guide's tutorial 7 (the faithful port, on mk1
+// with the tutorial's mappings, is examples/07_matrix_vector_opt): a
+// 10000x1000 matrix times a vector, each
 // row split in 7 column segments (the split the tutorial's estimator picks
 // on mk2): 70,000 DotProductVertex partial sums, then 10,000 ReduceVertex.
 // The matrix and vector are filled on the device with known patterns;
