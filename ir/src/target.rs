@@ -75,7 +75,7 @@ pub const TARGET_KEYS: [&str; 7] = [
 pub const DEFAULT_SYNC_CYCLES: u32 = 100;
 
 impl Target {
-    /// The figures of a preset (DESIGN.md, "Target constants").
+    /// The figures of a preset (docs/pir.md, "Target").
     pub fn preset(p: Preset) -> Target {
         let (tiles, bytes, clock, workers) = match p {
             Preset::Mk1 => (1216, 262_144, 1600, 6),

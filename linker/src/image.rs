@@ -218,7 +218,7 @@ pub enum Step {
         repeat: u32,
         regions: Vec<Region>,
     },
-    /// Print a tensor as PIR.md specifies (`label: {…}`).
+    /// Print a tensor as docs/pir.md specifies (`label: {…}`).
     Print {
         label: String,
         elem: ElemType,

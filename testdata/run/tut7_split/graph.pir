@@ -1,4 +1,5 @@
-// Tutorial 7 on mk2 with the tutorial's perf estimates (split 7, as tut6.cpp's estimator picks on mk2).
+// Tutorial 7 on mk2 with the tutorial's perf estimates (split 7, as tut6.cpp's
+// estimator picks on mk2); the faithful port is examples/07_matrix_vector_opt.
 // The graph of the Poplar tutorial's tut6.cpp (the user guide's tutorial 7):
 // a 10000x1000 matrix times a vector, each row split into 7 column
 // segments: 70,000 DotProductVertex partial sums in mulCS, then 10,000
@@ -8,7 +9,7 @@
 // (initCS), standing in for the tutorial's host writes; gen.py computed the
 // expected result independently.
 target mk2
-codelets "../tut7_split/matrix-mul-codelets.cpp"
+codelets "matrix-mul-codelets.cpp"
 var matrix: float[10000, 1000]
 var inputVector: float[1000]
 var partials: float[10000, 7]
