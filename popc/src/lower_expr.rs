@@ -398,16 +398,13 @@ impl Lowerer<'_, '_> {
 
     fn index(&mut self, base: V, idx: V, span: Span) -> Result<V> {
         let i = self.rv_as(idx, Scalar::Int, span)?;
-        let scaled = |l: &mut Self, size: u32| {
-            l.cost(cost::ARITH);
-            l.b.ins().imul_imm_s(i, size as i64)
-        };
+        // Indexing is free: the IPU's loads and stores take base + index.
+        let scaled = |l: &mut Self, size: u32| l.b.ins().imul_imm_s(i, size as i64);
         // `addr + i * size`, reusing the value computed earlier in this
         // straight-line region (so its bounds check is reused too).
         let elem_at = |l: &mut Self, addr: Value, size: u32| {
             l.sync_region();
             if let Some(&a) = l.addr_memo.get(&(addr, i, size)) {
-                l.cost(cost::ARITH);
                 return a;
             }
             let off = scaled(l, size);

@@ -350,8 +350,8 @@ fn run(args: &Args, env: &Env, compile: Compile, out: &mut dyn Write, log: &mut 
                     log.at(
                         LogLevel::Debug,
                         &format!(
-                            "cycles so far: compute {}, exchange {}, host {}, sync {}, control {}",
-                            t.compute, t.exchange, t.host, t.sync, t.control
+                            "cycles so far: compute {}, exchange {}, host {}, sync {}",
+                            t.compute, t.exchange, t.host, t.sync
                         ),
                     );
                 }

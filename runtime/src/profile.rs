@@ -221,13 +221,14 @@ impl Recorder {
             "memory": memory_json(image),
             "simulation": {
                 "cycles": totals.cycles,
+                // Summed over tiles, as the user guide defines them: they
+                // add up to `cycles` times the number of tiles.
                 "tileCycles": {
                     "activeCompute": totals.compute_active,
                     "compute": totals.compute_tile,
-                    "doExchange": totals.exchange,
-                    "streamCopy": totals.host,
-                    "sync": totals.sync,
-                    "control": totals.control,
+                    "doExchange": totals.exchange_tile,
+                    "streamCopy": totals.host.saturating_mul(image.tiles.len() as u64),
+                    "sync": totals.sync_tile(image.tiles.len() as u64),
                     "globalExchange": 0,
                     "copySharedStructure": 0,
                 },
@@ -321,32 +322,28 @@ pub fn summary(image: &Image, totals: &Totals, rec: Option<&Recorder>, device: &
         let _ = writeln!(s, "  (the {device} device does not model cycles; use --device sim)");
         return s;
     };
-    let us = totals.cycles as f64 / t.clock_mhz;
-    let _ = writeln!(
-        s,
-        "  Total cycles:                                  {} (approx {:.1} microseconds)",
-        thousands(totals.cycles),
-        us
-    );
-    let _ =
-        writeln!(s, "  Total compute cycles (including idle threads): {}", thousands(totals.compute_tile));
-    let _ =
-        writeln!(s, "  Total compute cycles (excluding idle threads): {}", thousands(totals.compute_active));
-    let _ = writeln!(s, "  Total IPU exchange cycles:                     {}", thousands(totals.exchange));
-    let _ = writeln!(s, "  Total host exchange cycles:                    {}", thousands(totals.host));
-    let _ = writeln!(s, "  Total sync cycles:                             {}", thousands(totals.sync));
-    let _ = writeln!(s, "  Total control (branch) cycles:                 {}", thousands(totals.control));
-    let busy = totals.compute.max(1) * ntiles;
-    let _ = writeln!(
-        s,
-        "  Total tile balance:                            {:.1}%",
-        100.0 * totals.compute_tile as f64 / busy as f64
-    );
-    let _ = writeln!(
-        s,
-        "  Total thread balance:                          {:.1}%",
-        100.0 * totals.compute_active as f64 / totals.compute_tile.max(1) as f64
-    );
+    let mut executed: Vec<&str> = Vec::new();
+    for &p in &rec.program_trace {
+        let name = image.programs.get(p as usize).map_or("<unknown>", |p| p.name.as_str());
+        if !executed.contains(&name) {
+            executed.push(name);
+        }
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(s, "Programs executed:");
+    let _ = writeln!(s);
+    let _ = writeln!(s, "{}.", executed.join(", "));
+    let _ = writeln!(s);
+    execution_block(&mut s, totals, ntiles, t.clock_mhz);
+    // Each program's own figures, when more than one ran.
+    let ran = totals.by_program.iter().filter(|pt| pt.cycles > 0).count();
+    for (i, p) in image.programs.iter().enumerate().filter(|_| ran > 1) {
+        if let Some(pt) = totals.by_program.get(i).filter(|pt| pt.cycles > 0) {
+            let _ = writeln!(s);
+            let _ = writeln!(s, "  Program {}:", p.name);
+            execution_block(&mut s, pt, ntiles, t.clock_mhz);
+        }
+    }
     let _ = writeln!(s);
     let _ = writeln!(s, "  Cycles by vertex type:");
     let mut types: Vec<(usize, &(u64, u64))> =
@@ -375,6 +372,40 @@ pub fn summary(image: &Image, totals: &Totals, rec: Option<&Recorder>, device: &
         }
     }
     s
+}
+
+/// The totals as Poplar's `printProfileSummary` prints them: the total,
+/// then each category as a tile average with its share of the total.
+fn execution_block(s: &mut String, totals: &Totals, tiles: u64, clock_mhz: f64) {
+    use std::fmt::Write;
+    let tiles = tiles.max(1);
+    let total = totals.cycles;
+    let _ = writeln!(
+        s,
+        "  Total cycles:                                         {} (approx {} microseconds)",
+        thousands(total),
+        decimal(total as f64 / clock_mhz)
+    );
+    let rows = [
+        ("compute cycles (including idle threads)", totals.compute_tile),
+        ("compute cycles (excluding idle threads)", totals.compute_active),
+        ("IPU exchange cycles", totals.exchange_tile),
+        ("global exchange cycles", 0),
+        ("host exchange cycles", totals.host.saturating_mul(tiles)),
+        ("sync cycles", totals.sync_tile(tiles)),
+    ];
+    for (what, tile_sum) in rows {
+        let average = tile_sum as f64 / tiles as f64;
+        let share = if total == 0 { 0.0 } else { 100.0 * average / total as f64 };
+        let label = format!("Tile average {what}:");
+        let _ = writeln!(s, "  {label:<54}{} ({share:.1}% of total)", decimal(average));
+    }
+}
+
+/// `x` with one decimal and thousands separators: `3,801.8`.
+fn decimal(x: f64) -> String {
+    let tenths = (x * 10.0).round() as u64;
+    format!("{}.{}", thousands(tenths / 10), tenths % 10)
 }
 
 fn kib(b: u64) -> String {
