@@ -26,6 +26,7 @@ pub enum Tok {
     #[regex(r"[0-9][0-9']*(\.[0-9]*)?([eE][+-]?[0-9]+)?[A-Za-z_]*")]
     #[regex(r"\.[0-9]+([eE][+-]?[0-9]+)?[A-Za-z_]*")]
     #[regex(r"0[xX][0-9A-Fa-f']+[A-Za-z_]*")]
+    #[regex(r"0[xX][0-9A-Fa-f']*(\.[0-9A-Fa-f']*)?[pP][+-]?[0-9]+[A-Za-z_]*")]
     Number,
     #[regex(r"(u8|u|U|L)?'([^'\\\n]|\\.)+'")]
     Char,

@@ -1495,6 +1495,9 @@ fn parse_number(text: &str) -> Option<ExprKind> {
     let s = text.replace('\'', "");
     let lower = s.to_ascii_lowercase();
     let is_hex = lower.starts_with("0x");
+    if is_hex && lower.contains('p') {
+        return parse_hex_float(&lower[2..]);
+    }
     if !is_hex && (lower.contains('.') || lower.contains('e') || lower.ends_with('f')) {
         let f32_suffix = lower.ends_with('f');
         let body = lower.trim_end_matches(['f', 'l']);
@@ -1524,6 +1527,20 @@ fn parse_number(text: &str) -> Option<ExprKind> {
         (body.parse::<u64>().ok()?, 10)
     };
     Some(ExprKind::Int(v, unsigned, long, radix != 10))
+}
+
+/// A hexadecimal floating literal after its `0x`: `1.8p-3`, `ap2f`.
+fn parse_hex_float(s: &str) -> Option<ExprKind> {
+    let (mant, exp) = s.split_once('p')?;
+    let f32_suffix = exp.ends_with('f');
+    let exp: i32 = exp.trim_end_matches(['f', 'l']).parse().ok()?;
+    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    if int.is_empty() && frac.is_empty() || int.len() + frac.len() > 16 {
+        return None;
+    }
+    let digits = u64::from_str_radix(&format!("{int}{frac}"), 16).ok()?;
+    let v = digits as f64 * 2f64.powi(exp - 4 * frac.len() as i32);
+    Some(ExprKind::Float(v, f32_suffix))
 }
 
 /// The bytes of a string or character literal (quotes and prefix removed).

@@ -8,7 +8,8 @@
    Poplar headers that only declare names (rptsize_t, WORKER_ALIGN),
    __builtin_expect, MultiVertex::numWorkers(), exit(), type traits used as
    values (std::is_same<A, B>() and {}), ++ on a scalar edge, __FILE__,
-   __LINE__, __has_include and macro rescanning. */
+   __LINE__, __has_include, macro rescanning and hexadecimal floating
+   literals. */
 #include <poplar/Vertex.hpp>
 #include <poplar/Loops.hpp>
 #include <poplar/VectorTypes.hpp>
@@ -41,6 +42,7 @@ using namespace poplar;
 #define PICK(_1, _2, N, ...) TWICE##N
 #define TWICE(...) PICK(__VA_ARGS__, _2, _1, _)(__VA_ARGS__)
 static_assert(TWICE(3) == 6 && TWICE(1, 2) == 6, "rescanning");
+static_assert(0x1p-3 == 0.125 && 0x1.8p1f == 3.0f && 0x.8p1 == 1.0 && 1'000 == 1000, "literals");
 
 static constexpr auto ALIGNED = poplar::VectorLayout::ONE_PTR;
 static constexpr auto ALIAS_OF_ALIAS = ALIGNED;
