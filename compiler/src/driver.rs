@@ -312,13 +312,22 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
             },
         };
     }
+    // `autoReport.outputGraphProfile` (or `.all`) in POPLAR_ENGINE_OPTIONS
+    // writes the graph profile as Poplar's engine compile does.
+    let auto = match std::env::var("POPLAR_ENGINE_OPTIONS") {
+        Ok(text) => match report::auto::AutoReport::from_engine_options(&text) {
+            Ok(a) => a,
+            Err(e) => return (1, String::new(), format!("poplar-compile: error: {e}\n")),
+        },
+        Err(_) => Default::default(),
+    };
     let opts = Options {
         target: cli.target.clone(),
         include_dirs: cli.include.clone(),
         strict_mapping: cli.strict_mapping,
         allow_out_of_memory: cli.allow_out_of_memory,
         dumps,
-        report: cli.report.is_some(),
+        report: cli.report.is_some() || auto.graph,
         time_passes: cli.time_passes,
         target_options: std::env::var("POPLAR_TARGET_OPTIONS").ok(),
     };
@@ -337,6 +346,11 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
     if let (Some(path), Some(json)) = (&cli.report, &c.report) {
         if let Err(e) = write_atomic(path, json.as_bytes()) {
             return (1, stdout, stderr + &e);
+        }
+    }
+    if let Some(json) = &c.report {
+        if let Err(e) = auto.write_graph(json) {
+            return (1, stdout, stderr + &format!("poplar-compile: error: {e}\n"));
         }
     }
     let mut timings = c.timings.clone();

@@ -182,7 +182,7 @@ pub fn compile(
     }
 
     let report_json =
-        opts.report.then(|| report::graph_profile(graph, &resolved, codelets, &plan, &layout, &unlinked));
+        opts.report.then(|| report::graph_profile(graph, &resolved, codelets, &plan, &mapping, &layout, &unlinked));
 
     let image = if oom {
         None

@@ -377,10 +377,11 @@ impl Machine {
 
     fn sync(&mut self) {
         if self.kind == DeviceKind::Sim {
+            let from = self.totals.cycles;
             self.totals.cycles += cost::SYNC_CYCLES;
             self.totals.sync += cost::SYNC_CYCLES;
             if let Some(rec) = &mut self.rec {
-                rec.sync();
+                rec.sync(from, cost::SYNC_CYCLES);
             }
         }
     }
@@ -577,7 +578,7 @@ impl Machine {
             self.totals.cycles += info.cycles;
             self.totals.exchange += info.cycles;
             if let Some(rec) = &mut self.rec {
-                rec.exchange(program, name, from, info);
+                rec.exchange(program, name, from, info, x);
             }
         }
     }
