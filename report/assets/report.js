@@ -157,7 +157,12 @@
     h += table("Memory", ["", ""], mem);
     if (X) {
       const rows = [["Total cycles", fmt(X.cycles) + " (" + us(X.cycles) + ")"]];
-      for (const [n, v] of X.tile_cycles) rows.push(["Tile average " + n, fmt(v / T) + " (" + pct(v / T, X.cycles) + " of total)"]);
+      const wall = [0, 0, 0, 0];
+      for (const st of X.steps) wall[st[0]] += st[2];
+      LANES.forEach((n, i) => rows.push([n + " steps (elapsed)", fmt(wall[i]) + " (" + pct(wall[i], X.cycles) + " of total)"]));
+      const other = X.cycles - wall.reduce((a, b) => a + b, 0);
+      if (other > 0) rows.push([X.steps_not_recorded ? "Other (control, and steps not recorded)" : "Other (control)", fmt(other) + " (" + pct(other, X.cycles) + " of total)"]);
+      for (const [n, v] of X.tile_cycles.slice(0, 2)) rows.push(["Tile average " + n, fmt(v / T) + " (" + pct(v / T, X.cycles) + " of total)"]);
       h += table("Execution", ["", ""], rows);
     } else {
       h += '<p class="note">No execution profile: give one (poplar-run --profile on the sim device) for the timeline and cycles.</p>';
