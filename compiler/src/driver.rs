@@ -133,6 +133,7 @@ fn load_codelets(
         }
         let src = String::from_utf8_lossy(&bytes).into_owned();
         let shown = path.display().to_string();
+        opts.progress.step(format!("compiling codelets {}", c.path));
         match compile_cpp(&shown, &src, &c.options, &requested) {
             Ok(o) => out.objects.push(o),
             Err(rendered) => {
@@ -330,8 +331,12 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
         report: cli.report.is_some() || auto.graph,
         time_passes: cli.time_passes,
         target_options: std::env::var("POPLAR_TARGET_OPTIONS").ok(),
+        progress: report::progress::Progress::on_terminal("poplar-compile"),
     };
-    let c = match compile_path(&cli.input, &opts) {
+    opts.progress.step("parsing");
+    let c = compile_path(&cli.input, &opts);
+    opts.progress.finish();
+    let c = match c {
         Ok(c) => c,
         Err(e) => return (1, String::new(), e),
     };

@@ -8,11 +8,13 @@
 //! The page aggregates tiles into bins when a chart has more tiles than
 //! pixels, so a 1,472-tile, million-vertex graph draws as fast as a small
 //! one. [`auto`] reads the `autoReport.*` engine options that make the
-//! compiler and the runtime write profiles and this page without flags.
+//! compiler and the runtime write profiles and this page without flags;
+//! [`progress`] is what both show on a terminal while they work.
 //!
 //! No I/O here except in the binary and in [`auto::write_report`].
 
 pub mod auto;
+pub mod progress;
 pub mod schema;
 pub mod view;
 

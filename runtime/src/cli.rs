@@ -27,6 +27,8 @@ pub struct Env {
     pub engine_options: Option<String>,
     /// Entry names of `/dev` (for `--list-devices`).
     pub dev_entries: Vec<String>,
+    /// Show progress of long runs (standard error is a terminal).
+    pub progress: bool,
 }
 
 impl Env {
@@ -39,6 +41,7 @@ impl Env {
             log_level: std::env::var("POPLAR_LOG_LEVEL").ok(),
             engine_options: std::env::var("POPLAR_ENGINE_OPTIONS").ok(),
             dev_entries,
+            progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
         }
     }
 }
@@ -345,7 +348,13 @@ fn run(args: &Args, env: &Env, compile: Compile, out: &mut dyn Write, log: &mut 
             Action::Run(p) => {
                 let index = engine.program_index(p).map_err(|e| e.to_string())?;
                 let t = std::time::Instant::now();
+                let progress = match env.progress {
+                    true => report::progress::Progress::on_terminal("poplar-run"),
+                    false => Default::default(),
+                };
+                progress.step(format!("program {p} on {}", opts.device.name()));
                 let r = engine.run(index);
+                progress.finish();
                 let _ = out.write_all(&engine.take_output());
                 r.map_err(|e| e.to_string())?;
                 log.at(
@@ -468,9 +477,12 @@ pub fn compile_pir(path: &Path) -> Result<(Image, Vec<String>), String> {
     let opts = compiler::Options {
         target_options: std::env::var("POPLAR_TARGET_OPTIONS").ok(),
         report: auto.graph,
+        progress: report::progress::Progress::on_terminal("poplar-run: compiling"),
         ..Default::default()
     };
-    let compiled = compiler::compile_path(path, &opts)?;
+    let compiled = compiler::compile_path(path, &opts);
+    opts.progress.finish();
+    let compiled = compiled?;
     if let Some(json) = &compiled.report {
         auto.write_graph(json)?;
     }
