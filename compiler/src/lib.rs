@@ -190,8 +190,9 @@ pub fn compile(
         dumps.push((DumpStage::Program, dump::program(&unlinked)));
     }
 
-    let report_json =
-        opts.report.then(|| report::graph_profile(graph, &resolved, codelets, &plan, &mapping, &layout, &unlinked));
+    let report_json = opts
+        .report
+        .then(|| report::graph_profile(graph, &resolved, codelets, &plan, &mapping, &layout, &unlinked));
 
     let image = if oom {
         None

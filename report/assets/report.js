@@ -252,14 +252,16 @@
         const s = D.sent_by_exchange[i][t], r = D.received_by_exchange[i][t];
         if (s || r) xs.push([n, s, r]);
       });
-      h += table("Exchanges of tile " + t + " (receive buffers live in the 'message' arena: " + fmt(D.mem_by_cat[D.categories.indexOf("message")]?.[t] ?? 0) + " bytes)", ["exchange", "bytes sent", "bytes received"], xs);
+      xs.sort((a, b) => b[1] + b[2] - a[1] - a[2]);
+      h += table("Exchanges of tile " + t + (xs.length > 50 ? " (busiest 50 of " + xs.length + ")" : "") + "; receive buffers live in the 'message' arena: " + fmt(D.mem_by_cat[D.categories.indexOf("message")]?.[t] ?? 0) + " bytes", ["exchange", "bytes sent", "bytes received"], xs.slice(0, 50));
     } else {
       h += table("Exchange totals of tile " + t, ["", ""], [["bytes sent", D.sent[t]], ["bytes received", D.received[t]]]);
     }
     if (X && X.cs_by_tile.length) {
       const cs = [];
       X.cs_names.forEach((n, i) => X.cs_by_tile[i][t] && cs.push([n, X.cs_by_tile[i][t]]));
-      h += table("Compute cycles of tile " + t, ["compute set", "cycles (all runs)"], cs);
+      cs.sort((a, b) => b[1] - a[1]);
+      h += table("Compute cycles of tile " + t + (cs.length > 50 ? " (busiest 50 of " + cs.length + ")" : ""), ["compute set", "cycles (all runs)"], cs.slice(0, 50));
     }
     if (D.vertex_types.length) h += table("Vertex types (code is shared by all tiles)", ["type", "state bytes", "code bytes"], D.vertex_types.map((v) => [v[0], v[1], v[2]]));
     $("tile-body").innerHTML = h;

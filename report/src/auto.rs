@@ -153,7 +153,8 @@ impl AutoReport {
         if !g.is_file() || (self.execution && !e.is_file()) {
             return Ok(());
         }
-        let read = |p: &Path| std::fs::read_to_string(p).map_err(|x| format!("cannot read {}: {x}", p.display()));
+        let read =
+            |p: &Path| std::fs::read_to_string(p).map_err(|x| format!("cannot read {}: {x}", p.display()));
         let gtext = read(&g)?;
         let etext = if e.is_file() { Some(read(&e)?) } else { None };
         let (gname, ename) = (g.display().to_string(), e.display().to_string());
@@ -161,12 +162,14 @@ impl AutoReport {
             .ok()
             .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
             .unwrap_or_else(|| "report".into());
-        let html = match crate::render_text(&title, (&gname, &gtext), etext.as_deref().map(|t| (ename.as_str(), t))) {
-            Ok(h) => h,
-            // A stale execution profile of another graph: the graph alone.
-            Err(_) if etext.is_some() => crate::render_text(&title, (&gname, &gtext), None)?,
-            Err(x) => return Err(x),
-        };
+        let html =
+            match crate::render_text(&title, (&gname, &gtext), etext.as_deref().map(|t| (ename.as_str(), t)))
+            {
+                Ok(h) => h,
+                // A stale execution profile of another graph: the graph alone.
+                Err(_) if etext.is_some() => crate::render_text(&title, (&gname, &gtext), None)?,
+                Err(x) => return Err(x),
+            };
         self.write(REPORT_FILE, &html)
     }
 }
@@ -177,8 +180,10 @@ mod tests {
 
     #[test]
     fn keys_and_values() {
-        let a = AutoReport::from_engine_options(r#"{"autoReport.all":"true","autoReport.directory":"out","debug.x":1}"#)
-            .unwrap();
+        let a = AutoReport::from_engine_options(
+            r#"{"autoReport.all":"true","autoReport.directory":"out","debug.x":1}"#,
+        )
+        .unwrap();
         assert_eq!(a, AutoReport { graph: true, execution: true, directory: Some("out".into()) });
         let e = AutoReport::from_engine_options(r#"{"autoReport.outputGraphProfle":"true"}"#).unwrap_err();
         assert!(e.contains("'autoReport.outputGraphProfle'"), "{e}");
@@ -191,7 +196,10 @@ mod tests {
 
     #[test]
     fn suggestions() {
-        assert_eq!(did_you_mean("debug.instrumnt", &["debug.instrument", "debug.maxCycles"]), Some("debug.instrument"));
+        assert_eq!(
+            did_you_mean("debug.instrumnt", &["debug.instrument", "debug.maxCycles"]),
+            Some("debug.instrument")
+        );
         assert_eq!(did_you_mean("frobnicate", &["debug.instrument"]), None);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
     }

@@ -42,13 +42,8 @@ pub fn render(title: &str, graph: &GraphProfile, exec: Option<&ExecutionProfile>
 }
 
 /// Reads the profiles' text and renders the page; errors name the file.
-pub fn render_text(
-    title: &str,
-    graph: (&str, &str),
-    exec: Option<(&str, &str)>,
-) -> Result<String, String> {
-    let g = schema::parse_graph(graph.1)
-        .map_err(|e| format!("{}: not a graph profile: {e}", graph.0))?;
+pub fn render_text(title: &str, graph: (&str, &str), exec: Option<(&str, &str)>) -> Result<String, String> {
+    let g = schema::parse_graph(graph.1).map_err(|e| format!("{}: not a graph profile: {e}", graph.0))?;
     let e = match exec {
         Some((name, text)) => Some(
             schema::parse_execution(text).map_err(|e| format!("{name}: not an execution profile: {e}"))?,

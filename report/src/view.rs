@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::schema::{CategoryTotal, ExecutionProfile, GraphProfile};
 
 /// Most cells (rows times tiles) of one per-tile matrix kept for drill-down.
-pub const MAX_MATRIX_CELLS: usize = 4_000_000;
+pub const MAX_MATRIX_CELLS: usize = 1_000_000;
 
 /// Most variables listed (largest first); the rest are summed.
 pub const MAX_VARIABLES: usize = 20_000;

@@ -147,7 +147,8 @@ fn check_trace(name: &str, text: &str, total_cycles: u64, clock_mhz: f64) {
         let tid = o["tid"].as_u64().unwrap();
         match o["ph"].as_str().unwrap() {
             "X" => {
-                let dur = o.get("dur").and_then(Value::as_f64).unwrap_or_else(|| panic!("{name}: dur in {e}"));
+                let dur =
+                    o.get("dur").and_then(Value::as_f64).unwrap_or_else(|| panic!("{name}: dur in {e}"));
                 assert!(dur >= 0.0, "{name}: negative dur in {e}");
                 assert!(o.get("cat").is_none_or(Value::is_string), "{name}: cat in {e}");
                 tracks.entry(tid).or_default().push((ts, ts + dur));
@@ -200,12 +201,19 @@ fn every_run_case_reports_and_traces() {
         }
         assert_eq!(code, 0, "{name}: {err}");
         let exec_text = std::fs::read_to_string(&exec).unwrap();
-        let g = report::schema::parse_graph(&graph_text).unwrap_or_else(|e| panic!("{name}: graph profile: {e}"));
-        let e = report::schema::parse_execution(&exec_text).unwrap_or_else(|e| panic!("{name}: exec profile: {e}"));
+        let g =
+            report::schema::parse_graph(&graph_text).unwrap_or_else(|e| panic!("{name}: graph profile: {e}"));
+        let e = report::schema::parse_execution(&exec_text)
+            .unwrap_or_else(|e| panic!("{name}: exec profile: {e}"));
         cross_check(&name, &g, &e);
         let html = report::render(&name, &g, Some(&e));
         check_page(&name, &html, &g);
-        check_trace(&name, &std::fs::read_to_string(&trace).unwrap(), e.simulation.cycles, e.target.clock_mhz);
+        check_trace(
+            &name,
+            &std::fs::read_to_string(&trace).unwrap(),
+            e.simulation.cycles,
+            e.target.clock_mhz,
+        );
         if name == "tut3" {
             let view = report::view::View::new(&name, &g, Some(&e));
             let text = serde_json::to_string_pretty(&view).unwrap() + "\n";

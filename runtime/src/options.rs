@@ -102,9 +102,8 @@ impl EngineOptions {
                     notes.push(format!("{k}: host transfers are always modelled on sim"));
                 }
                 "debug.computeInstrumentationLevel" => match v.as_str() {
-                    Some("tile" | "vertex" | "device" | "ipu") => {
-                        notes.push(format!("{k}: cycles are kept per tile and per vertex type at every level"))
-                    }
+                    Some("tile" | "vertex" | "device" | "ipu") => notes
+                        .push(format!("{k}: cycles are kept per tile and per vertex type at every level")),
                     _ => {
                         return Err(format!(
                             "engine option '{k}' must be \"tile\", \"vertex\", \"device\" or \"ipu\", not {v}"
@@ -171,7 +170,10 @@ mod tests {
         assert!(o.apply_json("[1]").is_err());
         assert!(o.apply_json(r#"{"debug.instrument":"maybe"}"#).is_err());
         let e = o.apply_json(r#"{"debug.instrumnet":"true"}"#).unwrap_err();
-        assert!(e.starts_with("unknown engine option 'debug.instrumnet' (did you mean 'debug.instrument'?)"), "{e}");
+        assert!(
+            e.starts_with("unknown engine option 'debug.instrumnet' (did you mean 'debug.instrument'?)"),
+            "{e}"
+        );
         assert!(e.contains("autoReport.all") && e.contains("debug.maxCycles"), "{e}");
         o.apply_json(r#"{"autoReport.all":"true","autoReport.directory":"rep"}"#).unwrap();
         assert!(o.auto_report.graph && o.auto_report.execution);

@@ -114,7 +114,14 @@ impl Recorder {
         });
     }
 
-    pub(crate) fn exchange(&mut self, program: u32, name: &str, from: u64, info: &ExchangeInfo, x: &Exchange) {
+    pub(crate) fn exchange(
+        &mut self,
+        program: u32,
+        name: &str,
+        from: u64,
+        info: &ExchangeInfo,
+        x: &Exchange,
+    ) {
         if let Some(t) = &mut self.trace {
             t.exchange(name, from, info.cycles, info.bytes, x);
         }

@@ -48,9 +48,8 @@ fn run(argv: &[String]) -> i32 {
         return usage("expected a graph profile and optionally an execution profile");
     }
     let Some(output) = output else { return usage("no output file (-o report.html)") };
-    let read = |p: &PathBuf| {
-        std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
-    };
+    let read =
+        |p: &PathBuf| std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()));
     let result = (|| {
         let graph = read(&inputs[0])?;
         let exec = inputs.get(1).map(read).transpose()?;
@@ -61,11 +60,8 @@ fn run(argv: &[String]) -> i32 {
             .and_then(|d| d.file_name())
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| gname.clone());
-        let html = report::render_text(
-            &title,
-            (&gname, &graph),
-            exec.as_deref().map(|t| (ename.as_str(), t)),
-        )?;
+        let html =
+            report::render_text(&title, (&gname, &graph), exec.as_deref().map(|t| (ename.as_str(), t)))?;
         std::fs::write(&output, html).map_err(|e| format!("cannot write {}: {e}", output.display()))
     })();
     match result {
