@@ -182,12 +182,17 @@
       : "Every tile fits in its " + fmt(limit) + " bytes.";
     $("memory-legend").innerHTML = D.categories.map((c, i) => '<span><i style="background:' + COLORS[i % COLORS.length] + '"></i>' + esc(c) + "</span>").join("") + '<span><i style="background:#e15759"></i>limit / out of memory</span>';
     const box = $("memory-limit-scale");
+    let chartMax = 1;
     box.checked = maxUsed > limit / 4;
     box.addEventListener("change", () => chart.draw());
     const chart = tileChart($("memory-chart"), {
       key: D.total,
-      max: () => (box.checked ? Math.max(limit, maxUsed) * 1.05 : Math.max(maxUsed, 1) * 1.1),
+      max: () => (chartMax = box.checked ? Math.max(limit, maxUsed) * 1.05 : Math.max(maxUsed, 1) * 1.1),
       bar(ctx, x, w, t, y) {
+        if (D.overflow[t] > 0) {
+          ctx.fillStyle = "rgba(225, 87, 89, 0.22)";
+          ctx.fillRect(x - 1, y(chartMax), Math.max(w, 3) + 2, y(0) - y(chartMax));
+        }
         let acc = 0;
         D.categories.forEach((_, c) => {
           const v = D.mem_by_cat[c][t];
