@@ -63,3 +63,14 @@ pub fn render_text(title: &str, graph: (&str, &str), exec: Option<(&str, &str)>)
     }
     Ok(render(title, &g, e.as_ref()))
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn bad_profiles_are_errors_naming_the_file() {
+        let e = super::render_text("t", ("g.json", "{"), None).unwrap_err();
+        assert!(e.starts_with("g.json: not a graph profile: EOF while parsing"), "{e}");
+        let e = super::render_text("t", ("g.json", r#"{"target": 1}"#), None).unwrap_err();
+        assert!(e.starts_with("g.json: not a graph profile: invalid type: integer `1`"), "{e}");
+    }
+}

@@ -25,6 +25,8 @@ pub const MAX_TILE_TRACKS: u32 = 64;
 /// Most events kept; later ones are counted in `otherData`.
 pub const MAX_TRACE_EVENTS: usize = 2_000_000;
 
+/// The IPU's process id (0 is the idle process in some viewers).
+const PID: u32 = 1;
 const STEPS_TRACK: u32 = 0;
 const HOST_TRACK: u32 = 1;
 const FIRST_TILE_TRACK: u32 = 2;
@@ -189,6 +191,7 @@ impl TraceRec {
             events.push(TraceEvent {
                 name: "thread_sort_index".into(),
                 ph: "M",
+                pid: PID,
                 tid: t,
                 args: Args { sort_index: Some(t), ..Args::default() },
                 ..TraceEvent::default()
@@ -209,6 +212,7 @@ impl TraceRec {
                 ph: "X",
                 ts: us(e.from),
                 dur: Some(us(e.cycles)),
+                pid: PID,
                 tid: e.track,
                 args,
                 ..TraceEvent::default()
@@ -266,6 +270,7 @@ impl TraceEvent {
         TraceEvent {
             name: what.into(),
             ph: "M",
+            pid: PID,
             tid,
             args: Args { name: Some(name), ..Args::default() },
             ..TraceEvent::default()
