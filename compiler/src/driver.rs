@@ -26,7 +26,9 @@ use crate::{Codelets, Compiled, DumpStage, Options};
     version,
     about = "Compile a PIR graph and its codelets into an executable image",
     after_help = "Environment: POPLAR_TARGET_OPTIONS, a JSON object of target keys applied after the \
-                  file's target and --target, e.g. {\"tiles_per_ipu\": 16}."
+                  file's target and --target, e.g. {\"tiles_per_ipu\": 16}. POPLAR_ENGINE_OPTIONS: \
+                  {\"autoReport.outputGraphProfile\": \"true\"} (or autoReport.all) writes graph.json \
+                  into autoReport.directory (default: here)."
 )]
 struct Cli {
     /// The graph (`.pir`).
