@@ -215,7 +215,6 @@ impl TraceRec {
                 pid: PID,
                 tid: e.track,
                 args,
-                ..TraceEvent::default()
             });
         }
         let trace = Trace {
