@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Opens poplar-report pages in headless Chromium: a screenshot of each, the
 page's own status line (charts drawn, blank charts, milliseconds from
-navigation start to the last chart drawn), and the browser's console.
+navigation start to the last chart drawn), and the browser's console, also
+while a copy of the page is hovered, dragged, zoomed and clicked.
 
 Fails when a page logs anything to the console (it logs nothing when
 all is well, so this catches every JavaScript error), when a chart is blank, or when a
@@ -28,6 +29,34 @@ STATUS = re.compile(r'<div id="status" data-status="(\w+)" data-ms="(\d+)" data-
 # the page logs nothing, so any message is a failure. A network fetch would
 # show as a failed load.
 CONSOLE = re.compile(r'CONSOLE[(:]\d+\)?\]|Uncaught|net::ERR_')
+
+
+# Appended to a copy of the page: hovers, drags, wheels, clicks and
+# double-clicks every chart, picks a tile, toggles the memory scale and
+# resizes, so that event handlers run too; then marks the body.
+INTERACT = """<script>
+(function () {
+  for (const c of document.querySelectorAll("canvas")) {
+    const r = c.getBoundingClientRect();
+    for (const fx of [0.1, 0.5, 0.9]) for (const fy of [0.1, 0.4, 0.8]) {
+      const o = { clientX: r.left + r.width * fx, clientY: r.top + r.height * fy, bubbles: true, deltaY: -100 };
+      c.dispatchEvent(new MouseEvent("mousemove", o));
+      c.dispatchEvent(new WheelEvent("wheel", o));
+      c.dispatchEvent(new MouseEvent("mousedown", o));
+      c.dispatchEvent(new MouseEvent("mousemove", { ...o, clientX: o.clientX + 30 }));
+      window.dispatchEvent(new MouseEvent("mouseup", o));
+      c.dispatchEvent(new MouseEvent("click", o));
+      c.dispatchEvent(new MouseEvent("dblclick", o));
+    }
+    c.dispatchEvent(new MouseEvent("mouseleave", { bubbles: true }));
+  }
+  const t = document.getElementById("tile-input");
+  t.value = "1"; t.dispatchEvent(new Event("change"));
+  document.getElementById("memory-limit-scale").click();
+  window.dispatchEvent(new Event("resize"));
+  document.body.dataset.interacted = "yes";
+})();
+</script></body>"""
 
 
 def chromium(args, timeout=120):
@@ -59,6 +88,18 @@ def check(page, out_dir, budget_ms):
             problems.append("no charts drawn")
         if budget_ms is not None and ms > budget_ms:
             problems.append(f"drawn in {ms} ms, over the {budget_ms} ms budget")
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, "interact.html")
+        with open(page, encoding="utf-8") as f:
+            html = f.read()
+        with open(copy, "w", encoding="utf-8") as f:
+            f.write(html.replace("</body>", INTERACT, 1))
+        dom, err3 = chromium(["--dump-dom", "file://" + copy])
+    for line in err3.splitlines():
+        if CONSOLE.search(line):
+            problems.append("console (interacting): " + line.strip())
+    if 'data-interacted="yes"' not in dom:
+        problems.append("interaction did not complete")
     if not os.path.isfile(shot) or os.path.getsize(shot) == 0:
         problems.append("no screenshot")
     size = os.path.getsize(page)
