@@ -13,6 +13,7 @@ mod ir_bench;
 mod machine;
 mod memcpy_bench;
 mod popc_bench;
+mod report_bench;
 mod runtime_bench;
 mod tools;
 
@@ -28,6 +29,7 @@ const SECTIONS: &[Section] = &[
     ("Codelet compiler: popc", popc_bench::run),
     ("Graph compiler: poplar-compile", compile_bench::run),
     ("Runtime: cpu and sim devices", runtime_bench::run),
+    ("Report: poplar-report in Chromium", report_bench::run),
 ];
 
 fn main() {

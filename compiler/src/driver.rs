@@ -26,7 +26,9 @@ use crate::{Codelets, Compiled, DumpStage, Options};
     version,
     about = "Compile a PIR graph and its codelets into an executable image",
     after_help = "Environment: POPLAR_TARGET_OPTIONS, a JSON object of target keys applied after the \
-                  file's target and --target, e.g. {\"tiles_per_ipu\": 16}."
+                  file's target and --target, e.g. {\"tiles_per_ipu\": 16}. POPLAR_ENGINE_OPTIONS: \
+                  {\"autoReport.outputGraphProfile\": \"true\"} (or autoReport.all) writes graph.json \
+                  into autoReport.directory (default: here)."
 )]
 struct Cli {
     /// The graph (`.pir`).
@@ -133,6 +135,7 @@ fn load_codelets(
         }
         let src = String::from_utf8_lossy(&bytes).into_owned();
         let shown = path.display().to_string();
+        opts.progress.step(format!("compiling codelets {}", c.path));
         match compile_cpp(&shown, &src, &c.options, &requested) {
             Ok(o) => out.objects.push(o),
             Err(rendered) => {
@@ -343,17 +346,30 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
             },
         };
     }
+    // `autoReport.outputGraphProfile` (or `.all`) in POPLAR_ENGINE_OPTIONS
+    // writes the graph profile as Poplar's engine compile does.
+    let auto = match std::env::var("POPLAR_ENGINE_OPTIONS") {
+        Ok(text) => match report::auto::AutoReport::from_engine_options(&text) {
+            Ok(a) => a,
+            Err(e) => return (1, String::new(), format!("poplar-compile: error: {e}\n")),
+        },
+        Err(_) => Default::default(),
+    };
     let opts = Options {
         target: cli.target.clone(),
         include_dirs: cli.include.clone(),
         strict_mapping: cli.strict_mapping,
         allow_out_of_memory: cli.allow_out_of_memory,
         dumps,
-        report: cli.report.is_some(),
+        report: cli.report.is_some() || auto.graph,
         time_passes: cli.time_passes,
         target_options: std::env::var("POPLAR_TARGET_OPTIONS").ok(),
+        progress: report::progress::Progress::on_terminal("poplar-compile"),
     };
-    let c = match compile_path(&cli.input, &opts) {
+    opts.progress.step("parsing");
+    let c = compile_path(&cli.input, &opts);
+    opts.progress.finish();
+    let c = match c {
         Ok(c) => c,
         Err(e) => return (1, String::new(), e),
     };
@@ -368,6 +384,11 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
     if let (Some(path), Some(json)) = (&cli.report, &c.report) {
         if let Err(e) = write_atomic(path, json.as_bytes()) {
             return (1, stdout, stderr + &e);
+        }
+    }
+    if let Some(json) = &c.report {
+        if let Err(e) = auto.write_graph(json) {
+            return (1, stdout, stderr + &format!("poplar-compile: error: {e}\n"));
         }
     }
     let mut timings = c.timings.clone();

@@ -62,6 +62,9 @@ pub struct Options {
     pub report: bool,
     /// `--time-passes`: time each pass.
     pub time_passes: bool,
+    /// Where passes and codelet files report that they start (hidden by
+    /// default; the binaries show it on a terminal).
+    pub progress: ::report::progress::Progress,
     /// `POPLAR_TARGET_OPTIONS`: a JSON object of target keys
     /// (`{"tiles_per_ipu": 16}`), applied after the file's target and
     /// `--target`.
@@ -135,19 +138,24 @@ pub fn compile(
     let mut dumps = Vec::new();
     let mut time = |name: &'static str, start: Instant| timings.push((name, start.elapsed()));
 
+    let step = |name: &'static str| opts.progress.step(name);
+    step("resolve_vertices");
     let t = Instant::now();
     let resolved = resolve::resolve_vertices(graph, spans, codelets).map_err(render)?;
     time("resolve_vertices", t);
 
+    step("map_tiles");
     let t = Instant::now();
     let (mapping, w) = mapping::map_tiles(graph, spans, opts).map_err(render)?;
     warnings.extend(w);
     time("map_tiles", t);
 
+    step("schedule_exchange");
     let t = Instant::now();
     let plan = exchange::schedule_exchange(graph, spans, &resolved, codelets, &mapping).map_err(render)?;
     time("schedule_exchange", t);
 
+    step("layout_memory");
     let t = Instant::now();
     let (layout, oom) = layout::layout_memory(graph, spans, &resolved, codelets, &mapping, &plan);
     let oom = match oom {
@@ -174,6 +182,7 @@ pub fn compile(
         dumps.push((DumpStage::Memory, dump::memory(graph, &mapping, &plan, &layout)));
     }
 
+    step("lower_tile");
     let t = Instant::now();
     let unlinked = lower::lower(graph, &resolved, codelets, &mapping, &plan, &layout);
     time("lower_tile", t);
@@ -181,12 +190,14 @@ pub fn compile(
         dumps.push((DumpStage::Program, dump::program(&unlinked)));
     }
 
-    let report_json =
-        opts.report.then(|| report::graph_profile(graph, &resolved, codelets, &plan, &layout, &unlinked));
+    let report_json = opts
+        .report
+        .then(|| report::graph_profile(graph, &resolved, codelets, &plan, &mapping, &layout, &unlinked));
 
     let image = if oom {
         None
     } else {
+        step("link");
         let t = Instant::now();
         let image = linker::link::link(unlinked)
             .map_err(|e| format!("{file_name}: error: internal error while linking: {e}\n"))?;

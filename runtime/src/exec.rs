@@ -415,12 +415,13 @@ impl Machine {
     fn sync(&mut self, program: u32) {
         if self.kind == DeviceKind::Sim {
             let c = u64::from(self.loaded.image.target.sync_cycles);
+            let from = self.totals.cycles;
             self.totals.charge(program, |t| {
                 t.cycles = t.cycles.saturating_add(c);
                 t.sync = t.sync.saturating_add(c);
             });
             if let Some(rec) = &mut self.rec {
-                rec.sync();
+                rec.sync(from, c);
             }
         }
     }
@@ -629,7 +630,7 @@ impl Machine {
                 t.exchange_tile = t.exchange_tile.saturating_add(info.tile_cycles);
             });
             if let Some(rec) = &mut self.rec {
-                rec.exchange(program, name, from, info);
+                rec.exchange(program, name, from, info, x);
             }
         }
     }

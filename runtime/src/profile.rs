@@ -6,7 +6,7 @@
 //! Pure: the recorder collects numbers, [`Recorder::to_json`] and
 //! [`summary`] turn them into values and text.
 
-use linker::image::Image;
+use linker::image::{Exchange, Image};
 use serde_json::{json, Value};
 
 use crate::exec::{ExchangeInfo, Totals};
@@ -43,6 +43,8 @@ pub struct Recorder {
     cs_cycles: Vec<u64>,
     /// Per vertex type: (cycles, instances executed).
     by_type: Vec<(u64, u64)>,
+    /// The timeline for `--trace`, when asked for.
+    pub(crate) trace: Option<crate::trace::TraceRec>,
 }
 
 impl Recorder {
@@ -56,6 +58,7 @@ impl Recorder {
             cs_runs: vec![0; image.compute_sets.len()],
             cs_cycles: vec![0; image.compute_sets.len()],
             by_type: vec![(0, 0); image.vertex_types.len()],
+            trace: None,
         }
     }
 
@@ -67,14 +70,17 @@ impl Recorder {
         }
     }
 
-    pub(crate) fn sync(&mut self) {
+    pub(crate) fn sync(&mut self, from: u64, cycles: u64) {
+        if let Some(t) = &mut self.trace {
+            t.sync(from, cycles);
+        }
         self.push(StepRec {
             kind: "Sync",
             program: 0,
             name: String::new(),
-            from: 0,
-            cycles: 0,
-            active_tiles: 0,
+            from,
+            cycles,
+            active_tiles: self.num_tiles as u32,
             tile_cycles: 0,
             active: 0,
             total_data: 0,
@@ -91,6 +97,9 @@ impl Recorder {
         tiles: u32,
         bytes: u64,
     ) {
+        if let Some(t) = &mut self.trace {
+            t.host(name, from, cycles, bytes);
+        }
         self.push(StepRec {
             kind: "StreamCopy",
             program,
@@ -105,7 +114,17 @@ impl Recorder {
         });
     }
 
-    pub(crate) fn exchange(&mut self, program: u32, name: &str, from: u64, info: &ExchangeInfo) {
+    pub(crate) fn exchange(
+        &mut self,
+        program: u32,
+        name: &str,
+        from: u64,
+        info: &ExchangeInfo,
+        x: &Exchange,
+    ) {
+        if let Some(t) = &mut self.trace {
+            t.exchange(name, from, info.cycles, info.bytes, x);
+        }
         self.push(StepRec {
             kind: "DoExchange",
             program,
@@ -131,6 +150,9 @@ impl Recorder {
         per_tile: &[(u32, u64, u64)],
         vertex_counts: &[(u32, u64)],
     ) {
+        if let Some(t) = &mut self.trace {
+            t.compute(name, from, cycles, per_tile);
+        }
         let c = cs as usize;
         if self.cs_by_tile[c].is_empty() {
             self.cs_by_tile[c] = vec![0; self.num_tiles];
@@ -170,7 +192,13 @@ impl Recorder {
             .iter()
             .map(|s| {
                 if s.kind == "Sync" {
-                    return json!({"type": "Sync", "syncType": "Internal"});
+                    return json!({
+                        "type": "Sync",
+                        "syncType": "Internal",
+                        "cycles": s.cycles,
+                        "cyclesFrom": s.from,
+                        "cyclesTo": s.from + s.cycles,
+                    });
                 }
                 let balance = ratio(s.tile_cycles, s.cycles * self.num_tiles as u64);
                 let active_balance = ratio(s.tile_cycles, s.cycles * u64::from(s.active_tiles));
