@@ -1,0 +1,3 @@
+// Stub: IEEE half is the stub `half` of HalfFloat.hpp.
+#pragma once
+#include "HalfFloat.hpp"
