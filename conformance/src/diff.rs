@@ -563,7 +563,6 @@ pub struct Build<'a> {
 /// the vertices that call host maths functions).
 pub fn check_file(b: &Build, obj: &Object, ir: &str, seeds: u64) -> Result<FileResult, String> {
     let scratch = b.scratch;
-    let count = obj.vertex_types.len();
     let mut reasons: Vec<Option<String>> = obj.vertex_types.iter().map(undrivable).collect();
     let mut drive: Vec<bool> = reasons.iter().map(|r| r.is_none()).collect();
     let mut results: Vec<(String, Outcome)> = Vec::new();
@@ -574,9 +573,8 @@ pub fn check_file(b: &Build, obj: &Object, ir: &str, seeds: u64) -> Result<FileR
     } else {
         Err(String::new())
     };
-    for vi in 0..count {
-        let vt = &obj.vertex_types[vi];
-        let outcome = match (&exe, &reasons[vi]) {
+    for (vi, (vt, reason)) in obj.vertex_types.iter().zip(&reasons).enumerate() {
+        let outcome = match (&exe, reason) {
             (_, Some(r)) => Outcome::NotDriven(r.clone()),
             (Err(e), None) => Outcome::NotDriven(e.clone()),
             (Ok(exe), None) => check_vertex(vt, vi, exe, scratch, seeds, calls_host(ir, &vt.name)),
@@ -648,6 +646,49 @@ mod tests {
         assert_eq!(ulps(ElemType::Float, &f(1.0), &f(-1.0)), u64::MAX);
         assert_eq!(ulps(ElemType::Float, &f(f32::NAN), &f(f32::NAN)), 0);
         assert_eq!(ulps(ElemType::Int, &[1, 0, 0, 0], &[2, 0, 0, 0]), u64::MAX);
+    }
+
+    const SCALE: &str = "#include <poplar/Vertex.hpp>
+using namespace poplar;
+class Scale : public Vertex {
+public:
+  Input<Vector<float>> in;
+  Output<Vector<float>> out;
+  unsigned short k;
+  void compute() {
+    for (unsigned i = 0; i < in.size(); ++i) out[i] = in[i] * FACTOR + k;
+  }
+};
+";
+
+    /// popc compiles `SCALE` with factor 2; g++ builds it with `gxx_factor`.
+    fn check_scale(gxx_factor: &str) -> Option<Outcome> {
+        if Command::new("g++").arg("--version").output().is_err() {
+            eprintln!("NOTICE: g++ not found; skipping");
+            return None;
+        }
+        let dir = std::env::temp_dir().join(format!("conformance-test-{}-{gxx_factor}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let src = SCALE.replace("FACTOR", "2.0f");
+        let obj = popc::compile("scale.cpp", &src, &popc::Options::default(), &popc::NoIncludes, &[])
+            .unwrap_or_else(|d| panic!("{}", d.render()));
+        let codelet = dir.join("scale.cpp");
+        std::fs::write(&codelet, SCALE.replace("FACTOR", gxx_factor)).unwrap();
+        let stub = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/popc/stub");
+        let scratch = dir.join("scratch");
+        let b = Build { root: &dir, codelet: &codelet, flags: &[], stub: &stub, scratch: &scratch };
+        let r = check_file(&b, &obj, "; vertex Scale\n", 3).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(r.vertices.len(), 1);
+        Some(r.vertices[0].1.clone())
+    }
+
+    #[test]
+    fn same_source_passes_and_a_different_one_is_caught() {
+        let Some(same) = check_scale("2.0f") else { return };
+        assert_eq!(same, Outcome::Pass { compared: 3, tolerance: false });
+        let Some(Outcome::Mismatch(m)) = check_scale("3.0f") else { panic!("a wrong result went unnoticed") };
+        assert!(m.starts_with("out["), "{m}");
     }
 
     #[test]

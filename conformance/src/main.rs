@@ -206,13 +206,19 @@ fn run(args: &Args) -> Result<(), String> {
                 let f = &files[i];
                 let Some(c) = &compiled[i] else { return (None, None) };
                 let dir = scratch.join(format!("f{i}"));
-                let est = (!args.quick && gxx && f.library != "graphcore-examples")
-                    .then(|| estimate::count(&root, &f.rel, &f.flags, &stub, &dir));
+                let est = (!args.quick && gxx).then(|| estimate::count(&root, &f.rel, &f.flags, &stub, &dir));
                 let diff = match (&c.result, gxx) {
                     (Ok(_), false) => Some(Err("g++ not found".to_string())),
                     (Ok(_), true) => {
                         let (r, _) = compile_one(&root, f, true);
                         Some(r.and_then(|out| {
+                            let listed = out.ir_text.lines().filter(|l| l.starts_with("; vertex ")).count();
+                            if listed != out.object.vertex_types.len() {
+                                return Err(format!(
+                                    "popc -S lists {listed} vertices but the object holds {}",
+                                    out.object.vertex_types.len()
+                                ));
+                            }
                             let b = diff::Build {
                                 root: &root,
                                 codelet: &f.path,
