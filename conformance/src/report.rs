@@ -86,6 +86,38 @@ fn tally<'a>(rs: impl IntoIterator<Item = &'a FileReport>) -> Tally {
     t
 }
 
+/// popc's and g++'s summed compile times over the PopLibs files both compile.
+#[derive(Clone, Copy)]
+struct Speed {
+    files: usize,
+    popc: f64,
+    gxx: f64,
+}
+
+impl Speed {
+    fn ratio(&self) -> f64 {
+        if self.popc > 0.0 {
+            self.gxx / self.popc
+        } else {
+            0.0
+        }
+    }
+}
+
+fn speed(reports: &[FileReport]) -> Speed {
+    let mut sp = Speed { files: 0, popc: 0.0, gxx: 0.0 };
+    for r in reports.iter().filter(|r| r.file.library != "graphcore-examples") {
+        if let (Some(c), Some(Ok(g))) = (&r.popc, &r.gxx_secs) {
+            if c.result.is_ok() {
+                sp.files += 1;
+                sp.popc += c.secs;
+                sp.gxx += g;
+            }
+        }
+    }
+    sp
+}
+
 /// A few lines for the terminal (and CI logs).
 pub fn summary(reports: &[FileReport]) -> String {
     let mut s = String::new();
@@ -230,21 +262,53 @@ pub fn markdown(reports: &[FileReport], quick: bool, seeds: u64, machine: &[(Str
         );
     }
 
+    // Issue 16's targets.
+    let tutorials = tally(reports.iter().filter(|r| r.file.library == "graphcore-examples"));
+    let met = |ok: bool| if ok { "met" } else { "**not met**" };
+    s.push_str("### Targets (issue 16)\n\n| target | now | |\n|---|---|---|\n");
+    let _ = writeln!(
+        s,
+        "| tutorials: every codelet file compiles, every vertex passes | {}/{} files, {}/{} vertices pass | {} |",
+        tutorials.compiled,
+        tutorials.files,
+        tutorials.pass,
+        tutorials.vertices,
+        met(tutorials.compiled == tutorials.files && tutorials.pass == tutorials.vertices)
+    );
+    let _ = writeln!(
+        s,
+        "| PopLibs: ≥ 90% of the {ISSUE_INSTANTIATIONS} instantiations compile | {} ({}) | {} |",
+        poplibs.vertices,
+        pct(poplibs.vertices, ISSUE_INSTANTIATIONS),
+        met(poplibs.vertices * 10 >= ISSUE_INSTANTIATIONS * 9)
+    );
+    let _ = writeln!(
+        s,
+        "| PopLibs: ≥ 95% of those that compile pass the differential check | {} of {} ({}) | {} |",
+        poplibs.pass,
+        poplibs.vertices,
+        pct(poplibs.pass, poplibs.vertices),
+        met(poplibs.vertices > 0 && poplibs.pass * 20 >= poplibs.vertices * 19)
+    );
+    let speed = speed(reports);
+    if !quick {
+        let _ = writeln!(
+            s,
+            "| PopLibs through popc in ≤ 5 s, ≥ 20x faster than g++ -O2 | {:.2} s; {:.0}x on the {} files both compile | {} |",
+            poplibs.popc_secs,
+            speed.ratio(),
+            speed.files,
+            met(poplibs.popc_secs <= 5.0 && speed.ratio() >= 20.0)
+        );
+    }
+    s.push('\n');
+
     // Compile speed.
     s.push_str("## Compile speed\n\n");
     if quick {
         s.push_str("Not measured in quick runs.\n\n");
     } else {
-        let (mut n, mut p, mut g) = (0, 0.0, 0.0);
-        for r in reports.iter().filter(|r| r.file.library != "graphcore-examples") {
-            if let (Some(c), Some(Ok(gs))) = (&r.popc, &r.gxx_secs) {
-                if c.result.is_ok() {
-                    n += 1;
-                    p += c.secs;
-                    g += gs;
-                }
-            }
-        }
+        let Speed { files: n, popc: p, gxx: g } = speed;
         let _ = writeln!(
             s,
             "Whole PopLibs corpus through popc (all {} codelet files, those that fail included, one at a \
@@ -258,7 +322,7 @@ pub fn markdown(reports: &[FileReport], quick: bool, seeds: u64, machine: &[(Str
              machine; see the machine table above.\n",
             p,
             g,
-            if p > 0.0 { g / p } else { 0.0 }
+            speed.ratio()
         );
     }
 
