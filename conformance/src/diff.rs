@@ -175,6 +175,7 @@ pub fn driver_source(codelet: &Path, obj: &Object, drive: &[bool], names: &[Stri
     let _ = writeln!(s, "#include \"{}\"", codelet.display());
     s.push_str("#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n");
     let _ = writeln!(s, "alignas(64) static unsigned char conf_mem[{MEM}];");
+    s.push_str(FIELD_KIND);
     for (vi, vt) in obj.vertex_types.iter().enumerate() {
         if !drive[vi] {
             continue;
@@ -184,6 +185,19 @@ pub fn driver_source(codelet: &Path, obj: &Object, drive: &[bool], names: &[Stri
         let _ = writeln!(s, "  alignas({name}) static unsigned char buf[sizeof({name})];");
         let _ = writeln!(s, "  std::memset(buf, 0, sizeof buf);");
         let _ = writeln!(s, "  {name} &v = *reinterpret_cast<{name} *>(buf);");
+        for f in &vt.fields {
+            let (k, what) = match f.kind {
+                FieldKind::Plain => (0, "a plain member"),
+                FieldKind::Scalar => (1, "a one-element edge"),
+                FieldKind::Vector(_) => (2, "a vector"),
+                FieldKind::VectorList(_) => (3, "a vector list"),
+            };
+            let _ = writeln!(
+                s,
+                "  static_assert(conf_kind<decltype(v.{m})>::value == {k}, \"conf: popc lays out field '{m}' as {what}, its C++ type is not one\");",
+                m = f.name
+            );
+        }
         for (fi, f) in vt.fields.iter().enumerate() {
             let m = &f.name;
             match f.kind {
@@ -268,6 +282,22 @@ int main(int argc, char **argv) {
     s
 }
 
+/// C++ for the driver: the kind of a field's type in the stub headers (0
+/// plain, 1 one-element edge, 2 vector, 3 vector list), to check popc's
+/// layout of each field against the type C++ gives it.
+const FIELD_KIND: &str = r#"#include <type_traits>
+#include <utility>
+template <class T, class = void> struct conf_has_p : std::false_type {};
+template <class T> struct conf_has_p<T, std::void_t<decltype(std::declval<T &>().p)>> : std::true_type {};
+template <class T, class = void> struct conf_has_n : std::false_type {};
+template <class T> struct conf_has_n<T, std::void_t<decltype(std::declval<T &>().n)>> : std::true_type {};
+template <class T, bool = conf_has_p<T>::value> struct conf_kind { static constexpr int value = 0; };
+template <class T> struct conf_kind<T, true> {
+  using E = typename std::remove_pointer<decltype(std::declval<T &>().p)>::type;
+  static constexpr int value = !conf_has_n<T>::value ? 1 : conf_has_p<E>::value ? 3 : 2;
+};
+"#;
+
 /// The lines of the driver that belong to each vertex (for blaming g++ errors).
 fn driver_lines(src: &str, count: usize) -> Vec<Option<usize>> {
     let mut owner = None;
@@ -289,7 +319,7 @@ fn build_driver(
     b: &Build,
     obj: &Object,
     drive: &mut [bool],
-    reasons: &mut [Option<String>],
+    reasons: &mut [Option<Outcome>],
 ) -> Result<PathBuf, String> {
     let (codelet, dir) = (b.codelet, b.scratch);
     let exe = dir.join("driver");
@@ -343,7 +373,11 @@ fn build_driver(
                 if drive[*vi] {
                     drive[*vi] = false;
                     let msg = l.split_once(": error: ").map(|x| x.1).unwrap_or(l);
-                    reasons[*vi] = Some(format!("g++ rejects its driver: {}", clip(msg, 160)));
+                    reasons[*vi] = Some(match msg.split_once("conf: ") {
+                        // The field kind check: popc and C++ disagree on the type.
+                        Some((_, m)) => Outcome::Mismatch(m.trim_end_matches(['"', '’', '\'']).to_string()),
+                        None => Outcome::NotDriven(format!("g++ rejects its driver: {}", clip(msg, 160))),
+                    });
                     blamed = true;
                 }
             }
@@ -563,7 +597,8 @@ pub struct Build<'a> {
 /// the vertices that call host maths functions).
 pub fn check_file(b: &Build, obj: &Object, ir: &str, seeds: u64) -> Result<FileResult, String> {
     let scratch = b.scratch;
-    let mut reasons: Vec<Option<String>> = obj.vertex_types.iter().map(undrivable).collect();
+    let mut reasons: Vec<Option<Outcome>> =
+        obj.vertex_types.iter().map(|v| undrivable(v).map(Outcome::NotDriven)).collect();
     let mut drive: Vec<bool> = reasons.iter().map(|r| r.is_none()).collect();
     let mut results: Vec<(String, Outcome)> = Vec::new();
     let exe = if drive.iter().any(|d| *d) {
@@ -575,7 +610,7 @@ pub fn check_file(b: &Build, obj: &Object, ir: &str, seeds: u64) -> Result<FileR
     };
     for (vi, (vt, reason)) in obj.vertex_types.iter().zip(&reasons).enumerate() {
         let outcome = match (&exe, reason) {
-            (_, Some(r)) => Outcome::NotDriven(r.clone()),
+            (_, Some(r)) => r.clone(),
             (Err(e), None) => Outcome::NotDriven(e.clone()),
             (Ok(exe), None) => check_vertex(vt, vi, exe, scratch, seeds, calls_host(ir, &vt.name)),
         };
