@@ -9,8 +9,9 @@
 //! instantiations the file asks for independently of popc ([`estimate`]),
 //! runs every compiled vertex against a `g++ -O2` build of the same source
 //! ([`diff`]), times g++ on the files popc compiles, and rewrites
-//! `CONFORMANCE.md` ([`report`]). `--quick` (CI) runs fewer seeds, skips the
-//! g++ timings and the independent count, and prints the summary without
+//! `CONFORMANCE.md` ([`report`]). `--quick` (CI) runs fewer seeds, builds
+//! the g++ side at `-O0`, skips the g++ timings and the independent count,
+//! and prints the summary without
 //! writing the file; `--only TEXT` keeps the files whose path has TEXT (and
 //! writes nothing either, unless `--out FILE` says where).
 
@@ -179,9 +180,9 @@ fn run(args: &Args) -> Result<(), String> {
     let stub = std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/popc/stub"))
         .map_err(|e| format!("stub headers: {e}"))?;
     let gxx = Command::new("g++").arg("--version").output().is_ok_and(|o| o.status.success());
+    let mut files = corpus::discover(&root)?;
     let scratch = std::env::temp_dir().join(format!("conformance-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(|e| format!("cannot create '{}': {e}", scratch.display()))?;
-    let mut files = corpus::discover(&root)?;
     if let Some(o) = &args.only {
         files.retain(|f| f.rel.contains(o.as_str()));
     }
@@ -228,6 +229,7 @@ fn run(args: &Args) -> Result<(), String> {
                                 flags: &f.flags,
                                 stub: &stub,
                                 scratch: &dir,
+                                opt: if args.quick { "-O0" } else { "-O2" },
                             };
                             diff::check_file(&b, &out.object, &out.ir_text, seeds)
                         }))

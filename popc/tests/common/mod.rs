@@ -1,5 +1,6 @@
 //! Shared test harness: lay out vertex state and edge data in a tile memory
-//! from a small text spec, run the compiled code, and print the fields.
+//! from a small text spec (with `popc::state`), run the compiled code, and
+//! print the fields.
 //!
 //! Spec lines (in `//` comments of a codelet, one block per `RUN`):
 //! `// RUN VertexName` then `//   field = [1, 2, 3]` (vector / scalar edge
@@ -10,6 +11,8 @@
 
 use linker::gp::Object;
 use popc::exec::{run_vertex, Loaded, RunResult};
+// Each test binary uses a different part of the shared state encoding.
+#[allow(unused_imports)]
 pub use popc::state::{decode, dump, encode, layout, Placed, STATE};
 
 pub struct Run {
