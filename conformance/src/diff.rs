@@ -37,6 +37,8 @@ pub const ULP_FLOAT: u64 = 4;
 pub const ULP_HALF: u64 = 1;
 /// Longest a g++-built vertex may run on all its seeds.
 pub const GXX_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longest popc's code for a vertex may run on the seeds g++'s finished.
+pub const POPC_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// What the check found for one vertex.
 #[derive(Clone, Debug, PartialEq)]
@@ -645,19 +647,44 @@ fn check_vertex(vt: &VertexType, vi: usize, exe: &Path, dir: &Path, seeds: u64, 
         Ok(c) => c,
         Err(e) => return Outcome::NotDriven(format!("cannot load popc's code: {e}")),
     };
-    let (mut compared, mut tolerance, mut traps, mut crashes) = (0, false, 0, 0);
-    for (inp, g) in inputs.iter().zip(&gxx) {
-        let Some(g) = g else {
-            crashes += 1;
-            continue;
+    // popc's code runs on its own thread, only on the seeds g++'s build
+    // finished: should it still not return, the check reports it and moves
+    // on (the thread is left to the end of the process).
+    let jobs: Vec<(usize, Vec<u8>)> = gxx
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| g.is_some())
+        .map(|(k, _)| (k, inputs[k].mem.clone()))
+        .collect();
+    let crashes = inputs.len() - jobs.len();
+    let expected = jobs.len();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new().name("popc-run".into()).spawn(move || {
+        for (k, mut mem) in jobs {
+            let r = popc::exec::run_vertex(&code, &mut mem, popc::state::STATE);
+            if tx.send((k, r.status, mem)).is_err() {
+                return;
+            }
+        }
+    });
+    if let Err(e) = spawned {
+        return Outcome::NotDriven(format!("cannot start a thread: {e}"));
+    }
+    let deadline = Instant::now() + POPC_TIMEOUT;
+    let (mut compared, mut tolerance, mut traps) = (0, false, 0);
+    for _ in 0..expected {
+        let Ok((k, status, mem)) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) else {
+            return Outcome::Mismatch(format!(
+                "popc's code ran past {} s where g++'s build finished",
+                POPC_TIMEOUT.as_secs()
+            ));
         };
-        let mut mem = inp.mem.clone();
-        let r = popc::exec::run_vertex(&code, &mut mem, popc::state::STATE);
-        if r.status != linker::abi::STATUS_OK {
+        if status != linker::abi::STATUS_OK {
             traps += 1;
             continue;
         }
-        match compare(vt, inp, &mem, g, tolerant) {
+        let Some(g) = &gxx[k] else { continue };
+        match compare(vt, &inputs[k], &mem, g, tolerant) {
             Ok(t) => {
                 compared += 1;
                 tolerance |= t;
