@@ -54,3 +54,5 @@ class SupervisorVertex {};
 template <bool B> using SupervisorVertexIf = typename std::conditional<B, SupervisorVertex, Vertex>::type;
 } // namespace poplar
 #define IS_EXTERNAL_CODELET(x) static const bool isExternalCodelet = (x)
+// Worker vertex state alignment, as popc's built-in header has it.
+#define WORKER_ALIGN alignas(8)

@@ -1,0 +1,3 @@
+// Stub: the 8-bit float types are not modelled on the host; codelets that
+// include this header without using them build.
+#pragma once
