@@ -211,6 +211,26 @@ mod tests {
     }
 
     #[test]
+    fn the_corpus_is_discovered() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+        if !root.is_dir() {
+            eprintln!("skipped: corpus absent");
+            return;
+        }
+        let files = discover(&root).unwrap();
+        let poplibs: Vec<_> = files.iter().filter(|f| f.library != "graphcore-examples").collect();
+        // The corpus README: 120 PopLibs codelet files, none of them a host program.
+        assert_eq!(poplibs.len(), 120);
+        assert!(poplibs
+            .iter()
+            .all(|f| f.host.is_none() && f.flags.last().map(String::as_str) == Some("-DNDEBUG")));
+        let find = |end: &str| files.iter().find(|f| f.rel.ends_with(end)).unwrap_or_else(|| panic!("{end}"));
+        assert_eq!(find("tut1_variables/start_here/tut1.cpp").host, Some("includes <iostream>"));
+        assert_eq!(find("tut3_vertices/complete/tut3_codelets.cpp").host, None);
+        assert_eq!(find("popops/codelets/Iota.cpp").library, "popops");
+    }
+
+    #[test]
     fn poplibs_flags_name_the_library() {
         let f = poplibs_flags("popops");
         assert_eq!(
