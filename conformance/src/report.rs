@@ -253,8 +253,8 @@ pub fn markdown(reports: &[FileReport], quick: bool, seeds: u64, machine: &[(Str
             pct(poplibs.vertices, ISSUE_INSTANTIATIONS),
         );
         s.push_str(
-            "How they are counted: each file is preprocessed by `g++ -E` with the same flags and no \
-             `__IPU__` (the C++ path), and in the text that comes from the file itself we count explicit \
+            "How they are counted: each file is preprocessed by `g++ -E` with the same flags, \
+             `__POPC__` defined as popc predefines it and no `__IPU__` (the C++ path), and in the text that comes from the file itself we count explicit \
              instantiations (`template class X<…>;` and `template struct`, not `extern template`: \
              this is how PopLibs enumerates its template vertices, directly or through its \
              `INSTANTIATE_*` macros) plus non-template classes deriving from `Vertex`, `MultiVertex`, \
@@ -341,7 +341,8 @@ pub fn markdown(reports: &[FileReport], quick: bool, seeds: u64, machine: &[(Str
     let _ = writeln!(
         s,
         "Every vertex popc compiles is built again by `g++ -O2` against the stub Poplar headers \
-         (`testdata/popc/stub`) in one generated driver per file, and both run on the same 64 KiB tile \
+         (`testdata/popc/stub`; also `-D__POPC__`, `-fno-strict-aliasing` since tile memory is untyped, \
+         and `-fno-access-control` since popc ignores access specifiers) in one generated driver per file, and both run on the same 64 KiB tile \
          memory, laid out by `popc::state` (the encoding of popc's own run tests) with edge lengths and \
          field values drawn per element type, {seeds} seeds per vertex. The whole memory must agree bit \
          for bit afterwards, except that vertices calling a host maths function (`exp`, `log`, `tanh`, \
