@@ -22,6 +22,9 @@ use crate::target::{Preset, Target};
 use crate::types::ElemType;
 use crate::view::{checked_num_elements, Subscript, View};
 
+#[path = "lower_ops.rs"]
+mod ops;
+
 /// The expansion budget of one file: each `for` iteration costs 1 and each
 /// produced item, vertex or statement costs [`ENTITY_COST`]; more than
 /// 100,000,000 in total is an error (so at most 6.25M vertices, which bounds
@@ -119,11 +122,16 @@ pub fn lower(items: &[Item<'_>]) -> Result<(Graph, Spans), Vec<Diagnostic>> {
         l.declare(&flat);
     }
     if !l.aborted {
-        for (it, env) in &flat {
-            l.env = env.clone();
-            l.define(it);
-            if l.aborted {
-                break;
+        // Programs and functions first: a tensor an operation defines
+        // (`v3 = v1 + v2`) may be named by any item.
+        let bodies = |it: &Item<'_>| matches!(it, Item::Program { .. } | Item::Function { .. });
+        for pass in [true, false] {
+            for (it, env) in flat.iter().filter(|(it, _)| bodies(it) == pass) {
+                l.env = env.clone();
+                l.define(it);
+                if l.aborted {
+                    break;
+                }
             }
         }
     }
@@ -679,7 +687,7 @@ impl Lowerer {
             ExprKind::Bool(_) => Err(self.err(e.span, "expected an integer, found a boolean")),
             ExprKind::Str(_) => Err(self.err(e.span, "expected an integer, found a string")),
             ExprKind::List(_) => Err(self.err(e.span, "expected an integer, found a list")),
-            ExprKind::Call(..) | ExprKind::Index(..) => {
+            ExprKind::Call(..) | ExprKind::Index(..) | ExprKind::Compare(..) | ExprKind::Cast(..) => {
                 Err(self.err(e.span, "expected an integer, found a tensor expression"))
             }
         }
@@ -1292,6 +1300,8 @@ impl Lowerer {
                 },
                 S::Block(b, _) => Stmt::Block(self.lower_block(b, spans)),
                 S::For(_) => return Err(Reported),
+                S::Assign { target, op, value, span } => self.lower_assign(target, *op, value, *span)?,
+                S::Fill { word, target, value, .. } => self.lower_fill(word, target, value)?,
             })
         })();
         match r {
@@ -1456,7 +1466,9 @@ fn stmt_span(s: &ast::Stmt<'_>) -> Span {
         | S::Repeat { span, .. }
         | S::While { span, .. }
         | S::If { span, .. }
-        | S::Switch { span, .. } => *span,
+        | S::Switch { span, .. }
+        | S::Assign { span, .. }
+        | S::Fill { span, .. } => *span,
         S::Execute(_, sp) | S::Undef(_, sp) | S::Sync(sp) | S::Call(_, sp) | S::Block(_, sp) => *sp,
         S::For(f) => f.span,
     }

@@ -377,5 +377,6 @@ fn stmt(o: &mut String, g: &Graph, s: &Stmt, d: usize) {
             let _ = write!(o, "call {}", g.functions[*f].name);
         }
         Stmt::Block(b) => block(o, g, b, d),
+        Stmt::Op(op) => o.push_str(&crate::ops::op_str(op, &|v| view_str(g, v))),
     }
 }
