@@ -256,19 +256,28 @@ pub fn reduce_class(name: &str, op: ReduceOp, t: ElemType) -> String {
     )
 }
 
-/// A matrix-product block class: `c[r][j] = sum_k a[r][k] * bt[j][k]`,
-/// rows of the block split over the workers; sums in source order, in
-/// `float` for `half` inputs.
+/// A matrix-product block class: `c[r] = sum_q a[r][q] * b[q]` over the
+/// block's rows `r` (split over the workers) and its columns. Every sum
+/// runs over `q` in order from zero, as a plain loop would; `float` and
+/// integer blocks accumulate in `c` row by row (a loop `popc` vectorises),
+/// `half` blocks in `float`, one dot product at a time.
 pub fn matmul_class(name: &str, t: ElemType) -> String {
     let e = cpp(t);
-    let acc = if t == ElemType::Half { "float" } else { e };
-    let conv = if t == ElemType::Half { "(float)" } else { "" };
-    format!(
-        "class {name} : public MultiVertex {{\npublic:\n  Vector<Input<Vector<{e}>>> a;\n  Input<Vector<{e}>> bt;\n\
-         \x20 Vector<Output<Vector<{e}>>> c;\n  unsigned k;\n\
-         \x20 void compute(unsigned wid) {{\n    for (unsigned r = wid; r < c.size(); r += numWorkers()) {{\n\
-         \x20     for (unsigned j = 0; j < c[r].size(); ++j) {{\n        {acc} s = 0;\n\
-         \x20       unsigned o = j * k;\n        for (unsigned q = 0; q < k; ++q) {{\n\
-         \x20         s += {conv}a[r][q] * {conv}bt[o + q];\n        }}\n        c[r][j] = ({e})s;\n      }}\n    }}\n  }}\n}};\n"
-    )
+    let head = format!(
+        "class {name} : public MultiVertex {{\npublic:\n  Vector<Input<Vector<{e}>>> a;\n  Vector<Input<Vector<{e}>>> b;\n\
+         \x20 Vector<Output<Vector<{e}>>> c;\n  void compute(unsigned wid) {{\n    for (unsigned r = wid; r < c.size(); r += numWorkers()) {{\n"
+    );
+    let body = if t == ElemType::Half {
+        "      for (unsigned j = 0; j < c[r].size(); ++j) {\n        float s = 0;\n\
+         \x20       for (unsigned q = 0; q < a[r].size(); ++q) s += (float)a[r][q] * (float)b[q][j];\n\
+         \x20       c[r][j] = (half)s;\n      }\n"
+            .to_string()
+    } else {
+        format!(
+            "      {e} *cr = &c[r][0];\n      unsigned n = c[r].size();\n      for (unsigned j = 0; j < n; ++j) cr[j] = 0;\n\
+             \x20     for (unsigned q = 0; q < a[r].size(); ++q) {{\n        {e} aq = a[r][q];\n        const {e} *bq = &b[q][0];\n\
+             \x20       for (unsigned j = 0; j < n; ++j) cr[j] = cr[j] + aq * bq[j];\n      }}\n"
+        )
+    };
+    format!("{head}{body}    }}\n  }}\n}};\n")
 }

@@ -13,11 +13,11 @@
 //! where `macs = ceil(m/pm) * ceil(n/pn) * k`, and takes the cheapest split
 //! whose block (a rows, b columns, c block) fits in half a tile's memory,
 //! ties to fewer tiles. Block `(i, j)` runs on tile `i * pn + j`, reading
-//! its rows of `a` and a transposed copy of its columns of `b` (gathered by
-//! exchange), writing its rows of `c`. A new `c` is mapped block by block
+//! its rows of `a` and the rows of its column range of `b` (both
+//! contiguous runs, fetched by exchange), writing its rows of `c`. A new `c` is mapped block by block
 //! where it is computed. Batches share the tiles evenly, each planned alone.
 
-use ir::{Diagnostic, ElemType, FieldValue, Literal, Name, Op, Span, Stmt, Subscript, View};
+use ir::{Diagnostic, ElemType, FieldValue, Name, Op, Span, Stmt, Subscript, View};
 
 use super::{codegen, Expander};
 use crate::mapping::Interval;
@@ -130,7 +130,6 @@ pub(crate) fn expand(x: &mut Expander, op: &Op, a: &View, b: &View, span: Span) 
         } else {
             (a.clone(), b.clone(), op.out.clone())
         };
-        let bt = ag_transpose(&bg, span)?;
         for bi in 0..p.pm {
             let (r0, r1) = (bi * rows, ((bi + 1) * rows).min(m));
             if r0 >= r1 {
@@ -147,16 +146,18 @@ pub(crate) fn expand(x: &mut Expander, op: &Op, a: &View, b: &View, span: Span) 
                     arows.push(idx(&ag, &[Subscript::Index(i as i64)], span)?);
                     crows.push(idx(&cg, &[Subscript::Index(i as i64), range(c0, c1)], span)?);
                 }
-                let btv = idx(&bt, &[range(c0, c1)], span)?.flatten();
+                let mut brows = Vec::with_capacity(k as usize);
+                for q in 0..k {
+                    brows.push(idx(&bg, &[Subscript::Index(q as i64), range(c0, c1)], span)?);
+                }
                 x.vertex(
                     cs,
                     &vtype,
                     tile_of(gi, bi, bj),
                     vec![
                         ("a", FieldValue::EdgeList(arows)),
-                        ("bt", FieldValue::Edge(btv)),
+                        ("b", FieldValue::EdgeList(brows)),
                         ("c", FieldValue::EdgeList(crows)),
-                        ("k", FieldValue::Literal(Literal::Int(k as i64))),
                     ],
                     span,
                 );
@@ -164,8 +165,4 @@ pub(crate) fn expand(x: &mut Expander, op: &Op, a: &View, b: &View, span: Span) 
         }
     }
     Ok(vec![Stmt::Execute(cs)])
-}
-
-fn ag_transpose(b: &View, span: Span) -> Result<View, Diagnostic> {
-    b.transpose().map_err(|e| Diagnostic::error(span, format!("internal error in matmul: {e}")))
 }
