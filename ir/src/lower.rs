@@ -124,16 +124,27 @@ pub fn lower(items: &[Item<'_>]) -> Result<(Graph, Spans), Vec<Diagnostic>> {
     if !l.aborted {
         // Programs and functions first: a tensor an operation defines
         // (`v3 = v1 + v2`) may be named by any item.
+        // Diagnostics are put back in file order of their items.
         let bodies = |it: &Item<'_>| matches!(it, Item::Program { .. } | Item::Function { .. });
+        let first = l.errors.len();
+        let mut origin: Vec<usize> = Vec::new();
         for pass in [true, false] {
-            for (it, env) in flat.iter().filter(|(it, _)| bodies(it) == pass) {
+            for (i, (it, env)) in flat.iter().enumerate().filter(|(_, (it, _))| bodies(it) == pass) {
                 l.env = env.clone();
                 l.define(it);
+                origin.resize(l.errors.len() - first, i);
                 if l.aborted {
                     break;
                 }
             }
+            if l.aborted {
+                break;
+            }
         }
+        origin.resize(l.errors.len() - first, usize::MAX);
+        let mut tagged: Vec<(usize, Diagnostic)> = origin.into_iter().zip(l.errors.drain(first..)).collect();
+        tagged.sort_by_key(|(i, _)| *i);
+        l.errors.extend(tagged.into_iter().map(|(_, d)| d));
     }
     if !l.aborted {
         l.check_recursion();

@@ -59,7 +59,7 @@ impl Lowerer {
         // A new name defines a tensor from the value's type and shape.
         if let (ExprKind::Name(n), None) = (&target.kind, op) {
             if !self.syms.contains_key(*n) && self.lookup_var(n).is_none() {
-                let (kind, elem, shape) = self.op_value(value, None, None)?;
+                let (kind, elem, shape) = self.op_value(value, None, None, target.span)?;
                 let id = self.graph.tensors.next_key();
                 self.graph.tensors.push(Tensor {
                     name: n.to_string(),
@@ -75,7 +75,7 @@ impl Lowerer {
         }
         let (out, t_elem) = self.op_target(target)?;
         let kind = match op {
-            None => self.op_value(value, Some(t_elem), Some(&out.shape))?.0,
+            None => self.op_value(value, Some(t_elem), Some(&out.shape), target.span)?.0,
             Some(b) => {
                 let bop = match b {
                     BinOp::Add => BinaryOp::Add,
@@ -167,6 +167,7 @@ impl Lowerer {
         value: &Expr<'_>,
         want_elem: Option<ElemType>,
         want_shape: Option<&[u64]>,
+        target_span: Span,
     ) -> R<(OpKind, ElemType, Vec<u64>)> {
         if let ExprKind::Call(c) = &value.kind {
             let (f, args) = &**c;
@@ -203,8 +204,7 @@ impl Lowerer {
         let mut t = self.op_expr(value)?;
         match (want_elem, want_shape) {
             (Some(e), Some(s)) => {
-                let span = t.span;
-                self.fit(&mut t, e, s, span)?;
+                self.fit(&mut t, e, s, target_span)?;
                 Ok((OpKind::Map(t.e), e, s.to_vec()))
             }
             _ => {
