@@ -44,6 +44,23 @@ pub(crate) fn intervals_like(x: &Expander, like: &View) -> Vec<Interval> {
     out
 }
 
+/// A view's element runs as sorted `(tensor, start, end)`.
+fn runs_of(v: &View) -> Vec<(u32, u64, u64)> {
+    let mut r: Vec<(u32, u64, u64)> = v.runs().map(|r| (r.tensor.0, r.start, r.start + r.len)).collect();
+    r.sort_unstable();
+    r
+}
+
+/// Whether any element of `v` is in the sorted runs `written`.
+fn overlaps(written: &[(u32, u64, u64)], v: &View) -> bool {
+    v.runs().any(|r| {
+        let (t, s, e) = (r.tensor.0, r.start, r.start + r.len);
+        // The first written run that could end after `s`.
+        let i = written.partition_point(|w| (w.0, w.2) <= (t, s));
+        written[i..].iter().take_while(|w| w.0 == t && w.1 < e).any(|w| w.2 > s)
+    })
+}
+
 fn collect_inputs<'a>(e: &'a MapExpr, out: &mut Vec<&'a View>) {
     match &e.kind {
         MapKind::Input(v) => {
@@ -110,12 +127,29 @@ pub(crate) fn expand(x: &mut Expander, op: &Op, e: &MapExpr, span: Span) -> Resu
         return Ok(Vec::new());
     }
 
+    // An operand that shares elements with the output must be the output
+    // itself, element for element (`v4 += v2`); anything else would make the
+    // result depend on the order the workers run in.
+    let out_flat = op.out.flatten();
+    let written = runs_of(&out_flat);
+    if written.windows(2).any(|w| w[0].0 == w[1].0 && w[0].2 > w[1].1) {
+        return Err(Diagnostic::error(span, "the written region names some elements more than once"));
+    }
+    for v in &inputs {
+        if v.flatten() != out_flat && overlaps(&written, v) {
+            return Err(Diagnostic::error(
+                span,
+                "the written region overlaps an operand at other positions; write the result to a new tensor and copy it back",
+            ));
+        }
+    }
+
     // Operand slots and the class.
     let slots: Vec<Slot> = inputs
         .iter()
         .map(|v| {
             let t = x.graph.tensors[v.tensors()[0]].elem;
-            if **v == op.out {
+            if v.flatten() == out_flat {
                 Slot::Out(t)
             } else if v.shape.is_empty() && n > 1 || v.num_elements() == 1 && op.out.num_elements() != 1 {
                 Slot::Scalar(t)
@@ -133,7 +167,6 @@ pub(crate) fn expand(x: &mut Expander, op: &Op, e: &MapExpr, span: Span) -> Resu
     let class = x.code.class(&k, "Map", |name| codegen::map_class(name, out_elem, &slots, &body));
     let vtype: Name = Name::from(class.as_str());
 
-    let out_flat = op.out.flatten();
     let flats: Vec<View> = inputs.iter().map(|v| v.flatten()).collect();
     let mut jobs: Vec<(u32, u64, u64)> = Vec::new();
     let mut pos = 0;
