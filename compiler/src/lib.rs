@@ -153,8 +153,9 @@ pub fn compile(
         let x = ops::expand(graph, spans, opts).map_err(render)?;
         time("expand_ops", t);
         let t = Instant::now();
-        let object = ops::compile_library(&x.source, &x.vertex_types)
-            .map_err(|e| format!("{file_name}: error: internal error: the operation library does not compile:\n{e}"))?;
+        let object = ops::compile_library(&x.source, &x.vertex_types).map_err(|e| {
+            format!("{file_name}: error: internal error: the operation library does not compile:\n{e}")
+        })?;
         time("compile_ops_library", t);
         if opts.dumps.contains(&DumpStage::Ops) {
             dumps.push((DumpStage::Ops, ops::dump(&x)));

@@ -168,9 +168,9 @@ pub enum Stmt<'a> {
     Call(Ident<'a>, Span),
     Block(Vec<Stmt<'a>>, Span),
     For(Box<For<'a, Stmt<'a>>>),
-    /// `t = expr`, or with `op` `t op= expr` (a library operation).
+    // `t = expr`, or with `op` `t op= expr` (a library operation).
     Assign { target: Box<Expr<'a>>, op: Option<BinOp>, value: Box<Expr<'a>>, span: Span },
-    /// `word t value`: `fill t 0.0` (the word is checked by the lowering).
+    // `word t value`: `fill t 0.0` (the word is checked by the lowering).
     Fill { word: Ident<'a>, target: Box<Expr<'a>>, value: Box<Expr<'a>>, span: Span },
 }
 

@@ -100,11 +100,19 @@ impl Lowerer {
     }
 
     /// `fill t value`.
-    pub(super) fn lower_fill(&mut self, word: &ast::Ident<'_>, target: &Expr<'_>, value: &Expr<'_>) -> R<Stmt> {
+    pub(super) fn lower_fill(
+        &mut self,
+        word: &ast::Ident<'_>,
+        target: &Expr<'_>,
+        value: &Expr<'_>,
+    ) -> R<Stmt> {
         if word.name != "fill" {
             return Err(self.err(
                 word.span,
-                format!("unknown statement `{}` (a statement starting with a name is `fill t value` or `t = …`)", word.name),
+                format!(
+                    "unknown statement `{}` (a statement starting with a name is `fill t value` or `t = …`)",
+                    word.name
+                ),
             ));
         }
         let (out, elem) = self.op_target(target)?;
@@ -181,7 +189,10 @@ impl Lowerer {
                     if w != elem {
                         return Err(self.err(
                             value.span,
-                            format!("type mismatch: `{}` gives `{elem}` but the written tensor is `{w}`", f.name),
+                            format!(
+                                "type mismatch: `{}` gives `{elem}` but the written tensor is `{w}`",
+                                f.name
+                            ),
                         ));
                     }
                 }
@@ -324,7 +335,10 @@ impl Lowerer {
                 if args.len() != want || args.iter().any(|a| a.name.is_some()) {
                     return Err(self.err(
                         e.span,
-                        format!("`{fname}` takes {want} positional argument{}", if want == 1 { "" } else { "s" }),
+                        format!(
+                            "`{fname}` takes {want} positional argument{}",
+                            if want == 1 { "" } else { "s" }
+                        ),
                     ));
                 }
                 if let Some(u) = unary {
@@ -432,7 +446,9 @@ impl Lowerer {
     fn op_reduce(&mut self, e: &Expr<'_>, args: &[ast::Arg<'_>]) -> R<(OpKind, ElemType, Vec<u64>)> {
         let (pos, named): (Vec<_>, Vec<_>) = args.iter().partition(|a| a.name.is_none());
         if pos.len() != 2 {
-            return Err(self.err(e.span, "`reduce` takes a tensor and an operator: reduce(x, add, dims = [0])"));
+            return Err(
+                self.err(e.span, "`reduce` takes a tensor and an operator: reduce(x, add, dims = [0])")
+            );
         }
         let mut dims_arg = None;
         for a in &named {
@@ -449,7 +465,9 @@ impl Lowerer {
             _ => None,
         };
         let Some(op) = op else {
-            return Err(self.err(pos[1].value.span, "expected a reduction operator: add, mul, max, min, and, or"));
+            return Err(
+                self.err(pos[1].value.span, "expected a reduction operator: add, mul, max, min, and, or")
+            );
         };
         let logical = matches!(op, ReduceOp::And | ReduceOp::Or);
         if logical != (elem == ElemType::Bool) {
@@ -470,7 +488,10 @@ impl Lowerer {
                     if x < 0 || x as usize >= rank {
                         return Err(self.err(
                             d.span,
-                            format!("reduce dimension {x} is out of range for shape {}", shape_str(&input.shape)),
+                            format!(
+                                "reduce dimension {x} is out of range for shape {}",
+                                shape_str(&input.shape)
+                            ),
                         ));
                     }
                     if out.contains(&(x as u32)) {
@@ -482,8 +503,13 @@ impl Lowerer {
             }
         };
         dims.sort_unstable();
-        let shape: Vec<u64> =
-            input.shape.iter().enumerate().filter(|(i, _)| !dims.contains(&(*i as u32))).map(|(_, d)| *d).collect();
+        let shape: Vec<u64> = input
+            .shape
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !dims.contains(&(*i as u32)))
+            .map(|(_, d)| *d)
+            .collect();
         Ok((OpKind::Reduce { input, op, dims }, elem, shape))
     }
 
@@ -503,7 +529,9 @@ impl Lowerer {
             ));
         }
         if !matches!(ta, ElemType::Float | ElemType::Half | ElemType::Int | ElemType::UInt) {
-            return Err(self.err(e.span, format!("`matmul` takes float, half, int or uint tensors, not `{ta}`")));
+            return Err(
+                self.err(e.span, format!("`matmul` takes float, half, int or uint tensors, not `{ta}`"))
+            );
         }
         let (sa, sb) = (&a.shape, &b.shape);
         let ok = match (sa.len(), sb.len()) {

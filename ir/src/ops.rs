@@ -164,7 +164,10 @@ impl BinaryOp {
 
     /// Whether the result is `bool` (a comparison).
     pub fn is_comparison(self) -> bool {
-        matches!(self, BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge | BinaryOp::Eq | BinaryOp::Ne)
+        matches!(
+            self,
+            BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge | BinaryOp::Eq | BinaryOp::Ne
+        )
     }
 
     /// Whether it is written as a function call (`min(a, b)`).

@@ -202,7 +202,11 @@ pub fn map_class(name: &str, out: ElemType, slots: &[Slot], body: &str) -> Strin
             let _ = writeln!(s, "    const {} s{k} = {conv}*s{k}_in;", calc(*t));
         }
     }
-    let _ = writeln!(s, "    for (unsigned i = begin; i < end; ++i) {{\n      out[i] = ({})({body});\n    }}", cpp(out));
+    let _ = writeln!(
+        s,
+        "    for (unsigned i = begin; i < end; ++i) {{\n      out[i] = ({})({body});\n    }}",
+        cpp(out)
+    );
     s.push_str("  }\n};\n");
     s
 }

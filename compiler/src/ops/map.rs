@@ -182,10 +182,10 @@ pub(crate) fn expand(x: &mut Expander, op: &Op, e: &MapExpr, span: Span) -> Resu
         for (k, slot) in slots.iter().enumerate() {
             match slot {
                 Slot::Vector(_) => fields.push((&names[k], FieldValue::Edge(slice(&flats[k], p, p + len)))),
-                Slot::Scalar(_) => fields.push((&snames[k], FieldValue::Edge(View {
-                    shape: Vec::new(),
-                    pieces: flats[k].pieces.clone(),
-                }))),
+                Slot::Scalar(_) => fields.push((
+                    &snames[k],
+                    FieldValue::Edge(View { shape: Vec::new(), pieces: flats[k].pieces.clone() }),
+                )),
                 Slot::Out(_) => {}
             }
         }

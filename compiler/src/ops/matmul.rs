@@ -50,8 +50,10 @@ pub fn plan(m: u64, k: u64, n: u64, elem: ElemType, tiles: u32, target: &ir::Tar
             let p = Plan { pm, pn, cycles };
             let better = match best {
                 None => true,
-                Some((bf, b)) => (fits, std::cmp::Reverse(cycles), std::cmp::Reverse(pm * pn))
-                    > (bf, std::cmp::Reverse(b.cycles), std::cmp::Reverse(b.pm * b.pn)),
+                Some((bf, b)) => {
+                    (fits, std::cmp::Reverse(cycles), std::cmp::Reverse(pm * pn))
+                        > (bf, std::cmp::Reverse(b.cycles), std::cmp::Reverse(b.pm * b.pn))
+                }
             };
             if better {
                 best = Some((fits, p));
@@ -69,7 +71,13 @@ fn range(a: u64, b: u64) -> Subscript {
     Subscript::Slice { start: Some(a as i64), end: Some(b as i64), step: None }
 }
 
-pub(crate) fn expand(x: &mut Expander, op: &Op, a: &View, b: &View, span: Span) -> Result<Vec<Stmt>, Diagnostic> {
+pub(crate) fn expand(
+    x: &mut Expander,
+    op: &Op,
+    a: &View,
+    b: &View,
+    span: Span,
+) -> Result<Vec<Stmt>, Diagnostic> {
     let elem = x.graph.tensors[op.out.tensors().first().copied().unwrap_or(ir::TensorId(0))].elem;
     let batched = a.rank() == 3;
     let (g, m, k, n) = if batched {
@@ -98,7 +106,8 @@ pub(crate) fn expand(x: &mut Expander, op: &Op, a: &View, b: &View, span: Span) 
     }
     let rows = m.div_ceil(p.pm);
     let cols = n.div_ceil(p.pn);
-    let tile_of = |gi: u64, bi: u64, bj: u64| (((gi * per_batch) % tiles) + bi * p.pn + bj) as u32 % tiles as u32;
+    let tile_of =
+        |gi: u64, bi: u64, bj: u64| (((gi * per_batch) % tiles) + bi * p.pn + bj) as u32 % tiles as u32;
 
     if let Some(t) = x.unmapped_output(&op.out) {
         let mut ivs = Vec::new();
@@ -108,7 +117,11 @@ pub(crate) fn expand(x: &mut Expander, op: &Op, a: &View, b: &View, span: Span) 
                     let (c0, c1) = (bj * cols, ((bj + 1) * cols).min(n));
                     if c0 < c1 {
                         let base = (gi * m + i) * n;
-                        ivs.push(Interval { start: base + c0, end: base + c1, tile: tile_of(gi, i / rows, bj) });
+                        ivs.push(Interval {
+                            start: base + c0,
+                            end: base + c1,
+                            tile: tile_of(gi, i / rows, bj),
+                        });
                     }
                 }
             }
@@ -120,7 +133,8 @@ pub(crate) fn expand(x: &mut Expander, op: &Op, a: &View, b: &View, span: Span) 
         return super::map::expand(x, op, &c, span);
     }
 
-    let class = x.code.class(&format!("matmul:{}", elem.pir_name()), "MatMul", |c| codegen::matmul_class(c, elem));
+    let class =
+        x.code.class(&format!("matmul:{}", elem.pir_name()), "MatMul", |c| codegen::matmul_class(c, elem));
     let vtype = Name::from(class.as_str());
     let cs = x.compute_set(&format!("{name}.matmul"), span);
     for gi in 0..g {

@@ -19,7 +19,10 @@ mod reduce;
 
 use std::collections::BTreeSet;
 
-use ir::{ComputeSet, EntityRef, Field, FieldValue, Graph, Mapping, Name, Op, OpKind, Span, Spans, Stmt, TensorId, Vertex, View};
+use ir::{
+    ComputeSet, EntityRef, Field, FieldValue, Graph, Mapping, Name, Op, OpKind, Span, Spans, Stmt, TensorId,
+    Vertex, View,
+};
 
 use crate::error::{Stage, StageError};
 use crate::mapping::{self, Interval, TileMapping};
@@ -225,9 +228,17 @@ impl Expander {
     }
 
     /// Adds a vertex on `tile` to compute set `cs`.
-    pub fn vertex(&mut self, cs: ir::ComputeSetId, vtype: &Name, tile: u32, fields: Vec<(&str, FieldValue)>, span: Span) {
+    pub fn vertex(
+        &mut self,
+        cs: ir::ComputeSetId,
+        vtype: &Name,
+        tile: u32,
+        fields: Vec<(&str, FieldValue)>,
+        span: Span,
+    ) {
         let n = fields.len();
-        let fields = fields.into_iter().map(|(name, value)| Field { name: Name::from(name), value }).collect();
+        let fields =
+            fields.into_iter().map(|(name, value)| Field { name: Name::from(name), value }).collect();
         let v = self.graph.vertices.push(Vertex {
             vtype: vtype.clone(),
             compute_set: cs,
@@ -241,7 +252,14 @@ impl Expander {
     }
 
     /// A new tensor (partials, scratch), mapped by `intervals`.
-    pub fn scratch(&mut self, name: &str, elem: ir::ElemType, n: u64, intervals: Vec<Interval>, span: Span) -> TensorId {
+    pub fn scratch(
+        &mut self,
+        name: &str,
+        elem: ir::ElemType,
+        n: u64,
+        intervals: Vec<Interval>,
+        span: Span,
+    ) -> TensorId {
         let mut nm = name.to_string();
         let mut k = 2;
         while self.graph.tensor_by_name(&nm).is_some() {

@@ -15,6 +15,9 @@ use ir::{Diagnostic, ElemType, FieldValue, MapExpr, MapKind, Name, Op, Piece, Re
 use super::{codegen, map, slice, Expander};
 use crate::mapping::Interval;
 
+/// Element runs `(tensor, start, len)`.
+type Runs = Vec<(ir::TensorId, u64, u64)>;
+
 /// A view of element runs `(tensor, start, len)` of one tensor list, rank 1.
 fn runs_view(runs: &[(ir::TensorId, u64, u64)]) -> View {
     let total = runs.iter().map(|r| r.2).sum();
@@ -68,13 +71,13 @@ pub(crate) fn expand(
         .map_err(|e| Diagnostic::error(span, format!("internal error in reduce: {e}")))?;
 
     // Stage 1 plan: per tile, the (row, parts) it holds.
-    let mut per_tile: BTreeMap<u32, Vec<(u64, Vec<(ir::TensorId, u64, u64)>)>> = BTreeMap::new();
+    let mut per_tile: BTreeMap<u32, Vec<(u64, Runs)>> = BTreeMap::new();
     let mut first_tile = vec![0u32; m as usize];
     for j in 0..m {
         let row = rows
             .index(&[ir::Subscript::Index(j as i64)])
             .map_err(|e| Diagnostic::error(span, format!("internal error in reduce: {e}")))?;
-        let mut parts: BTreeMap<u32, Vec<(ir::TensorId, u64, u64)>> = BTreeMap::new();
+        let mut parts: BTreeMap<u32, Runs> = BTreeMap::new();
         let mut first = None;
         x.tm.segments(&row, |s| {
             first.get_or_insert(s.tile);
@@ -88,7 +91,11 @@ pub(crate) fn expand(
 
     // The output's mapping, when nobody chose it: next to its row.
     if let Some(t) = x.unmapped_output(&op.out) {
-        let ivs = first_tile.iter().enumerate().map(|(j, &tile)| Interval { start: j as u64, end: j as u64 + 1, tile }).collect();
+        let ivs = first_tile
+            .iter()
+            .enumerate()
+            .map(|(j, &tile)| Interval { start: j as u64, end: j as u64 + 1, tile })
+            .collect();
         x.set_mapping(t, ivs, span);
     }
 
@@ -118,7 +125,13 @@ pub(crate) fn expand(
         let len = ins.len() as u64;
         let out = slice(&pview, at, at + len);
         at += len;
-        x.vertex(cs1, &vtype, tile, vec![("in", FieldValue::EdgeList(ins)), ("out", FieldValue::Edge(out))], span);
+        x.vertex(
+            cs1,
+            &vtype,
+            tile,
+            vec![("in", FieldValue::EdgeList(ins)), ("out", FieldValue::Edge(out))],
+            span,
+        );
     }
 
     // Stage 2: each output element's tile combines its row's partials.
