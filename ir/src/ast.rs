@@ -172,6 +172,8 @@ pub enum Stmt<'a> {
     Assign { target: Box<Expr<'a>>, op: Option<BinOp>, value: Box<Expr<'a>>, span: Span },
     // `word t value`: `fill t 0.0` (the word is checked by the lowering).
     Fill { word: Ident<'a>, target: Box<Expr<'a>>, value: Box<Expr<'a>>, span: Span },
+    // `f(args)` as a statement: `dynamic_update(t, s, off, dims = [0], sizes = [1])`.
+    OpCall(Box<(Ident<'a>, Vec<Arg<'a>>)>, Span),
 }
 
 /// A comparison in an operation's expression.

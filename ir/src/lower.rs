@@ -1313,6 +1313,7 @@ impl Lowerer {
                 S::For(_) => return Err(Reported),
                 S::Assign { target, op, value, span } => self.lower_assign(target, *op, value, *span)?,
                 S::Fill { word, target, value, .. } => self.lower_fill(word, target, value)?,
+                S::OpCall(c, span) => self.lower_op_call(&c.0, &c.1, *span)?,
             })
         })();
         match r {
@@ -1480,7 +1481,7 @@ fn stmt_span(s: &ast::Stmt<'_>) -> Span {
         | S::Switch { span, .. }
         | S::Assign { span, .. }
         | S::Fill { span, .. } => *span,
-        S::Execute(_, sp) | S::Undef(_, sp) | S::Sync(sp) | S::Call(_, sp) | S::Block(_, sp) => *sp,
+        S::Execute(_, sp) | S::OpCall(_, sp) | S::Undef(_, sp) | S::Sync(sp) | S::Call(_, sp) | S::Block(_, sp) => *sp,
         S::For(f) => f.span,
     }
 }

@@ -182,6 +182,7 @@ impl Lowerer {
             let special = match f.name {
                 "reduce" => Some(self.op_reduce(value, args)?),
                 "matmul" => Some(self.op_matmul(value, args)?),
+                "dynamic_slice" => Some(self.op_dynamic_slice(value, args)?),
                 _ => None,
             };
             if let Some((kind, elem, shape)) = special {
@@ -314,7 +315,7 @@ impl Lowerer {
                     _ => None,
                 };
                 if unary.is_none() && binary.is_none() {
-                    if fname == "reduce" || fname == "matmul" {
+                    if matches!(fname, "reduce" | "matmul" | "dynamic_slice" | "dynamic_update") {
                         return Err(self.err(
                             e.span,
                             format!("`{fname}` cannot be part of an elementwise expression; assign it to a name first"),
@@ -552,6 +553,158 @@ impl Lowerer {
         }
         let shape = if sa.len() == 2 { vec![sa[0], sb[1]] } else { vec![sa[0], sa[1], sb[2]] };
         Ok((OpKind::MatMul { a, b }, ta, shape))
+    }
+}
+
+/// The checked arguments of `dynamic_slice` / `dynamic_update`.
+struct DynArgs {
+    views: Vec<(View, ElemType, Span)>,
+    offsets: View,
+    dims: Vec<u32>,
+    sizes: Vec<u64>,
+}
+
+impl Lowerer {
+    /// `dynamic_update(t, s, off, dims = [...], sizes = [...])` as a statement.
+    pub(super) fn lower_op_call(&mut self, f: &ast::Ident<'_>, args: &[ast::Arg<'_>], span: Span) -> R<Stmt> {
+        if f.name != "dynamic_update" {
+            return Err(self.err(
+                f.span,
+                format!(
+                    "unknown statement `{}(…)` (the operation called as a statement is dynamic_update)",
+                    f.name
+                ),
+            ));
+        }
+        let a = self.dyn_args(span, "dynamic_update", args, 2)?;
+        let (t, te, tspan) = a.views[0].clone();
+        let (u, ue, uspan) = a.views[1].clone();
+        for x in t.tensors() {
+            if self.graph.tensors[x].kind == TensorKind::Const {
+                let name = self.graph.tensors[x].name.clone();
+                return Err(self.err(tspan, format!("cannot write to const `{name}`")));
+            }
+        }
+        if te != ue {
+            return Err(self.error(
+                Diagnostic::error(span, format!("type mismatch: dynamic_update of `{te}` with `{ue}`"))
+                    .with_secondary(tspan, format!("`{te}`"))
+                    .with_secondary(uspan, format!("`{ue}`")),
+            ));
+        }
+        let want = self.dyn_shape(&t.shape, &a);
+        if u.shape != want {
+            return Err(self.err(
+                uspan,
+                format!(
+                    "shape mismatch: the update has shape {} but the region has shape {}",
+                    shape_str(&u.shape),
+                    shape_str(&want)
+                ),
+            ));
+        }
+        Ok(Stmt::Op(Box::new(Op {
+            out: t,
+            kind: OpKind::DynamicUpdate { update: u, offsets: a.offsets, dims: a.dims, sizes: a.sizes },
+        })))
+    }
+
+    /// `dynamic_slice(t, off, dims = [...], sizes = [...])`.
+    fn op_dynamic_slice(&mut self, e: &Expr<'_>, args: &[ast::Arg<'_>]) -> R<(OpKind, ElemType, Vec<u64>)> {
+        let a = self.dyn_args(e.span, "dynamic_slice", args, 1)?;
+        let (t, te, _) = a.views[0].clone();
+        let shape = self.dyn_shape(&t.shape, &a);
+        Ok((OpKind::DynamicSlice { input: t, offsets: a.offsets, dims: a.dims, sizes: a.sizes }, te, shape))
+    }
+
+    /// `shape` with the sliced dimensions resized.
+    fn dyn_shape(&self, shape: &[u64], a: &DynArgs) -> Vec<u64> {
+        let mut s = shape.to_vec();
+        for (d, n) in a.dims.iter().zip(&a.sizes) {
+            s[*d as usize] = *n;
+        }
+        s
+    }
+
+    /// `nviews` tensors, the offsets tensor, `dims` and `sizes`, checked.
+    fn dyn_args(&mut self, span: Span, fname: &str, args: &[ast::Arg<'_>], nviews: usize) -> R<DynArgs> {
+        let (pos, named): (Vec<_>, Vec<_>) = args.iter().partition(|a| a.name.is_none());
+        if pos.len() != nviews + 1 {
+            let what = if nviews == 1 {
+                "dynamic_slice(t, offsets, dims = [..], sizes = [..])"
+            } else {
+                "dynamic_update(t, update, offsets, dims = [..], sizes = [..])"
+            };
+            return Err(self.err(span, format!("`{fname}` takes {} tensors: {what}", nviews + 1)));
+        }
+        let mut dims_e = None;
+        let mut sizes_e = None;
+        for a in &named {
+            match a.name.as_ref().map_or("", |n| n.name) {
+                "dims" => dims_e = Some(&a.value),
+                "sizes" => sizes_e = Some(&a.value),
+                n => {
+                    let sp = a.name.as_ref().map_or(span, |x| x.span);
+                    return Err(self
+                        .err(sp, format!("`{fname}` has no argument `{n}` (it takes `dims` and `sizes`)")));
+                }
+            }
+        }
+        let (Some(dims_e), Some(sizes_e)) = (dims_e, sizes_e) else {
+            return Err(self.err(span, format!("`{fname}` needs `dims = [..]` and `sizes = [..]`")));
+        };
+        let mut views = Vec::new();
+        for a in &pos[..nviews] {
+            let (v, t) = self.eval_view(&a.value)?;
+            views.push((v, t, a.value.span));
+        }
+        let (offsets, ot) = self.eval_view(&pos[nviews].value)?;
+        let ospan = pos[nviews].value.span;
+        let dims = self.eval_int_list(dims_e)?;
+        let sizes = self.eval_int_list(sizes_e)?;
+        let shape = views[0].0.shape.clone();
+        if dims.len() != sizes.len() || dims.is_empty() {
+            return Err(self.err(span, "`dims` and `sizes` must be lists of the same, non-zero length"));
+        }
+        let mut du: Vec<u32> = Vec::new();
+        let mut su: Vec<u64> = Vec::new();
+        for (&d, &n) in dims.iter().zip(&sizes) {
+            if d < 0 || d as usize >= shape.len() || du.contains(&(d as u32)) {
+                return Err(self.err(
+                    dims_e.span,
+                    format!("dimension {d} is out of range or repeated for shape {}", shape_str(&shape)),
+                ));
+            }
+            if n < 0 || n as u64 > shape[d as usize] {
+                return Err(self.err(
+                    sizes_e.span,
+                    format!("size {n} does not fit dimension {d} of shape {}", shape_str(&shape)),
+                ));
+            }
+            du.push(d as u32);
+            su.push(n as u64);
+        }
+        if !matches!(
+            ot,
+            ElemType::Int
+                | ElemType::UInt
+                | ElemType::Short
+                | ElemType::UShort
+                | ElemType::Char
+                | ElemType::UChar
+        ) || offsets.num_elements() != du.len() as u64
+        {
+            return Err(self.err(
+                ospan,
+                format!(
+                    "the offsets must be {} integer element{} (one per dimension), not `{ot}` of shape {}",
+                    du.len(),
+                    if du.len() == 1 { "" } else { "s" },
+                    shape_str(&offsets.shape)
+                ),
+            ));
+        }
+        Ok(DynArgs { views, offsets, dims: du, sizes: su })
     }
 }
 

@@ -31,6 +31,14 @@ pub enum OpKind {
     /// `matmul(a, b)`: `[m, k] x [k, n] -> [m, n]`, or batched
     /// `[g, m, k] x [g, k, n] -> [g, m, n]`.
     MatMul { a: View, b: View },
+    /// `dynamic_slice(input, offsets, dims, sizes)`: `out` has `input`'s
+    /// shape with `dims[i]` of size `sizes[i]`, starting at the run-time
+    /// offset `offsets[i]` (clamped so the slice stays inside).
+    DynamicSlice { input: View, offsets: View, dims: Vec<u32>, sizes: Vec<u64> },
+    /// `dynamic_update(out, update, offsets, dims, sizes)`: writes `update`
+    /// into the region of `out` a `dynamic_slice` with the same arguments
+    /// would read.
+    DynamicUpdate { update: View, offsets: View, dims: Vec<u32>, sizes: Vec<u64> },
 }
 
 /// A node of a fused elementwise expression with its result type.
@@ -208,6 +216,8 @@ impl Op {
             },
             OpKind::Reduce { .. } => "reduce",
             OpKind::MatMul { .. } => "matmul",
+            OpKind::DynamicSlice { .. } => "dynamic_slice",
+            OpKind::DynamicUpdate { .. } => "dynamic_update",
         }
     }
 
@@ -232,6 +242,14 @@ impl Op {
                 out.push(a);
                 out.push(b);
             }
+            OpKind::DynamicSlice { input, offsets, .. } => {
+                out.push(input);
+                out.push(offsets);
+            }
+            OpKind::DynamicUpdate { update, offsets, .. } => {
+                out.push(update);
+                out.push(offsets);
+            }
         }
         out
     }
@@ -248,7 +266,26 @@ pub fn op_str(op: &Op, view: &dyn Fn(&View) -> String) -> String {
             format!("{out} = reduce({}, {}, dims = [{}])", view(input), r.name(), d.join(", "))
         }
         OpKind::MatMul { a, b } => format!("{out} = matmul({}, {})", view(a), view(b)),
+        OpKind::DynamicSlice { input, offsets, dims, sizes } => format!(
+            "{out} = dynamic_slice({}, {}, dims = {}, sizes = {})",
+            view(input),
+            view(offsets),
+            list(dims),
+            list(sizes)
+        ),
+        OpKind::DynamicUpdate { update, offsets, dims, sizes } => format!(
+            "dynamic_update({out}, {}, {}, dims = {}, sizes = {})",
+            view(update),
+            view(offsets),
+            list(dims),
+            list(sizes)
+        ),
     }
+}
+
+fn list<T: std::fmt::Display>(xs: &[T]) -> String {
+    let v: Vec<String> = xs.iter().map(|x| x.to_string()).collect();
+    format!("[{}]", v.join(", "))
 }
 
 /// An elementwise expression as PIR text; nested binary operators are

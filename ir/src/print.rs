@@ -120,7 +120,8 @@ fn list<T: ToString>(xs: &[T]) -> String {
 /// A floating-point literal that re-parses to the same `f64`.
 pub fn float_str(f: f64) -> String {
     if f.is_nan() {
-        "nan".into()
+        // The sign of a NaN survives in initial values' bytes.
+        if f.is_sign_negative() { "-nan" } else { "nan" }.into()
     } else if f.is_infinite() {
         if f > 0.0 { "inf" } else { "-inf" }.into()
     } else {

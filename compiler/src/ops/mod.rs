@@ -13,6 +13,7 @@
 //! workers (a `MultiVertex`). See `docs/pir-ops.md`.
 
 mod codegen;
+mod dynamic;
 mod map;
 mod matmul;
 mod reduce;
@@ -164,6 +165,12 @@ impl Expander {
             OpKind::Map(e) => map::expand(self, op, e, span),
             OpKind::Reduce { input, op: r, dims } => reduce::expand(self, op, input, *r, dims, span),
             OpKind::MatMul { a, b } => matmul::expand(self, op, a, b, span),
+            OpKind::DynamicSlice { input, offsets, dims, sizes } => {
+                dynamic::expand_slice(self, op, input, offsets, dims, sizes, span)
+            }
+            OpKind::DynamicUpdate { update, offsets, dims, sizes } => {
+                dynamic::expand_update(self, op, update, offsets, dims, sizes, span)
+            }
         };
         match r {
             Ok(v) => v,

@@ -31,3 +31,8 @@ program main {
   u = reduce(m, max)
   print "c" c
 }
+var off: uint[2] @ tile 0
+program dynamic {
+  ds = dynamic_slice(m, off, dims = [0, 1], sizes = [2, 3])
+  dynamic_update(m, ds, off, dims = [0, 1], sizes = [2, 3])
+}

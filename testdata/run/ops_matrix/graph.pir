@@ -22,6 +22,10 @@ const s_uint: uint @ tile 2 = 5
 var acc_uint: uint[3, 4] @ tiles 1..3 = [[3, 7, 12, 5], [2, 9, 0, 14], [6, 11, 4, 8]]
 var f_uint: uint[2, 2] @ tile 1
 var empty: float[0, 3] @ tile 0
+const off1: uint[1] @ tile 1 = [2]
+const off2: int[2] @ tile 2 = [1, 1]
+const off3: int @ tile 3 = 9
+var upd: float[3, 4] @ linear = 0.0
 const g: float[2, 2, 3] @ linear = [[[0.0, 0.5, 1.0], [1.5, 2.0, 2.5]], [[3.0, 3.5, 4.0], [4.5, 5.0, 5.5]]]
 const h: float[2, 3, 2] @ tile 0 = [[[-4.0, -3.0], [-2.0, -1.0], [0.0, 1.0]], [[2.0, 3.0], [4.0, 5.0], [6.0, 7.0]]]
 program main {
@@ -229,6 +233,14 @@ program main {
   print "rempty" flatten(rempty)
   rempty_max = reduce(empty, max, dims = [0])
   print "rempty_max" flatten(rempty_max)
+  dslice1 = dynamic_slice(a_float, off1, dims = [0], sizes = [1])
+  print "dslice1" flatten(dslice1)
+  dslice2 = dynamic_slice(a_float, off2, dims = [0, 1], sizes = [2, 2])
+  print "dslice2" flatten(dslice2)
+  dslice_clamped = dynamic_slice(b_float, off3, dims = [1], sizes = [3])
+  print "dslice_clamped" flatten(dslice_clamped)
+  dynamic_update(upd, dslice2, off2, dims = [0, 1], sizes = [2, 2])
+  print "dupdate" flatten(upd)
   bmm = matmul(g, h)
   print "bmm" flatten(bmm)
 }
