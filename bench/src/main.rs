@@ -12,6 +12,7 @@ mod compile_bench;
 mod ir_bench;
 mod machine;
 mod memcpy_bench;
+mod ops_bench;
 mod popc_bench;
 mod runtime_bench;
 mod tools;
@@ -28,6 +29,7 @@ const SECTIONS: &[Section] = &[
     ("Codelet compiler: popc", popc_bench::run),
     ("Graph compiler: poplar-compile", compile_bench::run),
     ("Runtime: cpu and sim devices", runtime_bench::run),
+    ("Library operations (PIR ops)", ops_bench::run),
 ];
 
 fn main() {
