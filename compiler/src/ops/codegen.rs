@@ -253,7 +253,8 @@ pub fn reduce_class(name: &str, op: ReduceOp, t: ElemType) -> String {
     format!(
         "class {name} : public MultiVertex {{\npublic:\n  Vector<Input<Vector<{e}>>> in;\n  Output<Vector<{e}, ONE_PTR>> out;\n\
          \x20 void compute(unsigned wid) {{\n    for (unsigned k = wid; k < in.size(); k += numWorkers()) {{\n\
-         \x20     {c} acc = {id};\n      for (unsigned i = 0; i < in[k].size(); ++i) {{\n        {c} x = {conv}in[k][i];\n\
+         \x20     {c} acc = {id};\n      const {e} *p = &in[k][0];\n      unsigned n = in[k].size();\n\
+         \x20     for (unsigned i = 0; i < n; ++i) {{\n        {c} x = {conv}p[i];\n\
          \x20       {step}\n      }}\n      out[k] = ({e})acc;\n    }}\n  }}\n}};\n",
         id = identity(op, t),
         step = combine(op, t, "acc", "x"),

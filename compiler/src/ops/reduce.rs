@@ -2,7 +2,8 @@
 //!
 //! The input is viewed as `[M, K]` (kept dimensions outermost, reduced ones
 //! innermost). First every tile reduces the parts of each row it holds into
-//! a partial, kept on that tile (no exchange). Then, for each output
+//! partials kept on that tile (no exchange): one per row part, or up to six
+//! for a long part, so that all six workers share the work. Then, for each output
 //! element, the tile that holds it combines the row's partials (one
 //! exchange of one element per partial). A new output is mapped on the tile
 //! holding the start of its row, so a reduction over data spread as rows
@@ -23,6 +24,39 @@ fn runs_view(runs: &[(ir::TensorId, u64, u64)]) -> View {
     let total = runs.iter().map(|r| r.2).sum();
     let pieces = runs.iter().map(|&(t, s, n)| Piece { tensor: t, offset: s, dims: vec![(n, 1)] }).collect();
     View::from_pieces(vec![total], pieces).unwrap_or_else(|_| View { shape: vec![0], pieces: Vec::new() })
+}
+
+/// Elements a worker's share of one row part should have at least.
+const MIN_SHARE: u64 = 128;
+
+/// Splits one tile's part of a row into up to six shares of about equal
+/// size, one partial each, so every worker has work when a tile holds a
+/// few long rows (the second stage then combines a few more partials).
+fn split_for_workers(runs: Runs) -> Vec<Runs> {
+    let total: u64 = runs.iter().map(|r| r.2).sum();
+    let shares = (total / MIN_SHARE).clamp(1, 6);
+    if shares == 1 {
+        return vec![runs];
+    }
+    let per = total.div_ceil(shares);
+    let mut out: Vec<Runs> = vec![Vec::new()];
+    let mut room = per;
+    for (t, mut s, mut n) in runs {
+        while n > 0 {
+            if room == 0 {
+                out.push(Vec::new());
+                room = per;
+            }
+            let take = n.min(room);
+            if let Some(last) = out.last_mut() {
+                last.push((t, s, take));
+            }
+            s += take;
+            n -= take;
+            room -= take;
+        }
+    }
+    out
 }
 
 /// The reduction's identity as a literal (for empty reductions).
@@ -85,7 +119,10 @@ pub(crate) fn expand(
         });
         first_tile[j as usize] = first.unwrap_or(0);
         for (tile, runs) in parts {
-            per_tile.entry(tile).or_default().push((j, runs));
+            let list = per_tile.entry(tile).or_default();
+            for chunk in split_for_workers(runs) {
+                list.push((j, chunk));
+            }
         }
     }
 
