@@ -123,7 +123,12 @@ fn matmul(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
     let device = time_runs(&mut e, reps);
     rows.push((
         format!("ops: matmul {s}x{s}x{s} float, cpu ({threads} threads)"),
-        format!("{} ({:.2} GFLOP/s); compile {:.2} s", device.ms(), 2.0 * (s * s * s) as f64 / device.median / 1e9, compile_s),
+        format!(
+            "{} ({:.2} GFLOP/s); compile {:.2} s",
+            device.ms(),
+            2.0 * (s * s * s) as f64 / device.median / 1e9,
+            compile_s
+        ),
     ));
     let script = format!(
         "import time, numpy as np\na = np.full(({s}, {s}), 0.5, np.float32)\nb = np.full(({s}, {s}), 0.25, np.float32)\n\
@@ -179,6 +184,11 @@ fn tutorial4(rows: &mut Vec<(String, String)>, quick: bool) {
     ));
     rows.push((
         "ops: tutorial 4 fraction of the mk2 f32 peak (32 flops/tile/cycle)".into(),
-        format!("{:.2}% ({:.0} flops/cycle of {:.0})", 100.0 * flops / cycles as f64 / peak, flops / cycles as f64, peak),
+        format!(
+            "{:.2}% ({:.0} flops/cycle of {:.0})",
+            100.0 * flops / cycles as f64 / peak,
+            flops / cycles as f64,
+            peak
+        ),
     ));
 }
