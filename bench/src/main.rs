@@ -12,6 +12,7 @@ mod compile_bench;
 mod ir_bench;
 mod machine;
 mod memcpy_bench;
+mod ops_bench;
 mod popc_bench;
 mod report_bench;
 mod runtime_bench;
@@ -30,6 +31,7 @@ const SECTIONS: &[Section] = &[
     ("Graph compiler: poplar-compile", compile_bench::run),
     ("Runtime: cpu and sim devices", runtime_bench::run),
     ("Report: poplar-report in Chromium", report_bench::run),
+    ("Library operations (PIR ops)", ops_bench::run),
 ];
 
 fn main() {

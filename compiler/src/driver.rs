@@ -54,7 +54,7 @@ struct Cli {
     /// Only parse and check the graph (no codelets, no output).
     #[arg(long)]
     check: bool,
-    /// Print a stage as text to stdout: mapping, exchange, memory, program, image.
+    /// Print a stage as text to stdout: ops, mapping, exchange, memory, program, image.
     #[arg(long, value_name = "STAGE")]
     dump: Vec<String>,
     /// Print the time each pass takes to stderr.
@@ -330,7 +330,7 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
                     1,
                     String::new(),
                     format!(
-                        "poplar-compile: error: unknown --dump stage `{d}` (expected mapping, exchange, memory, program or image)\n"
+                        "poplar-compile: error: unknown --dump stage `{d}` (expected ops, mapping, exchange, memory, program or image)\n"
                     ),
                 )
             }

@@ -33,6 +33,7 @@ pub mod exchange;
 pub mod layout;
 pub mod lower;
 pub mod mapping;
+pub mod ops;
 pub mod report;
 pub mod resolve;
 
@@ -74,6 +75,8 @@ pub struct Options {
 /// A stage whose result can be dumped as text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DumpStage {
+    /// Library operations: the matmul planner's choices and the vertex types.
+    Ops,
     Mapping,
     Exchange,
     Memory,
@@ -82,11 +85,18 @@ pub enum DumpStage {
 }
 
 impl DumpStage {
-    pub const ALL: [DumpStage; 5] =
-        [DumpStage::Mapping, DumpStage::Exchange, DumpStage::Memory, DumpStage::Program, DumpStage::Image];
+    pub const ALL: [DumpStage; 6] = [
+        DumpStage::Ops,
+        DumpStage::Mapping,
+        DumpStage::Exchange,
+        DumpStage::Memory,
+        DumpStage::Program,
+        DumpStage::Image,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
+            DumpStage::Ops => "ops",
             DumpStage::Mapping => "mapping",
             DumpStage::Exchange => "exchange",
             DumpStage::Memory => "memory",
@@ -139,6 +149,34 @@ pub fn compile(
     let mut time = |name: &'static str, start: Instant| timings.push((name, start.elapsed()));
 
     let step = |name: &'static str| opts.progress.step(name);
+    // Library operations become ordinary compute sets first.
+    let expanded;
+    let with_library;
+    let (graph, spans, codelets) = if ops::has_ops(graph) {
+        step("expand_ops");
+        let t = Instant::now();
+        let x = ops::expand(graph, spans, opts).map_err(render)?;
+        time("expand_ops", t);
+        let t = Instant::now();
+        let object = ops::compile_library(&x.source, &x.vertex_types).map_err(|e| {
+            format!("{file_name}: error: internal error: the operation library does not compile:\n{e}")
+        })?;
+        time("compile_ops_library", t);
+        if opts.dumps.contains(&DumpStage::Ops) {
+            dumps.push((DumpStage::Ops, ops::dump(&x)));
+        }
+        let mut c = codelets.clone();
+        c.objects.push(object);
+        with_library = c;
+        expanded = x;
+        (&expanded.graph, &expanded.spans, &with_library)
+    } else {
+        if opts.dumps.contains(&DumpStage::Ops) {
+            dumps.push((DumpStage::Ops, "no operations\n".to_string()));
+        }
+        (graph, spans, codelets)
+    };
+
     step("resolve_vertices");
     let t = Instant::now();
     let resolved = resolve::resolve_vertices(graph, spans, codelets).map_err(render)?;

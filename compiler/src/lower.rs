@@ -449,6 +449,8 @@ fn lower_stmt(cx: &Ctx<'_>, s: &Stmt, ci: &mut usize, out: &mut Vec<Step>) {
         Stmt::Undef(_) => {}
         Stmt::Sync => out.push(Step::Sync),
         Stmt::Call(f) => out.push(Step::Call(f.0)),
+        // Expanded into compute sets by `ops::expand` before any pass runs.
+        Stmt::Op(_) => {}
         Stmt::Block(body) => {
             for s in body {
                 lower_stmt(cx, s, ci, out);

@@ -186,6 +186,14 @@ pub enum Tok<'a> {
     Slash,
     #[token("%")]
     Percent,
+    #[token("!")]
+    Bang,
+    #[token("==")]
+    EqEq,
+    /// `cast<`: the start of `cast<T>(x)` (written without spaces, so that
+    /// `cast` stays an ordinary name).
+    #[token("cast<")]
+    CastOpen,
 }
 
 impl std::fmt::Display for Tok<'_> {
@@ -227,6 +235,9 @@ fn token_text(variant: &str) -> &str {
         "Star" => "*",
         "Slash" => "/",
         "Percent" => "%",
+        "Bang" => "!",
+        "EqEq" => "==",
+        "CastOpen" => "cast<",
         "HostWrite" => "host_write",
         "HostRead" => "host_read",
         "RemoteBuffer" => "remote_buffer",

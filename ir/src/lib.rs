@@ -16,12 +16,14 @@
 
 pub mod entity;
 pub mod graph;
+pub mod ops;
 pub mod target;
 pub mod types;
 pub mod view;
 
 pub use entity::{EntityRef, PrimaryMap, SecondaryMap};
 pub use graph::*;
+pub use ops::{BinaryOp, MapExpr, MapKind, Op, OpKind, ReduceOp, UnaryOp};
 pub use target::{Preset, Target};
 pub use types::ElemType;
 pub use view::{Piece, Run, Subscript, View};

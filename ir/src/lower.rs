@@ -22,6 +22,9 @@ use crate::target::{Preset, Target};
 use crate::types::ElemType;
 use crate::view::{checked_num_elements, Subscript, View};
 
+#[path = "lower_ops.rs"]
+mod ops;
+
 /// The expansion budget of one file: each `for` iteration costs 1 and each
 /// produced item, vertex or statement costs [`ENTITY_COST`]; more than
 /// 100,000,000 in total is an error (so at most 6.25M vertices, which bounds
@@ -119,13 +122,29 @@ pub fn lower(items: &[Item<'_>]) -> Result<(Graph, Spans), Vec<Diagnostic>> {
         l.declare(&flat);
     }
     if !l.aborted {
-        for (it, env) in &flat {
-            l.env = env.clone();
-            l.define(it);
+        // Programs and functions first: a tensor an operation defines
+        // (`v3 = v1 + v2`) may be named by any item.
+        // Diagnostics are put back in file order of their items.
+        let bodies = |it: &Item<'_>| matches!(it, Item::Program { .. } | Item::Function { .. });
+        let first = l.errors.len();
+        let mut origin: Vec<usize> = Vec::new();
+        for pass in [true, false] {
+            for (i, (it, env)) in flat.iter().enumerate().filter(|(_, (it, _))| bodies(it) == pass) {
+                l.env = env.clone();
+                l.define(it);
+                origin.resize(l.errors.len() - first, i);
+                if l.aborted {
+                    break;
+                }
+            }
             if l.aborted {
                 break;
             }
         }
+        origin.resize(l.errors.len() - first, usize::MAX);
+        let mut tagged: Vec<(usize, Diagnostic)> = origin.into_iter().zip(l.errors.drain(first..)).collect();
+        tagged.sort_by_key(|(i, _)| *i);
+        l.errors.extend(tagged.into_iter().map(|(_, d)| d));
     }
     if !l.aborted {
         l.check_recursion();
@@ -690,7 +709,7 @@ impl Lowerer {
             ExprKind::Bool(_) => Err(self.err(e.span, "expected an integer, found a boolean")),
             ExprKind::Str(_) => Err(self.err(e.span, "expected an integer, found a string")),
             ExprKind::List(_) => Err(self.err(e.span, "expected an integer, found a list")),
-            ExprKind::Call(..) | ExprKind::Index(..) => {
+            ExprKind::Call(..) | ExprKind::Index(..) | ExprKind::Compare(..) | ExprKind::Cast(..) => {
                 Err(self.err(e.span, "expected an integer, found a tensor expression"))
             }
         }
@@ -1303,6 +1322,9 @@ impl Lowerer {
                 },
                 S::Block(b, _) => Stmt::Block(self.lower_block(b, spans)),
                 S::For(_) => return Err(Reported),
+                S::Assign { target, op, value, span } => self.lower_assign(target, *op, value, *span)?,
+                S::Fill { word, target, value, .. } => self.lower_fill(word, target, value)?,
+                S::OpCall(c, span) => self.lower_op_call(&c.0, &c.1, *span)?,
             })
         })();
         match r {
@@ -1467,8 +1489,10 @@ fn stmt_span(s: &ast::Stmt<'_>) -> Span {
         | S::Repeat { span, .. }
         | S::While { span, .. }
         | S::If { span, .. }
-        | S::Switch { span, .. } => *span,
-        S::Execute(_, sp) | S::Undef(_, sp) | S::Sync(sp) | S::Call(_, sp) | S::Block(_, sp) => *sp,
+        | S::Switch { span, .. }
+        | S::Assign { span, .. }
+        | S::Fill { span, .. } => *span,
+        S::Execute(_, sp) | S::OpCall(_, sp) | S::Undef(_, sp) | S::Sync(sp) | S::Call(_, sp) | S::Block(_, sp) => *sp,
         S::For(f) => f.span,
     }
 }
