@@ -166,7 +166,7 @@ fn variant(preset: &str, tiles: u32, split: u32) -> Result<Image, String> {
     std::fs::copy(dir.join("matrix-mul-codelets.cpp"), path.join("matrix-mul-codelets.cpp"))
         .map_err(|e| e.to_string())?;
     std::fs::write(path.join("graph.pir"), text).map_err(|e| e.to_string())?;
-    let r = runtime::cli::compile_pir(&path.join("graph.pir")).map(|(i, _)| i);
+    let r = compiler::compile_for_run(&path.join("graph.pir")).map(|(i, _)| i);
     let _ = std::fs::remove_dir_all(&path);
     r
 }
@@ -348,7 +348,7 @@ fn elementwise(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
         .and_then(|_| std::fs::write(dir.join("scale.cpp"), SCALE_CODELET))
         .and_then(|_| std::fs::write(dir.join("graph.pir"), &pir))
         .map_err(|e| e.to_string())
-        .and_then(|_| runtime::cli::compile_pir(&dir.join("graph.pir")));
+        .and_then(|_| compiler::compile_for_run(&dir.join("graph.pir")));
     let _ = std::fs::remove_dir_all(&dir);
     let image = match compiled {
         Ok((image, _)) => image,

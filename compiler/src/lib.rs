@@ -41,7 +41,7 @@ use std::time::{Duration, Instant};
 use linker::gp;
 use linker::image::Image;
 
-pub use driver::{compile_path, run_cli};
+pub use driver::{compile_for_run, compile_path, run_cli};
 pub use error::{Stage, StageError};
 
 /// What to compile and how (the command line, as a struct).

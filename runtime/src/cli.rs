@@ -432,23 +432,6 @@ fn stream_data(text: &str, elem: linker::gp::ElemType, name: &str) -> Result<Vec
     }
 }
 
-/// The `.pir` path of the binary: compiles through the compiler library.
-pub fn compile_pir(path: &Path) -> Result<(Image, Vec<String>), String> {
-    let opts = compiler::Options {
-        target_options: std::env::var("POPLAR_TARGET_OPTIONS").ok(),
-        ..Default::default()
-    };
-    let compiled = compiler::compile_path(path, &opts)?;
-    let warnings = if compiled.warnings.trim().is_empty() {
-        vec![]
-    } else {
-        vec![compiled.warnings.trim_end().to_string()]
-    };
-    let image =
-        compiled.image.ok_or_else(|| format!("{}: the graph does not fit in tile memory", path.display()))?;
-    Ok((image, warnings))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

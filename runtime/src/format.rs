@@ -1,6 +1,6 @@
 //! Text formats of values: Poplar's `PrintTensor` layout, with floats as
 //! C++ `std::ostream` prints them by default (C's `%g`, formatted by the same
-//! code as codelets' `printf`, `popc::printf`).
+//! code as codelets' `printf`, `linker::printf`).
 //!
 //! Everything here is pure: bytes and numbers in, `String`s out.
 
@@ -47,7 +47,7 @@ pub fn value_text(v: Value) -> String {
         Value::Bool(b) => (b as u8).to_string(),
         Value::Float(f) => {
             let mut out = Vec::new();
-            popc::printf::format(b"%g", &[f.to_bits()], &mut out);
+            linker::printf::format(b"%g", &[f.to_bits()], &mut out);
             String::from_utf8_lossy(&out).into_owned()
         }
     }

@@ -389,7 +389,8 @@ fn cli_runs_actions_in_order() {
         let mut argv = vec![exe.to_string_lossy().to_string()];
         argv.extend(args.iter().map(|s| s.to_string()));
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = runtime::cli::main(&argv, &env, &runtime::cli::compile_pir, &mut out, &mut err);
+        let no_compiler = |_: &std::path::Path| Err("no compiler in this test".to_string());
+        let code = runtime::cli::main(&argv, &env, &no_compiler, &mut out, &mut err);
         (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
     };
     let npy_arg = format!("words-read={}", npy.display());

@@ -8,7 +8,7 @@
 use std::ffi::c_void;
 use std::sync::OnceLock;
 
-use linker::abi::{HostFn, HostTable, TileCtx, HOST_FN_COUNT};
+use crate::abi::{HostFn, HostTable, TileCtx, HOST_FN_COUNT};
 
 macro_rules! unary {
     ($name:ident, $t:ty, $f:expr) => {
