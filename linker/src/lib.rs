@@ -23,3 +23,4 @@ pub mod host;
 pub mod image;
 pub mod link;
 pub mod printf;
+pub mod valid;

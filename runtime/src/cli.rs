@@ -60,6 +60,7 @@ struct Args {
     device: Option<DeviceKind>,
     threads: Option<usize>,
     max_cycles: Option<u64>,
+    timeout: Option<std::time::Duration>,
     profile: Option<PathBuf>,
     summary: bool,
     list_devices: bool,
@@ -71,7 +72,7 @@ struct Args {
 const USAGE: &str = "\
 usage: poplar-run <prog.exe | graph.pir> [--device sim|cpu] [actions...]
                   [--profile exec-profile.json] [--summary] [--threads N]
-                  [--max-cycles N] [--list-devices]
+                  [--max-cycles N] [--timeout SECONDS] [--list-devices]
 
 actions, run left to right:
   --write HANDLE=DATA    write a host_write handle (or a remote buffer)
@@ -81,12 +82,22 @@ actions, run left to right:
                          print it, or write FILE (.npy, else raw .bin)
 DATA is a list [0,1,2], a splat 0, or a .npy / raw little-endian .bin file.
 --max-cycles N stops a run past N modelled cycles on sim, or past N program
-steps on cpu (which models no cycles).
+steps on cpu (which models no cycles). --timeout SECONDS stops either device
+at the first program step after that much wall time, counted from the start
+(compiling a .pir included); a codelet that does not return by a second
+later ends the process.
 Without --run, program 0 runs once after the writes and before the reads.
 
 environment: POPLAR_LOG_LEVEL (OFF ERR WARN INFO DEBUG TRACE),
              POPLAR_ENGINE_OPTIONS (a JSON object, e.g. {\"debug.instrument\":\"true\"}),
              POPLAR_TARGET_OPTIONS (target keys for a .pir, e.g. {\"tiles_per_ipu\":16})
+
+trust: a prog.exe (like a .gp) holds native machine code that runs in this
+process. Loading validates it against corrupt and truncated files, not
+against a deliberately crafted one: run only images you would run as a
+shared library. To run code you do not trust, give the graph.pir and its
+codelet sources: they are compiled here, and compiled codelets reach memory
+only through checked tile offsets.
 ";
 
 fn parse(argv: &[String]) -> Result<Args, String> {
@@ -133,6 +144,14 @@ fn parse(argv: &[String]) -> Result<Args, String> {
                 a.max_cycles =
                     Some(v.parse().map_err(|_| format!("--max-cycles takes a number, not '{v}'"))?);
             }
+            "--timeout" => {
+                let v = value("a number of seconds")?;
+                let secs: f64 = v.parse().map_err(|_| format!("--timeout takes seconds, not '{v}'"))?;
+                a.timeout =
+                    Some(std::time::Duration::try_from_secs_f64(secs).map_err(|_| {
+                        format!("--timeout takes a non-negative number of seconds, not '{v}'")
+                    })?);
+            }
             "--profile" => a.profile = Some(PathBuf::from(value("a file name")?)),
             "--summary" => a.summary = true,
             "--list-devices" => a.list_devices = true,
@@ -165,6 +184,13 @@ fn parse(argv: &[String]) -> Result<Args, String> {
         }
     }
     Ok(a)
+}
+
+/// The `--timeout` of a command line, if it has a valid one: the binary
+/// uses it to stop the process when a codelet never returns (which the
+/// step-boundary check cannot see).
+pub fn timeout(argv: &[String]) -> Option<std::time::Duration> {
+    parse(argv).ok()?.timeout
 }
 
 struct Log<'a> {
@@ -279,6 +305,9 @@ fn run(args: &Args, env: &Env, compile: Compile, out: &mut dyn Write, log: &mut 
         &format!("loaded {} in {:.3} s", input.display(), started.elapsed().as_secs_f64()),
     );
     let mut engine = Engine::new(loaded, &opts);
+    if let Some(t) = args.timeout {
+        engine.set_timeout(t, started);
+    }
     log.at(
         LogLevel::Info,
         &format!(
@@ -333,8 +362,7 @@ fn run(args: &Args, env: &Env, compile: Compile, out: &mut dyn Write, log: &mut 
             Action::Run(p) => {
                 let index = engine.program_index(p).map_err(|e| e.to_string())?;
                 let t = std::time::Instant::now();
-                let r = engine.run(index);
-                let _ = out.write_all(&engine.take_output());
+                let r = engine.run_to(index, out);
                 r.map_err(|e| e.to_string())?;
                 log.at(
                     LogLevel::Info,
@@ -413,9 +441,7 @@ fn stream_data(text: &str, elem: linker::gp::ElemType, name: &str) -> Result<Vec
     if looks_like_file(text) {
         let bytes = std::fs::read(text).map_err(|e| format!("cannot read {text}: {e}"))?;
         if text.ends_with(".npy") {
-            let file =
-                npyz::NpyFile::new(&bytes[..]).map_err(|e| format!("{text}: not a valid .npy file: {e}"))?;
-            let n = file.len();
+            let n = data::npy_len(&bytes).map_err(|e| format!("{text}: {e}"))?;
             data::from_npy(&bytes, elem, &[n], name).map_err(|e| e.to_string())
         } else {
             let size = elem.size() as usize;

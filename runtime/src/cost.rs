@@ -24,7 +24,11 @@
 //!   [`HOST_BYTES_PER_SECOND`] at the target clock plus
 //!   [`HOST_LATENCY_NS`], preceded by an external sync ([`SYNC_CYCLES`]).
 //! - Control flow: a branch or loop test broadcasts its predicate to every
-//!   tile: [`BRANCH_CYCLES`] each time.
+//!   tile: [`BRANCH_CYCLES`] each time. A `repeat` iteration and a `call`
+//!   cost [`LOOP_CYCLES`] (the tiles' own counter and branch), so every
+//!   step of a program costs at least one cycle and `--max-cycles` stops any
+//!   loop, even an empty one.
+//! - Totals saturate at 2^64 - 1 cycles instead of wrapping.
 
 /// Cycles for an internal sync across one IPU.
 pub const SYNC_CYCLES: u64 = 100;
@@ -46,6 +50,9 @@ pub const HOST_LATENCY_NS: f64 = 500.0;
 /// (a sync plus a one-word exchange).
 pub const BRANCH_CYCLES: u64 = SYNC_CYCLES + EXCHANGE_OVERHEAD_CYCLES + 1;
 
+/// A `repeat` iteration or a `call`: one tile-local branch.
+pub const LOOP_CYCLES: u64 = 1;
+
 /// Exchange cycles of one tile that sends `sent` and receives `received` bytes.
 pub fn exchange_tile_cycles(sent: u64, received: u64, bytes_per_cycle: u32) -> u64 {
     let bytes = sent.max(received);
@@ -66,7 +73,8 @@ pub fn host_transfer_cycles(bytes: u64, clock_mhz: f64) -> u64 {
 /// the number of vertices launched.
 pub fn tile_compute_cycles(worker_loads: &[u64], vertices: u64) -> u64 {
     let workers = worker_loads.len() as u64;
-    workers * worker_loads.iter().copied().max().unwrap_or(0) + SUPERVISOR_CYCLES_PER_VERTEX * vertices
+    (workers.saturating_mul(worker_loads.iter().copied().max().unwrap_or(0)))
+        .saturating_add(SUPERVISOR_CYCLES_PER_VERTEX.saturating_mul(vertices))
 }
 
 #[cfg(test)]

@@ -287,9 +287,23 @@ impl Engine {
         Err(HostError::unknown("program", name_or_index, progs.iter().map(|p| p.name.as_str())))
     }
 
-    /// Runs program `index` to completion.
+    /// Runs program `index` to completion; its output waits for
+    /// [`Engine::take_output`].
     pub fn run(&mut self, index: usize) -> Result<(), RunError> {
-        self.machine.run_program(index)
+        self.machine.run_program(index, None)
+    }
+
+    /// Runs program `index`, writing its output to `out` as it is produced
+    /// (in chunks, so memory stays bounded however much a program prints).
+    pub fn run_to(&mut self, index: usize, out: &mut dyn std::io::Write) -> Result<(), RunError> {
+        self.machine.run_program(index, Some(out))
+    }
+
+    /// Stops every later run at the first step boundary `limit` after
+    /// `since` (the command line counts from its own start).
+    pub fn set_timeout(&mut self, limit: std::time::Duration, since: std::time::Instant) {
+        let at = since.checked_add(limit);
+        self.machine.deadline = at.map(|at| (at, limit.as_millis().min(u128::from(u64::MAX)) as u64));
     }
 
     /// Runs the program with this name (or number).

@@ -18,7 +18,9 @@
 //! Printf output is collected per tile and joined in tile order.
 
 use std::ffi::c_void;
+use std::io::Write;
 use std::sync::Arc;
+use std::time::Instant;
 
 use linker::abi::{TileCtx, STATUS_OK};
 use linker::gp::VertexBase;
@@ -48,8 +50,8 @@ impl DeviceKind {
     }
 }
 
-/// Most worker contexts a target may have.
-pub const MAX_WORKERS: usize = 64;
+/// Most worker contexts a target may have (checked by the validator).
+pub const MAX_WORKERS: usize = linker::valid::MAX_WORKERS as usize;
 
 type Entry2 = unsafe extern "C" fn(*mut TileCtx, u32) -> u32;
 type Entry3 = unsafe extern "C" fn(*mut TileCtx, u32, u32) -> u32;
@@ -144,6 +146,12 @@ pub struct Machine {
     pub totals: Totals,
     /// Stop when cycles (sim) or steps (cpu) exceed this.
     pub max_cycles: Option<u64>,
+    /// Stop at the first step boundary past this instant (`--timeout`),
+    /// with the limit in milliseconds for the message.
+    pub(crate) deadline: Option<(Instant, u64)>,
+    /// Compute phases always run on the pool, whose threads have stacks
+    /// sized for the image's largest frame (the caller's may be smaller).
+    always_pool: bool,
     pub(crate) rec: Option<Recorder>,
     /// Run the plain variant on sim too (no instruction counts).
     pub(crate) uninstrumented: bool,
@@ -151,6 +159,26 @@ pub struct Machine {
 
 /// Below this many bytes an exchange runs on the calling thread.
 const PARALLEL_EXCHANGE_BYTES: u64 = 64 * 1024;
+
+/// Program output waiting in memory is written out once it reaches this
+/// many bytes (and at the end of each run), so long runs print as they go.
+const OUTPUT_CHUNK: usize = 64 * 1024;
+
+/// Stack a worker thread has beyond the largest vertex frame: host
+/// functions, `printf` formatting and the runtime's own frames.
+const STACK_MARGIN: usize = 1 << 20;
+
+/// The smallest worker stack (Rust's default for spawned threads).
+const MIN_WORKER_STACK: usize = 2 << 20;
+
+/// Largest vertex frame run on the calling thread, whose stack size the
+/// runtime does not choose (a test thread has 2 MiB); above this, compute
+/// always runs on the sized pool.
+const CALLER_FRAME_LIMIT: u32 = 256 << 10;
+
+/// Where program output goes as it is produced: a writer (the command
+/// line's standard output), or nowhere until [`crate::Engine::take_output`].
+pub(crate) type Sink<'a> = Option<&'a mut dyn Write>;
 
 impl Machine {
     /// Allocates tile memory (zeroed, then the initial segments) and the
@@ -173,10 +201,12 @@ impl Machine {
         let threads =
             if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads };
         let threads = threads.clamp(1, image.tiles.len().max(1));
-        let pool = (threads > 1).then(|| {
+        let always_pool = image.largest_frame() > CALLER_FRAME_LIMIT;
+        let pool = (threads > 1 || always_pool).then(|| {
             rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .thread_name(|i| format!("tile-worker-{i}"))
+                .stack_size(worker_stack(image.largest_frame()))
                 .build()
                 .expect("thread pool")
         });
@@ -208,16 +238,7 @@ impl Machine {
             .collect();
         let host = HostState {
             streams: image.streams.iter().map(|_| (Vec::new(), 0, false)).collect(),
-            remote: image
-                .remote_buffers
-                .iter()
-                .map(|b| {
-                    vec![
-                        0u8;
-                        (element_count(&b.shape) * u64::from(b.repeats) * u64::from(b.elem.size())) as usize
-                    ]
-                })
-                .collect(),
+            remote: image.remote_buffer_bytes().into_iter().map(|n| vec![0u8; n]).collect(),
             output: Vec::new(),
         };
         Machine {
@@ -236,6 +257,8 @@ impl Machine {
             host,
             totals: Totals::default(),
             max_cycles: None,
+            deadline: None,
+            always_pool,
             rec: None,
             uninstrumented: false,
             loaded,
@@ -301,8 +324,9 @@ impl Machine {
         }
     }
 
-    /// Runs entry program `index`.
-    pub fn run_program(&mut self, index: usize) -> Result<(), RunError> {
+    /// Runs entry program `index`; output goes to `out` as it is produced
+    /// (all of it by the time this returns), or stays in memory without one.
+    pub fn run_program(&mut self, index: usize, mut out: Sink) -> Result<(), RunError> {
         let loaded = self.loaded.clone();
         let program = loaded
             .image
@@ -314,7 +338,20 @@ impl Machine {
         }
         let label = format!("program '{}'", program.name);
         let mut path = Vec::new();
-        self.steps(&program.body, &label, &mut path, index as u32)
+        let r = self.steps(&program.body, &label, &mut path, index as u32, &mut out);
+        self.flush_output(&mut out, 0);
+        r
+    }
+
+    /// Writes waiting output to `out` once there are at least `min` bytes.
+    fn flush_output(&mut self, out: &mut Sink, min: usize) {
+        if let Some(w) = out {
+            if !self.host.output.is_empty() && self.host.output.len() >= min {
+                let _ = w.write_all(&self.host.output);
+                let _ = w.flush();
+                self.host.output.clear();
+            }
+        }
     }
 
     fn steps(
@@ -323,11 +360,13 @@ impl Machine {
         label: &str,
         path: &mut Vec<usize>,
         program: u32,
+        out: &mut Sink,
     ) -> Result<(), RunError> {
         for (i, step) in steps.iter().enumerate() {
             path.push(i);
-            let r = self.step(step, label, path, program);
+            let r = self.step(step, label, path, program, out);
             path.pop();
+            self.flush_output(out, OUTPUT_CHUNK);
             r?;
         }
         Ok(())
@@ -361,8 +400,15 @@ impl Machine {
         StepPath { program: label.to_string(), indices: path.to_vec(), what }
     }
 
+    /// Counts a step (or a loop iteration) and stops the run past
+    /// `--max-cycles` or `--timeout`.
     fn charge(&mut self, label: &str, path: &[usize], step: &Step) -> Result<(), RunError> {
-        self.totals.steps += 1;
+        self.totals.steps = self.totals.steps.saturating_add(1);
+        if let Some((at, millis)) = self.deadline {
+            if Instant::now() >= at {
+                return Err(RunError::Timeout { millis, step: self.where_(label, path, step) });
+            }
+        }
         if let Some(limit) = self.max_cycles {
             let (used, what) = match self.kind {
                 DeviceKind::Sim => (self.totals.cycles, "cycles"),
@@ -375,10 +421,15 @@ impl Machine {
         Ok(())
     }
 
+    /// Adds modelled cycles; totals saturate rather than wrap.
+    fn add_cycles(&mut self, c: u64) {
+        self.totals.cycles = self.totals.cycles.saturating_add(c);
+    }
+
     fn sync(&mut self) {
         if self.kind == DeviceKind::Sim {
-            self.totals.cycles += cost::SYNC_CYCLES;
-            self.totals.sync += cost::SYNC_CYCLES;
+            self.add_cycles(cost::SYNC_CYCLES);
+            self.totals.sync = self.totals.sync.saturating_add(cost::SYNC_CYCLES);
             if let Some(rec) = &mut self.rec {
                 rec.sync();
             }
@@ -386,9 +437,18 @@ impl Machine {
     }
 
     fn control(&mut self) {
+        self.control_cycles(cost::BRANCH_CYCLES);
+    }
+
+    /// A repeat iteration or a call: the tiles' own loop or branch.
+    fn loop_step(&mut self) {
+        self.control_cycles(cost::LOOP_CYCLES);
+    }
+
+    fn control_cycles(&mut self, c: u64) {
         if self.kind == DeviceKind::Sim {
-            self.totals.cycles += cost::BRANCH_CYCLES;
-            self.totals.control += cost::BRANCH_CYCLES;
+            self.add_cycles(c);
+            self.totals.control = self.totals.control.saturating_add(c);
         }
     }
 
@@ -400,8 +460,8 @@ impl Machine {
         let bytes: u64 = regions.iter().map(|r| u64::from(r.bytes)).sum();
         let c = cost::host_transfer_cycles(bytes, self.loaded.image.target.clock_mhz);
         let from = self.totals.cycles;
-        self.totals.cycles += c;
-        self.totals.host += c;
+        self.add_cycles(c);
+        self.totals.host = self.totals.host.saturating_add(c);
         if let Some(rec) = &mut self.rec {
             let mut tiles: Vec<u32> = regions.iter().map(|r| r.tile).collect();
             tiles.sort_unstable();
@@ -416,6 +476,7 @@ impl Machine {
         label: &str,
         path: &mut Vec<usize>,
         program: u32,
+        out: &mut Sink,
     ) -> Result<(), RunError> {
         self.charge(label, path, step)?;
         let loaded = self.loaded.clone();
@@ -514,35 +575,37 @@ impl Machine {
             }
             Step::Repeat { count, body } => {
                 for _ in 0..*count {
-                    self.steps(body, label, path, program)?;
+                    self.steps(body, label, path, program, out)?;
+                    self.loop_step();
                     self.charge(label, path, step)?;
                 }
             }
             Step::While { cond, pred, body } => loop {
-                self.steps(cond, label, path, program)?;
+                self.steps(cond, label, path, program, out)?;
                 self.control();
                 self.charge(label, path, step)?;
                 if self.scalar(pred) == 0 {
                     break;
                 }
-                self.steps(body, label, path, program)?;
+                self.steps(body, label, path, program, out)?;
             },
             Step::If { pred, then, otherwise } => {
                 self.control();
                 let body = if self.scalar(pred) != 0 { then } else { otherwise };
-                self.steps(body, label, path, program)?;
+                self.steps(body, label, path, program, out)?;
             }
             Step::Switch { selector, cases, default } => {
                 self.control();
                 let v = self.scalar_exact(selector);
                 let body = cases.iter().find(|(c, _)| *c == v).map_or(default, |(_, b)| b);
-                self.steps(body, label, path, program)?;
+                self.steps(body, label, path, program, out)?;
             }
             Step::Call(f) => {
+                self.loop_step();
                 let func = &image.functions[*f as usize];
                 let label = format!("function '{}'", func.name);
                 let mut inner = Vec::new();
-                self.steps(&func.body, &label, &mut inner, program)?;
+                self.steps(&func.body, &label, &mut inner, program, out)?;
             }
             Step::Sync => self.sync(),
         }
@@ -574,8 +637,8 @@ impl Machine {
         }
         if self.kind == DeviceKind::Sim {
             let from = self.totals.cycles;
-            self.totals.cycles += info.cycles;
-            self.totals.exchange += info.cycles;
+            self.add_cycles(info.cycles);
+            self.totals.exchange = self.totals.exchange.saturating_add(info.cycles);
             if let Some(rec) = &mut self.rec {
                 rec.exchange(program, name, from, info);
             }
@@ -650,8 +713,8 @@ impl Machine {
                                 return Some(fault(&ctx, status, Some(wk as u32)));
                             }
                             let c = v.cycles.unwrap_or(ctx.count);
-                            *load += c;
-                            total += c;
+                            *load = load.saturating_add(c);
+                            total = total.saturating_add(c);
                         }
                     } else {
                         // SAFETY: as above.
@@ -665,11 +728,11 @@ impl Machine {
                         let c = v.cycles.unwrap_or(ctx.count);
                         total = c;
                         if vt.base == VertexBase::Supervisor {
-                            let m = loads.iter().copied().max().unwrap_or(0) + c;
+                            let m = loads.iter().copied().max().unwrap_or(0).saturating_add(c);
                             loads.iter_mut().for_each(|l| *l = m);
                         } else {
                             let (i, _) = loads.iter().enumerate().min_by_key(|&(i, l)| (*l, i)).unwrap();
-                            loads[i] += c;
+                            loads[i] = loads[i].saturating_add(c);
                         }
                     }
                     if record && sim {
@@ -680,7 +743,7 @@ impl Machine {
                     // SAFETY: owned tile.
                     let r = unsafe { res.at(t) };
                     r.cycles = cost::tile_compute_cycles(loads, verts.len() as u64);
-                    r.active = loads.iter().sum();
+                    r.active = loads.iter().fold(0u64, |a, &l| a.saturating_add(l));
                 }
             }
             if !local_counts.is_empty() {
@@ -689,7 +752,7 @@ impl Machine {
             None
         };
         let fault = match &self.pool {
-            Some(pool) if cs.tiles.len() > 1 => {
+            Some(pool) if cs.tiles.len() > 1 || self.always_pool => {
                 let s = &self.cs_split[cs_index];
                 let faults = pool.broadcast(|ctx| run(s[ctx.index()] as usize, s[ctx.index() + 1] as usize));
                 faults.into_iter().flatten().min_by_key(|f| f.tile)
@@ -714,12 +777,12 @@ impl Machine {
             for w in &cs.tiles {
                 let r = &self.tile_res[w.tile as usize];
                 max = max.max(r.cycles);
-                self.totals.compute_tile += r.cycles;
-                self.totals.compute_active += r.active;
+                self.totals.compute_tile = self.totals.compute_tile.saturating_add(r.cycles);
+                self.totals.compute_active = self.totals.compute_active.saturating_add(r.active);
             }
             let from = self.totals.cycles;
-            self.totals.cycles += max;
-            self.totals.compute += max;
+            self.add_cycles(max);
+            self.totals.compute = self.totals.compute.saturating_add(max);
             if let Some(rec) = &mut self.rec {
                 let per_tile: Vec<(u32, u64, u64)> = cs
                     .tiles
@@ -756,6 +819,11 @@ impl Machine {
         self.scatter(regions, data);
         Ok(())
     }
+}
+
+/// Stack bytes of a worker thread for vertex frames of up to `frame` bytes.
+pub fn worker_stack(frame: u32) -> usize {
+    (frame as usize + STACK_MARGIN).max(MIN_WORKER_STACK)
 }
 
 /// Splits items `0..n` (weights `weight`) into `threads` contiguous

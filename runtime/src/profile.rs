@@ -98,7 +98,7 @@ impl Recorder {
             from,
             cycles,
             active_tiles: tiles,
-            tile_cycles: cycles * u64::from(tiles),
+            tile_cycles: cycles.saturating_mul(u64::from(tiles)),
             active: 0,
             total_data: bytes,
             compute_set: None,
@@ -138,15 +138,16 @@ impl Recorder {
         let mut tile_cycles = 0;
         let mut active = 0;
         for &(t, cyc, act) in per_tile {
-            self.cs_by_tile[c][t as usize] += cyc;
-            tile_cycles += cyc;
-            active += act;
+            let at = &mut self.cs_by_tile[c][t as usize];
+            *at = at.saturating_add(cyc);
+            tile_cycles = cyc.saturating_add(tile_cycles);
+            active = act.saturating_add(active);
         }
         self.cs_runs[c] += 1;
-        self.cs_cycles[c] += cycles;
+        self.cs_cycles[c] = self.cs_cycles[c].saturating_add(cycles);
         for &(vt, n) in vertex_counts {
             let e = &mut self.by_type[vt as usize];
-            e.0 += n;
+            e.0 = e.0.saturating_add(n);
             e.1 += 1;
         }
         self.push(StepRec {
@@ -172,15 +173,15 @@ impl Recorder {
                 if s.kind == "Sync" {
                     return json!({"type": "Sync", "syncType": "Internal"});
                 }
-                let balance = ratio(s.tile_cycles, s.cycles * self.num_tiles as u64);
-                let active_balance = ratio(s.tile_cycles, s.cycles * u64::from(s.active_tiles));
+                let balance = ratio(s.tile_cycles, s.cycles.saturating_mul(self.num_tiles as u64));
+                let active_balance = ratio(s.tile_cycles, s.cycles.saturating_mul(u64::from(s.active_tiles)));
                 let mut v = json!({
                     "type": s.kind,
                     "program": s.program,
                     "name": s.name,
                     "cycles": s.cycles,
                     "cyclesFrom": s.from,
-                    "cyclesTo": s.from + s.cycles,
+                    "cyclesTo": s.from.saturating_add(s.cycles),
                     "activeTiles": s.active_tiles,
                     "tileBalance": balance,
                     "activeTileBalance": active_balance,
@@ -301,8 +302,8 @@ pub fn summary(image: &Image, totals: &Totals, rec: Option<&Recorder>, device: &
         s,
         "  Total:                   {} ({:.1}% of {})",
         bytes(total),
-        100.0 * total as f64 / (t.bytes_per_tile * ntiles).max(1) as f64,
-        bytes(t.bytes_per_tile * ntiles)
+        100.0 * total as f64 / (t.bytes_per_tile.saturating_mul(ntiles)).max(1) as f64,
+        bytes(t.bytes_per_tile.saturating_mul(ntiles))
     );
     let _ = writeln!(
         s,
@@ -336,7 +337,7 @@ pub fn summary(image: &Image, totals: &Totals, rec: Option<&Recorder>, device: &
     let _ = writeln!(s, "  Total host exchange cycles:                    {}", thousands(totals.host));
     let _ = writeln!(s, "  Total sync cycles:                             {}", thousands(totals.sync));
     let _ = writeln!(s, "  Total control (branch) cycles:                 {}", thousands(totals.control));
-    let busy = totals.compute.max(1) * ntiles;
+    let busy = totals.compute.max(1).saturating_mul(ntiles);
     let _ = writeln!(
         s,
         "  Total tile balance:                            {:.1}%",
