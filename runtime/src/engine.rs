@@ -183,7 +183,7 @@ impl Engine {
             Named::RemoteBuffer { index } => {
                 let info = self.data_info(name)?;
                 self.check_len(name, info.elem, &info.shape, data)?;
-                self.machine.host.remote[index].copy_from_slice(data);
+                self.machine.host.remote_mut(index)?.copy_from_slice(data);
                 Ok(())
             }
         }
@@ -203,7 +203,10 @@ impl Engine {
             Named::Stream { .. } => {
                 Err(HostError::Direction { name: name.into(), kind: "host-to-device stream", action: "read" })
             }
-            Named::RemoteBuffer { index } => Ok(self.machine.host.remote[index].clone()),
+            Named::RemoteBuffer { index } => {
+                let len = self.machine.host.remote_bytes(index);
+                self.machine.host.remote_read(index, 0, len)
+            }
         }
     }
 

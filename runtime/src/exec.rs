@@ -98,8 +98,56 @@ struct TileResult {
 pub(crate) struct HostState {
     /// Per stream: the host buffer and the next byte position.
     pub streams: Vec<(Vec<u8>, usize, bool)>,
-    pub remote: Vec<Vec<u8>>,
+    /// Per remote buffer: its bytes, empty until first written (reading an
+    /// unwritten buffer gives zeros), and the size it has then.
+    remote: Vec<Vec<u8>>,
+    remote_bytes: Vec<usize>,
     pub output: Vec<u8>,
+}
+
+impl HostState {
+    /// Remote buffer `b`, allocated zeroed on first use; an error, not an
+    /// abort, when the host cannot provide the memory.
+    pub(crate) fn remote_mut(&mut self, b: usize) -> Result<&mut [u8], HostError> {
+        if self.remote[b].len() != self.remote_bytes[b] {
+            self.remote[b] = try_zeroed(self.remote_bytes[b])?;
+        }
+        Ok(&mut self.remote[b])
+    }
+
+    /// Bytes of remote buffer `b`.
+    pub(crate) fn remote_bytes(&self, b: usize) -> usize {
+        self.remote_bytes[b]
+    }
+
+    /// A copy of `len` bytes of remote buffer `b` from `at` (zeros if it was
+    /// never written).
+    pub(crate) fn remote_read(&self, b: usize, at: usize, len: usize) -> Result<Vec<u8>, HostError> {
+        if self.remote[b].len() == self.remote_bytes[b] {
+            Ok(self.remote[b][at..at + len].to_vec())
+        } else {
+            try_zeroed(len)
+        }
+    }
+}
+
+/// `n` zero bytes, or an error if the host has no memory for them (the
+/// operating system supplies zeroed pages lazily, so untouched parts cost
+/// nothing).
+fn try_zeroed(n: usize) -> Result<Vec<u8>, HostError> {
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let fail = || HostError::Data(format!("the host cannot allocate {n} bytes for a remote buffer"));
+    let layout = std::alloc::Layout::array::<u8>(n).map_err(|_| fail())?;
+    // SAFETY: the layout has a non-zero size.
+    let p = unsafe { std::alloc::alloc_zeroed(layout) };
+    if p.is_null() {
+        return Err(fail());
+    }
+    // SAFETY: `p` comes from the global allocator with the layout of `n`
+    // bytes (capacity `n`), all initialised to zero.
+    Ok(unsafe { Vec::from_raw_parts(p, n, n) })
 }
 
 /// Cycle and step totals of everything run so far.
@@ -238,7 +286,8 @@ impl Machine {
             .collect();
         let host = HostState {
             streams: image.streams.iter().map(|_| (Vec::new(), 0, false)).collect(),
-            remote: image.remote_buffer_bytes().into_iter().map(|n| vec![0u8; n]).collect(),
+            remote: image.remote_buffers.iter().map(|_| Vec::new()).collect(),
+            remote_bytes: image.remote_buffer_bytes(),
             output: Vec::new(),
         };
         Machine {
@@ -555,7 +604,7 @@ impl Machine {
                 let b = &image.remote_buffers[*buffer as usize];
                 let block = (element_count(&b.shape) * u64::from(b.elem.size())) as usize;
                 let at = block * *repeat as usize;
-                let data = self.host.remote[*buffer as usize][at..at + block].to_vec();
+                let data = self.host.remote_read(*buffer as usize, at, block)?;
                 self.scatter(regions, &data);
                 self.host_transfer(program, &b.name, regions);
             }
@@ -564,7 +613,7 @@ impl Machine {
                 let block = (element_count(&b.shape) * u64::from(b.elem.size())) as usize;
                 let at = block * *repeat as usize;
                 let data = self.gather(regions);
-                self.host.remote[*buffer as usize][at..at + block].copy_from_slice(&data);
+                self.host.remote_mut(*buffer as usize)?[at..at + block].copy_from_slice(&data);
                 self.host_transfer(program, &b.name, regions);
             }
             Step::Print { label: text, elem, shape, regions } => {
