@@ -159,3 +159,27 @@ fn host_data() {
     fails_with(&write(&npy("nested", &nested)), "nests brackets too deeply");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn printf_output_is_bounded() {
+    let d = dir("printf");
+    std::fs::write(
+        d.join("c.cpp"),
+        "#include <poplar/Vertex.hpp>\nusing namespace poplar;\nclass Chatty : public Vertex {\npublic:\n  \
+         Output<int> out;\n  void compute() { for (int i = 0; i < 100000000; ++i) { printf(\"%d\\n\", i); } *out = 1; }\n};\n",
+    )
+    .unwrap();
+    let prog = pir(
+        &d,
+        "chatty",
+        "target mk2(tiles_per_ipu = 2)\ncodelets \"c.cpp\"\nvar n: int @ tile 0 = 0\n\
+         compute_set cs { vertex Chatty @ tile 0 { out = n } }\nprogram main { execute cs }\n",
+    );
+    for device in ["cpu", "sim"] {
+        let o = run(&prog, &["--device", device]);
+        fails_with(&o, "tile 0 printed more than 1024 KiB with printf in compute set 'cs'");
+        // What was printed up to the limit is kept.
+        assert!(o.stdout.starts_with("0\n1\n2\n") && o.stdout.len() >= 1 << 20, "{}", o.stdout.len());
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

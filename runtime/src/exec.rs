@@ -200,6 +200,8 @@ pub struct Machine {
     /// Compute phases always run on the pool, whose threads have stacks
     /// sized for the image's largest frame (the caller's may be smaller).
     always_pool: bool,
+    /// The first tile whose `printf` buffer filled in the last compute set.
+    printf_full: Option<u32>,
     pub(crate) rec: Option<Recorder>,
     /// Run the plain variant on sim too (no instruction counts).
     pub(crate) uninstrumented: bool,
@@ -308,6 +310,7 @@ impl Machine {
             max_cycles: None,
             deadline: None,
             always_pool,
+            printf_full: None,
             rec: None,
             uninstrumented: false,
             loaded,
@@ -547,6 +550,14 @@ impl Machine {
                 }
                 self.compute(cs, program)
                     .map_err(|fault| RunError::Vertex { fault, step: self.where_(label, path, step) })?;
+                if let Some(tile) = self.printf_full.take() {
+                    return Err(RunError::Program(format!(
+                        "tile {tile} printed more than {} KiB with printf in compute set '{name}' (a compute \
+                         set's printf output is held until it ends), at {}",
+                        linker::host::PRINTF_LIMIT >> 10,
+                        self.where_(label, path, step)
+                    )));
+                }
                 if !image.compute_sets[cs].exchange_out.transfers.is_empty() {
                     self.sync();
                     self.exchange(
@@ -814,6 +825,9 @@ impl Machine {
             if !buf.is_empty() {
                 if fault.as_ref().is_none_or(|f| w.tile <= f.tile) {
                     self.host.output.extend_from_slice(buf);
+                    if buf.len() >= linker::host::PRINTF_LIMIT && self.printf_full.is_none() {
+                        self.printf_full = Some(w.tile);
+                    }
                 }
                 buf.clear();
             }
