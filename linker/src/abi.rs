@@ -37,6 +37,9 @@ pub const STATUS_MISALIGNED: u32 = 5;
 pub const STATUS_NO_RETURN: u32 = 6;
 /// Signed integer division or remainder that overflows (`INT_MIN / -1`).
 pub const STATUS_DIV_OVERFLOW: u32 = 7;
+/// The runtime set `*stop` (a time limit passed); checked at every loop's
+/// back edge.
+pub const STATUS_INTERRUPTED: u32 = 8;
 
 /// Human words for a status code, for run-time errors.
 pub fn describe_status(status: u32) -> &'static str {
@@ -49,6 +52,7 @@ pub fn describe_status(status: u32) -> &'static str {
         STATUS_MISALIGNED => "misaligned memory access",
         STATUS_NO_RETURN => "compute ended without returning a value",
         STATUS_DIV_OVERFLOW => "integer division overflow (the most negative value divided by -1)",
+        STATUS_INTERRUPTED => "interrupted: the run's --timeout passed while it was running",
         _ => "unknown trap",
     }
 }
@@ -74,6 +78,10 @@ pub struct TileCtx {
     pub tile: u32,
     /// Opaque to generated code: the runtime's per-call data (printf output).
     pub host_data: *mut c_void,
+    /// Never null: a word the runtime sets non-zero to stop running code;
+    /// generated code reads it at every loop's back edge and returns
+    /// [`STATUS_INTERRUPTED`].
+    pub stop: *const u32,
 }
 
 pub const OFFSET_MEM: i32 = 0;
@@ -84,6 +92,7 @@ pub const OFFSET_TRAP_ADDR: i32 = 32;
 pub const OFFSET_TRAP_LINE: i32 = 40;
 pub const OFFSET_TILE: i32 = 44;
 pub const OFFSET_HOST_DATA: i32 = 48;
+pub const OFFSET_STOP: i32 = 56;
 
 /// Host functions reachable from codelet code, in table order. Unary and
 /// binary maths take and return the named float type (`F32*` in `float`,

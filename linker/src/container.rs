@@ -46,7 +46,8 @@ impl Kind {
 }
 
 /// Version of both formats; bumped on any change of the payload structures.
-/// 2: `VertexCode::stack_size`; images must pass `valid`'s rules.
+/// 2: `VertexCode::stack_size`; images must pass `valid`'s rules; code
+/// reads `TileCtx::stop` at loop back edges.
 pub const FORMAT_VERSION: u32 = 2;
 
 /// Why a file could not be read.

@@ -305,8 +305,9 @@ impl Engine {
     /// Stops every later run at the first step boundary `limit` after
     /// `since` (the command line counts from its own start).
     pub fn set_timeout(&mut self, limit: std::time::Duration, since: std::time::Instant) {
-        let at = since.checked_add(limit);
-        self.machine.deadline = at.map(|at| (at, limit.as_millis().min(u128::from(u64::MAX)) as u64));
+        if let Some(at) = since.checked_add(limit) {
+            self.machine.set_deadline(at, limit.as_millis().min(u128::from(u64::MAX)) as u64);
+        }
     }
 
     /// Runs the program with this name (or number).

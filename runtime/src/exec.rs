@@ -19,6 +19,7 @@
 
 use std::ffi::c_void;
 use std::io::Write;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -196,12 +197,15 @@ pub struct Machine {
     pub max_cycles: Option<u64>,
     /// Stop at the first step boundary past this instant (`--timeout`),
     /// with the limit in milliseconds for the message.
-    pub(crate) deadline: Option<(Instant, u64)>,
+    deadline: Option<(Instant, u64)>,
     /// Compute phases always run on the pool, whose threads have stacks
     /// sized for the image's largest frame (the caller's may be smaller).
     always_pool: bool,
     /// The first tile whose `printf` buffer filled in the last compute set.
     printf_full: Option<u32>,
+    /// The word codelet code reads at loop back edges (`TileCtx::stop`):
+    /// set once the deadline passes, it stops code that is running.
+    stop: Arc<AtomicU32>,
     pub(crate) rec: Option<Recorder>,
     /// Run the plain variant on sim too (no instruction counts).
     pub(crate) uninstrumented: bool,
@@ -311,10 +315,23 @@ impl Machine {
             deadline: None,
             always_pool,
             printf_full: None,
+            stop: Arc::new(AtomicU32::new(0)),
             rec: None,
             uninstrumented: false,
             loaded,
         }
+    }
+
+    /// Stops every later run at the first step boundary past `at`, and
+    /// codelet code running then at its next loop back edge (a thread sets
+    /// the stop word at `at`).
+    pub(crate) fn set_deadline(&mut self, at: Instant, millis: u64) {
+        self.deadline = Some((at, millis));
+        let stop = self.stop.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(at.saturating_duration_since(Instant::now()));
+            stop.store(1, Ordering::Relaxed);
+        });
     }
 
     /// Threads this machine runs tiles on.
@@ -719,6 +736,7 @@ impl Machine {
         let res = Shared(self.tile_res.as_mut_ptr());
         let lens = &self.lens;
         let host = crate::hostfns::table() as usize;
+        let stop = Arc::as_ptr(&self.stop) as usize;
         let record = self.rec.is_some();
         let vcounts = std::sync::Mutex::new(Vec::<(u32, u64)>::new());
         let run = |lo: usize, hi: usize| -> Option<Box<Fault>> {
@@ -737,6 +755,7 @@ impl Machine {
                     trap_line: 0,
                     tile: t as u32,
                     host_data: buf as *mut Vec<u8> as *mut c_void,
+                    stop: stop as *const u32,
                 };
                 let mut loads = [0u64; MAX_WORKERS];
                 let loads = &mut loads[..workers];
