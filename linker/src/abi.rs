@@ -40,6 +40,9 @@ pub const STATUS_DIV_OVERFLOW: u32 = 7;
 /// The runtime set `*stop` (a time limit passed); checked at every loop's
 /// back edge.
 pub const STATUS_INTERRUPTED: u32 = 8;
+/// The counting variant counted more than `budget` instructions in this
+/// call: the run would pass `--max-cycles` within this vertex.
+pub const STATUS_CYCLE_LIMIT: u32 = 9;
 
 /// Human words for a status code, for run-time errors.
 pub fn describe_status(status: u32) -> &'static str {
@@ -53,6 +56,7 @@ pub fn describe_status(status: u32) -> &'static str {
         STATUS_NO_RETURN => "compute ended without returning a value",
         STATUS_DIV_OVERFLOW => "integer division overflow (the most negative value divided by -1)",
         STATUS_INTERRUPTED => "interrupted: the run's --timeout passed while it was running",
+        STATUS_CYCLE_LIMIT => "stopped: the run passes --max-cycles within this vertex",
         _ => "unknown trap",
     }
 }
@@ -82,6 +86,10 @@ pub struct TileCtx {
     /// generated code reads it at every loop's back edge and returns
     /// [`STATUS_INTERRUPTED`].
     pub stop: *const u32,
+    /// Instructions the counting variant may count in this call before it
+    /// returns [`STATUS_CYCLE_LIMIT`] (checked with `stop`); `u64::MAX`
+    /// for no limit.
+    pub budget: u64,
 }
 
 pub const OFFSET_MEM: i32 = 0;
@@ -93,6 +101,7 @@ pub const OFFSET_TRAP_LINE: i32 = 40;
 pub const OFFSET_TILE: i32 = 44;
 pub const OFFSET_HOST_DATA: i32 = 48;
 pub const OFFSET_STOP: i32 = 56;
+pub const OFFSET_BUDGET: i32 = 64;
 
 /// Host functions reachable from codelet code, in table order. Unary and
 /// binary maths take and return the named float type (`F32*` in `float`,

@@ -88,6 +88,7 @@ pub fn run(code: &Loaded, mem: &mut [u8], state: u32, worker: u32) -> RunResult 
         tile: 0,
         host_data: &mut printed as *mut Vec<u8> as *mut std::ffi::c_void,
         stop: &NEVER,
+        budget: u64::MAX,
     };
     // SAFETY: ctx is built from a live &mut [u8] and the static host table.
     let status = unsafe { code.call(&mut ctx, state, worker) };

@@ -20,10 +20,14 @@ fn case(name: &str, codelet: &str, program: &str) -> PathBuf {
 }
 
 fn run(dir: &Path, device: &str) -> (i32, String, Duration) {
+    run_with(dir, &["--device", device, "--timeout", "1"])
+}
+
+fn run_with(dir: &Path, args: &[&str]) -> (i32, String, Duration) {
     let t = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_poplar-run"))
         .arg(dir.join("graph.pir"))
-        .args(["--device", device, "--timeout", "1"])
+        .args(args)
         .output()
         .unwrap();
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned(), t.elapsed())
@@ -63,5 +67,21 @@ fn an_endless_control_loop_stops_at_a_step() {
         assert_eq!(code, 1, "{err}");
         assert!(err.contains("the run exceeded --timeout 1 s at program 'main'"), "{err}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn max_cycles_stops_sim_inside_a_codelet() {
+    let dir = case("cycles", SPIN, "execute spin");
+    let (code, err, took) = run_with(&dir, &["--device", "sim", "--max-cycles", "1000000"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(
+            "vertex Spin (id 0) on tile 0 in compute set 'spin' failed: stopped: the run passes --max-cycles \
+             within this vertex"
+        ),
+        "{err}"
+    );
+    assert!(took < Duration::from_secs(60), "{took:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -81,11 +81,11 @@ actions, run left to right:
   --read HANDLE[=FILE]   read a handle, remote buffer or to-host stream;
                          print it, or write FILE (.npy, else raw .bin)
 DATA is a list [0,1,2], a splat 0, or a .npy / raw little-endian .bin file.
---max-cycles N stops a run past N modelled cycles on sim, or past N program
-steps on cpu (which models no cycles). --timeout SECONDS stops either device
-at the first program step after that much wall time, counted from the start
-(compiling a .pir included); a codelet that does not return by a second
-later ends the process.
+--max-cycles N stops a run past N modelled cycles on sim (inside a codelet's
+loops too), or past N program steps on cpu (which models no cycles).
+--timeout SECONDS stops either device after that much wall time, counted
+from the start (compiling a .pir included): between program steps, or inside
+a codelet at its next loop iteration.
 Without --run, program 0 runs once after the writes and before the reads.
 
 environment: POPLAR_LOG_LEVEL (OFF ERR WARN INFO DEBUG TRACE),

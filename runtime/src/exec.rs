@@ -737,6 +737,13 @@ impl Machine {
         let lens = &self.lens;
         let host = crate::hostfns::table() as usize;
         let stop = Arc::as_ptr(&self.stop) as usize;
+        // A vertex counting more than the cycles left over the workers would
+        // take the phase past --max-cycles (a tile's time is at least
+        // workers x its busiest worker's count): stop it inside.
+        let budget = match self.max_cycles {
+            Some(limit) if counting => limit.saturating_sub(self.totals.cycles) / workers.max(1) as u64,
+            _ => u64::MAX,
+        };
         let record = self.rec.is_some();
         let vcounts = std::sync::Mutex::new(Vec::<(u32, u64)>::new());
         let run = |lo: usize, hi: usize| -> Option<Box<Fault>> {
@@ -756,6 +763,7 @@ impl Machine {
                     tile: t as u32,
                     host_data: buf as *mut Vec<u8> as *mut c_void,
                     stop: stop as *const u32,
+                    budget,
                 };
                 let mut loads = [0u64; MAX_WORKERS];
                 let loads = &mut loads[..workers];
