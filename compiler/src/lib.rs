@@ -188,8 +188,7 @@ pub fn compile(
         None
     } else {
         let t = Instant::now();
-        let image = linker::link::link(unlinked)
-            .map_err(|e| format!("{file_name}: error: {e}\n"))?;
+        let image = linker::link::link(unlinked).map_err(|e| format!("{file_name}: error: {e}\n"))?;
         time("link", t);
         if want(DumpStage::Image) {
             dumps.push((DumpStage::Image, dump::image(&image)));
