@@ -328,6 +328,10 @@ fn cli_runs_actions_in_order() {
     let (code, out, _) = run(&["--summary", "--device", "sim"], Default::default());
     assert_eq!(code, 0);
     assert!(out.contains("Total cycles:"));
+    // The help states the trust model.
+    let (code, out, _) = run(&["--help"], Default::default());
+    assert_eq!(code, 0);
+    assert!(out.contains("holds native machine code") && out.contains("give the graph.pir"), "{out}");
     let (code, out, _) = run(&["--list-devices"], Default::default());
     assert_eq!(code, 0);
     assert!(out.contains("none found") && out.contains("cannot drive IPU hardware"));
