@@ -33,7 +33,7 @@ fn compile(name: &str, pir: &str) -> Result<runtime::linker::image::Image, Strin
     let r = std::fs::create_dir_all(&dir)
         .and_then(|_| std::fs::write(dir.join("graph.pir"), pir))
         .map_err(|e| e.to_string())
-        .and_then(|_| runtime::cli::compile_pir(&dir.join("graph.pir")).map(|(i, _)| i));
+        .and_then(|_| compiler::compile_for_run(&dir.join("graph.pir")).map(|(i, _)| i));
     let _ = std::fs::remove_dir_all(&dir);
     r.map_err(|e| e.lines().next().unwrap_or("").to_string())
 }

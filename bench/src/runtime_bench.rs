@@ -70,6 +70,7 @@ fn empty_vertices(tiles: u32, per_tile: u32, repeats: u64) -> Image {
             source: "bench".into(),
             plain_lines: vec![],
             counting_lines: vec![],
+            stack_size: 0,
         }],
         tiles: (0..tiles).map(tile).collect(),
         compute_sets: vec![ComputeSet {
@@ -150,7 +151,7 @@ fn load_time(rows: &mut Vec<(String, String)>, quick: bool) {
 /// graphs).
 fn variant(case: &str) -> Result<Image, String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/run").join(case).join("graph.pir");
-    runtime::cli::compile_pir(&path).map(|(i, _)| i)
+    compiler::compile_for_run(&path).map(|(i, _)| i)
 }
 
 /// y = M x natively, with tutorial 7's data, rows split over `threads`.
@@ -402,7 +403,7 @@ fn elementwise(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
         .and_then(|_| std::fs::write(dir.join("scale.cpp"), SCALE_CODELET))
         .and_then(|_| std::fs::write(dir.join("graph.pir"), &pir))
         .map_err(|e| e.to_string())
-        .and_then(|_| runtime::cli::compile_pir(&dir.join("graph.pir")));
+        .and_then(|_| compiler::compile_for_run(&dir.join("graph.pir")));
     let _ = std::fs::remove_dir_all(&dir);
     let image = match compiled {
         Ok((image, _)) => image,

@@ -262,6 +262,38 @@ fn target_options(target: &mut ir::Target, json: &str) -> Result<String, String>
     Ok(warnings)
 }
 
+/// The compile function `poplar-run` injects for a `.pir` input (and the
+/// golden run harness with it): the image and the compiler's warnings, or
+/// the rendered diagnostics. The runtime itself never depends on the
+/// compiler. Target keys come from `POPLAR_TARGET_OPTIONS`.
+pub fn compile_for_run(path: &Path) -> Result<(linker::image::Image, Vec<String>), String> {
+    // `autoReport.*` in POPLAR_ENGINE_OPTIONS: the graph profile too.
+    let auto = match std::env::var("POPLAR_ENGINE_OPTIONS") {
+        Ok(text) => ::report::auto::AutoReport::from_engine_options(&text)?,
+        Err(_) => Default::default(),
+    };
+    let opts = Options {
+        target_options: std::env::var("POPLAR_TARGET_OPTIONS").ok(),
+        report: auto.graph,
+        progress: ::report::progress::Progress::on_terminal("poplar-run: compiling"),
+        ..Default::default()
+    };
+    let compiled = compile_path(path, &opts);
+    opts.progress.finish();
+    let compiled = compiled?;
+    if let Some(json) = &compiled.report {
+        auto.write_graph(json)?;
+    }
+    let warnings = if compiled.warnings.trim().is_empty() {
+        vec![]
+    } else {
+        vec![compiled.warnings.trim_end().to_string()]
+    };
+    let image =
+        compiled.image.ok_or_else(|| format!("{}: the graph does not fit in tile memory", path.display()))?;
+    Ok((image, warnings))
+}
+
 /// Compiles the `.pir` file at `path` (for `poplar-run graph.pir` and the
 /// command line). `Err` holds the rendered diagnostics.
 pub fn compile_path(path: &Path, opts: &Options) -> Result<Compiled, String> {

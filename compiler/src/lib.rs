@@ -42,7 +42,7 @@ use std::time::{Duration, Instant};
 use linker::gp;
 use linker::image::Image;
 
-pub use driver::{compile_path, run_cli};
+pub use driver::{compile_for_run, compile_path, run_cli};
 pub use error::{Stage, StageError};
 
 /// What to compile and how (the command line, as a struct).
@@ -237,8 +237,7 @@ pub fn compile(
     } else {
         step("link");
         let t = Instant::now();
-        let image = linker::link::link(unlinked)
-            .map_err(|e| format!("{file_name}: error: internal error while linking: {e}\n"))?;
+        let image = linker::link::link(unlinked).map_err(|e| format!("{file_name}: error: {e}\n"))?;
         time("link", t);
         if want(DumpStage::Image) {
             dumps.push((DumpStage::Image, dump::image(&image)));

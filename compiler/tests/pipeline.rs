@@ -92,7 +92,7 @@ fn tutorial3_links_and_validates() {
     let c = run(TUT3, &opts).unwrap_or_else(|e| panic!("{e}"));
     let img = c.image.expect("image");
     let back = Image::from_bytes(&img.to_bytes()).expect("valid image");
-    assert_eq!(back, img);
+    assert_eq!(*back, img);
     assert_eq!(img.compute_sets[0].tiles.len(), 4);
     // Tiles 1..3 read v1 from tile 0 through buffers.
     assert!(!img.compute_sets[0].exchange_in.transfers.is_empty());

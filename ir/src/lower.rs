@@ -1492,7 +1492,12 @@ fn stmt_span(s: &ast::Stmt<'_>) -> Span {
         | S::Switch { span, .. }
         | S::Assign { span, .. }
         | S::Fill { span, .. } => *span,
-        S::Execute(_, sp) | S::OpCall(_, sp) | S::Undef(_, sp) | S::Sync(sp) | S::Call(_, sp) | S::Block(_, sp) => *sp,
+        S::Execute(_, sp)
+        | S::OpCall(_, sp)
+        | S::Undef(_, sp)
+        | S::Sync(sp)
+        | S::Call(_, sp)
+        | S::Block(_, sp) => *sp,
         S::For(f) => f.span,
     }
 }

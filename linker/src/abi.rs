@@ -40,6 +40,12 @@ pub const STATUS_DIV_OVERFLOW: u32 = 7;
 /// The codelet called `exit` or `abort` (PopLibs does in code paths it has
 /// only for the IPU itself).
 pub const STATUS_EXIT: u32 = 8;
+/// The runtime set `*stop` (a time limit passed); checked at every loop's
+/// back edge.
+pub const STATUS_INTERRUPTED: u32 = 9;
+/// The counting variant counted more than `budget` instructions in this
+/// call: the run would pass `--max-cycles` within this vertex.
+pub const STATUS_CYCLE_LIMIT: u32 = 10;
 
 /// Human words for a status code, for run-time errors.
 pub fn describe_status(status: u32) -> &'static str {
@@ -53,6 +59,8 @@ pub fn describe_status(status: u32) -> &'static str {
         STATUS_NO_RETURN => "compute ended without returning a value",
         STATUS_DIV_OVERFLOW => "integer division overflow (the most negative value divided by -1)",
         STATUS_EXIT => "the codelet called exit or abort",
+        STATUS_INTERRUPTED => "interrupted: the run's --timeout passed while it was running",
+        STATUS_CYCLE_LIMIT => "stopped: the run passes --max-cycles within this vertex",
         _ => "unknown trap",
     }
 }
@@ -78,6 +86,14 @@ pub struct TileCtx {
     pub tile: u32,
     /// Opaque to generated code: the runtime's per-call data (printf output).
     pub host_data: *mut c_void,
+    /// Never null: a word the runtime sets non-zero to stop running code;
+    /// generated code reads it at every loop's back edge and returns
+    /// [`STATUS_INTERRUPTED`].
+    pub stop: *const u32,
+    /// Instructions the counting variant may count in this call before it
+    /// returns [`STATUS_CYCLE_LIMIT`] (checked with `stop`); `u64::MAX`
+    /// for no limit.
+    pub budget: u64,
 }
 
 pub const OFFSET_MEM: i32 = 0;
@@ -88,6 +104,8 @@ pub const OFFSET_TRAP_ADDR: i32 = 32;
 pub const OFFSET_TRAP_LINE: i32 = 40;
 pub const OFFSET_TILE: i32 = 44;
 pub const OFFSET_HOST_DATA: i32 = 48;
+pub const OFFSET_STOP: i32 = 56;
+pub const OFFSET_BUDGET: i32 = 64;
 
 /// Host functions reachable from codelet code, in table order. Unary and
 /// binary maths take and return the named float type (`F32*` in `float`,

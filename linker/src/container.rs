@@ -13,8 +13,9 @@
 //! | 26+n | … | payload: bincode 2 (standard configuration) of the structure |
 //!
 //! [`seal`] writes it, [`open`] checks every field before the payload is
-//! decoded, with a byte limit equal to the payload length so a hostile length
-//! prefix inside the payload cannot make the decoder allocate without bound.
+//! decoded, with a memory limit proportional to the payload length (see
+//! `decode_bounded`) so a hostile length prefix inside the payload cannot
+//! make the decoder allocate more than a small multiple of the file.
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -45,6 +46,8 @@ impl Kind {
 }
 
 /// Version of both formats; bumped on any change of the payload structures.
+/// 2: `Target::sync_cycles`, `VertexCode::stack_size`; images must pass `valid`'s rules; code
+/// reads `TileCtx::stop` at loop back edges.
 pub const FORMAT_VERSION: u32 = 2;
 
 /// Why a file could not be read.
@@ -99,8 +102,7 @@ pub fn open<T: DeserializeOwned>(
             return Err(FormatError::ForeignTarget { what, found: target, expected: expected.to_string() });
         }
     }
-    let config = bincode::config::standard().with_limit::<{ 1 << 34 }>();
-    let (value, used) = bincode::serde::decode_from_slice(body, config)
+    let (value, used) = decode_bounded(body)
         .map_err(|e| FormatError::Corrupt { what, detail: format!("cannot decode payload: {e}") })?;
     if used != body.len() {
         return Err(FormatError::Corrupt {
@@ -109,6 +111,28 @@ pub fn open<T: DeserializeOwned>(
         });
     }
     Ok((target, value))
+}
+
+/// Decodes `body` with a memory limit derived from its length. bincode
+/// charges every value it decodes at its in-memory size (a `u64` read from a
+/// one-byte varint counts 8 bytes; a length prefix counts the whole
+/// allocation before any element is read), so a well-formed payload of `n`
+/// bytes never claims more than `8n`. The limit is `8n` rounded up to a
+/// power of four (at least 4 KiB), the tier bincode's compile-time limit
+/// can express: a length prefix can never make the decoder allocate more
+/// than 32 times the file's payload.
+fn decode_bounded<T: DeserializeOwned>(body: &[u8]) -> Result<(T, usize), bincode::error::DecodeError> {
+    let need = (body.len() as u64).saturating_mul(8);
+    macro_rules! tiers {
+        ($($bits:literal)*) => {$(
+            if need <= 1u64 << $bits {
+                let config = bincode::config::standard().with_limit::<{ 1usize << $bits }>();
+                return bincode::serde::decode_from_slice(body, config);
+            }
+        )*};
+    }
+    tiers!(12 14 16 18 20 22 24 26 28 30 32 34 36 38 40 42);
+    Err(bincode::error::DecodeError::LimitExceeded)
 }
 
 fn split(kind: Kind, bytes: &[u8]) -> Result<(String, &[u8]), FormatError> {
@@ -181,6 +205,31 @@ mod tests {
         for cut in 0..bytes.len() {
             assert!(open::<Vec<u32>>(Kind::Object, &bytes[..cut], None).is_err());
         }
+        let mut bad = bytes.clone();
+        *bad.last_mut().unwrap() ^= 1;
+        assert!(matches!(open::<Vec<u32>>(Kind::Object, &bad, None), Err(FormatError::Corrupt { .. })));
+    }
+
+    #[test]
+    fn length_prefixes_cannot_claim_more_than_the_file_holds() {
+        // A string claiming 2^33 bytes in a 10-byte payload (bincode
+        // allocates a string's bytes before reading them).
+        let mut body = vec![253u8];
+        body.extend_from_slice(&(1u64 << 33).to_le_bytes());
+        body.push(b'a');
+        let err = decode_bounded::<String>(&body).unwrap_err();
+        assert!(matches!(err, bincode::error::DecodeError::LimitExceeded), "{err}");
+        // Within the limit but past the data: a clean end-of-input error.
+        let mut body = vec![251u8];
+        body.extend_from_slice(&1000u16.to_le_bytes());
+        body.extend_from_slice(&[b'a'; 600]);
+        let err = decode_bounded::<String>(&body).unwrap_err();
+        assert!(matches!(err, bincode::error::DecodeError::UnexpectedEnd { .. }), "{err}");
+        // Many small integers claim 8 bytes each from one byte: still fine.
+        let v: Vec<u64> = (0..100_000).map(|i| i % 200).collect();
+        let bytes = seal(Kind::Object, "t", &v);
+        let (_, back): (String, Vec<u64>) = open(Kind::Object, &bytes, None).unwrap();
+        assert_eq!(back, v);
         let mut bad = bytes.clone();
         *bad.last_mut().unwrap() ^= 1;
         assert!(matches!(open::<Vec<u32>>(Kind::Object, &bad, None), Err(FormatError::Corrupt { .. })));

@@ -12,14 +12,15 @@
 //! per-tile work it implies (vertex lists, transfers) rather than every tile
 //! carrying a copy of the control flow.
 //!
-//! [`Image::validate`] checks every index, offset and length against the
-//! target and tile sizes; the loader calls it before anything runs, so the
-//! runtime may then index without fallible lookups.
+//! [`Image::validate`] ([`crate::valid`]) checks every rule the runtime
+//! relies on and returns a [`ValidImage`], the only form the loader takes,
+//! so the runtime may then index without fallible lookups.
 
 use serde::{Deserialize, Serialize};
 
 use crate::container::{self, FormatError, Kind};
 use crate::gp::{ElemType, VertexBase};
+use crate::valid::ValidImage;
 
 /// The machine the image was compiled for.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -90,6 +91,9 @@ pub struct VertexCode {
     pub plain_lines: Vec<(u32, u32)>,
     /// The same for the counting variant.
     pub counting_lines: Vec<(u32, u32)>,
+    /// Host stack bytes one call of either variant needs for its locals
+    /// (the `.gp`'s `stack_size`): worker threads are sized from the largest.
+    pub stack_size: u32,
 }
 
 /// One tile's memory and vertices.
@@ -292,195 +296,12 @@ impl Image {
         container::seal(Kind::Image, &crate::gp::host_target(), self)
     }
 
-    /// Reads an image produced for this machine and validates it completely.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Image, FormatError> {
+    /// Reads an image produced for this machine and validates it completely
+    /// ([`crate::valid`]).
+    pub fn from_bytes(bytes: &[u8]) -> Result<ValidImage, FormatError> {
         let (_, image): (String, Image) =
             container::open(Kind::Image, bytes, Some(&crate::gp::host_target()))?;
-        image.validate()?;
-        Ok(image)
-    }
-
-    /// Checks every index, offset and length; after this, the runtime may
-    /// index without checks.
-    pub fn validate(&self) -> Result<(), FormatError> {
-        Validator { image: self }
-            .run()
-            .map_err(|detail| FormatError::Corrupt { what: Kind::Image.describe(), detail })
-    }
-}
-
-struct Validator<'a> {
-    image: &'a Image,
-}
-
-impl Validator<'_> {
-    fn run(&self) -> Result<(), String> {
-        let img = self.image;
-        let t = &img.target;
-        if t.ipus == 0 || t.tiles_per_ipu == 0 || t.workers == 0 || t.exchange_bytes_per_cycle == 0 {
-            return Err("target has zero ipus, tiles, workers or exchange bandwidth".into());
-        }
-        if !(t.clock_mhz.is_finite() && t.clock_mhz > 0.0) {
-            return Err("target clock is not a positive number".into());
-        }
-        if img.tiles.len() as u64 != u64::from(t.ipus) * u64::from(t.tiles_per_ipu) {
-            return Err(format!("{} tile images for a target of {} tiles", img.tiles.len(), t.num_tiles()));
-        }
-        for r in &img.relocs {
-            if r.offset as usize + 8 > img.code.len() {
-                return Err(format!("relocation at {} outside the code segment", r.offset));
-            }
-        }
-        for vt in &img.vertex_types {
-            for (what, (off, len)) in [("plain", vt.plain), ("counting", vt.counting)] {
-                if len == 0 || u64::from(off) + u64::from(len) > img.code.len() as u64 {
-                    return Err(format!("{what} code of '{}' lies outside the code segment", vt.name));
-                }
-            }
-        }
-        for (n, tile) in img.tiles.iter().enumerate() {
-            if u64::from(tile.mem_size) > t.bytes_per_tile {
-                return Err(format!(
-                    "tile {n} uses {} bytes, more than the target's {}",
-                    tile.mem_size, t.bytes_per_tile
-                ));
-            }
-            for s in &tile.init {
-                self.range(n as u32, s.offset, s.bytes.len() as u64, "initial contents")?;
-            }
-            for v in &tile.vertices {
-                if v.vertex_type as usize >= img.vertex_types.len() {
-                    return Err(format!("vertex {} on tile {n} has unknown type {}", v.id, v.vertex_type));
-                }
-                self.range(n as u32, v.state, 1, "vertex state")?;
-            }
-        }
-        for cs in &img.compute_sets {
-            let mut last = None;
-            for w in &cs.tiles {
-                let tile = self.tile(w.tile)?;
-                if last.is_some_and(|l| l >= w.tile) {
-                    return Err(format!("compute set '{}' lists tiles out of order", cs.name));
-                }
-                last = Some(w.tile);
-                if w.start > w.end || w.end as usize > tile.vertices.len() {
-                    return Err(format!("compute set '{}' names vertices tile {} lacks", cs.name, w.tile));
-                }
-            }
-            self.exchange(&cs.exchange_in)?;
-            self.exchange(&cs.exchange_out)?;
-        }
-        for x in &img.copies {
-            self.exchange(x)?;
-        }
-        for p in img.programs.iter().chain(&img.functions) {
-            self.steps(&p.body)?;
-        }
-        for h in &img.handles {
-            self.regions(&h.regions, h.elem, &h.shape, &h.name)?;
-        }
-        Ok(())
-    }
-
-    fn tile(&self, tile: u32) -> Result<&TileImage, String> {
-        self.image.tiles.get(tile as usize).ok_or_else(|| format!("tile {tile} does not exist"))
-    }
-
-    fn range(&self, tile: u32, offset: u32, bytes: u64, what: &str) -> Result<(), String> {
-        let t = self.tile(tile)?;
-        if u64::from(offset) + bytes > u64::from(t.mem_size) {
-            return Err(format!("{what} at {offset}+{bytes} outside tile {tile}'s {} bytes", t.mem_size));
-        }
-        Ok(())
-    }
-
-    fn exchange(&self, x: &Exchange) -> Result<(), String> {
-        for tr in &x.transfers {
-            self.range(tr.src_tile, tr.src_offset, tr.bytes.into(), "transfer source")?;
-            self.range(tr.dst_tile, tr.dst_offset, tr.bytes.into(), "transfer destination")?;
-        }
-        // Destinations sorted and disjoint, so parallel copies never race.
-        for w in x.transfers.windows(2) {
-            let (a, b) = (&w[0], &w[1]);
-            if (a.dst_tile, a.dst_offset) > (b.dst_tile, b.dst_offset)
-                || (a.dst_tile == b.dst_tile
-                    && u64::from(a.dst_offset) + u64::from(a.bytes) > u64::from(b.dst_offset))
-            {
-                return Err("exchange destinations are unsorted or overlap".into());
-            }
-        }
-        Ok(())
-    }
-
-    fn regions(&self, regions: &[Region], elem: ElemType, shape: &[u64], what: &str) -> Result<(), String> {
-        let mut total = 0u64;
-        for r in regions {
-            self.range(r.tile, r.offset, r.bytes.into(), what)?;
-            total += u64::from(r.bytes);
-        }
-        let want = element_count(shape).saturating_mul(elem.size().into());
-        if total != want {
-            return Err(format!("'{what}' covers {total} bytes, its shape needs {want}"));
-        }
-        Ok(())
-    }
-
-    fn scalar(&self, s: &Scalar) -> Result<(), String> {
-        self.range(s.tile, s.offset, s.elem.size().into(), "predicate")
-    }
-
-    fn steps(&self, steps: &[Step]) -> Result<(), String> {
-        let img = self.image;
-        for step in steps {
-            match step {
-                Step::Execute(cs) if *cs as usize >= img.compute_sets.len() => {
-                    return Err(format!("unknown compute set {cs}"))
-                }
-                Step::Copy(c) if *c as usize >= img.copies.len() => return Err(format!("unknown copy {c}")),
-                Step::Call(f) if *f as usize >= img.functions.len() => {
-                    return Err(format!("unknown function {f}"))
-                }
-                Step::StreamIn { stream, regions } | Step::StreamOut { stream, regions } => {
-                    let s = img.streams.get(*stream as usize).ok_or(format!("unknown stream {stream}"))?;
-                    if matches!(step, Step::StreamIn { .. }) != s.to_device {
-                        return Err(format!("stream '{}' used in the wrong direction", s.name));
-                    }
-                    self.regions(regions, s.elem, &s.shape, &s.name)?;
-                }
-                Step::RemoteRead { buffer, repeat, regions }
-                | Step::RemoteWrite { buffer, repeat, regions } => {
-                    let b = img
-                        .remote_buffers
-                        .get(*buffer as usize)
-                        .ok_or(format!("unknown remote buffer {buffer}"))?;
-                    if *repeat >= b.repeats {
-                        return Err(format!("remote buffer '{}' has no repeat {repeat}", b.name));
-                    }
-                    self.regions(regions, b.elem, &b.shape, &b.name)?;
-                }
-                Step::Print { label, elem, shape, regions } => self.regions(regions, *elem, shape, label)?,
-                Step::Repeat { body, .. } => self.steps(body)?,
-                Step::While { cond, pred, body } => {
-                    self.steps(cond)?;
-                    self.scalar(pred)?;
-                    self.steps(body)?;
-                }
-                Step::If { pred, then, otherwise } => {
-                    self.scalar(pred)?;
-                    self.steps(then)?;
-                    self.steps(otherwise)?;
-                }
-                Step::Switch { selector, cases, default } => {
-                    self.scalar(selector)?;
-                    for (_, body) in cases {
-                        self.steps(body)?;
-                    }
-                    self.steps(default)?;
-                }
-                Step::Execute(_) | Step::Copy(_) | Step::Call(_) | Step::Sync => {}
-            }
-        }
-        Ok(())
+        image.validate()
     }
 }
 
@@ -525,7 +346,7 @@ mod tests {
     #[test]
     fn valid_image_round_trips() {
         let img = tiny();
-        assert_eq!(Image::from_bytes(&img.to_bytes()).unwrap(), img);
+        assert_eq!(Image::from_bytes(&img.to_bytes()).unwrap().into_inner(), img);
     }
 
     #[test]

@@ -19,5 +19,8 @@
 pub mod abi;
 pub mod container;
 pub mod gp;
+pub mod host;
 pub mod image;
 pub mod link;
+pub mod printf;
+pub mod valid;

@@ -50,8 +50,10 @@ pub struct Unlinked<'a> {
 pub enum LinkError {
     #[error("the code segment exceeds 4 GiB")]
     CodeTooLarge,
-    #[error("the linked image is invalid: {0}")]
-    Invalid(#[from] crate::container::FormatError),
+    /// A rule of `valid` is broken: a limit the program exceeds (control
+    /// depth, host memory), or an internal error of the compiler.
+    #[error("the linked image breaks a rule of the runtime: {0}")]
+    Invalid(String),
 }
 
 fn place(code: &mut Vec<u8>, relocs: &mut Vec<CodeReloc>, f: &gp::Function) -> Result<(u32, u32), LinkError> {
@@ -86,6 +88,7 @@ pub fn link(u: Unlinked<'_>) -> Result<Image, LinkError> {
             source: t.source.to_string(),
             plain_lines: vt.plain.lines.clone(),
             counting_lines: vt.counting.lines.clone(),
+            stack_size: vt.stack_size,
         });
     }
     let image = Image {
@@ -102,6 +105,6 @@ pub fn link(u: Unlinked<'_>) -> Result<Image, LinkError> {
         streams: u.streams,
         remote_buffers: u.remote_buffers,
     };
-    image.validate()?;
+    crate::valid::check(&image).map_err(LinkError::Invalid)?;
     Ok(image)
 }

@@ -72,6 +72,9 @@ pub struct RunResult {
     pub printed: Vec<u8>,
 }
 
+/// The stop word of in-process runs: never set.
+static NEVER: u32 = 0;
+
 /// Runs a loaded vertex once on tile memory `mem` with state at `state`.
 pub fn run(code: &Loaded, mem: &mut [u8], state: u32, worker: u32) -> RunResult {
     let mut printed: Vec<u8> = Vec::new();
@@ -84,6 +87,8 @@ pub fn run(code: &Loaded, mem: &mut [u8], state: u32, worker: u32) -> RunResult 
         trap_line: 0,
         tile: 0,
         host_data: &mut printed as *mut Vec<u8> as *mut std::ffi::c_void,
+        stop: &NEVER,
+        budget: u64::MAX,
     };
     // SAFETY: ctx is built from a live &mut [u8] and the static host table.
     let status = unsafe { code.call(&mut ctx, state, worker) };

@@ -23,18 +23,20 @@ pub mod diag;
 pub mod exec;
 pub mod half_ir;
 pub mod headers;
-pub mod host;
 pub mod lex;
 pub mod lower;
 mod lower_expr;
 pub mod names;
 pub mod parse;
 pub mod pp;
-pub mod printf;
 pub mod sema;
 pub mod state;
 pub mod types;
 pub mod vectorize;
+
+/// The host functions and `printf` formats live below popc and the runtime,
+/// in `linker`; these names keep popc's own paths to them.
+pub use linker::{host, printf};
 
 use std::rc::Rc;
 

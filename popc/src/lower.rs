@@ -391,6 +391,26 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         }
     }
 
+    /// At a loop's back edge (every `while`, `do` and `for` iteration):
+    /// returns [`abi::STATUS_INTERRUPTED`] once the runtime sets
+    /// `*ctx.stop`, and in the counting variant [`abi::STATUS_CYCLE_LIMIT`]
+    /// once this call has counted more than `ctx.budget`. Costs no modelled
+    /// cycles; the stop word is loaded afresh each time (another thread
+    /// writes it).
+    pub(crate) fn stop_check(&mut self) {
+        let p = self.b.ins().load(types::I64, mflags(), self.ctx, abi::OFFSET_STOP);
+        let flag = self.b.ins().load(types::I32, MemFlagsData::new(), p, 0);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.trap_if(flag, abi::STATUS_INTERRUPTED, zero);
+        if self.counting {
+            self.flush();
+            let count = self.b.use_var(self.count);
+            let budget = self.b.ins().load(types::I64, mflags(), self.ctx, abi::OFFSET_BUDGET);
+            let over = self.b.ins().icmp(IntCC::UnsignedGreaterThan, count, budget);
+            self.trap_if(over, abi::STATUS_CYCLE_LIMIT, zero);
+        }
+    }
+
     pub(crate) fn trap_if(&mut self, cond: Value, status: u32, addr: Value) {
         let cont = self.b.create_block();
         let line = if self.debug { self.line as i64 } else { 0 };
@@ -873,6 +893,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 let exit = self.b.create_block();
                 self.jump(head, &[]);
                 self.b.switch_to_block(head);
+                self.stop_check();
                 let c = self.expr(cond)?;
                 let c = self.cond(c)?;
                 self.brif(c, bb, exit);
@@ -896,6 +917,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 r?;
                 self.jump(cb, &[]);
                 self.b.switch_to_block(cb);
+                self.stop_check();
                 let c = self.expr(cond)?;
                 let c = self.cond(c)?;
                 self.brif(c, bb, exit);
@@ -964,6 +986,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 }
                 self.jump(sb, &[]);
                 self.b.switch_to_block(sb);
+                self.stop_check();
                 if let Some(st) = step {
                     self.expr(st)?;
                 }

@@ -63,6 +63,7 @@ struct Args {
     device: Option<DeviceKind>,
     threads: Option<usize>,
     max_cycles: Option<u64>,
+    timeout: Option<std::time::Duration>,
     profile: Option<PathBuf>,
     trace: Option<PathBuf>,
     summary: bool,
@@ -76,7 +77,7 @@ const USAGE: &str = "\
 usage: poplar-run <prog.exe | graph.pir> [--device sim|cpu] [actions...]
                   [--profile exec-profile.json] [--trace trace.json]
                   [--summary] [--threads N]
-                  [--max-cycles N] [--list-devices]
+                  [--max-cycles N] [--timeout SECONDS] [--list-devices]
 
 actions, run left to right:
   --write HANDLE=DATA    write a host_write handle (or a remote buffer)
@@ -85,8 +86,11 @@ actions, run left to right:
   --read HANDLE[=FILE]   read a handle, remote buffer or to-host stream;
                          print it, or write FILE (.npy, else raw .bin)
 DATA is a list [0,1,2], a splat 0, or a .npy / raw little-endian .bin file.
---max-cycles N stops a run past N modelled cycles on sim, or past N program
-steps on cpu (which models no cycles).
+--max-cycles N stops a run past N modelled cycles on sim (inside a codelet's
+loops too), or past N program steps on cpu (which models no cycles).
+--timeout SECONDS stops either device after that much wall time, counted
+from the start (compiling a .pir included): between program steps, or inside
+a codelet at its next loop iteration.
 Without --run, program 0 runs once after the writes and before the reads.
 --trace writes the sim timeline as a Chrome trace (Perfetto, chrome://tracing).
 
@@ -94,6 +98,13 @@ environment: POPLAR_LOG_LEVEL (OFF ERR WARN INFO DEBUG TRACE),
              POPLAR_ENGINE_OPTIONS (a JSON object, e.g. {\"debug.instrument\":\"true\"};
                {\"autoReport.all\":\"true\"} writes the profiles and report.html),
              POPLAR_TARGET_OPTIONS (target keys for a .pir, e.g. {\"tiles_per_ipu\":16})
+
+trust: a prog.exe (like a .gp) holds native machine code that runs in this
+process. Loading validates it against corrupt and truncated files, not
+against a deliberately crafted one: run only images you would run as a
+shared library. To run code you do not trust, give the graph.pir and its
+codelet sources: they are compiled here, and compiled codelets reach memory
+only through checked tile offsets.
 ";
 
 fn parse(argv: &[String]) -> Result<Args, String> {
@@ -140,6 +151,14 @@ fn parse(argv: &[String]) -> Result<Args, String> {
                 a.max_cycles =
                     Some(v.parse().map_err(|_| format!("--max-cycles takes a number, not '{v}'"))?);
             }
+            "--timeout" => {
+                let v = value("a number of seconds")?;
+                let secs: f64 = v.parse().map_err(|_| format!("--timeout takes seconds, not '{v}'"))?;
+                a.timeout =
+                    Some(std::time::Duration::try_from_secs_f64(secs).map_err(|_| {
+                        format!("--timeout takes a non-negative number of seconds, not '{v}'")
+                    })?);
+            }
             "--profile" => a.profile = Some(PathBuf::from(value("a file name")?)),
             "--trace" => a.trace = Some(PathBuf::from(value("a file name")?)),
             "--summary" => a.summary = true,
@@ -173,6 +192,13 @@ fn parse(argv: &[String]) -> Result<Args, String> {
         }
     }
     Ok(a)
+}
+
+/// The `--timeout` of a command line, if it has a valid one: the binary
+/// uses it to stop the process when a codelet never returns (which the
+/// step-boundary check cannot see).
+pub fn timeout(argv: &[String]) -> Option<std::time::Duration> {
+    parse(argv).ok()?.timeout
 }
 
 struct Log<'a> {
@@ -294,6 +320,9 @@ fn run(args: &Args, env: &Env, compile: Compile, out: &mut dyn Write, log: &mut 
         &format!("loaded {} in {:.3} s", input.display(), started.elapsed().as_secs_f64()),
     );
     let mut engine = Engine::new(loaded, &opts);
+    if let Some(t) = args.timeout {
+        engine.set_timeout(t, started);
+    }
     log.at(
         LogLevel::Info,
         &format!(
@@ -353,9 +382,8 @@ fn run(args: &Args, env: &Env, compile: Compile, out: &mut dyn Write, log: &mut 
                     false => Default::default(),
                 };
                 progress.step(format!("program {p} on {}", opts.device.name()));
-                let r = engine.run(index);
+                let r = engine.run_to(index, out);
                 progress.finish();
-                let _ = out.write_all(&engine.take_output());
                 r.map_err(|e| e.to_string())?;
                 log.at(
                     LogLevel::Info,
@@ -449,9 +477,7 @@ fn stream_data(text: &str, elem: linker::gp::ElemType, name: &str) -> Result<Vec
     if looks_like_file(text) {
         let bytes = std::fs::read(text).map_err(|e| format!("cannot read {text}: {e}"))?;
         if text.ends_with(".npy") {
-            let file =
-                npyz::NpyFile::new(&bytes[..]).map_err(|e| format!("{text}: not a valid .npy file: {e}"))?;
-            let n = file.len();
+            let n = data::npy_len(&bytes).map_err(|e| format!("{text}: {e}"))?;
             data::from_npy(&bytes, elem, &[n], name).map_err(|e| e.to_string())
         } else {
             let size = elem.size() as usize;
@@ -466,34 +492,6 @@ fn stream_data(text: &str, elem: linker::gp::ElemType, name: &str) -> Result<Vec
     } else {
         data::parse_literal(text, elem, &[1], name).map_err(|e| e.to_string())
     }
-}
-
-/// The `.pir` path of the binary: compiles through the compiler library.
-pub fn compile_pir(path: &Path) -> Result<(Image, Vec<String>), String> {
-    let auto = match std::env::var("POPLAR_ENGINE_OPTIONS") {
-        Ok(text) => report::auto::AutoReport::from_engine_options(&text)?,
-        Err(_) => Default::default(),
-    };
-    let opts = compiler::Options {
-        target_options: std::env::var("POPLAR_TARGET_OPTIONS").ok(),
-        report: auto.graph,
-        progress: report::progress::Progress::on_terminal("poplar-run: compiling"),
-        ..Default::default()
-    };
-    let compiled = compiler::compile_path(path, &opts);
-    opts.progress.finish();
-    let compiled = compiled?;
-    if let Some(json) = &compiled.report {
-        auto.write_graph(json)?;
-    }
-    let warnings = if compiled.warnings.trim().is_empty() {
-        vec![]
-    } else {
-        vec![compiled.warnings.trim_end().to_string()]
-    };
-    let image =
-        compiled.image.ok_or_else(|| format!("{}: the graph does not fit in tile memory", path.display()))?;
-    Ok((image, warnings))
 }
 
 #[cfg(test)]

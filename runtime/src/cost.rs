@@ -33,6 +33,9 @@
 //!   [`HOST_LATENCY_NS`], preceded by an external sync.
 //! - Control flow: a branch or loop test broadcasts its predicate to every
 //!   tile: a sync plus a one-word exchange ([`branch_exchange_cycles`]).
+//!   A `repeat` iteration and a `call` cost [`LOOP_CYCLES`] (the tiles' own
+//!   counter and branch), so every step of a program costs at least one
+//!   cycle and `--max-cycles` stops any loop, even an empty one.
 //!
 //! Cycle sums saturate at `u64::MAX` rather than wrap.
 
@@ -51,6 +54,9 @@ pub const HOST_LATENCY_NS: f64 = 500.0;
 pub fn branch_exchange_cycles() -> u64 {
     EXCHANGE_OVERHEAD_CYCLES + 1
 }
+
+/// A `repeat` iteration or a `call`: one tile-local branch.
+pub const LOOP_CYCLES: u64 = 1;
 
 /// Exchange cycles of one tile that sends `sent` and receives `received` bytes.
 pub fn exchange_tile_cycles(sent: u64, received: u64, bytes_per_cycle: u32) -> u64 {

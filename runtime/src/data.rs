@@ -79,7 +79,20 @@ pub fn encode_value(e: ElemType, text: &str, out: &mut Vec<u8>) -> Result<(), St
             "inf" | "+inf" => Ok(f64::INFINITY),
             "-inf" => Ok(f64::NEG_INFINITY),
             "nan" | "-nan" => Ok(f64::NAN),
-            _ => t.parse::<f64>().or_else(|_| int().map(|i| i as f64)).map_err(|_| bad()),
+            _ => {
+                let v = t.parse::<f64>().or_else(|_| int().map(|i| i as f64)).map_err(|_| bad())?;
+                // Like integers, a finite value the type cannot hold is an
+                // error, not a silent infinity.
+                let fits = match e {
+                    ElemType::Half => f16::from_f64(v).is_finite(),
+                    ElemType::Float => (v as f32).is_finite(),
+                    _ => v.is_finite(),
+                };
+                if !fits {
+                    return Err(format!("{t} is out of range for {}", elem_name(e)));
+                }
+                Ok(v)
+            }
         }
     };
     match e {
@@ -107,16 +120,64 @@ pub fn encode_value(e: ElemType, text: &str, out: &mut Vec<u8>) -> Result<(), St
     Ok(())
 }
 
+/// The values of a list literal in order, nested brackets flattened:
+/// `[1,[2,3]]` gives `1 2 3`. Brackets must balance, every comma must sit
+/// between two items, and nothing may follow the outermost `]`.
+fn list_items(t: &str) -> Result<Vec<&str>, String> {
+    let mut items = Vec::new();
+    let mut depth = 0usize;
+    // Whether an item (a value or a closed list) may come next, as after
+    // `[` or `,`; otherwise `,` or `]` must.
+    let mut want_item = true;
+    let mut i = 0;
+    let bytes = t.as_bytes();
+    while i < bytes.len() {
+        let c = bytes[i];
+        match c {
+            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            b'[' if want_item && (depth > 0 || i == 0) => {
+                depth += 1;
+                i += 1;
+            }
+            b']' if depth > 0 && (!want_item || bytes[..i].trim_ascii_end().ends_with(b"[")) => {
+                depth -= 1;
+                want_item = false;
+                i += 1;
+                if depth == 0 && !t[i..].trim().is_empty() {
+                    return Err(format!("unexpected '{}' after the closing ']'", t[i..].trim()));
+                }
+            }
+            b',' if depth > 0 && !want_item => {
+                want_item = true;
+                i += 1;
+            }
+            _ if depth > 0 && want_item && !b"[],".contains(&c) => {
+                let end = t[i..].find([',', ']', '[']).map_or(t.len(), |n| i + n);
+                items.push(t[i..end].trim());
+                want_item = false;
+                i = end;
+            }
+            _ => {
+                let what = if c == b',' { "an empty item" } else { "a misplaced bracket or value" };
+                return Err(format!("{what} at byte {i} of the list"));
+            }
+        }
+    }
+    if depth != 0 {
+        return Err("the list's brackets do not balance".into());
+    }
+    Ok(items)
+}
+
 /// Parses a literal: a list `[1,2,3]` (nested brackets are flattened) or a
 /// splat `0` that fills every element.
 pub fn parse_literal(text: &str, e: ElemType, shape: &[u64], name: &str) -> Result<Vec<u8>, HostError> {
     let count = linker::image::element_count(shape) as usize;
     let t = text.trim();
-    let mut out = Vec::with_capacity(count * e.size() as usize);
     let err = |m: String| HostError::Data(format!("data for '{name}': {m}"));
+    let mut out = Vec::new();
     if t.starts_with('[') {
-        let flat: String = t.chars().map(|c| if c == '[' || c == ']' { ' ' } else { c }).collect();
-        let items: Vec<&str> = flat.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+        let items = list_items(t).map_err(err)?;
         if items.len() != count {
             return Err(err(format!(
                 "{} values given, its shape {} of {} needs {count}",
@@ -131,9 +192,7 @@ pub fn parse_literal(text: &str, e: ElemType, shape: &[u64], name: &str) -> Resu
     } else {
         let mut one = Vec::new();
         encode_value(e, t, &mut one).map_err(err)?;
-        for _ in 0..count {
-            out.extend_from_slice(&one);
-        }
+        out = one.repeat(count);
     }
     Ok(out)
 }
@@ -152,9 +211,62 @@ pub fn from_bin(bytes: &[u8], e: ElemType, shape: &[u64], name: &str) -> Result<
     Ok(bytes.to_vec())
 }
 
+/// Longest `.npy` header accepted (NumPy writes 64 to a few hundred bytes).
+pub const NPY_MAX_HEADER: usize = 1 << 16;
+
+/// Checks a `.npy` file's framing before any parser sees it: the magic,
+/// a version 1, 2 or 3 header of at most [`NPY_MAX_HEADER`] bytes that the
+/// file really holds, ending in a newline, a plain (not structured) `descr`
+/// and brackets nested at most 3 deep. Returns where the data starts.
+pub fn npy_data_start(bytes: &[u8]) -> Result<usize, String> {
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        return Err("not a .npy file (no \\x93NUMPY magic)".into());
+    }
+    let (len, start) = match bytes[6] {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+        2 | 3 if bytes.len() >= 12 => (u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize, 12),
+        2 | 3 => return Err("the .npy file is truncated in its header".into()),
+        v => return Err(format!(".npy version {v} is not supported (1, 2 or 3)")),
+    };
+    if len > NPY_MAX_HEADER {
+        return Err(format!("the .npy header claims {len} bytes, more than the {NPY_MAX_HEADER} accepted"));
+    }
+    let header = bytes.get(start..start + len).ok_or("the .npy file is truncated in its header")?;
+    if header.last() != Some(&b'\n') {
+        return Err("the .npy header does not end in a newline".into());
+    }
+    let mut depth = 0usize;
+    for &c in header {
+        match c {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > 3 {
+                    return Err("the .npy header nests brackets too deeply".into());
+                }
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    let text = String::from_utf8_lossy(header);
+    let descr = text.split_once("'descr'").map(|(_, r)| r.trim_start().trim_start_matches(':').trim_start());
+    if !descr.is_some_and(|d| d.starts_with('\'') || d.starts_with('"')) {
+        return Err("the .npy header has no simple 'descr' (structured dtypes are not supported)".into());
+    }
+    Ok(start + len)
+}
+
+/// Elements of a `.npy` file, from its validated header.
+pub fn npy_len(bytes: &[u8]) -> Result<u64, String> {
+    npy_data_start(bytes)?;
+    let file = npyz::NpyFile::new(bytes).map_err(|x| format!("not a valid .npy file: {x}"))?;
+    Ok(file.len())
+}
+
 /// Reads a `.npy` file's bytes, checking its dtype and shape.
 pub fn from_npy(bytes: &[u8], e: ElemType, shape: &[u64], name: &str) -> Result<Vec<u8>, HostError> {
     let err = |m: String| HostError::Data(format!("data for '{name}': {m}"));
+    let start = npy_data_start(bytes).map_err(err)?;
     let file = npyz::NpyFile::new(bytes).map_err(|x| err(format!("not a valid .npy file: {x}")))?;
     let descr = file.dtype().descr().trim_matches('\'').to_string();
     let want = npy_descr(e);
@@ -181,11 +293,14 @@ pub fn from_npy(bytes: &[u8], e: ElemType, shape: &[u64], name: &str) -> Result<
             shape_text(shape)
         )));
     }
-    let data_len = (count * u64::from(e.size())) as usize;
-    if bytes.len() < data_len {
-        return Err(err("the .npy file is truncated".into()));
+    let data_len = count.saturating_mul(u64::from(e.size()));
+    let held = (bytes.len() - start) as u64;
+    if held != data_len {
+        return Err(err(format!(
+            "the .npy file holds {held} bytes of data after its header, its shape needs {data_len}"
+        )));
     }
-    Ok(bytes[bytes.len() - data_len..].to_vec())
+    Ok(bytes[start..].to_vec())
 }
 
 /// Writes tensor bytes as a version 1.0 `.npy` file.
@@ -225,6 +340,36 @@ mod tests {
         assert!(parse_literal("300", ElemType::UChar, &[1], "x").is_err());
         let b = parse_literal("[[1,2],[3,4]]", ElemType::Short, &[2, 2], "x").unwrap();
         assert_eq!(b.len(), 8);
+        let b = parse_literal(" [ [1] , [ 2 , [3] ] , 4 ] ", ElemType::Int, &[4], "x").unwrap();
+        assert_eq!(b.len(), 16);
+        assert!(parse_literal("[]", ElemType::Int, &[0], "x").unwrap().is_empty());
+    }
+
+    #[test]
+    fn malformed_literals_are_rejected() {
+        for (text, why) in [
+            ("[1,,2,,,3,4]", "an empty item"),
+            ("[[[1]]],2,3,[4", "after the closing ']'"),
+            ("[1,2", "do not balance"),
+            ("[1,2]]", "after the closing ']'"),
+            ("[,1,2,3]", "an empty item"),
+            ("[1,2,3,]", "misplaced"),
+            ("[1 [2] 3, 4]", "misplaced"),
+        ] {
+            let e = parse_literal(text, ElemType::Int, &[4], "x").unwrap_err().to_string();
+            assert!(e.contains(why), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn out_of_range_floats_are_rejected() {
+        for (e, text) in [(ElemType::Float, "1e39"), (ElemType::Half, "70000"), (ElemType::Double, "1e400")] {
+            let err = parse_literal(text, e, &[1], "x").unwrap_err().to_string();
+            assert!(err.contains("out of range"), "{err}");
+        }
+        assert!(parse_literal("65504", ElemType::Half, &[1], "x").is_ok());
+        assert!(parse_literal("[inf,-inf,nan]", ElemType::Float, &[3], "x").is_ok());
+        assert!(parse_literal("3.4028234e38", ElemType::Float, &[1], "x").is_ok());
     }
 
     #[test]
@@ -242,5 +387,36 @@ mod tests {
         assert!(e.contains("shape [2,3]") || e.contains("shape [2, 3]"), "{e}");
         let flat = to_npy(&data, ElemType::Float, &[6]);
         assert_eq!(from_npy(&flat, ElemType::Float, &[3, 2], "x").unwrap(), data);
+    }
+
+    #[test]
+    fn npy_framing_is_checked_before_parsing() {
+        let data: Vec<u8> = [1.0f32, 2.0, 3.0].iter().flat_map(|f| f.to_le_bytes()).collect();
+        let file = to_npy(&data, ElemType::Float, &[3]);
+        let check = |bytes: &[u8], why: &str| {
+            let e = from_npy(bytes, ElemType::Float, &[3], "x").unwrap_err().to_string();
+            assert!(e.contains(why), "{why}: {e}");
+        };
+        // No data, half the data, trailing bytes.
+        check(&file[..file.len() - 12], "holds 0 bytes of data");
+        check(&file[..file.len() - 6], "holds 6 bytes of data");
+        let mut long = file.clone();
+        long.extend_from_slice(&[0; 4]);
+        check(&long, "holds 16 bytes of data");
+        // A version 2 header claiming 4 GB.
+        let mut v2 = b"\x93NUMPY\x02\x00".to_vec();
+        v2.extend_from_slice(&u32::MAX.to_le_bytes());
+        v2.extend_from_slice(b"{'descr': '<f4'");
+        check(&v2, "more than the 65536 accepted");
+        // Nested brackets in descr (a structured dtype), 144 bytes.
+        let descr = format!("{}'<f4'{}", "[(".repeat(20), ")]".repeat(20));
+        let header = format!("{{'descr': {descr}, 'fortran_order': False, 'shape': (3,), }}\n");
+        let mut nested = b"\x93NUMPY\x01\x00".to_vec();
+        nested.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        nested.extend_from_slice(header.as_bytes());
+        check(&nested, "nests brackets too deeply");
+        check(&file[..9], "not a .npy file");
+        check(&file[..40], "truncated in its header");
+        assert_eq!(npy_len(&file).unwrap(), 3);
     }
 }

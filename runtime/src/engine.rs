@@ -187,7 +187,7 @@ impl Engine {
             Named::RemoteBuffer { index } => {
                 let info = self.data_info(name)?;
                 self.check_len(name, info.elem, &info.shape, data)?;
-                self.machine.host.remote[index].copy_from_slice(data);
+                self.machine.host.remote_mut(index)?.copy_from_slice(data);
                 Ok(())
             }
         }
@@ -207,7 +207,10 @@ impl Engine {
             Named::Stream { .. } => {
                 Err(HostError::Direction { name: name.into(), kind: "host-to-device stream", action: "read" })
             }
-            Named::RemoteBuffer { index } => Ok(self.machine.host.remote[index].clone()),
+            Named::RemoteBuffer { index } => {
+                let len = self.machine.host.remote_bytes(index);
+                self.machine.host.remote_read(index, 0, len)
+            }
         }
     }
 
@@ -291,9 +294,24 @@ impl Engine {
         Err(HostError::unknown("program", name_or_index, progs.iter().map(|p| p.name.as_str())))
     }
 
-    /// Runs program `index` to completion.
+    /// Runs program `index` to completion; its output waits for
+    /// [`Engine::take_output`].
     pub fn run(&mut self, index: usize) -> Result<(), RunError> {
-        self.machine.run_program(index)
+        self.machine.run_program(index, None)
+    }
+
+    /// Runs program `index`, writing its output to `out` as it is produced
+    /// (in chunks, so memory stays bounded however much a program prints).
+    pub fn run_to(&mut self, index: usize, out: &mut dyn std::io::Write) -> Result<(), RunError> {
+        self.machine.run_program(index, Some(out))
+    }
+
+    /// Stops every later run at the first step boundary `limit` after
+    /// `since` (the command line counts from its own start).
+    pub fn set_timeout(&mut self, limit: std::time::Duration, since: std::time::Instant) {
+        if let Some(at) = since.checked_add(limit) {
+            self.machine.set_deadline(at, limit.as_millis().min(u128::from(u64::MAX)) as u64);
+        }
     }
 
     /// Runs the program with this name (or number).

@@ -9,8 +9,6 @@ use linker::container::FormatError;
 pub enum LoadError {
     #[error(transparent)]
     Format(#[from] FormatError),
-    #[error("executable image (prog.exe) is invalid: {0}")]
-    Invalid(String),
     #[error(
         "executable image (prog.exe) relocates against '{0}', which is not an allowed libcall (allowed: {list})",
         list = crate::hostfns::LIBCALLS.join(", ")
@@ -90,6 +88,8 @@ pub enum RunError {
     Vertex { fault: Box<Fault>, step: StepPath },
     #[error("the run exceeded --max-cycles {limit} at {step} ({what} so far: {used})")]
     MaxCycles { limit: u64, used: u64, what: &'static str, step: StepPath },
+    #[error("the run exceeded --timeout {} s at {step}", *.millis as f64 / 1000.0)]
+    Timeout { millis: u64, step: StepPath },
     #[error("stream '{stream}' is not connected to a host buffer (at {step})")]
     Unconnected { stream: String, step: StepPath },
     #[error("{0}")]

@@ -18,7 +18,10 @@
 //! Printf output is collected per tile and joined in tile order.
 
 use std::ffi::c_void;
+use std::io::Write;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 use linker::abi::{TileCtx, STATUS_OK};
 use linker::gp::VertexBase;
@@ -48,8 +51,8 @@ impl DeviceKind {
     }
 }
 
-/// Most worker contexts a target may have.
-pub const MAX_WORKERS: usize = 64;
+/// Most worker contexts a target may have (checked by the validator).
+pub const MAX_WORKERS: usize = linker::valid::MAX_WORKERS as usize;
 
 type Entry2 = unsafe extern "C" fn(*mut TileCtx, u32) -> u32;
 type Entry3 = unsafe extern "C" fn(*mut TileCtx, u32, u32) -> u32;
@@ -96,8 +99,56 @@ struct TileResult {
 pub(crate) struct HostState {
     /// Per stream: the host buffer and the next byte position.
     pub streams: Vec<(Vec<u8>, usize, bool)>,
-    pub remote: Vec<Vec<u8>>,
+    /// Per remote buffer: its bytes, empty until first written (reading an
+    /// unwritten buffer gives zeros), and the size it has then.
+    remote: Vec<Vec<u8>>,
+    remote_bytes: Vec<usize>,
     pub output: Vec<u8>,
+}
+
+impl HostState {
+    /// Remote buffer `b`, allocated zeroed on first use; an error, not an
+    /// abort, when the host cannot provide the memory.
+    pub(crate) fn remote_mut(&mut self, b: usize) -> Result<&mut [u8], HostError> {
+        if self.remote[b].len() != self.remote_bytes[b] {
+            self.remote[b] = try_zeroed(self.remote_bytes[b])?;
+        }
+        Ok(&mut self.remote[b])
+    }
+
+    /// Bytes of remote buffer `b`.
+    pub(crate) fn remote_bytes(&self, b: usize) -> usize {
+        self.remote_bytes[b]
+    }
+
+    /// A copy of `len` bytes of remote buffer `b` from `at` (zeros if it was
+    /// never written).
+    pub(crate) fn remote_read(&self, b: usize, at: usize, len: usize) -> Result<Vec<u8>, HostError> {
+        if self.remote[b].len() == self.remote_bytes[b] {
+            Ok(self.remote[b][at..at + len].to_vec())
+        } else {
+            try_zeroed(len)
+        }
+    }
+}
+
+/// `n` zero bytes, or an error if the host has no memory for them (the
+/// operating system supplies zeroed pages lazily, so untouched parts cost
+/// nothing).
+fn try_zeroed(n: usize) -> Result<Vec<u8>, HostError> {
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let fail = || HostError::Data(format!("the host cannot allocate {n} bytes for a remote buffer"));
+    let layout = std::alloc::Layout::array::<u8>(n).map_err(|_| fail())?;
+    // SAFETY: the layout has a non-zero size.
+    let p = unsafe { std::alloc::alloc_zeroed(layout) };
+    if p.is_null() {
+        return Err(fail());
+    }
+    // SAFETY: `p` comes from the global allocator with the layout of `n`
+    // bytes (capacity `n`), all initialised to zero.
+    Ok(unsafe { Vec::from_raw_parts(p, n, n) })
 }
 
 /// Cycle and step totals of everything run so far.
@@ -181,6 +232,17 @@ pub struct Machine {
     pub totals: Totals,
     /// Stop when cycles (sim) or steps (cpu) exceed this.
     pub max_cycles: Option<u64>,
+    /// Stop at the first step boundary past this instant (`--timeout`),
+    /// with the limit in milliseconds for the message.
+    deadline: Option<(Instant, u64)>,
+    /// Compute phases always run on the pool, whose threads have stacks
+    /// sized for the image's largest frame (the caller's may be smaller).
+    always_pool: bool,
+    /// The first tile whose `printf` buffer filled in the last compute set.
+    printf_full: Option<u32>,
+    /// The word codelet code reads at loop back edges (`TileCtx::stop`):
+    /// set once the deadline passes, it stops code that is running.
+    stop: Arc<AtomicU32>,
     pub(crate) rec: Option<Recorder>,
     /// Run the plain variant on sim too (no instruction counts).
     pub(crate) uninstrumented: bool,
@@ -188,6 +250,26 @@ pub struct Machine {
 
 /// Below this many bytes an exchange runs on the calling thread.
 const PARALLEL_EXCHANGE_BYTES: u64 = 64 * 1024;
+
+/// Program output waiting in memory is written out once it reaches this
+/// many bytes (and at the end of each run), so long runs print as they go.
+const OUTPUT_CHUNK: usize = 64 * 1024;
+
+/// Stack a worker thread has beyond the largest vertex frame: host
+/// functions, `printf` formatting and the runtime's own frames.
+const STACK_MARGIN: usize = 1 << 20;
+
+/// The smallest worker stack (Rust's default for spawned threads).
+const MIN_WORKER_STACK: usize = 2 << 20;
+
+/// Largest vertex frame run on the calling thread, whose stack size the
+/// runtime does not choose (a test thread has 2 MiB); above this, compute
+/// always runs on the sized pool.
+const CALLER_FRAME_LIMIT: u32 = 256 << 10;
+
+/// Where program output goes as it is produced: a writer (the command
+/// line's standard output), or nowhere until [`crate::Engine::take_output`].
+pub(crate) type Sink<'a> = Option<&'a mut dyn Write>;
 
 impl Machine {
     /// Allocates tile memory (zeroed, then the initial segments) and the
@@ -210,10 +292,12 @@ impl Machine {
         let threads =
             if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads };
         let threads = threads.clamp(1, image.tiles.len().max(1));
-        let pool = (threads > 1).then(|| {
+        let always_pool = image.largest_frame() > CALLER_FRAME_LIMIT;
+        let pool = (threads > 1 || always_pool).then(|| {
             rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .thread_name(|i| format!("tile-worker-{i}"))
+                .stack_size(worker_stack(image.largest_frame()))
                 .build()
                 .expect("thread pool")
         });
@@ -245,16 +329,8 @@ impl Machine {
             .collect();
         let host = HostState {
             streams: image.streams.iter().map(|_| (Vec::new(), 0, false)).collect(),
-            remote: image
-                .remote_buffers
-                .iter()
-                .map(|b| {
-                    vec![
-                        0u8;
-                        (element_count(&b.shape) * u64::from(b.repeats) * u64::from(b.elem.size())) as usize
-                    ]
-                })
-                .collect(),
+            remote: image.remote_buffers.iter().map(|_| Vec::new()).collect(),
+            remote_bytes: image.remote_buffer_bytes(),
             output: Vec::new(),
         };
         Machine {
@@ -273,10 +349,26 @@ impl Machine {
             host,
             totals: Totals::default(),
             max_cycles: None,
+            deadline: None,
+            always_pool,
+            printf_full: None,
+            stop: Arc::new(AtomicU32::new(0)),
             rec: None,
             uninstrumented: false,
             loaded,
         }
+    }
+
+    /// Stops every later run at the first step boundary past `at`, and
+    /// codelet code running then at its next loop back edge (a thread sets
+    /// the stop word at `at`).
+    pub(crate) fn set_deadline(&mut self, at: Instant, millis: u64) {
+        self.deadline = Some((at, millis));
+        let stop = self.stop.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(at.saturating_duration_since(Instant::now()));
+            stop.store(1, Ordering::Relaxed);
+        });
     }
 
     /// Threads this machine runs tiles on.
@@ -338,8 +430,9 @@ impl Machine {
         }
     }
 
-    /// Runs entry program `index`.
-    pub fn run_program(&mut self, index: usize) -> Result<(), RunError> {
+    /// Runs entry program `index`; output goes to `out` as it is produced
+    /// (all of it by the time this returns), or stays in memory without one.
+    pub fn run_program(&mut self, index: usize, mut out: Sink) -> Result<(), RunError> {
         let loaded = self.loaded.clone();
         let program = loaded
             .image
@@ -351,7 +444,20 @@ impl Machine {
         }
         let label = format!("program '{}'", program.name);
         let mut path = Vec::new();
-        self.steps(&program.body, &label, &mut path, index as u32)
+        let r = self.steps(&program.body, &label, &mut path, index as u32, &mut out);
+        self.flush_output(&mut out, 0);
+        r
+    }
+
+    /// Writes waiting output to `out` once there are at least `min` bytes.
+    fn flush_output(&mut self, out: &mut Sink, min: usize) {
+        if let Some(w) = out {
+            if !self.host.output.is_empty() && self.host.output.len() >= min {
+                let _ = w.write_all(&self.host.output);
+                let _ = w.flush();
+                self.host.output.clear();
+            }
+        }
     }
 
     fn steps(
@@ -360,11 +466,13 @@ impl Machine {
         label: &str,
         path: &mut Vec<usize>,
         program: u32,
+        out: &mut Sink,
     ) -> Result<(), RunError> {
         for (i, step) in steps.iter().enumerate() {
             path.push(i);
-            let r = self.step(step, label, path, program);
+            let r = self.step(step, label, path, program, out);
             path.pop();
+            self.flush_output(out, OUTPUT_CHUNK);
             r?;
         }
         Ok(())
@@ -398,8 +506,15 @@ impl Machine {
         StepPath { program: label.to_string(), indices: path.to_vec(), what }
     }
 
+    /// Counts a step (or a loop iteration) and stops the run past
+    /// `--max-cycles` or `--timeout`.
     fn charge(&mut self, label: &str, path: &[usize], step: &Step) -> Result<(), RunError> {
-        self.totals.steps += 1;
+        self.totals.steps = self.totals.steps.saturating_add(1);
+        if let Some((at, millis)) = self.deadline {
+            if Instant::now() >= at {
+                return Err(RunError::Timeout { millis, step: self.where_(label, path, step) });
+            }
+        }
         if let Some(limit) = self.max_cycles {
             let (used, what) = match self.kind {
                 DeviceKind::Sim => (self.totals.cycles, "cycles"),
@@ -440,6 +555,13 @@ impl Machine {
         }
     }
 
+    /// A repeat iteration or a call: the tiles' own loop or branch.
+    fn loop_step(&mut self, program: u32) {
+        if self.kind == DeviceKind::Sim {
+            self.totals.charge(program, |t| t.cycles = t.cycles.saturating_add(cost::LOOP_CYCLES));
+        }
+    }
+
     fn host_transfer(&mut self, program: u32, name: &str, regions: &[Region]) {
         if self.kind != DeviceKind::Sim {
             return;
@@ -466,6 +588,7 @@ impl Machine {
         label: &str,
         path: &mut Vec<usize>,
         program: u32,
+        out: &mut Sink,
     ) -> Result<(), RunError> {
         self.charge(label, path, step)?;
         let loaded = self.loaded.clone();
@@ -487,6 +610,14 @@ impl Machine {
                 }
                 self.compute(cs, program)
                     .map_err(|fault| RunError::Vertex { fault, step: self.where_(label, path, step) })?;
+                if let Some(tile) = self.printf_full.take() {
+                    return Err(RunError::Program(format!(
+                        "tile {tile} printed more than {} KiB with printf in compute set '{name}' (a compute \
+                         set's printf output is held until it ends), at {}",
+                        linker::host::PRINTF_LIMIT >> 10,
+                        self.where_(label, path, step)
+                    )));
+                }
                 if !image.compute_sets[cs].exchange_out.transfers.is_empty() {
                     self.sync(program);
                     self.exchange(
@@ -544,7 +675,7 @@ impl Machine {
                 let b = &image.remote_buffers[*buffer as usize];
                 let block = (element_count(&b.shape) * u64::from(b.elem.size())) as usize;
                 let at = block * *repeat as usize;
-                let data = self.host.remote[*buffer as usize][at..at + block].to_vec();
+                let data = self.host.remote_read(*buffer as usize, at, block)?;
                 self.scatter(regions, &data);
                 self.host_transfer(program, &b.name, regions);
             }
@@ -553,7 +684,7 @@ impl Machine {
                 let block = (element_count(&b.shape) * u64::from(b.elem.size())) as usize;
                 let at = block * *repeat as usize;
                 let data = self.gather(regions);
-                self.host.remote[*buffer as usize][at..at + block].copy_from_slice(&data);
+                self.host.remote_mut(*buffer as usize)?[at..at + block].copy_from_slice(&data);
                 self.host_transfer(program, &b.name, regions);
             }
             Step::Print { label: text, elem, shape, regions } => {
@@ -564,35 +695,37 @@ impl Machine {
             }
             Step::Repeat { count, body } => {
                 for _ in 0..*count {
-                    self.steps(body, label, path, program)?;
+                    self.steps(body, label, path, program, out)?;
+                    self.loop_step(program);
                     self.charge(label, path, step)?;
                 }
             }
             Step::While { cond, pred, body } => loop {
-                self.steps(cond, label, path, program)?;
+                self.steps(cond, label, path, program, out)?;
                 self.control(program);
                 self.charge(label, path, step)?;
                 if self.scalar(pred) == 0 {
                     break;
                 }
-                self.steps(body, label, path, program)?;
+                self.steps(body, label, path, program, out)?;
             },
             Step::If { pred, then, otherwise } => {
                 self.control(program);
                 let body = if self.scalar(pred) != 0 { then } else { otherwise };
-                self.steps(body, label, path, program)?;
+                self.steps(body, label, path, program, out)?;
             }
             Step::Switch { selector, cases, default } => {
                 self.control(program);
                 let v = self.scalar_exact(selector);
                 let body = cases.iter().find(|(c, _)| *c == v).map_or(default, |(_, b)| b);
-                self.steps(body, label, path, program)?;
+                self.steps(body, label, path, program, out)?;
             }
             Step::Call(f) => {
+                self.loop_step(program);
                 let func = &image.functions[*f as usize];
                 let label = format!("function '{}'", func.name);
                 let mut inner = Vec::new();
-                self.steps(&func.body, &label, &mut inner, program)?;
+                self.steps(&func.body, &label, &mut inner, program, out)?;
             }
             Step::Sync => self.sync(program),
         }
@@ -649,6 +782,14 @@ impl Machine {
         let res = Shared(self.tile_res.as_mut_ptr());
         let lens = &self.lens;
         let host = crate::hostfns::table() as usize;
+        let stop = Arc::as_ptr(&self.stop) as usize;
+        // A vertex counting more than the cycles left over the workers would
+        // take the phase past --max-cycles (a tile's time is at least
+        // workers x its busiest worker's count): stop it inside.
+        let budget = match self.max_cycles {
+            Some(limit) if counting => limit.saturating_sub(self.totals.cycles) / workers.max(1) as u64,
+            _ => u64::MAX,
+        };
         let record = self.rec.is_some();
         let vcounts = std::sync::Mutex::new(Vec::<(u32, u64)>::new());
         let run = |lo: usize, hi: usize| -> Option<Box<Fault>> {
@@ -667,6 +808,8 @@ impl Machine {
                     trap_line: 0,
                     tile: t as u32,
                     host_data: buf as *mut Vec<u8> as *mut c_void,
+                    stop: stop as *const u32,
+                    budget,
                 };
                 let mut loads = [0u64; MAX_WORKERS];
                 let loads = &mut loads[..workers];
@@ -742,7 +885,7 @@ impl Machine {
             None
         };
         let fault = match &self.pool {
-            Some(pool) if cs.tiles.len() > 1 => {
+            Some(pool) if cs.tiles.len() > 1 || self.always_pool => {
                 let s = &self.cs_split[cs_index];
                 let faults = pool.broadcast(|ctx| run(s[ctx.index()] as usize, s[ctx.index() + 1] as usize));
                 faults.into_iter().flatten().min_by_key(|f| f.tile)
@@ -755,6 +898,9 @@ impl Machine {
             if !buf.is_empty() {
                 if fault.as_ref().is_none_or(|f| w.tile <= f.tile) {
                     self.host.output.extend_from_slice(buf);
+                    if buf.len() >= linker::host::PRINTF_LIMIT && self.printf_full.is_none() {
+                        self.printf_full = Some(w.tile);
+                    }
                 }
                 buf.clear();
             }
@@ -813,6 +959,11 @@ impl Machine {
         self.scatter(regions, data);
         Ok(())
     }
+}
+
+/// Stack bytes of a worker thread for vertex frames of up to `frame` bytes.
+pub fn worker_stack(frame: u32) -> usize {
+    (frame as usize + STACK_MARGIN).max(MIN_WORKER_STACK)
 }
 
 /// Splits items `0..n` (weights `weight`) into `threads` contiguous

@@ -3,8 +3,8 @@
 //! inline, and `printf`), and the allowlist of libcall symbols the loader
 //! may patch into the code segment.
 //!
-//! Both come from `popc::host`, so code behaves the same under `popc`'s
-//! own tests and here. Its `printf` appends to the `Vec<u8>` that
+//! Both come from `linker::host`, below popc and the runtime, so code
+//! behaves the same under `popc`'s own tests and here. Its `printf` appends to the `Vec<u8>` that
 //! `TileCtx.host_data` points at; the devices give each tile its own buffer
 //! and join them in tile order, so output is deterministic whatever the
 //! thread count.
@@ -13,7 +13,7 @@ use linker::abi::HostTable;
 
 /// The table, built once.
 pub fn table() -> *const HostTable {
-    popc::host::host_table()
+    linker::host::host_table()
 }
 
 /// The libcall symbols the loader resolves; any other is a load error.
@@ -55,7 +55,7 @@ pub fn libcall(symbol: &str) -> Option<usize> {
     match symbol {
         "memcpy" | "memmove" | "Memcpy" | "Memmove" => Some(memmove as *const () as usize),
         "memset" | "Memset" => Some(memset as *const () as usize),
-        _ => popc::host::libcall_address(symbol),
+        _ => linker::host::libcall_address(symbol),
     }
 }
 

@@ -2,8 +2,10 @@
 //! (`prog.exe`, written by `poplar-compile`), puts it on a device and runs
 //! its control programs for a host program.
 //!
-//! - [`loader`] validates an image completely and maps its code segment
-//!   executable, resolving an allowlist of libcalls.
+//! - [`loader`] takes an image validated by `linker::valid` (a
+//!   [`linker::valid::ValidImage`]) and maps its code segment executable,
+//!   resolving an allowlist of libcalls. The runtime depends on no compiler:
+//!   `poplar-run` injects one for `.pir` inputs.
 //! - [`exec`] is the execution core of both devices: tile memories, the
 //!   bulk-synchronous compute / exchange phases on a fixed pool of host
 //!   threads, and the interpreter of the control program. `cpu` runs the
@@ -38,5 +40,5 @@ pub use linker;
 pub use engine::{DataInfo, Element, Engine, Named};
 pub use error::{Fault, HostError, LoadError, RunError, StepPath};
 pub use exec::{DeviceKind, Totals};
-pub use loader::{load, load_image, Loaded};
+pub use loader::{load, load_image, load_valid, Loaded};
 pub use options::{EngineOptions, LogLevel};

@@ -107,7 +107,7 @@ impl Recorder {
             from,
             cycles,
             active_tiles: tiles,
-            tile_cycles: cycles * u64::from(tiles),
+            tile_cycles: cycles.saturating_mul(u64::from(tiles)),
             active: 0,
             total_data: bytes,
             compute_set: None,
@@ -160,15 +160,16 @@ impl Recorder {
         let mut tile_cycles = 0;
         let mut active = 0;
         for &(t, cyc, act) in per_tile {
-            self.cs_by_tile[c][t as usize] += cyc;
-            tile_cycles += cyc;
-            active += act;
+            let at = &mut self.cs_by_tile[c][t as usize];
+            *at = at.saturating_add(cyc);
+            tile_cycles = cyc.saturating_add(tile_cycles);
+            active = act.saturating_add(active);
         }
         self.cs_runs[c] += 1;
-        self.cs_cycles[c] += cycles;
+        self.cs_cycles[c] = self.cs_cycles[c].saturating_add(cycles);
         for &(vt, n) in vertex_counts {
             let e = &mut self.by_type[vt as usize];
-            e.0 += n;
+            e.0 = e.0.saturating_add(n);
             e.1 += 1;
         }
         self.push(StepRec {
@@ -197,18 +198,18 @@ impl Recorder {
                         "syncType": "Internal",
                         "cycles": s.cycles,
                         "cyclesFrom": s.from,
-                        "cyclesTo": s.from + s.cycles,
+                        "cyclesTo": s.from.saturating_add(s.cycles),
                     });
                 }
-                let balance = ratio(s.tile_cycles, s.cycles * self.num_tiles as u64);
-                let active_balance = ratio(s.tile_cycles, s.cycles * u64::from(s.active_tiles));
+                let balance = ratio(s.tile_cycles, s.cycles.saturating_mul(self.num_tiles as u64));
+                let active_balance = ratio(s.tile_cycles, s.cycles.saturating_mul(u64::from(s.active_tiles)));
                 let mut v = json!({
                     "type": s.kind,
                     "program": s.program,
                     "name": s.name,
                     "cycles": s.cycles,
                     "cyclesFrom": s.from,
-                    "cyclesTo": s.from + s.cycles,
+                    "cyclesTo": s.from.saturating_add(s.cycles),
                     "activeTiles": s.active_tiles,
                     "tileBalance": balance,
                     "activeTileBalance": active_balance,
@@ -330,8 +331,8 @@ pub fn summary(image: &Image, totals: &Totals, rec: Option<&Recorder>, device: &
         s,
         "  Total:                   {} ({:.1}% of {})",
         bytes(total),
-        100.0 * total as f64 / (t.bytes_per_tile * ntiles).max(1) as f64,
-        bytes(t.bytes_per_tile * ntiles)
+        100.0 * total as f64 / (t.bytes_per_tile.saturating_mul(ntiles)).max(1) as f64,
+        bytes(t.bytes_per_tile.saturating_mul(ntiles))
     );
     let _ = writeln!(
         s,
@@ -432,8 +433,10 @@ fn execution_block(s: &mut String, totals: &Totals, tiles: u64, clock_mhz: f64) 
 
 /// `x` with one decimal and thousands separators: `3,801.8`.
 fn decimal(x: f64) -> String {
-    let tenths = (x * 10.0).round() as u64;
-    format!("{}.{}", thousands(tenths / 10), tenths % 10)
+    // In u128: a tile average can come near 2^64 cycles.
+    let tenths = (x * 10.0).round() as u128;
+    let whole = u64::try_from(tenths / 10).unwrap_or(u64::MAX);
+    format!("{}.{}", thousands(whole), tenths % 10)
 }
 
 fn kib(b: u64) -> String {

@@ -9,112 +9,8 @@ use linker::gp::{ElemType, VertexBase};
 use linker::image::*;
 use runtime::{DeviceKind, Engine, EngineOptions, RunError};
 
-/// `mem[state.addr] += 1` (u32).
-const INC: &[u8] =
-    &[0x48, 0x8B, 0x07, 0x89, 0xF1, 0x8B, 0x0C, 0x08, 0x83, 0x04, 0x08, 0x01, 0x31, 0xC0, 0xC3];
-/// `mem[state.addr] -= 1` (u32).
-const DEC: &[u8] =
-    &[0x48, 0x8B, 0x07, 0x89, 0xF1, 0x8B, 0x0C, 0x08, 0x83, 0x2C, 0x08, 0x01, 0x31, 0xC0, 0xC3];
-/// `return false`.
-const FAIL: &[u8] = &[0xB8, 0x01, 0, 0, 0, 0xC3];
-/// Trap: out of bounds at 0x1234, line 7.
-const OOB: &[u8] =
-    &[0x48, 0xC7, 0x47, 0x20, 0x34, 0x12, 0, 0, 0xC7, 0x47, 0x28, 7, 0, 0, 0, 0xB8, 2, 0, 0, 0, 0xC3];
-/// MultiVertex: `mem[state.addr + 4*worker] = worker`.
-const MULTI: &[u8] =
-    &[0x48, 0x8B, 0x07, 0x89, 0xF1, 0x8B, 0x0C, 0x08, 0x8D, 0x0C, 0x91, 0x89, 0x14, 0x08, 0x31, 0xC0, 0xC3];
-
-/// `add qword [rdi+24], n` then the plain code.
-fn counting(n: u8, plain: &[u8]) -> Vec<u8> {
-    let mut v = vec![0x48, 0x83, 0x47, 0x18, n];
-    v.extend_from_slice(plain);
-    v
-}
-
-struct Builder {
-    image: Image,
-}
-
-impl Builder {
-    fn new(tiles: u32) -> Builder {
-        let image = Image {
-            target: Target {
-                name: "mk2".into(),
-                ipus: 1,
-                tiles_per_ipu: tiles,
-                bytes_per_tile: 638_976,
-                workers: 6,
-                clock_mhz: 1330.0,
-                exchange_bytes_per_cycle: 4,
-                sync_cycles: 100,
-            },
-            code: vec![],
-            relocs: vec![],
-            vertex_types: vec![],
-            tiles: (0..tiles).map(|_| TileImage { mem_size: 256, ..Default::default() }).collect(),
-            compute_sets: vec![],
-            copies: vec![],
-            programs: vec![],
-            functions: vec![],
-            handles: vec![],
-            streams: vec![],
-            remote_buffers: vec![],
-        };
-        Builder { image }
-    }
-
-    fn vertex_type(&mut self, name: &str, base: VertexBase, plain: &[u8], count: u8) -> u32 {
-        let off = self.image.code.len() as u32;
-        self.image.code.extend_from_slice(plain);
-        let coff = self.image.code.len() as u32;
-        let c = counting(count, plain);
-        self.image.code.extend_from_slice(&c);
-        self.image.vertex_types.push(VertexCode {
-            name: name.into(),
-            base,
-            plain: (off, plain.len() as u32),
-            counting: (coff, c.len() as u32),
-            returns_bool: true,
-            source: "test.cpp".into(),
-            plain_lines: vec![],
-            counting_lines: vec![],
-        });
-        self.image.vertex_types.len() as u32 - 1
-    }
-
-    /// A vertex on `tile` whose state (at `state`) points at `addr`.
-    fn vertex(&mut self, tile: u32, vt: u32, state: u32, addr: u32, cycles: Option<u64>) -> u32 {
-        let t = &mut self.image.tiles[tile as usize];
-        t.init.push(Segment { offset: state, bytes: addr.to_le_bytes().to_vec() });
-        let id = t.vertices.len() as u32 + tile * 100;
-        t.vertices.push(VertexInstance { vertex_type: vt, state, id, cycles });
-        t.vertices.len() as u32 - 1
-    }
-
-    fn compute_set(&mut self, name: &str, tiles: Vec<TileWork>) -> u32 {
-        self.image.compute_sets.push(ComputeSet {
-            name: name.into(),
-            tiles,
-            exchange_in: Exchange::default(),
-            exchange_out: Exchange::default(),
-        });
-        self.image.compute_sets.len() as u32 - 1
-    }
-
-    fn handle(&mut self, name: &str, to_device: bool, regions: Vec<Region>, n: u64) {
-        self.image.handles.push(Handle {
-            name: name.into(),
-            to_device,
-            elem: ElemType::UInt,
-            shape: vec![n],
-            regions,
-        });
-    }
-}
-
-fn region(tile: u32, offset: u32, n: u32) -> Region {
-    Region { tile, offset, bytes: 4 * n }
-}
+mod common;
+use common::*;
 
 /// Four tiles, each with an `Inc` vertex on its word at 64; a copy from tile
 /// 0's word to tile 1's word at 68; a program that runs the compute set 3
@@ -179,9 +75,10 @@ fn both_devices_agree_for_any_thread_count() {
     assert!(outputs[3..].iter().all(|o| o.1 == sim_cycles));
     // Two 5-instruction vertices on two workers: 6 x 5 per run (the workers
     // issue in turn); three runs each with a sync; a copy: sync + 4 bytes +
-    // overhead; two prints (host transfers with a sync each).
+    // overhead; two prints (host transfers with a sync each); each repeat
+    // iteration costs its loop branch.
     let sync = u64::from(image.target.sync_cycles);
-    let compute = 3 * 30;
+    let compute = 3 * 30 + 3 * runtime::cost::LOOP_CYCLES;
     let host = 2 * runtime::cost::host_transfer_cycles(8, 1330.0);
     let host = host - runtime::cost::host_transfer_cycles(8, 1330.0)
         + runtime::cost::host_transfer_cycles(16, 1330.0);
@@ -386,7 +283,8 @@ fn cli_runs_actions_in_order() {
         let mut argv = vec![exe.to_string_lossy().to_string()];
         argv.extend(args.iter().map(|s| s.to_string()));
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = runtime::cli::main(&argv, &env, &runtime::cli::compile_pir, &mut out, &mut err);
+        let no_compiler = |_: &std::path::Path| Err("no compiler in this test".to_string());
+        let code = runtime::cli::main(&argv, &env, &no_compiler, &mut out, &mut err);
         (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
     };
     let npy_arg = format!("words-read={}", npy.display());
@@ -426,6 +324,10 @@ fn cli_runs_actions_in_order() {
     let (code, out, _) = run(&["--summary", "--device", "sim"], Default::default());
     assert_eq!(code, 0);
     assert!(out.contains("Total cycles:"));
+    // The help states the trust model.
+    let (code, out, _) = run(&["--help"], Default::default());
+    assert_eq!(code, 0);
+    assert!(out.contains("holds native machine code") && out.contains("give the graph.pir"), "{out}");
     let (code, out, _) = run(&["--list-devices"], Default::default());
     assert_eq!(code, 0);
     assert!(out.contains("none found") && out.contains("cannot drive IPU hardware"));

@@ -61,7 +61,7 @@ fn run_cases() {
     let mut report = Report::new();
     for dir in cases() {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let image = match runtime::cli::compile_pir(&dir.join("graph.pir")) {
+        let image = match compiler::compile_for_run(&dir.join("graph.pir")) {
             Ok((image, _)) => image,
             Err(e) => {
                 report.fail(format!("{name}: does not compile:\n{e}"));

@@ -3,12 +3,14 @@
 //! Maths goes through Rust's `f32`/`f64` methods (the platform libm, the
 //! same one C++ code on this machine calls) and `libm` for `erf`. `printf`
 //! formats with [`crate::printf`] and appends to the `Vec<u8>` that
-//! `TileCtx::host_data` points at (nothing when it is null).
+//! `TileCtx::host_data` points at (nothing when it is null), up to
+//! [`PRINTF_LIMIT`] bytes: past that it appends nothing more, and the
+//! runtime, seeing a full buffer, stops the run with an error.
 
 use std::ffi::c_void;
 use std::sync::OnceLock;
 
-use linker::abi::{HostFn, HostTable, TileCtx, HOST_FN_COUNT};
+use crate::abi::{HostFn, HostTable, TileCtx, HOST_FN_COUNT};
 
 macro_rules! unary {
     ($name:ident, $t:ty, $f:expr) => {
@@ -100,9 +102,16 @@ pub unsafe extern "C" fn printf(
         let fmt = std::slice::from_raw_parts(fmt, fmt_len as usize);
         let args = std::slice::from_raw_parts(args, nargs as usize);
         let out = &mut *(ctx.host_data as *mut Vec<u8>);
-        crate::printf::format(fmt, args, out);
+        if out.len() < PRINTF_LIMIT {
+            crate::printf::format(fmt, args, out);
+        }
     }
 }
+
+/// Most `printf` output one buffer collects (the runtime gives each tile
+/// one per compute set): 1 MiB. One call may pass it by a line of at most a
+/// few KiB (widths and precisions are capped at 4,096).
+pub const PRINTF_LIMIT: usize = 1 << 20;
 
 struct SyncTable(HostTable);
 // SAFETY: the table holds addresses of functions, immutable once built.

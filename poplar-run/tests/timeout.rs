@@ -1,0 +1,87 @@
+//! `poplar-run --timeout` on the real binary: a control loop that never
+//! ends stops at a step boundary, and a codelet looping for ever stops at a
+//! loop back edge (issue 11, finding 1), both with exit status 1 and a
+//! message naming where, on both devices.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn case(name: &str, codelet: &str, program: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("poplar-run-timeout-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("c.cpp"), codelet).unwrap();
+    let pir = format!(
+        "target mk2(tiles_per_ipu = 2)\ncodelets \"c.cpp\"\nvar n: float @ tile 0 = 0\n\
+         compute_set spin {{ vertex Spin @ tile 0 {{ out = n }} }}\nprogram main {{ {program} }}\n"
+    );
+    std::fs::write(dir.join("graph.pir"), pir).unwrap();
+    dir
+}
+
+fn run(dir: &Path, device: &str) -> (i32, String, Duration) {
+    run_with(dir, &["--device", device, "--timeout", "1"])
+}
+
+fn run_with(dir: &Path, args: &[&str]) -> (i32, String, Duration) {
+    let t = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_poplar-run"))
+        .arg(dir.join("graph.pir"))
+        .args(args)
+        .output()
+        .unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned(), t.elapsed())
+}
+
+const SPIN: &str = "#include <poplar/Vertex.hpp>\nusing namespace poplar;\n\
+class Spin : public Vertex {\npublic:\n  Output<float> out;\n  \
+void compute() { while (true) { *out += 1.0f; } }\n};\n";
+
+const ONCE: &str = "#include <poplar/Vertex.hpp>\nusing namespace poplar;\n\
+class Spin : public Vertex {\npublic:\n  Output<float> out;\n  void compute() { *out += 1.0f; }\n};\n";
+
+#[test]
+fn a_codelet_that_never_returns_is_interrupted() {
+    let dir = case("codelet", SPIN, "execute spin");
+    for device in ["cpu", "sim"] {
+        let (code, err, took) = run(&dir, device);
+        assert_eq!(code, 1, "{err}");
+        assert!(
+            err.contains(
+                "vertex Spin (id 0) on tile 0 in compute set 'spin' failed: interrupted: the run's --timeout \
+                 passed while it was running"
+            ),
+            "{err}"
+        );
+        // Compiling the codelet counts too; the limit is the watchdog's.
+        assert!(took < Duration::from_secs(60), "{took:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_endless_control_loop_stops_at_a_step() {
+    let dir = case("loop", ONCE, "repeat 9223372036854775807 { execute spin }");
+    for device in ["cpu", "sim"] {
+        let (code, err, _) = run(&dir, device);
+        assert_eq!(code, 1, "{err}");
+        assert!(err.contains("the run exceeded --timeout 1 s at program 'main'"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn max_cycles_stops_sim_inside_a_codelet() {
+    let dir = case("cycles", SPIN, "execute spin");
+    let (code, err, took) = run_with(&dir, &["--device", "sim", "--max-cycles", "1000000"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(
+            "vertex Spin (id 0) on tile 0 in compute set 'spin' failed: stopped: the run passes --max-cycles \
+             within this vertex"
+        ),
+        "{err}"
+    );
+    assert!(took < Duration::from_secs(60), "{took:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
