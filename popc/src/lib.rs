@@ -32,6 +32,7 @@ pub mod parse;
 pub mod pp;
 pub mod printf;
 pub mod sema;
+mod spec;
 pub mod types;
 pub mod vectorize;
 

@@ -137,6 +137,9 @@ pub struct ClassInst {
     pub name: String,
     pub decl: Rc<ClassDecl>,
     pub env: Env,
+    /// The primary template's arguments (empty for a plain class): what a
+    /// partial specialisation's pattern is matched against.
+    pub targs: Vec<TVal>,
     pub base: Option<VertexBase>,
     pub fields: Vec<FieldInfo>,
     pub size: u32,
@@ -510,7 +513,9 @@ impl Program {
         Ok(())
     }
 
-    /// Instantiates a class (template) with arguments.
+    /// Instantiates a class (template) with arguments: binds the primary
+    /// template's parameters, then picks the most specialised matching
+    /// (partial or full) specialisation, if any (`spec`).
     pub fn instantiate(
         &self,
         decls: &[Rc<ClassDecl>],
@@ -518,30 +523,21 @@ impl Program {
         env: &Env,
         span: Span,
     ) -> Result<Rc<ClassInst>> {
-        let primary = decls.iter().find(|d| d.ast.spec_args.is_none()).or(decls.first()).unwrap();
+        // The primary template: the definition rather than a forward declaration.
+        let primaries = || decls.iter().filter(|d| d.ast.spec_args.is_none());
+        let primary = primaries()
+            .find(|d| !d.ast.members.is_empty() || !d.ast.bases.is_empty())
+            .or_else(|| primaries().next())
+            .or(decls.first())
+            .unwrap();
         let mut tb = HashMap::new();
-        let mut chosen = primary.clone();
+        let mut chosen = (primary.clone(), None);
+        let mut key = Vec::new();
         if let Some(tp) = &primary.ast.tparams {
             self.bind_args(tp, args, env, &mut tb, span)?;
-            let key: Vec<TVal> = tp.iter().map(|p| tb[&p.name].clone()).collect();
-            // Full specialisations.
-            for d in decls {
-                if let Some(sa) = &d.ast.spec_args {
-                    if d.ast.tparams.as_ref().is_some_and(|t| !t.is_empty()) {
-                        continue;
-                    }
-                    let denv = Env { ns: d.ns.clone(), ..Env::default() };
-                    let mut ok = sa.len() == key.len();
-                    for (a, k) in sa.iter().zip(&key) {
-                        ok &= match k {
-                            TVal::Type(t) => self.targ_type(a, &denv).is_ok_and(|x| x.same(t)),
-                            TVal::Const(_, v) => self.targ_const(a, &denv).is_ok_and(|x| x.1 == *v),
-                        };
-                    }
-                    if ok {
-                        chosen = d.clone();
-                    }
-                }
+            key = tp.iter().map(|p| tb[&p.name].clone()).collect();
+            if let Some((d, b)) = self.pick_specialisation(decls, primary, &key, span)? {
+                chosen = (d, Some(b));
             }
         } else if !args.is_empty() {
             return err(span, format!("'{}' is not a template", primary.qual));
@@ -564,14 +560,21 @@ impl Program {
                 return err(span, format!("template instantiation depth exceeds {MAX_INSTANTIATION_DEPTH}"));
             }
         }
-        let r = self.build_class(chosen, name.clone(), tb);
+        let (decl, bound) = chosen;
+        let r = self.build_class(decl, name.clone(), bound.unwrap_or(tb), key);
         *self.depth.borrow_mut() -= 1;
         let c = Rc::new(r?);
         self.cache.borrow_mut().insert(name, c.clone());
         Ok(c)
     }
 
-    fn build_class(&self, decl: Rc<ClassDecl>, name: String, tb: HashMap<String, TVal>) -> Result<ClassInst> {
+    fn build_class(
+        &self,
+        decl: Rc<ClassDecl>,
+        name: String,
+        tb: HashMap<String, TVal>,
+        targs: Vec<TVal>,
+    ) -> Result<ClassInst> {
         let env = Env { ns: decl.ns.clone(), tb: Rc::new(tb), class: None };
         let mut base = None;
         for b in &decl.ast.bases {
@@ -594,6 +597,7 @@ impl Program {
             name: name.clone(),
             decl: decl.clone(),
             env: env.clone(),
+            targs: targs.clone(),
             base,
             fields: vec![],
             size: 0,
@@ -603,6 +607,7 @@ impl Program {
             name: name.clone(),
             decl: decl.clone(),
             env: env.clone(),
+            targs,
             base,
             fields: vec![],
             size: 0,
