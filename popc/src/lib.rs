@@ -26,6 +26,7 @@ pub mod headers;
 pub mod host;
 pub mod lex;
 pub mod lower;
+mod lower_call;
 mod lower_expr;
 pub mod names;
 pub mod parse;

@@ -81,6 +81,21 @@ struct Frame {
     ret_ty: Ty,
     auto_ret: bool,
     scope_base: usize,
+    /// How a value that is not a scalar comes back.
+    ret_other: RetOther,
+}
+
+/// Returns other than scalars by value.
+#[derive(Clone, Copy)]
+enum RetOther {
+    None,
+    /// A class by value: copied into this host slot.
+    Agg(Value),
+    /// A pointer: the tile address, in this variable.
+    Ptr(Variable),
+    /// A reference: the address (tile as i32 zero-extended, or host) in
+    /// this variable, and which memory, fixed by the first `return`.
+    Ref(Variable, Option<bool>),
 }
 
 pub struct Lowerer<'a, 'b> {
@@ -107,6 +122,8 @@ pub struct Lowerer<'a, 'b> {
     pub(crate) calls: Vec<String>,
     pub(crate) env: Env,
     next_base: Option<usize>,
+    /// The object a method about to be inlined is called on (`this`).
+    pub(crate) next_this: Option<V>,
     /// For values rounded to half: the value before rounding, so a store
     /// converts it to half bits directly (the rounding is then often dead).
     half_src: HashMap<Value, Value>,
@@ -221,6 +238,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             calls: Vec::new(),
             env: Env { class: Some(c.clone()), ..c.env.clone() },
             next_base: None,
+            next_this: None,
             half_src: HashMap::new(),
             region: None,
             checked: HashMap::new(),
@@ -700,9 +718,14 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         if args.len() > f.params.len() {
             return err(span, format!("too many arguments to '{}'", f.name));
         }
-        // Bind parameters in the callee's environment.
+        // Bind parameters in the callee's environment; a method's object
+        // makes its fields names (parameters shadow them).
+        let this = self.next_this.take();
         let saved_env = std::mem::replace(&mut self.env, fenv);
         let mut bound = HashMap::new();
+        if let Some(obj) = this {
+            self.bind_members(&obj, &mut bound);
+        }
         let mut args = args.into_iter();
         for prm in &f.params {
             let a = match args.next() {
@@ -733,9 +756,28 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             _ => self.p.resolve_type(&f.ret, &self.env)?,
         };
         let exit = self.b.create_block();
+        let by_ref = matches!(&f.ret.kind, TypeKind::Ref(inner) if !inner.is_const)
+            && !matches!(ret_ty, Ty::Auto | Ty::Void);
         let ret = match ret_ty.scalar() {
-            Some(s) => Some((self.b.declare_var(cl(s)), s)),
-            None => None,
+            Some(s) if !by_ref => Some((self.b.declare_var(cl(s)), s)),
+            _ => None,
+        };
+        let ret_other = if by_ref {
+            let var = self.b.declare_var(types::I64);
+            let z = self.b.ins().iconst(types::I64, 0);
+            self.b.def_var(var, z);
+            RetOther::Ref(var, None)
+        } else {
+            match &ret_ty {
+                Ty::Class(_) | Ty::Array(..) => RetOther::Agg(self.stack(ret_ty.size(), ret_ty.align())),
+                Ty::Ptr(_) => {
+                    let var = self.b.declare_var(types::I32);
+                    let z = self.b.ins().iconst(types::I32, 0);
+                    self.b.def_var(var, z);
+                    RetOther::Ptr(var)
+                }
+                _ => RetOther::None,
+            }
         };
         if let Some((var, s)) = ret {
             let z = self.konst(s, CV::I(0));
@@ -744,7 +786,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         let auto_ret = matches!(ret_ty, Ty::Auto);
         self.calls.push(key);
         let scope_base = self.next_base.take().unwrap_or(self.scopes.len());
-        self.frames.push(Frame { exit, ret, ret_ty, auto_ret, scope_base });
+        self.frames.push(Frame { exit, ret, ret_ty, auto_ret, scope_base, ret_other });
         self.scopes.push(bound);
         let r = self.stmts(body);
         self.scopes.pop();
@@ -754,9 +796,22 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         r?;
         self.jump(exit, &[]);
         self.b.switch_to_block(exit);
-        Ok(match frame.ret {
-            Some((var, s)) => V::R(s, self.b.use_var(var)),
-            None => V::Void,
+        Ok(match (frame.ret, frame.ret_other) {
+            (Some((var, s)), _) => V::R(s, self.b.use_var(var)),
+            (None, RetOther::Agg(h)) => V::L(frame.ret_ty, Place::Host(h)),
+            (None, RetOther::Ptr(var)) => {
+                let Ty::Ptr(t) = frame.ret_ty else { unreachable!() };
+                V::Ptr(*t, self.b.use_var(var))
+            }
+            (None, RetOther::Ref(var, host)) => {
+                let a = self.b.use_var(var);
+                match host {
+                    Some(true) => V::L(frame.ret_ty, Place::Host(a)),
+                    Some(false) => V::L(frame.ret_ty, Place::Tile(self.b.ins().ireduce(types::I32, a))),
+                    None => return err(span, format!("'{}' returns a reference but never returns", f.name)),
+                }
+            }
+            (None, RetOther::None) => V::Void,
         })
     }
 
@@ -965,7 +1020,13 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 let Some(frame) = self.frames.last() else {
                     return err(s.span, "'return' outside a function");
                 };
-                let (exit, ret, auto) = (frame.exit, frame.ret, frame.auto_ret);
+                let (exit, ret, auto, other) = (frame.exit, frame.ret, frame.auto_ret, frame.ret_other);
+                if !matches!(other, RetOther::None) {
+                    let Some(v) = v else { return err(s.span, "missing return value") };
+                    self.return_other(other, v, s.span)?;
+                    self.jump(exit, &[]);
+                    return Ok(());
+                }
                 match (v, ret) {
                     (Some(v), Some((var, rs))) => {
                         let x = self.rv_as(v, rs, s.span)?;
@@ -1075,6 +1136,13 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                         V::L(Ty::Ptr(t), Place::Var(var))
                     }
                     v @ (V::Lambda(_) | V::Vec { .. } | V::List { .. }) => v,
+                    v @ V::L(Ty::Class(_), _) => {
+                        let V::L(t, _) = &v else { unreachable!() };
+                        let t = t.clone();
+                        let h = self.stack(t.size(), t.align());
+                        self.copy_aggregate(&t, h, v, d.span)?;
+                        V::L(t, Place::Host(h))
+                    }
                     v => {
                         let (s, x) = self.rv(v, d.span)?;
                         self.new_var(s, x)
@@ -1135,7 +1203,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         Ok(())
     }
 
-    fn zero(&mut self, h: Value, size: u32) {
+    pub(crate) fn zero(&mut self, h: Value, size: u32) {
         let z = self.b.ins().iconst(types::I8, 0);
         let mut off = 0;
         let z64 = self.b.ins().iconst(types::I64, 0);
@@ -1176,7 +1244,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         Ok(())
     }
 
-    fn init_one(&mut self, ty: &Ty, at: Value, e: &Expr) -> Result<()> {
+    pub(crate) fn init_one(&mut self, ty: &Ty, at: Value, e: &Expr) -> Result<()> {
         if let ExprKind::InitList(l) = &e.kind {
             return self.init_aggregate(ty, at, l, e.span);
         }
@@ -1191,15 +1259,22 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         Ok(())
     }
 
-    fn copy_aggregate(&mut self, ty: &Ty, to: Value, v: V, span: Span) -> Result<()> {
+    /// Copies an aggregate (from the host stack or tile memory) into host memory.
+    pub(crate) fn copy_aggregate(&mut self, ty: &Ty, to: Value, v: V, span: Span) -> Result<()> {
         let V::L(vt, place) = v else { return err(span, "cannot initialise an aggregate from this value") };
         if !vt.same(ty) {
             return err(span, format!("cannot convert '{}' to '{}'", vt.spell(), ty.spell()));
         }
-        let Place::Host(from) = place else { return err(span, "cannot copy this aggregate") };
         let mut off = 0;
         while off < ty.size() {
-            let x = self.b.ins().load(types::I8, mflags(), from, off as i32);
+            let x = match place {
+                Place::Host(from) => self.b.ins().load(types::I8, mflags(), from, off as i32),
+                Place::Tile(a) => {
+                    let at = self.b.ins().iadd_imm_s(a, off as i64);
+                    self.load_scalar(Scalar::UChar, Place::Tile(at))
+                }
+                Place::Var(_) => return err(span, "cannot copy this aggregate"),
+            };
             self.b.ins().store(mflags(), x, to, off as i32);
             off += 1;
         }
@@ -1337,6 +1412,62 @@ impl<'a, 'b> Lowerer<'a, 'b> {
 }
 
 impl<'a, 'b> Lowerer<'a, 'b> {
+    /// `return v` from a function returning a class, a pointer or a reference.
+    fn return_other(&mut self, other: RetOther, v: V, span: Span) -> Result<()> {
+        match other {
+            RetOther::Agg(h) => {
+                let ty = self.frames.last().unwrap().ret_ty.clone();
+                self.copy_aggregate(&ty, h, v, span)?;
+            }
+            RetOther::Ptr(var) => {
+                let a = match v {
+                    V::Ptr(_, a) | V::Vec { addr: a, .. } => a,
+                    V::L(Ty::Ptr(_), p) => self.load_scalar(Scalar::UInt, p),
+                    V::C(_, CV::I(0)) => self.b.ins().iconst(types::I32, 0),
+                    _ => return err(span, "returning a non-pointer from a function returning a pointer"),
+                };
+                self.b.def_var(var, a);
+            }
+            RetOther::Ref(var, host) => {
+                let (a, is_host) = match v {
+                    V::L(_, Place::Host(h)) => (h, true),
+                    V::L(_, Place::Tile(a)) | V::EdgeS { addr: a, .. } => {
+                        (self.b.ins().uextend(types::I64, a), false)
+                    }
+                    _ => return err(
+                        span,
+                        "a returned reference must refer to tile memory or a local array or struct element",
+                    ),
+                };
+                if host.is_some_and(|h| h != is_host) {
+                    return err(span, "returned references refer to different kinds of memory");
+                }
+                self.b.def_var(var, a);
+                if let Some(RetOther::Ref(_, h)) = self.frames.last_mut().map(|f| &mut f.ret_other) {
+                    *h = Some(is_host);
+                }
+            }
+            RetOther::None => {}
+        }
+        Ok(())
+    }
+
+    /// The fields of a class object as names (lvalues), for the body of a
+    /// method called on it; `<this>` names the object itself.
+    fn bind_members(&mut self, obj: &V, bound: &mut HashMap<String, V>) {
+        let V::L(Ty::Class(c), place) = obj else { return };
+        for f in &c.fields {
+            let FieldTy::Plain(t) = &f.ty else { continue };
+            let at = match place {
+                Place::Host(h) => Place::Host(self.b.ins().iadd_imm_s(*h, f.offset as i64)),
+                Place::Tile(a) => Place::Tile(self.b.ins().iadd_imm_s(*a, f.offset as i64)),
+                Place::Var(_) => continue,
+            };
+            bound.insert(f.name.clone(), V::L(t.clone(), at));
+        }
+        bound.insert("<this>".into(), obj.clone());
+    }
+
     pub(crate) fn field(&self, n: &str) -> Option<V> {
         self.fields.get(n).cloned()
     }

@@ -111,22 +111,33 @@ impl Lowerer<'_, '_> {
             ExprKind::Bool(b) => V::C(Scalar::Bool, CV::I(*b as i128)),
             ExprKind::Char(c) => V::C(Scalar::Char, CV::I(*c as i128)),
             ExprKind::Str(_) => return err(span, "string literals are only supported as printf formats"),
-            ExprKind::This => return err(span, "'this' is only supported as 'this->member'"),
+            ExprKind::This => match self.lookup("<this>") {
+                Some(V::L(t, Place::Tile(a))) => V::Ptr(t, a),
+                _ => return err(span, "'this' is only supported as 'this->member' and '*this'"),
+            },
             ExprKind::Name(p) => self.name(p, span)?,
-            ExprKind::Member(obj, name, _) => {
+            ExprKind::Member(obj, name, arrow) => {
                 if matches!(obj.kind, ExprKind::This) {
                     let p = Path { span, global: false, segs: vec![Seg { name: name.clone(), args: None }] };
                     return self.name(&p, span);
                 }
                 let o = self.expr(obj)?;
+                let o = if *arrow { self.deref_object(o) } else { o };
                 match o {
-                    V::L(Ty::Class(c), Place::Host(h)) => {
+                    V::L(Ty::Class(c), place @ (Place::Host(_) | Place::Tile(_))) => {
                         let Some(f) = c.fields.iter().find(|f| f.name == *name) else {
                             return err(span, format!("'{}' has no member '{name}'", c.name));
                         };
                         let crate::sema::FieldTy::Plain(t) = &f.ty else { unreachable!() };
-                        let at = self.b.ins().iadd_imm_s(h, f.offset as i64);
-                        V::L(t.clone(), Place::Host(at))
+                        match place {
+                            Place::Host(h) => {
+                                V::L(t.clone(), Place::Host(self.b.ins().iadd_imm_s(h, f.offset as i64)))
+                            }
+                            Place::Tile(a) => {
+                                V::L(t.clone(), Place::Tile(self.b.ins().iadd_imm_s(a, f.offset as i64)))
+                            }
+                            Place::Var(_) => unreachable!(),
+                        }
                     }
                     _ => return err(span, format!("member '{name}' of a value that has no members")),
                 }
@@ -168,11 +179,20 @@ impl Lowerer<'_, '_> {
             ExprKind::Binary(op, a, b) => {
                 let x = self.expr(a)?;
                 let y = self.expr(b)?;
+                if let Some(v) = self.operator_call(op_text(*op), vec![x.clone(), y.clone()], span)? {
+                    return Ok(v);
+                }
                 self.binop(*op, x, y, span)?
             }
             ExprKind::Assign(op, lhs, rhs) => {
                 let l = self.expr(lhs)?;
                 let r = self.expr(rhs)?;
+                if let (Some(op), V::L(Ty::Class(_), _)) = (op, &l) {
+                    let name = format!("{}=", op_text(*op));
+                    if let Some(v) = self.operator_call(&name, vec![l.clone(), r.clone()], span)? {
+                        return Ok(v);
+                    }
+                }
                 let r = match op {
                     Some(op) => {
                         let cur = l.clone();
@@ -218,6 +238,12 @@ impl Lowerer<'_, '_> {
             }
             ExprKind::Cast(kind, t, a) => {
                 let ty = self.p.resolve_type(t, &self.env)?;
+                if let (Ty::Class(_), CastKind::Functional) = (&ty, kind) {
+                    return match &a.kind {
+                        ExprKind::InitList(l) => self.construct(&ty, l, span),
+                        _ => self.construct(&ty, std::slice::from_ref(a), span),
+                    };
+                }
                 let v = self.expr(a)?;
                 self.cast(*kind, &ty, v, span)?
             }
@@ -248,6 +274,9 @@ impl Lowerer<'_, '_> {
             ExprKind::Index(a, i) => {
                 let base = self.expr(a)?;
                 let idx = self.expr(i)?;
+                if let Some(v) = self.operator_call("[]", vec![base.clone(), idx.clone()], span)? {
+                    return Ok(v);
+                }
                 self.index(base, idx, span)?
             }
             ExprKind::Call(f, args) => self.call(f, args, span)?,
@@ -279,7 +308,28 @@ impl Lowerer<'_, '_> {
     }
 
     fn unary(&mut self, op: UnOp, a: &Expr, span: Span) -> Result<V> {
+        if let (UnOp::Deref, ExprKind::This) = (op, &a.kind) {
+            if let Some(o) = self.lookup("<this>") {
+                return Ok(o);
+            }
+        }
         let v = self.expr(a)?;
+        if matches!(v, V::L(Ty::Class(_), _)) {
+            let name = match op {
+                UnOp::Neg => "-",
+                UnOp::Plus => "+",
+                UnOp::Not => "!",
+                UnOp::BitNot => "~",
+                UnOp::Deref => "*",
+                UnOp::PreInc => "++",
+                UnOp::PreDec => "--",
+                _ => return err(span, "this operator is not supported on class objects"),
+            };
+            if let Some(r) = self.operator_call(name, vec![v], span)? {
+                return Ok(r);
+            }
+            unreachable!()
+        }
         Ok(match op {
             UnOp::Plus => {
                 let (s, x) = self.rv(v, span)?;
@@ -636,9 +686,13 @@ impl Lowerer<'_, '_> {
 
     fn call(&mut self, f: &Expr, args: &[Expr], span: Span) -> Result<V> {
         // Member calls.
-        if let ExprKind::Member(obj, m, _) = &f.kind {
+        if let ExprKind::Member(obj, m, arrow) = &f.kind {
             if !matches!(obj.kind, ExprKind::This) {
                 let o = self.expr(obj)?;
+                let o = if *arrow { self.deref_object(o) } else { o };
+                if matches!(o, V::L(Ty::Class(_), _)) {
+                    return self.method_call(o, m, args, span);
+                }
                 return self.member_call(o, m, args, span);
             }
             let p = Path { span, global: false, segs: vec![Seg { name: m.clone(), args: None }] };
@@ -646,6 +700,9 @@ impl Lowerer<'_, '_> {
         }
         let ExprKind::Name(p) = &f.kind else {
             let fv = self.expr(f)?;
+            if matches!(fv, V::L(Ty::Class(_), _)) {
+                return self.method_call(fv, crate::lower_call::CALL_OPERATOR, args, span);
+            }
             let V::Lambda(l) = fv else { return err(span, "called value is not a function") };
             let vals = self.args(args)?;
             return self.call_lambda(&l, vals, span);
@@ -682,9 +739,15 @@ impl Lowerer<'_, '_> {
         let segs: Vec<&str> = p.segs.iter().map(|s| s.name.as_str()).collect();
         let full = segs.join("::");
         if let Some(n) = p.simple() {
-            if let Some(V::Lambda(l)) = self.lookup(n) {
-                let vals = self.args(args)?;
-                return self.call_lambda(&l, vals, span);
+            match self.lookup(n) {
+                Some(V::Lambda(l)) => {
+                    let vals = self.args(args)?;
+                    return self.call_lambda(&l, vals, span);
+                }
+                Some(o @ V::L(Ty::Class(_), _)) => {
+                    return self.method_call(o, crate::lower_call::CALL_OPERATOR, args, span);
+                }
+                _ => {}
             }
         }
         let bare = full.trim_start_matches("::").trim_start_matches("std::").trim_start_matches("poplar::");
@@ -705,16 +768,18 @@ impl Lowerer<'_, '_> {
             }
         }
         // User functions first (they may shadow library names).
-        let user = self.find_function(p, args.len())?;
-        if user.is_none() {
+        let mut cands = self.call_candidates(p)?;
+        cands.retain(|c| crate::lower_call::takes(&c.f, args.len()));
+        if cands.is_empty() {
             if let Some(v) = self.builtin(bare, p, args, span)? {
                 return Ok(v);
             }
-        }
-        let Some((fun, fenv)) = user else {
-            // A functional cast `T(x)` of a named type.
+            // A functional cast `T(x)` of a named type, or a class object `T()`.
             let tn = TypeName { span, kind: TypeKind::Named(p.clone()), is_const: false };
             if let Ok(ty) = self.p.resolve_type(&tn, &self.env) {
+                if matches!(ty, Ty::Class(_)) {
+                    return self.construct(&ty, args, span);
+                }
                 let v = match args {
                     [a] => self.expr(a)?,
                     [] => V::C(Scalar::Int, CV::I(0)),
@@ -723,9 +788,9 @@ impl Lowerer<'_, '_> {
                 return self.cast(CastKind::Functional, &ty, v, span);
             }
             return err(span, format!("use of undeclared function '{full}'"));
-        };
+        }
         // Constant call?
-        if fun.is_constexpr {
+        if cands.len() == 1 && cands[0].f.is_constexpr && cands[0].this.is_none() {
             if let Ok((s, c)) = ceval::eval(
                 self.p,
                 &Expr {
@@ -741,40 +806,20 @@ impl Lowerer<'_, '_> {
             }
         }
         let vals = self.args(args)?;
-        let fenv = self.deduce(&fun, fenv, p, &vals, span)?;
-        self.inline(&fun, fenv, vals, span)
+        match self.choose(cands, p, &vals, span)? {
+            Some(c) => self.call_callee(c, vals, span),
+            None => err(span, format!("no overload of '{full}' takes these arguments")),
+        }
     }
 
-    fn find_function(&self, p: &Path, nargs: usize) -> Result<Option<(Function, Env)>> {
-        let segs: Vec<&str> = p.segs.iter().map(|s| s.name.as_str()).collect();
-        let full = segs.join("::");
-        let fits = |f: &Function| {
-            let min = f.params.iter().filter(|x| x.default.is_none()).count();
-            nargs >= min && nargs <= f.params.len() && f.body.is_some()
-        };
-        if let Some(c) = &self.env.class {
-            if p.segs.len() == 1 {
-                for m in &c.decl.ast.members {
-                    if let Member::Method(f) = m {
-                        if f.name == full && fits(f) {
-                            return Ok(Some((f.clone(), Env { class: Some(c.clone()), ..c.env.clone() })));
-                        }
-                    }
-                }
-            }
-        }
-        for q in self.p.candidates(&self.env.ns, &full, p.global) {
-            if let Some(fs) = self.p.funcs.get(&q) {
-                let cands: Vec<_> = fs.iter().filter(|f| fits(&f.ast)).collect();
-                if let Some(f) = cands.first() {
-                    return Ok(Some((f.ast.clone(), Env { ns: f.ns.clone(), ..Env::default() })));
-                }
-            }
-        }
-        Ok(None)
-    }
-
-    fn deduce(&mut self, f: &Function, mut env: Env, p: &Path, vals: &[V], span: Span) -> Result<Env> {
+    pub(crate) fn deduce(
+        &mut self,
+        f: &Function,
+        mut env: Env,
+        p: &Path,
+        vals: &[V],
+        span: Span,
+    ) -> Result<Env> {
         let Some(tp) = &f.tparams else { return Ok(env) };
         let explicit = p.segs.last().and_then(|s| s.args.clone()).unwrap_or_default();
         let mut tb: HashMap<String, TVal> = (*env.tb).clone();
@@ -1134,6 +1179,31 @@ impl Lowerer<'_, '_> {
         let ctx = self.ctx;
         self.b.ins().call_indirect(sref, fp, &[ctx, fbuf, len, abuf, nargs]);
         Ok(V::C(Scalar::Int, CV::I(0)))
+    }
+}
+
+/// The C++ spelling of a binary operator (for `operator@` names).
+fn op_text(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::Rem => "%",
+        BinOp::Shl => "<<",
+        BinOp::Shr => ">>",
+        BinOp::BitAnd => "&",
+        BinOp::BitOr => "|",
+        BinOp::BitXor => "^",
+        BinOp::And => "&&",
+        BinOp::Or => "||",
+        BinOp::Eq => "==",
+        BinOp::Ne => "!=",
+        BinOp::Lt => "<",
+        BinOp::Gt => ">",
+        BinOp::Le => "<=",
+        BinOp::Ge => ">=",
+        BinOp::Comma => ",",
     }
 }
 

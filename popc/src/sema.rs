@@ -544,7 +544,8 @@ impl Program {
         }
         let name = match &primary.ast.tparams {
             Some(tp) => {
-                let parts: Vec<String> = tp.iter().map(|p| spell_tval(&tb[&p.name])).collect();
+                let penv = Env { ns: primary.ns.clone(), ..Env::default() };
+                let parts: Vec<String> = tp.iter().map(|p| self.spell_targ(p, &tb[&p.name], &penv)).collect();
                 format!("{}<{}>", primary.qual, parts.join(","))
             }
             None => primary.qual.clone(),
@@ -566,6 +567,20 @@ impl Program {
         let c = Rc::new(r?);
         self.cache.borrow_mut().insert(name, c.clone());
         Ok(c)
+    }
+
+    /// A bound template argument as a vertex name spells it: an enum
+    /// value by its qualified enumerator (`popops::expr::BinaryOpType::ADD`),
+    /// as Poplar names such vertices.
+    fn spell_targ(&self, p: &TParam, v: &TVal, env: &Env) -> String {
+        if let (TParamKind::Value(t), TVal::Const(_, CV::I(i))) = (&p.kind, v) {
+            if let Ok(Ty::Enum(e)) = self.resolve_type(t, env) {
+                if let Some((n, _)) = e.values.iter().find(|(_, x)| x == i) {
+                    return format!("{}::{n}", e.name);
+                }
+            }
+        }
+        spell_tval(v)
     }
 
     fn build_class(

@@ -119,3 +119,36 @@ public:
     return true;
   }
 };
+
+// Partial specialisation, static functions of class templates, functors
+// with overloaded operator(), and operators on structs.
+enum class Mode { SUB, REV };
+template <Mode M, typename T> struct PickOp {
+  static T fn(T a, T b) { return a - b; }
+};
+template <typename T> struct PickOp<Mode::REV, T> {
+  static T fn(T a, T b) { return b - a * T(3); }
+};
+struct Lin {
+  float s, t;
+  float operator()(float x) const { return s * x + t; }
+  int operator()(int x) const { return x * 3 - 1; }
+  Lin operator+(const Lin &o) const { return Lin{s + o.s, t * o.t}; }
+};
+template <typename F, typename T> T applyF(F f, T x) { return f(x); }
+
+template <Mode M, typename T> class SpecOps : public Vertex {
+public:
+  Input<Vector<T>> a;
+  Input<Vector<T>> b;
+  Output<Vector<T>> out;
+  void compute() {
+    Lin f{1.5f, -0.25f};
+    Lin g = f + Lin{0.5f, 2.0f};
+    for (unsigned i = 0; i < a.size(); ++i)
+      out[i] = PickOp<M, T>::fn(a[i], b[i]) + applyF(g, a[i]);
+  }
+};
+template class SpecOps<Mode::SUB, float>;
+template class SpecOps<Mode::REV, float>;
+template class SpecOps<Mode::REV, int>;
