@@ -278,6 +278,13 @@ impl Ev<'_> {
                     self.expr(b, env)?
                 }
             }
+            ExprKind::Cast(CastKind::Functional, TypeName { kind: TypeKind::Named(tp), .. }, a)
+                if is_trait(tp.last()) && matches!(&a.kind, ExprKind::InitList(l) if l.is_empty()) =>
+            {
+                // `std::is_same<A, B>{}`: the trait object converts to its value.
+                let args = tp.segs.last().and_then(|s| s.args.as_deref()).unwrap_or(&[]);
+                self.trait_value(tp.last(), args, env, e.span)?
+            }
             ExprKind::Cast(_, t, a) => {
                 let ty = p.resolve_type(t, env)?;
                 let v = self.expr(a, env)?;
@@ -478,6 +485,11 @@ impl Ev<'_> {
         let ExprKind::Name(path) = &f.kind else { return err(span, "expression is not a constant") };
         let segs: Vec<&str> = path.segs.iter().map(|s| s.name.as_str()).collect();
         let name = segs.join("::");
+        // `std::is_same<A, B>()`: the trait object converts to its value.
+        if is_trait(path.last()) && args.is_empty() {
+            let targs = path.segs.last().and_then(|s| s.args.as_deref()).unwrap_or(&[]);
+            return self.trait_value(path.last(), targs, env, span);
+        }
         // numeric_limits<T>::max() and friends.
         if let Ok(v) = self.name(path, env, span) {
             if args.is_empty() {
@@ -711,6 +723,11 @@ impl Ev<'_> {
             _ => self.expr(e, env).map(|_| ()),
         }
     }
+}
+
+/// The type traits whose `::value` (or object) is a constant.
+pub fn is_trait(name: &str) -> bool {
+    matches!(name, "is_same" | "is_integral" | "is_floating_point" | "is_signed" | "is_unsigned")
 }
 
 pub fn strip_ref(t: &TypeName) -> &TypeName {

@@ -740,7 +740,30 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             };
             let is_ref = matches!(prm.ty.kind, TypeKind::Ref(_));
             let ty = self.p.resolve_type(&prm.ty, &self.env)?;
-            let v = if is_ref || ty.scalar().is_none() {
+            let v = if is_ref {
+                a
+            } else if let Ty::Ptr(t) = &ty {
+                // A pointer parameter is a variable of its own.
+                let addr = match a {
+                    V::Ptr(_, x) | V::Vec { addr: x, .. } => x,
+                    V::L(Ty::Ptr(_), p) => self.load_scalar(Scalar::UInt, p),
+                    V::C(_, CV::I(0)) => self.b.ins().iconst(types::I32, 0),
+                    _ => {
+                        return err(
+                            span,
+                            format!("argument for pointer parameter of '{}' is not a pointer", f.name),
+                        )
+                    }
+                };
+                let var = self.b.declare_var(types::I32);
+                self.b.def_var(var, addr);
+                V::L(Ty::Ptr(t.clone()), Place::Var(var))
+            } else if let (Ty::Class(_), V::L(Ty::Class(_), _)) = (&ty, &a) {
+                // A class by value: the callee's own copy.
+                let h = self.stack(ty.size(), ty.align());
+                self.copy_aggregate(&ty, h, a, prm.span)?;
+                V::L(ty.clone(), Place::Host(h))
+            } else if ty.scalar().is_none() {
                 a
             } else {
                 let s = ty.scalar().unwrap();
@@ -872,7 +895,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                     self.stmt(i)?;
                 }
                 if *is_constexpr {
-                    let (_, v) = ceval::eval(self.p, cond, &self.env)?;
+                    let (_, v) = self.const_value(cond)?;
                     if truthy(v) {
                         self.scoped(then)?;
                     } else if let Some(e) = els {
@@ -1054,7 +1077,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
     }
 
     fn static_assert(&mut self, e: &Expr, m: Option<&str>) -> Result<()> {
-        let (_, v) = ceval::eval(self.p, e, &self.env)?;
+        let (_, v) = self.const_value(e)?;
         if !truthy(v) {
             return err(
                 e.span,
@@ -1072,7 +1095,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             let mut total = u128::from(ty.size());
             let mut dims = Vec::with_capacity(d.dims.len());
             for dim in &d.dims {
-                let (_, n) = ceval::eval(self.p, dim, &self.env)?;
+                let (_, n) = self.const_value(dim)?;
                 let CV::I(n) = n else { return err(dim.span, "array size must be an integer") };
                 if !(1..=1 << 20).contains(&n) {
                     return err(dim.span, "array size must be between 1 and 1048576");
@@ -1094,9 +1117,15 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 ty = Ty::Array(Box::new(ty), n);
             }
         }
-        if d.is_constexpr || (d.ty.is_const && ty.scalar().is_some() && !is_ref) {
+        let const_scalar = d.ty.is_const && ty.scalar().is_some() && !is_ref;
+        if d.is_constexpr || const_scalar {
             if let Some(init) = &d.init {
-                match ceval::eval(self.p, init, &self.env) {
+                let value = if d.is_constexpr {
+                    self.const_value(init)
+                } else {
+                    ceval::eval(self.p, init, &self.env)
+                };
+                match value {
                     Ok((s, v)) => {
                         let s = ty.scalar().unwrap_or(s);
                         self.bind(&d.name, V::C(s, convert(v, s)));
@@ -1111,6 +1140,13 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             Some(e) if !matches!(e.kind, ExprKind::InitList(_)) => Some(self.expr(e)?),
             _ => None,
         };
+        // A `const` scalar whose initialiser folded here (it names local
+        // constants) is a constant too: usable as an array bound.
+        if let (true, Some(V::C(s, v))) = (const_scalar, &init) {
+            let s = ty.scalar().unwrap_or(*s);
+            self.bind(&d.name, V::C(s, convert(*v, s)));
+            return Ok(());
+        }
         if is_ref {
             let Some(v) = init else { return err(d.span, "a reference needs an initialiser") };
             self.bind(&d.name, v);
@@ -1171,6 +1207,18 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 self.bind(&d.name, v);
             }
             Ty::Ptr(t) => {
+                // `auto *p = ...` takes the pointee type from the initialiser.
+                let pointee = match &init {
+                    Some(V::Ptr(pt, _)) => Some(pt.clone()),
+                    Some(V::L(Ty::Ptr(pt), _)) => Some((**pt).clone()),
+                    Some(V::Vec { elem, .. }) => Some(Ty::S(*elem)),
+                    _ => None,
+                };
+                let t = match (&**t, pointee) {
+                    (Ty::Auto, Some(pt)) => Box::new(pt),
+                    (Ty::Auto, None) => return err(d.span, "cannot deduce the type of 'auto *'"),
+                    _ => t.clone(),
+                };
                 let a = match init {
                     Some(V::Ptr(_, a)) => a,
                     Some(V::C(_, CV::I(0))) | None => self.b.ins().iconst(types::I32, 0),
@@ -1363,7 +1411,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         for st in stmts {
             match &st.kind {
                 StmtKind::Case(e) => {
-                    let (_, v) = ceval::eval(self.p, e, &self.env)?;
+                    let (_, v) = self.const_value(e)?;
                     let CV::I(v) = v else { return err(e.span, "case label must be an integer") };
                     labels.push((Some(v), self.b.create_block()));
                 }
@@ -1412,6 +1460,21 @@ impl<'a, 'b> Lowerer<'a, 'b> {
 }
 
 impl<'a, 'b> Lowerer<'a, 'b> {
+    /// A constant expression's value. Constant evaluation sees no local
+    /// variables, so when it fails the expression is lowered: local
+    /// `constexpr`/`const` values and `sizeof` of an edge element fold to
+    /// constants there. The original error stands when it does not fold.
+    pub(crate) fn const_value(&mut self, e: &Expr) -> Result<(Scalar, CV)> {
+        match ceval::eval(self.p, e, &self.env) {
+            Ok(v) => Ok(v),
+            Err(d) if d.message.contains("depth") || d.message.contains("steps") => Err(d),
+            Err(d) => match self.expr(e) {
+                Ok(V::C(s, c)) => Ok((s, c)),
+                _ => Err(d),
+            },
+        }
+    }
+
     /// `return v` from a function returning a class, a pointer or a reference.
     fn return_other(&mut self, other: RetOther, v: V, span: Span) -> Result<()> {
         match other {

@@ -236,6 +236,12 @@ impl Lowerer<'_, '_> {
                 self.b.switch_to_block(join);
                 V::R(t, self.b.use_var(var))
             }
+            ExprKind::Cast(_, TypeName { kind: TypeKind::Named(tp), .. }, _)
+                if ceval::is_trait(tp.last()) =>
+            {
+                let (s, c) = ceval::eval(self.p, e, &self.env)?;
+                V::C(s, c)
+            }
             ExprKind::Cast(kind, t, a) => {
                 let ty = self.p.resolve_type(t, &self.env)?;
                 if let (Ty::Class(_), CastKind::Functional) = (&ty, kind) {
@@ -385,6 +391,11 @@ impl Lowerer<'_, '_> {
                 }
             },
             UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec => {
+                // `++n` on a scalar edge (`InOut<unsigned> n`) is on its element.
+                let v = match v {
+                    V::EdgeS { elem, addr } => V::L(Ty::S(elem), Place::Tile(addr)),
+                    v => v,
+                };
                 let old = match &v {
                     V::L(..) => self.load_value(v.clone(), span)?,
                     _ => return err(span, "'++'/'--' needs a variable"),
@@ -852,6 +863,7 @@ impl Lowerer<'_, '_> {
                                 (V::L(Ty::Ptr(ty), _), true) => Some((**ty).clone()),
                                 (v, false) => match v {
                                     V::L(t, _) => Some(t.clone()),
+                                    V::Ptr(t, _) => Some(Ty::Ptr(Box::new(t.clone()))),
                                     v => self.ty_of(v).map(Ty::S),
                                 },
                                 _ => None,

@@ -732,6 +732,20 @@ impl Program {
                         return Ok(FieldTy::Edge { dir, elem, kind: FieldKind::VectorList(layout) });
                     }
                 }
+                // A vector that is not an edge (`Vector<unsigned> offsets`):
+                // read-only data the graph connects like an input edge.
+                if vertex
+                    && !matches!(first, TArg::Type(TypeName { kind: TypeKind::Named(_), .. }) if self.targ_type(first, env).is_err())
+                {
+                    if let Ok(elem) = self.edge_elem(first, env, full) {
+                        let layout = self.layout(args.get(1), env)?;
+                        return Ok(FieldTy::Edge {
+                            dir: Direction::Input,
+                            elem,
+                            kind: FieldKind::Vector(layout),
+                        });
+                    }
+                }
                 return err(t.span, format!("field '{full}' has unsupported type '{}'", type_words(t)));
             }
         }
