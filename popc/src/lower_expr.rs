@@ -798,6 +798,14 @@ impl Lowerer<'_, '_> {
                 };
                 return self.cast(CastKind::Functional, &ty, v, span);
             }
+            let declared =
+                self.p.candidates(&self.env.ns, &full, p.global).iter().any(|q| self.p.funcs.contains_key(q));
+            if declared {
+                return err(
+                    span,
+                    format!("function '{full}' is declared but not defined (if another source of the library defines it, compile them together: popc a.cpp b.cpp -o lib.gp)"),
+                );
+            }
             return err(span, format!("use of undeclared function '{full}'"));
         }
         // Constant call?
