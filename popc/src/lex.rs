@@ -209,9 +209,7 @@ fn gap_has_newline(gap: &str) -> bool {
 
 /// Skips a block comment whose `/*` was just matched. (A regex for comments
 /// mis-compiles in logos 0.15: `/* a */` was reported unterminated.)
-fn block_comment<'s, T: Logos<'s, Source = str>>(
-    lex: &mut logos::Lexer<'s, T>,
-) -> logos::FilterResult<(), ()> {
+fn block_comment<'s, T: Logos<'s, Source = str>>(lex: &mut logos::Lexer<'s, T>) -> logos::FilterResult<(), ()> {
     match lex.remainder().find("*/") {
         Some(end) => {
             lex.bump(end + 2);
