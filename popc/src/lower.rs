@@ -1172,7 +1172,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                         V::L(Ty::Ptr(t), Place::Var(var))
                     }
                     v @ (V::Lambda(_) | V::Vec { .. } | V::List { .. }) => v,
-                    v @ V::L(Ty::Class(_), _) => {
+                    v @ V::L(Ty::Class(_) | Ty::Array(..), _) => {
                         let V::L(t, _) = &v else { unreachable!() };
                         let t = t.clone();
                         let h = self.stack(t.size(), t.align());
@@ -1265,7 +1265,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         }
     }
 
-    fn init_aggregate(&mut self, ty: &Ty, h: Value, l: &[Expr], span: Span) -> Result<()> {
+    pub(crate) fn init_aggregate(&mut self, ty: &Ty, h: Value, l: &[Expr], span: Span) -> Result<()> {
         match ty {
             Ty::Array(et, n) => {
                 if l.len() > *n as usize {

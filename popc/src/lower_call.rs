@@ -158,11 +158,15 @@ impl Lowerer<'_, '_> {
                     }
                     0
                 }
+                (Ty::Class(_), V::Void) => 1,
+                (Ty::Array(..), V::L(Ty::Array(..), _)) if t.same(v_ty(v)) => 0,
                 (Ty::Class(_), _) | (_, V::L(Ty::Class(_), _)) => return None,
                 (Ty::Ptr(_), V::Ptr(..) | V::L(Ty::Ptr(_), _) | V::Vec { .. }) => 0,
                 (Ty::Ptr(_), V::C(..)) => 2,
                 (Ty::Ptr(_), _) => return None,
                 (Ty::Auto, _) => 0,
+                (Ty::Array(..), V::Void) => 1,
+                (_, V::Void) if t.scalar().is_some() => 1,
                 (t, v) => {
                     let (Some(p), Some(a)) = (t.scalar(), self.ty_of(v)) else { return None };
                     if p == a {
@@ -176,6 +180,29 @@ impl Lowerer<'_, '_> {
             };
         }
         Some(total)
+    }
+
+    /// Builds the braced-list arguments (`f({a, b})`) as objects of the
+    /// chosen callee's parameter types.
+    pub(crate) fn braced_args(&mut self, c: &Callee, args: &[Expr], mut vals: Vec<V>) -> Result<Vec<V>> {
+        for (i, a) in args.iter().enumerate() {
+            let (ExprKind::InitList(l), V::Void) = (&a.kind, &vals[i]) else { continue };
+            let Some(prm) = c.f.params.get(i) else { continue };
+            let t = self.p.resolve_type(crate::ceval::strip_ref(&prm.ty), &c.env)?;
+            vals[i] = match &t {
+                Ty::Class(_) | Ty::Array(..) => {
+                    let h = self.stack(t.size(), t.align());
+                    self.zero(h, t.size());
+                    self.init_aggregate(&t, h, l, a.span)?;
+                    V::L(t, Place::Host(h))
+                }
+                t => match (t.scalar(), l.as_slice()) {
+                    (Some(s), []) => V::C(s, crate::sema::CV::I(0)),
+                    _ => return err(a.span, format!("a braced list cannot initialise '{}'", t.spell())),
+                },
+            };
+        }
+        Ok(vals)
     }
 
     /// Inlines a chosen callee with its object.
@@ -210,10 +237,13 @@ impl Lowerer<'_, '_> {
         if cands.is_empty() {
             return err(span, format!("'{}' has no member function '{name}'", c.name));
         }
-        let vals = args.iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+        let vals = self.args(args)?;
         let path = Path { span, global: false, segs: vec![Seg { name: name.into(), args: None }] };
         match self.choose(cands, &path, &vals, span)? {
-            Some(callee) => self.call_callee(callee, vals, span),
+            Some(callee) => {
+                let vals = self.braced_args(&callee, args, vals)?;
+                self.call_callee(callee, vals, span)
+            }
             None => err(span, format!("no member function '{name}' of '{}' takes these arguments", c.name)),
         }
     }
@@ -311,4 +341,12 @@ impl Lowerer<'_, '_> {
 pub(crate) fn takes(f: &Function, n: usize) -> bool {
     let min = f.params.iter().filter(|x| x.default.is_none()).count();
     n >= min && n <= f.params.len()
+}
+
+/// The type of an lvalue (`Void` for other values).
+fn v_ty(v: &V) -> &Ty {
+    match v {
+        V::L(t, _) => t,
+        _ => &Ty::Void,
+    }
 }

@@ -721,8 +721,16 @@ impl Lowerer<'_, '_> {
         self.named_call(p, args, span)
     }
 
-    fn args(&mut self, args: &[Expr]) -> Result<Vec<V>> {
-        args.iter().map(|a| self.expr(a)).collect()
+    /// Argument values; a braced list of other than one element stays a
+    /// placeholder (`V::Void`) until the callee's parameter type is known
+    /// ([`Self::braced_args`]).
+    pub(crate) fn args(&mut self, args: &[Expr]) -> Result<Vec<V>> {
+        args.iter()
+            .map(|a| match &a.kind {
+                ExprKind::InitList(l) if l.len() != 1 => Ok(V::Void),
+                _ => self.expr(a),
+            })
+            .collect()
     }
 
     fn member_call(&mut self, o: V, m: &str, args: &[Expr], span: Span) -> Result<V> {
@@ -738,6 +746,37 @@ impl Lowerer<'_, '_> {
                 Ok(V::Ptr(Ty::S(*elem), self.b.ins().iadd(*addr, off)))
             }
             (V::EdgeS { elem, addr }, "get" | "data") => Ok(V::Ptr(Ty::S(*elem), *addr)),
+            (V::L(Ty::Array(_, n), _), "size") => Ok(V::C(Scalar::UInt, CV::I(i128::from(*n)))),
+            (V::L(Ty::Array(et, n), Place::Host(h)), "fill") => {
+                let (Some(s), [a]) = (et.scalar(), args) else {
+                    return err(span, "std::array::fill takes one value and needs scalar elements");
+                };
+                let v = self.expr(a)?;
+                let x = self.rv_as(v, s, span)?;
+                // for (i = 0; i < n; ++i) a[i] = x, over host memory.
+                let (h, n, size) = (*h, i64::from(*n), i64::from(et.size()));
+                let i = self.b.declare_var(types::I64);
+                let z = self.b.ins().iconst(types::I64, 0);
+                self.b.def_var(i, z);
+                let head = self.b.create_block();
+                let body = self.b.create_block();
+                let exit = self.b.create_block();
+                self.jump(head, &[]);
+                self.b.switch_to_block(head);
+                let iv = self.b.use_var(i);
+                let c = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, iv, n);
+                self.brif(c, body, exit);
+                self.b.switch_to_block(body);
+                let off = self.b.ins().imul_imm_s(iv, size);
+                let at = self.b.ins().iadd(h, off);
+                self.store_scalar(s, Place::Host(at), x);
+                self.cost(cost::ARITH);
+                let ni = self.b.ins().iadd_imm_s(iv, 1);
+                self.b.def_var(i, ni);
+                self.jump(head, &[]);
+                self.b.switch_to_block(exit);
+                Ok(V::Void)
+            }
             (V::Lambda(l), "operator") => {
                 let vals = self.args(args)?;
                 self.call_lambda(&l.clone(), vals, span)
@@ -826,7 +865,10 @@ impl Lowerer<'_, '_> {
         }
         let vals = self.args(args)?;
         match self.choose(cands, p, &vals, span)? {
-            Some(c) => self.call_callee(c, vals, span),
+            Some(c) => {
+                let vals = self.braced_args(&c, args, vals)?;
+                self.call_callee(c, vals, span)
+            }
             None => err(span, format!("no overload of '{full}' takes these arguments")),
         }
     }

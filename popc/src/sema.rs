@@ -399,6 +399,25 @@ impl Program {
                 }
                 return Ok(t);
             }
+            "array" if p.segs.len() == 1 || full[0] == "std" => {
+                // `std::array<T, N>`: an array that copies as a value.
+                let args = last.args.as_ref().filter(|a| a.len() == 2);
+                let Some(args) = args else { return err(p.span, "std::array takes 2 template arguments") };
+                let t = self.targ_type(&args[0], env)?;
+                let n = match self.targ_const(&args[1], env)? {
+                    (_, CV::I(n)) if (1..=i128::from(MAX_OBJECT_SIZE)).contains(&n) => n as u32,
+                    _ => return err(p.span, "std::array size must be between 1 and 1048576"),
+                };
+                if u64::from(t.size()) * u64::from(n) > u64::from(MAX_OBJECT_SIZE) {
+                    return err(
+                        p.span,
+                        format!(
+                            "std::array is too large (the limit for one object is {MAX_OBJECT_SIZE} bytes)"
+                        ),
+                    );
+                }
+                return Ok(Ty::Array(Box::new(t), n));
+            }
             "Input" | "Output" | "InOut" | "Vector" | "VectorList" => {
                 return err(p.span, format!("'{bare}' can only be the type of a vertex field"));
             }

@@ -152,3 +152,27 @@ public:
 template class SpecOps<Mode::SUB, float>;
 template class SpecOps<Mode::REV, float>;
 template class SpecOps<Mode::REV, int>;
+
+// std::array values: braced-list arguments, by-reference parameters,
+// returned by value, fill() and size().
+#include <array>
+static std::array<unsigned, 3> mix(const std::array<unsigned, 3> &s, unsigned k) {
+  std::array<unsigned, 3> r = s;
+  for (unsigned i = 0; i < r.size(); ++i) r[i] = r[i] * 2654435761u + k;
+  return r;
+}
+static void bump(std::array<unsigned, 3> &s) { s[1] += s[0] ^ s[2]; }
+class Arrays : public Vertex {
+public:
+  Input<Vector<unsigned>> in;
+  Output<Vector<unsigned>> out;
+  void compute() {
+    std::array<unsigned, 3> z;
+    z.fill(7);
+    for (unsigned i = 0; i + 2 < in.size(); ++i) {
+      auto s = mix({in[i], in[i + 1], in[i + 2]}, z[i % 3]);
+      bump(s);
+      out[i] = s[0] + s[1] + s[2];
+    }
+  }
+};
