@@ -252,7 +252,8 @@ fn build(
     isa: &dyn cranelift_codegen::isa::TargetIsa,
     requested: &[String],
 ) -> Result<Output, Diagnostic> {
-    let mut prog = sema::Program::default();
+    let mut prog =
+        sema::Program { ndebug: opts.defines.iter().any(|(k, _)| k == "NDEBUG"), ..Default::default() };
     prog.collect(items, "")?;
     for (span, e, m, ns) in &prog.asserts {
         let env = sema::Env { ns: ns.clone(), ..Default::default() };

@@ -124,6 +124,12 @@ pub struct Lowerer<'a, 'b> {
     next_base: Option<usize>,
     /// The object a method about to be inlined is called on (`this`).
     pub(crate) next_this: Option<V>,
+    /// Tile addresses of `Input` edge data and addresses derived from them
+    /// (elements, pointer arithmetic, casts): a write through one is a
+    /// compile error, never a silent change of a `const` tensor.
+    pub(crate) readonly: std::collections::HashSet<Value>,
+    /// Pointer variables that have held such an address.
+    pub(crate) readonly_vars: std::collections::HashSet<usize>,
     /// For values rounded to half: the value before rounding, so a store
     /// converts it to half bits directly (the rounding is then often dead).
     half_src: HashMap<Value, Value>,
@@ -239,6 +245,8 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             env: Env { class: Some(c.clone()), ..c.env.clone() },
             next_base: None,
             next_this: None,
+            readonly: Default::default(),
+            readonly_vars: Default::default(),
             half_src: HashMap::new(),
             region: None,
             checked: HashMap::new(),
@@ -251,6 +259,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         // Edge descriptors.
         for f in &c.fields {
             let at = l.b.ins().iadd_imm_s(state, f.offset as i64);
+            let input = matches!(f.ty, FieldTy::Edge { dir: linker::gp::Direction::Input, .. });
             let v = match &f.ty {
                 FieldTy::Edge { elem, kind, .. } => match kind {
                     FieldKind::Scalar => {
@@ -277,6 +286,17 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 },
                 FieldTy::Plain(t) => V::L(t.clone(), Place::Tile(at)),
             };
+            if input {
+                match &v {
+                    V::EdgeS { addr, .. } | V::Vec { addr, .. } => {
+                        l.readonly.insert(*addr);
+                    }
+                    V::List { addr, .. } => {
+                        l.readonly.insert(*addr);
+                    }
+                    _ => {}
+                }
+            }
             l.fields.insert(f.name.clone(), v);
         }
         // Find compute.
@@ -472,7 +492,13 @@ impl<'a, 'b> Lowerer<'a, 'b> {
     /// register too; only tile memory and addressable locals are loads.
     pub(crate) fn load_scalar(&mut self, s: Scalar, place: Place) -> Value {
         let h = match place {
-            Place::Var(v) => return self.b.use_var(v),
+            Place::Var(v) => {
+                let x = self.b.use_var(v);
+                if self.readonly_vars.contains(&cranelift_codegen::entity::EntityRef::index(v)) {
+                    self.readonly.insert(x);
+                }
+                return x;
+            }
             Place::Tile(a) => self.tile_addr(a, s.size()),
             Place::Host(h) => h,
         };
@@ -756,7 +782,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                     }
                 };
                 let var = self.b.declare_var(types::I32);
-                self.b.def_var(var, addr);
+                self.def_ptr(var, addr);
                 V::L(Ty::Ptr(t.clone()), Place::Var(var))
             } else if let (Ty::Class(_), V::L(Ty::Class(_), _)) = (&ty, &a) {
                 // A class by value: the callee's own copy.
@@ -1162,13 +1188,13 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                     }
                     V::Ptr(t, a) => {
                         let var = self.b.declare_var(types::I32);
-                        self.b.def_var(var, a);
+                        self.def_ptr(var, a);
                         V::L(Ty::Ptr(Box::new(t)), Place::Var(var))
                     }
                     V::L(Ty::Ptr(t), p) => {
                         let a = self.load_scalar(Scalar::UInt, p);
                         let var = self.b.declare_var(types::I32);
-                        self.b.def_var(var, a);
+                        self.def_ptr(var, a);
                         V::L(Ty::Ptr(t), Place::Var(var))
                     }
                     v @ (V::Lambda(_) | V::Vec { .. } | V::List { .. }) => v,
@@ -1227,7 +1253,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                     Some(_) => return err(d.span, "pointer initialised from a non-pointer"),
                 };
                 let var = self.b.declare_var(types::I32);
-                self.b.def_var(var, a);
+                self.def_ptr(var, a);
                 self.bind(&d.name, V::L(Ty::Ptr(t.clone()), Place::Var(var)));
             }
             Ty::Array(..) | Ty::Class(_) => {
@@ -1460,6 +1486,32 @@ impl<'a, 'b> Lowerer<'a, 'b> {
 }
 
 impl<'a, 'b> Lowerer<'a, 'b> {
+    /// Marks `to` as read-only data when `from` is (an address derived
+    /// from an `Input` edge's).
+    pub(crate) fn derive(&mut self, from: Value, to: Value) {
+        if self.readonly.contains(&from) {
+            self.readonly.insert(to);
+        }
+    }
+
+    /// Defines pointer variable `var` as `a`, remembering read-only data.
+    pub(crate) fn def_ptr(&mut self, var: Variable, a: Value) {
+        if self.readonly.contains(&a) {
+            self.readonly_vars.insert(cranelift_codegen::entity::EntityRef::index(var));
+        }
+        self.b.def_var(var, a);
+    }
+
+    /// A write to `place` is an error when it is `Input` edge data.
+    pub(crate) fn check_writable(&self, place: Place, span: Span) -> Result<()> {
+        if let Place::Tile(a) = place {
+            if self.readonly.contains(&a) {
+                return err(span, "write to the data of an 'Input' edge, which is const");
+            }
+        }
+        Ok(())
+    }
+
     /// A constant expression's value. Constant evaluation sees no local
     /// variables, so when it fails the expression is lowered: local
     /// `constexpr`/`const` values and `sizeof` of an edge element fold to
@@ -1523,7 +1575,11 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             let FieldTy::Plain(t) = &f.ty else { continue };
             let at = match place {
                 Place::Host(h) => Place::Host(self.b.ins().iadd_imm_s(*h, f.offset as i64)),
-                Place::Tile(a) => Place::Tile(self.b.ins().iadd_imm_s(*a, f.offset as i64)),
+                Place::Tile(a) => {
+                    let at = self.b.ins().iadd_imm_s(*a, f.offset as i64);
+                    self.derive(*a, at);
+                    Place::Tile(at)
+                }
                 Place::Var(_) => continue,
             };
             bound.insert(f.name.clone(), V::L(t.clone(), at));

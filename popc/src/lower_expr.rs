@@ -134,7 +134,9 @@ impl Lowerer<'_, '_> {
                                 V::L(t.clone(), Place::Host(self.b.ins().iadd_imm_s(h, f.offset as i64)))
                             }
                             Place::Tile(a) => {
-                                V::L(t.clone(), Place::Tile(self.b.ins().iadd_imm_s(a, f.offset as i64)))
+                                let at = self.b.ins().iadd_imm_s(a, f.offset as i64);
+                                self.derive(a, at);
+                                V::L(t.clone(), Place::Tile(at))
                             }
                             Place::Var(_) => unreachable!(),
                         }
@@ -244,6 +246,21 @@ impl Lowerer<'_, '_> {
             }
             ExprKind::Cast(kind, t, a) => {
                 let ty = self.p.resolve_type(t, &self.env)?;
+                if let TypeKind::Ref(_) = t.kind {
+                    // A cast to a reference names the same object.
+                    let v = self.expr(a)?;
+                    return match v {
+                        V::L(vt, p) if vt.same(&ty) || vt.size() == ty.size() => Ok(V::L(ty, p)),
+                        V::EdgeS { elem, addr } if Ty::S(elem).same(&ty) => Ok(V::EdgeS { elem, addr }),
+                        _ => err(
+                            span,
+                            format!(
+                                "cast to '{} &' of a value that is not an object of that size",
+                                ty.spell()
+                            ),
+                        ),
+                    };
+                }
                 if let (Ty::Class(_), CastKind::Functional) = (&ty, kind) {
                     return match &a.kind {
                         ExprKind::InitList(l) => self.construct(&ty, l, span),
@@ -427,6 +444,11 @@ impl Lowerer<'_, '_> {
     }
 
     pub(crate) fn assign(&mut self, l: V, r: V, span: Span) -> Result<()> {
+        match &l {
+            V::L(_, p) => self.check_writable(*p, span)?,
+            V::EdgeS { addr, .. } => self.check_writable(Place::Tile(*addr), span)?,
+            _ => {}
+        }
         match l {
             V::L(Ty::Ptr(_), p) => {
                 let a = match r {
@@ -435,6 +457,9 @@ impl Lowerer<'_, '_> {
                     V::C(_, CV::I(0)) => self.b.ins().iconst(types::I32, 0),
                     _ => return err(span, "assigning a non-pointer to a pointer"),
                 };
+                if let (Place::Var(var), true) = (p, self.readonly.contains(&a)) {
+                    self.readonly_vars.insert(cranelift_codegen::entity::EntityRef::index(var));
+                }
                 self.store_scalar(Scalar::UInt, p, a);
             }
             V::L(t, p) => match t.scalar() {
@@ -473,6 +498,7 @@ impl Lowerer<'_, '_> {
             let off = scaled(l, size);
             let a = l.b.ins().iadd(addr, off);
             l.addr_memo.insert((addr, i, size), a);
+            l.derive(addr, a);
             a
         };
         Ok(match base {
@@ -493,6 +519,7 @@ impl Lowerer<'_, '_> {
                 let off = scaled(self, 8);
                 let at = self.b.ins().iadd(addr, off);
                 let a = self.load_scalar(Scalar::UInt, Place::Tile(at));
+                self.derive(addr, a);
                 let at4 = self.b.ins().iadd_imm_s(at, 4);
                 let n = self.load_scalar(Scalar::UInt, Place::Tile(at4));
                 V::Vec { elem, addr: a, count: Some(n) }
@@ -577,6 +604,7 @@ impl Lowerer<'_, '_> {
                     } else {
                         self.b.ins().isub(*pa, off)
                     };
+                    self.derive(*pa, r);
                     self.cost(cost::ARITH);
                     return Ok(V::Ptr(t.clone(), r));
                 }
@@ -964,6 +992,7 @@ impl Lowerer<'_, '_> {
         let _ = p;
         Ok(Some(match bare {
             "numWorkers" => V::C(Scalar::UInt, CV::I(6)),
+            "assert" if self.p.ndebug => V::Void,
             "assert" | "__builtin_assume" => {
                 let [a] = args else { return err(span, "assert takes one argument") };
                 let v = self.expr(a)?;
@@ -1148,6 +1177,7 @@ impl Lowerer<'_, '_> {
         let dst = self.expr(a)?;
         let dst = self.cast(CastKind::Static, &Ty::Ptr(Box::new(Ty::S(Scalar::UChar))), dst, span)?;
         let V::Ptr(_, d) = dst else { unreachable!() };
+        self.check_writable(Place::Tile(d), span)?;
         let src = self.expr(b)?;
         let n = self.expr(n)?;
         let n = self.rv_as(n, Scalar::UInt, span)?;

@@ -159,6 +159,9 @@ pub struct Program {
     pub insts: Vec<(TypeName, String)>,
     pub asserts: Vec<(Span, Expr, Option<String>, String)>,
     pub cache: RefCell<HashMap<String, Rc<ClassInst>>>,
+    /// `NDEBUG` is defined on the command line: `assert` does nothing
+    /// (its argument is not evaluated), as with `<cassert>`.
+    pub ndebug: bool,
     pub depth: RefCell<u32>,
 }
 
