@@ -274,7 +274,10 @@ fn build(
     names.sort_by_key(|(_, v)| v.first().map(|d| (d.ast.span.file, d.ast.span.lo)));
     for (q, decls) in &names {
         let Some(d) = decls.iter().find(|d| d.ast.spec_args.is_none()) else { continue };
-        if d.qual != *q || d.ast.tparams.is_some() || d.ast.members.is_empty() && d.ast.bases.is_empty() {
+        // Vertices are the classes with a base; helper classes are laid
+        // out where they are used (a nested class only inside its
+        // enclosing template's instance).
+        if d.qual != *q || d.ast.tparams.is_some() || d.ast.bases.is_empty() {
             continue;
         }
         let env = sema::Env { ns: d.ns.clone(), ..Default::default() };

@@ -1323,6 +1323,16 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             return self.init_aggregate(ty, at, l, e.span);
         }
         let v = self.expr(e)?;
+        if let Ty::Ptr(_) = ty {
+            let a = match v {
+                V::Ptr(_, a) | V::Vec { addr: a, .. } => a,
+                V::L(Ty::Ptr(_), p) => self.load_scalar(Scalar::UInt, p),
+                V::C(_, CV::I(0)) => self.b.ins().iconst(types::I32, 0),
+                _ => return err(e.span, "pointer member initialised from a non-pointer"),
+            };
+            self.store_scalar(Scalar::UInt, Place::Host(at), a);
+            return Ok(());
+        }
         match ty.scalar() {
             Some(s) => {
                 let x = self.rv_as(v, s, e.span)?;

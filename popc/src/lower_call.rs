@@ -124,7 +124,8 @@ impl Lowerer<'_, '_> {
                 }
             };
             let Some(rank) = self.rank(&c.f, &env, vals) else { continue };
-            let rank = rank * 2 + u32::from(c.f.tparams.is_some());
+            let is_template = c.f.tparams.as_ref().is_some_and(|t| !t.is_empty());
+            let rank = rank * 2 + u32::from(is_template);
             let c = Callee { env, ..c };
             match &best {
                 Some((r, _)) if *r < rank => {}

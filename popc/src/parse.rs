@@ -808,6 +808,11 @@ impl Parser {
             if tparams.is_some() {
                 self.templates.insert(name.clone());
             }
+            if tparams.as_ref().is_some_and(|t| t.is_empty()) && self.at(Tok::Lt) {
+                // An explicit specialisation `template <> R f<A>(...)`: an
+                // overload with exactly the specialised parameter types.
+                self.template_args()?;
+            }
             if self.at(Tok::LParen) && decls.is_empty() {
                 // Function.
                 let params = self.params()?;

@@ -140,6 +140,8 @@ pub struct ClassInst {
     /// The primary template's arguments (empty for a plain class): what a
     /// partial specialisation's pattern is matched against.
     pub targs: Vec<TVal>,
+    /// The instance of the class template this class is nested in.
+    pub outer: Option<Rc<ClassInst>>,
     pub base: Option<VertexBase>,
     pub fields: Vec<FieldInfo>,
     pub size: u32,
@@ -552,7 +554,18 @@ impl Program {
             .or_else(|| primaries().next())
             .or(decls.first())
             .unwrap();
-        let mut tb = HashMap::new();
+        // A class nested in a class template sees the enclosing
+        // instantiation's parameters, and is named inside it.
+        let outer: Option<Rc<ClassInst>> = env.class.as_ref().and_then(|c| {
+            if c.decl.qual == primary.ns {
+                Some(c.clone())
+            } else if c.decl.ns == primary.ns {
+                c.outer.clone()
+            } else {
+                None
+            }
+        });
+        let mut tb = outer.as_ref().map(|o| (*o.env.tb).clone()).unwrap_or_default();
         let mut chosen = (primary.clone(), None);
         let mut key = Vec::new();
         if let Some(tp) = &primary.ast.tparams {
@@ -564,13 +577,17 @@ impl Program {
         } else if !args.is_empty() {
             return err(span, format!("'{}' is not a template", primary.qual));
         }
+        let base_name = match &outer {
+            Some(o) => format!("{}::{}", o.name, primary.ast.name),
+            None => primary.qual.clone(),
+        };
         let name = match &primary.ast.tparams {
             Some(tp) => {
                 let penv = Env { ns: primary.ns.clone(), ..Env::default() };
                 let parts: Vec<String> = tp.iter().map(|p| self.spell_targ(p, &tb[&p.name], &penv)).collect();
-                format!("{}<{}>", primary.qual, parts.join(","))
+                format!("{base_name}<{}>", parts.join(","))
             }
-            None => primary.qual.clone(),
+            None => base_name,
         };
         if let Some(c) = self.cache.borrow().get(&name) {
             return Ok(c.clone());
@@ -584,7 +601,17 @@ impl Program {
             }
         }
         let (decl, bound) = chosen;
-        let r = self.build_class(decl, name.clone(), bound.unwrap_or(tb), key);
+        let tb = match (bound, &outer) {
+            (Some(mut b), Some(o)) => {
+                for (k, v) in o.env.tb.iter() {
+                    b.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+                b
+            }
+            (Some(b), None) => b,
+            (None, _) => tb,
+        };
+        let r = self.build_class(decl, name.clone(), tb, key, outer);
         *self.depth.borrow_mut() -= 1;
         let c = Rc::new(r?);
         self.cache.borrow_mut().insert(name, c.clone());
@@ -611,6 +638,7 @@ impl Program {
         name: String,
         tb: HashMap<String, TVal>,
         targs: Vec<TVal>,
+        outer: Option<Rc<ClassInst>>,
     ) -> Result<ClassInst> {
         let env = Env { ns: decl.ns.clone(), tb: Rc::new(tb), class: None };
         let mut base = None;
@@ -635,6 +663,7 @@ impl Program {
             decl: decl.clone(),
             env: env.clone(),
             targs: targs.clone(),
+            outer: outer.clone(),
             base,
             fields: vec![],
             size: 0,
@@ -645,6 +674,7 @@ impl Program {
             decl: decl.clone(),
             env: env.clone(),
             targs,
+            outer,
             base,
             fields: vec![],
             size: 0,
@@ -782,6 +812,8 @@ impl Program {
             Ty::S(_) | Ty::Enum(_) => Ok(FieldTy::Plain(ty)),
             Ty::Array(..) => Ok(FieldTy::Plain(ty)),
             Ty::Class(c) if !vertex && c.base.is_none() => Ok(FieldTy::Plain(ty)),
+            // A pointer in a helper struct: a tile address (4 bytes).
+            Ty::Ptr(_) if !vertex => Ok(FieldTy::Plain(ty)),
             _ => err(t.span, format!("field '{full}' has unsupported type '{}'", ty.spell())),
         }
     }
