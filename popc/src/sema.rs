@@ -803,7 +803,7 @@ impl Program {
         }
         let ty = match self.resolve_type(t, env) {
             Ok(ty) => ty,
-            Err(_) if !vertex => {
+            Err(e) if !vertex && e.message.starts_with("unknown type") => {
                 return err(t.span, format!("field '{full}' has unsupported type '{}'", type_words(t)))
             }
             Err(e) => return Err(e),
