@@ -902,12 +902,14 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             StmtKind::StaticAssert(e, m) => self.static_assert(e, m.as_deref())?,
             StmtKind::Item(it) => match &**it {
                 Item::StaticAssert(_, e, m) => self.static_assert(e, m.as_deref())?,
-                Item::Alias(..) => {
-                    return err(
-                        s.span,
-                        "local type aliases are not supported; declare them at namespace scope",
-                    )
+                Item::Alias(_, name, None, t) => {
+                    // Visible to the rest of the function (a type binding).
+                    let ty = self.p.resolve_type(t, &self.env)?;
+                    let mut tb = (*self.env.tb).clone();
+                    tb.insert(name.clone(), crate::sema::TVal::Type(ty));
+                    self.env.tb = Rc::new(tb);
                 }
+                Item::Alias(..) => return err(s.span, "local alias templates are not supported"),
                 _ => {
                     return err(
                         s.span,

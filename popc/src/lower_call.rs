@@ -292,19 +292,14 @@ impl Lowerer<'_, '_> {
     }
 
     /// A class object built by `T{a, b}`, `T{}` or `T()`: aggregate
-    /// initialisation of a temporary (a class with a user constructor is
-    /// an error, not silently bypassed).
+    /// initialisation of a temporary (constructors that do work are
+    /// refused where the class is parsed).
     pub(crate) fn construct(&mut self, ty: &Ty, args: &[Expr], span: Span) -> Result<V> {
         let Ty::Class(c) = ty else { return err(span, "not a class type") };
         if c.base.is_some() {
             return err(span, "vertices cannot be constructed in codelet code");
         }
-        let has_ctor =
-            c.decl.ast.members.iter().any(|m| matches!(m, Member::Method(f) if f.name == "<constructor>"));
         let copy = matches!(args, [a] if !matches!(a.kind, ExprKind::InitList(_)));
-        if has_ctor && !args.is_empty() && !copy {
-            return err(span, format!("constructors are not supported: '{}' declares one", c.name));
-        }
         let h = self.stack(ty.size(), ty.align());
         self.zero(h, ty.size());
         let obj = V::L(ty.clone(), Place::Host(h));

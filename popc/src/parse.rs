@@ -669,25 +669,8 @@ impl Parser {
             || (self.at(Tok::Tilde) && self.peek_at(1).is_ident(class))
             || (self.at_kw("explicit"));
         if ctor {
-            // Recorded, so that aggregate initialisation of a class with a
-            // user constructor is an error rather than a silent bypass.
-            let span = self.span();
-            let is_dtor = self.at(Tok::Tilde);
-            let mut defaulted = false;
             while !self.at(Tok::Semi) && !self.at(Tok::LBrace) && !self.at(Tok::Eof) {
-                defaulted |= self.bump().text.as_ref() == "default";
-            }
-            if !defaulted && !is_dtor {
-                members.push(Member::Method(Function {
-                    span,
-                    name: "<constructor>".into(),
-                    tparams: None,
-                    ret: TypeName { span, kind: TypeKind::Void, is_const: false },
-                    params: Vec::new(),
-                    body: None,
-                    is_constexpr: false,
-                    is_static: false,
-                }));
+                self.bump();
             }
             if self.at(Tok::LBrace) {
                 self.skip_block()?;
@@ -731,32 +714,6 @@ impl Parser {
             other => members.push(Member::Item(other)),
         }
         Ok(())
-    }
-
-    /// `operator@` as a function name: `operator()`, `operator[]`,
-    /// `operator+`, `operator==`, `operator>>`, ...
-    fn operator_name(&mut self) -> Result<(String, Span)> {
-        let span = self.bump().span;
-        let t = self.bump();
-        let text = match t.kind {
-            Tok::LParen => {
-                self.expect(Tok::RParen, "')' after 'operator('")?;
-                "()".to_string()
-            }
-            Tok::LBracket => {
-                self.expect(Tok::RBracket, "']' after 'operator['")?;
-                "[]".to_string()
-            }
-            Tok::Gt if self.at(Tok::Gt) => {
-                self.bump();
-                ">>".to_string()
-            }
-            Tok::Ident | Tok::Eof | Tok::LBrace | Tok::RBrace | Tok::Semi => {
-                return err(t.span, format!("conversion operator 'operator {}' is not supported", t.text));
-            }
-            _ => t.text.to_string(),
-        };
-        Ok((format!("operator{text}"), span))
     }
 
     fn skip_block(&mut self) -> Result<()> {
@@ -876,6 +833,32 @@ impl Parser {
             return Ok(Item::Var(decls.pop().unwrap()));
         }
         Ok(Item::Namespace(String::new(), decls.into_iter().map(Item::Var).collect()))
+    }
+
+    /// `operator@` as a function name: `operator()`, `operator[]`,
+    /// `operator+`, `operator==`, `operator>>`, ...
+    fn operator_name(&mut self) -> Result<(String, Span)> {
+        let span = self.bump().span;
+        let t = self.bump();
+        let text = match t.kind {
+            Tok::LParen => {
+                self.expect(Tok::RParen, "')' after 'operator('")?;
+                "()".to_string()
+            }
+            Tok::LBracket => {
+                self.expect(Tok::RBracket, "']' after 'operator['")?;
+                "[]".to_string()
+            }
+            Tok::Gt if self.at(Tok::Gt) => {
+                self.bump();
+                ">>".to_string()
+            }
+            Tok::Ident | Tok::Eof | Tok::LBrace | Tok::RBrace | Tok::Semi => {
+                return err(t.span, format!("conversion operator 'operator {}' is not supported", t.text));
+            }
+            _ => t.text.to_string(),
+        };
+        Ok((format!("operator{text}"), span))
     }
 
     fn initializer(&mut self) -> Result<Option<Expr>> {

@@ -428,11 +428,20 @@ impl Program {
             }
             _ => {}
         }
-        // `T::type` member aliases of template classes (e.g. std::conditional<..>::type).
-        if p.segs.len() >= 2 && last.name == "type" {
+        // `Class<args>::member`: a member alias or a nested class of the
+        // instantiated class; `Trait<args>::type` of a built-in trait is
+        // the type the trait names (std::conditional<..>::type).
+        if p.segs.len() >= 2 {
             let mut q = p.clone();
             q.segs.pop();
-            return self.resolve_named(&q, env);
+            let prefix = TypeName { span: p.span, kind: TypeKind::Named(q), is_const: false };
+            match self.resolve_type(&prefix, env) {
+                Ok(Ty::Class(c)) => return self.class_member_type(&c, last, env, p.span),
+                Ok(t) if last.name == "type" => return Ok(t),
+                Ok(t) => return err(p.span, format!("'{}' has no member type '{}'", t.spell(), last.name)),
+                Err(e) if e.message.contains("depth") => return Err(e),
+                Err(_) => {}
+            }
         }
         // Member alias of the current class.
         if let Some(c) = &env.class {
@@ -465,6 +474,22 @@ impl Program {
             return Ok(Ty::Class(c));
         }
         err(p.span, format!("unknown type '{name}'"))
+    }
+
+    /// A member type of an instantiated class: an alias, or a nested class
+    /// (instantiated inside it, seeing its parameters).
+    fn class_member_type(&self, c: &Rc<ClassInst>, m: &Seg, env: &Env, span: Span) -> Result<Ty> {
+        if m.args.is_none() {
+            if let Some(t) = self.member_alias(c, &m.name)? {
+                return Ok(t);
+            }
+        }
+        if let Some(decls) = self.classes.get(&qual(&c.decl.qual, &m.name)) {
+            let inner_env = Env { class: Some(c.clone()), ..env.clone() };
+            let args = m.args.clone().unwrap_or_default();
+            return Ok(Ty::Class(self.instantiate(decls, &args, &inner_env, span)?));
+        }
+        err(span, format!("'{}' has no member type '{}'", c.name, m.name))
     }
 
     fn member_alias(&self, c: &Rc<ClassInst>, name: &str) -> Result<Option<Ty>> {
