@@ -40,6 +40,9 @@ pub enum Ty {
     Class(Rc<ClassInst>),
     Array(Box<Ty>, u32),
     Auto,
+    /// An edge or vector type (`InOut<Vector<T>>`) named through an alias
+    /// or a trait: only a vertex field may have it.
+    Edge(Box<FieldTy>),
 }
 
 impl Ty {
@@ -79,6 +82,7 @@ impl Ty {
             Ty::Class(c) => c.name.clone(),
             Ty::Array(t, n) => format!("{}[{n}]", t.spell()),
             Ty::Auto => "auto".into(),
+            Ty::Edge(_) => "edge".into(),
         }
     }
     pub fn same(&self, o: &Ty) -> bool {
@@ -424,7 +428,8 @@ impl Program {
                 return Ok(Ty::Array(Box::new(t), n));
             }
             "Input" | "Output" | "InOut" | "Vector" | "VectorList" => {
-                return err(p.span, format!("'{bare}' can only be the type of a vertex field"));
+                let t = TypeName { span: p.span, kind: TypeKind::Named(p.clone()), is_const: false };
+                return Ok(Ty::Edge(Box::new(self.field_type(&t, env, bare, true)?)));
             }
             _ => {}
         }
@@ -834,6 +839,7 @@ impl Program {
             Err(e) => return Err(e),
         };
         match &ty {
+            Ty::Edge(e) if vertex => Ok((**e).clone()),
             Ty::S(_) | Ty::Enum(_) => Ok(FieldTy::Plain(ty)),
             Ty::Array(..) => Ok(FieldTy::Plain(ty)),
             Ty::Class(c) if !vertex && c.base.is_none() => Ok(FieldTy::Plain(ty)),
