@@ -414,6 +414,17 @@ impl Ev<'_> {
                 }
             }
         }
+        // `Alias::VALUE` where the alias names an enum type.
+        if path.segs.len() >= 2 {
+            let mut ep = path.clone();
+            ep.segs.pop();
+            let tn = TypeName { span, kind: TypeKind::Named(ep), is_const: false };
+            if let Ok(Ty::Enum(e)) = p.resolve_type(&tn, env) {
+                if let Some((_, v)) = e.values.iter().find(|(n, _)| n == path.last()) {
+                    return Ok((e.underlying, CV::I(*v)));
+                }
+            }
+        }
         err(span, format!("'{name}' is not a constant expression"))
     }
 

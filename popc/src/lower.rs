@@ -1275,7 +1275,9 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 self.bind(&d.name, V::L(ty.clone(), Place::Host(h)));
             }
             Ty::Void => return err(d.span, "variable of type void"),
-            Ty::Edge(_) => return err(d.span, "an edge or vector type can only be the type of a vertex field"),
+            Ty::Edge(_) => {
+                return err(d.span, "an edge or vector type can only be the type of a vertex field")
+            }
         }
         Ok(())
     }

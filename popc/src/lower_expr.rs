@@ -1007,6 +1007,20 @@ impl Lowerer<'_, '_> {
                 self.trap_if(bad, abi::STATUS_ASSERT, z);
                 V::Void
             }
+            "__builtin_clz" | "__builtin_ctz" | "__builtin_popcount" => {
+                // On unsigned int; clz/ctz of 0 are undefined in C++ and
+                // give 32 here.
+                let [a] = args else { return err(span, format!("'{bare}' takes one argument")) };
+                let v = self.expr(a)?;
+                let x = self.rv_as(v, Scalar::UInt, span)?;
+                self.cost(cost::ARITH);
+                let r = match bare {
+                    "__builtin_clz" => self.b.ins().clz(x),
+                    "__builtin_ctz" => self.b.ins().ctz(x),
+                    _ => self.b.ins().popcnt(x),
+                };
+                V::R(Scalar::Int, r)
+            }
             "__builtin_inff" => V::C(Scalar::Float, CV::F(f64::INFINITY)),
             "__builtin_nanf" => V::C(Scalar::Float, CV::F(f64::NAN)),
             "printf" => self.printf(args, span)?,
