@@ -401,10 +401,18 @@ impl Ev<'_> {
                 }
             }
         }
-        // `Class<args>::member`.
+        // `Class<args>::member`, the class named in any way a type can be
+        // (an alias, a member alias, a template-id).
         if path.segs.len() >= 2 {
             let mut cp = path.clone();
             cp.segs.pop();
+            let tn = TypeName { span, kind: TypeKind::Named(cp.clone()), is_const: false };
+            if let Ok(Ty::Class(c)) = p.resolve_type(&tn, env) {
+                let cenv = Env { class: Some(c.clone()), ..c.env.clone() };
+                if let Some(v) = self.static_member(&c.decl.ast, &cenv, path.last(), false)? {
+                    return Ok(v);
+                }
+            }
             let cname: Vec<&str> = cp.segs.iter().map(|s| s.name.as_str()).collect();
             if let Some(decls) = p.find_class(env, &cname.join("::"), cp.global) {
                 let args = cp.segs.last().unwrap().args.clone().unwrap_or_default();

@@ -501,7 +501,9 @@ impl Program {
         for m in &c.decl.ast.members {
             if let Member::Item(Item::Alias(_, n, None, ty)) = m {
                 if n == name {
-                    return Ok(Some(self.resolve_type(ty, &c.env)?));
+                    // Other members (aliases) of the class are visible.
+                    let cenv = Env { class: Some(c.clone()), ..c.env.clone() };
+                    return Ok(Some(self.resolve_type(ty, &cenv)?));
                 }
             }
         }
