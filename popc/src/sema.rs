@@ -448,9 +448,10 @@ impl Program {
                 Err(_) => {}
             }
         }
-        // Member alias of the current class.
+        // Member alias of the current class (never a template-id: in
+        // `using AccType = AccType<T>;` the right side is the namespace's).
         if let Some(c) = &env.class {
-            if p.segs.len() == 1 {
+            if p.segs.len() == 1 && last.args.is_none() {
                 if let Some(t) = self.member_alias(c, &name)? {
                     return Ok(t);
                 }

@@ -23,3 +23,17 @@ template class V<float>;
 // RUN ps::V<float>
 //   meta = [7, 0, 40]
 //   out = [0]
+
+// A member alias named like the namespace template it aliases.
+namespace ps {
+template <typename T> struct Acc { using type = T; static constexpr int bits = sizeof(T) * 8; };
+template <typename T> class U : public Vertex {
+public:
+  using Acc = Acc<T>;
+  Output<int> out;
+  void compute() { *out = Acc::bits; }
+};
+template class U<short>;
+}
+// RUN ps::U<short>
+//   out = [0]
