@@ -456,6 +456,19 @@ impl Program {
                     return Ok(t);
                 }
             }
+            // A member alias template (`template <class T> using Out = ...`).
+            if let (1, Some(args)) = (p.segs.len(), &last.args) {
+                for m in &c.decl.ast.members {
+                    if let Member::Item(Item::Alias(_, n, Some(tp), ty)) = m {
+                        if *n == name {
+                            let mut tb = (*c.env.tb).clone();
+                            self.bind_args(tp, args, env, &mut tb, p.span)?;
+                            let aenv = Env { tb: Rc::new(tb), class: Some(c.clone()), ..c.env.clone() };
+                            return self.resolve_type(ty, &aenv);
+                        }
+                    }
+                }
+            }
         }
         for q in self.candidates(&env.ns, &name, p.global) {
             if let Some(e) = self.enums.get(&q) {
@@ -881,6 +894,17 @@ impl Program {
                 } else {
                     FieldKind::Vector(layout)
                 };
+                return Ok(FieldTy::Edge { dir, elem, kind });
+            }
+        }
+        // `InOut<T>` where T names a vector type (through an alias).
+        if let Ok(Ty::Edge(e)) = self.targ_type(arg, env) {
+            if let FieldTy::Edge {
+                elem,
+                kind: kind @ (FieldKind::Vector(_) | FieldKind::VectorList(_)),
+                ..
+            } = *e
+            {
                 return Ok(FieldTy::Edge { dir, elem, kind });
             }
         }

@@ -28,6 +28,29 @@ public:
 template class Scale<float, true>;
 template class Scale<int, false>;
 
+// Vector types as arguments of alias templates: a namespace one and a
+// member one, both choosing the direction.
+template <typename T, bool upd>
+using OutOf = typename std::conditional<upd, InOut<T>, Output<T>>::type;
+template <typename T, bool upd> class Copy : public Vertex {
+public:
+  template <typename E> using Out = typename std::conditional<upd, InOut<E>, Output<E>>::type;
+  Input<Vector<T>> in;
+  OutOf<Vector<T, ONE_PTR>, upd> a;
+  Out<Vector<T>> b;
+  void compute() {
+    for (unsigned i = 0; i < in.size(); ++i) {
+      a[i] = in[i];
+      b[i] = upd ? b[i] + in[i] : in[i];
+    }
+  }
+};
+template class Copy<int, true>;
+
+// RUN Copy<int,true>
+//   in = [1, 2]
+//   a = [0, 0]
+//   b = [10, 20]
 // RUN Scale<float,true>
 //   in = [0]
 //   out = [1, 2, 3]
