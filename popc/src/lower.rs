@@ -73,6 +73,10 @@ pub enum V {
         addr: Value,
     },
     Lambda(Rc<LambdaVal>),
+    /// A function named as a value (`auto f = reduce<Op, T>;`): calling
+    /// it calls the function by that name (a template-id keeps its
+    /// explicit arguments).
+    Func(Rc<Path>),
 }
 
 struct Frame {
@@ -1118,7 +1122,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
     fn decl(&mut self, d: &VarDecl) -> Result<()> {
         self.set_line(d.span);
         let is_ref = matches!(d.ty.kind, TypeKind::Ref(_));
-        let mut ty = self.p.resolve_type(&d.ty, &self.env)?;
+        let mut ty = self.local_type(&d.ty)?;
         if !d.dims.is_empty() {
             let mut total = u128::from(ty.size());
             let mut dims = Vec::with_capacity(d.dims.len());
@@ -1199,7 +1203,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                         self.def_ptr(var, a);
                         V::L(Ty::Ptr(t), Place::Var(var))
                     }
-                    v @ (V::Lambda(_) | V::Vec { .. } | V::List { .. }) => v,
+                    v @ (V::Lambda(_) | V::Func(_) | V::Vec { .. } | V::List { .. }) => v,
                     v @ V::L(Ty::Class(_) | Ty::Array(..), _) => {
                         let V::L(t, _) = &v else { unreachable!() };
                         let t = t.clone();

@@ -245,7 +245,7 @@ impl Lowerer<'_, '_> {
                 V::C(s, c)
             }
             ExprKind::Cast(kind, t, a) => {
-                let ty = self.p.resolve_type(t, &self.env)?;
+                let ty = self.local_type(t)?;
                 if let TypeKind::Ref(_) = t.kind {
                     // A cast to a reference names the same object.
                     let v = self.expr(a)?;
@@ -323,6 +323,9 @@ impl Lowerer<'_, '_> {
         match ceval::eval(self.p, &Expr { span, kind: ExprKind::Name(p.clone()) }, &self.env) {
             Ok((s, c)) => Ok(V::C(s, c)),
             Err(d) if d.message.contains("depth") || d.message.contains("steps") => Err(d),
+            Err(_) if !self.call_candidates(p).unwrap_or_default().is_empty() => {
+                Ok(V::Func(Rc::new(p.clone())))
+            }
             Err(_) => {
                 let n: Vec<&str> = p.segs.iter().map(|s| s.name.as_str()).collect();
                 err(span, format!("use of undeclared identifier '{}'", n.join("::")))
@@ -427,6 +430,22 @@ impl Lowerer<'_, '_> {
                 }
             }
         })
+    }
+
+    /// A written type inside a function body: as [`Program::resolve_type`],
+    /// plus `decltype(name)` of a local name (evaluating a name has no
+    /// effects, so nothing is run that C++ would not run).
+    pub(crate) fn local_type(&mut self, t: &TypeName) -> Result<Ty> {
+        match &t.kind {
+            TypeKind::Decltype(e) if matches!(e.kind, ExprKind::Name(_)) => match self.expr(e)? {
+                V::L(t, _) => Ok(t),
+                V::C(s, _) | V::R(s, _) | V::EdgeS { elem: s, .. } => Ok(Ty::S(s)),
+                V::Ptr(t, _) => Ok(Ty::Ptr(Box::new(t))),
+                _ => err(e.span, "'decltype' of this name is not supported"),
+            },
+            TypeKind::Ref(inner) => self.local_type(inner),
+            _ => self.p.resolve_type(t, &self.env),
+        }
     }
 
     /// The current value of an lvalue, as an rvalue (pointers stay pointers).
@@ -742,6 +761,9 @@ impl Lowerer<'_, '_> {
             if matches!(fv, V::L(Ty::Class(_), _)) {
                 return self.method_call(fv, crate::lower_call::CALL_OPERATOR, args, span);
             }
+            if let V::Func(fp) = fv {
+                return self.named_call(&fp, args, span);
+            }
             let V::Lambda(l) = fv else { return err(span, "called value is not a function") };
             let vals = self.args(args)?;
             return self.call_lambda(&l, vals, span);
@@ -825,6 +847,7 @@ impl Lowerer<'_, '_> {
                 Some(o @ V::L(Ty::Class(_), _)) => {
                     return self.method_call(o, crate::lower_call::CALL_OPERATOR, args, span);
                 }
+                Some(V::Func(fp)) => return self.named_call(&fp, args, span),
                 _ => {}
             }
         }
