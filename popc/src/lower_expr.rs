@@ -46,8 +46,11 @@ fn math(name: &str) -> Option<(Math, bool)> {
 
 fn math_base(base: &str) -> Option<Math> {
     let m = match base {
-        "sqrt" | "fabs" | "floor" | "ceil" | "trunc" | "fmin" | "fmax" | "copysign" => {
+        "sqrt" | "fabs" | "floor" | "ceil" | "trunc" | "fmin" | "fmax" | "copysign" | "nearbyint"
+        | "rint" => {
             Math::Native(match base {
+                // Round to nearest, ties to even (the default rounding mode).
+                "nearbyint" | "rint" => "nearest",
                 "sqrt" => "sqrt",
                 "fabs" => "fabs",
                 "floor" => "floor",
@@ -1160,6 +1163,7 @@ impl Lowerer<'_, '_> {
                     "floor" => self.b.ins().floor(xs[0]),
                     "ceil" => self.b.ins().ceil(xs[0]),
                     "trunc" => self.b.ins().trunc(xs[0]),
+                    "nearest" => self.b.ins().nearest(xs[0]),
                     "copysign" => self.b.ins().fcopysign(xs[0], xs[1]),
                     _ => {
                         // C fmin/fmax: a NaN operand yields the other one.

@@ -176,3 +176,18 @@ public:
     }
   }
 };
+
+// Round to nearest, ties to even, and the bit builtins.
+class Rounding : public Vertex {
+public:
+  Input<Vector<float>> a;
+  Output<Vector<float>> out;
+  Output<Vector<int>> bits;
+  void compute() {
+    for (unsigned i = 0; i < a.size(); ++i) {
+      out[i] = std::nearbyint(a[i] * 50.0f) + rintf(a[i] * 2.5f) + std::nearbyint(double(a[i]) * 0.5);
+      unsigned u = unsigned(int(a[i] * 1000.0f)) | 1u;
+      bits[i] = __builtin_clz(u) * 1000 + __builtin_ctz(u << 3) * 10 + __builtin_popcount(u);
+    }
+  }
+};
