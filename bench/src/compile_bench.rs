@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use crate::tools::{cargo, generate_big, timed, Stats};
 
 /// The codelets `gen_big`'s graph names.
-const BIG_CODELETS: &str = r#"// Codelets for the compiler benchmark's generated graph.
+pub const BIG_CODELETS: &str = r#"// Codelets for the compiler benchmark's generated graph.
 #include <poplar/Vertex.hpp>
 using namespace poplar;
 

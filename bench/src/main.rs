@@ -12,7 +12,9 @@ mod compile_bench;
 mod ir_bench;
 mod machine;
 mod memcpy_bench;
+mod ops_bench;
 mod popc_bench;
+mod report_bench;
 mod runtime_bench;
 mod tools;
 
@@ -28,6 +30,8 @@ const SECTIONS: &[Section] = &[
     ("Codelet compiler: popc", popc_bench::run),
     ("Graph compiler: poplar-compile", compile_bench::run),
     ("Runtime: cpu and sim devices", runtime_bench::run),
+    ("Report: poplar-report in Chromium", report_bench::run),
+    ("Library operations (PIR ops)", ops_bench::run),
 ];
 
 fn main() {

@@ -26,7 +26,9 @@ use crate::{Codelets, Compiled, DumpStage, Options};
     version,
     about = "Compile a PIR graph and its codelets into an executable image",
     after_help = "Environment: POPLAR_TARGET_OPTIONS, a JSON object of target keys applied after the \
-                  file's target and --target, e.g. {\"tiles_per_ipu\": 16}."
+                  file's target and --target, e.g. {\"tiles_per_ipu\": 16}. POPLAR_ENGINE_OPTIONS: \
+                  {\"autoReport.outputGraphProfile\": \"true\"} (or autoReport.all) writes graph.json \
+                  into autoReport.directory (default: here)."
 )]
 struct Cli {
     /// The graph (`.pir`).
@@ -52,7 +54,7 @@ struct Cli {
     /// Only parse and check the graph (no codelets, no output).
     #[arg(long)]
     check: bool,
-    /// Print a stage as text to stdout: mapping, exchange, memory, program, image.
+    /// Print a stage as text to stdout: ops, mapping, exchange, memory, program, image.
     #[arg(long, value_name = "STAGE")]
     dump: Vec<String>,
     /// Print the time each pass takes to stderr.
@@ -133,6 +135,7 @@ fn load_codelets(
         }
         let src = String::from_utf8_lossy(&bytes).into_owned();
         let shown = path.display().to_string();
+        opts.progress.step(format!("compiling codelets {}", c.path));
         match compile_cpp(&shown, &src, &c.options, &requested) {
             Ok(o) => out.objects.push(o),
             Err(rendered) => {
@@ -209,23 +212,54 @@ fn target_override(graph: &mut ir::Graph, preset: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Applies `POPLAR_TARGET_OPTIONS`, a JSON object of target keys with
-/// positive integer values.
-fn target_options(target: &mut ir::Target, json: &str) -> Result<(), String> {
+/// Poplar's own target creation options, with the values the Poplar API
+/// documents. They configure the IPU-Links between IPUs and the hardware
+/// sync groups, which this toolchain does not model (one exchange joins all
+/// tiles of all IPUs, one sync joins them all), so they are checked and
+/// then ignored with a warning.
+const POPLAR_TARGET_OPTIONS: [(&str, &[&str]); 3] = [
+    ("ipuLinkConfiguration", &["fixedWindow", "slidingWindow", "barleyTwist"]),
+    ("syncConfiguration", &["intraReplicaAndAll", "ipuAndAll"]),
+    ("ipuLinkTopology", &["mesh", "torus", "line"]),
+];
+
+/// Applies `POPLAR_TARGET_OPTIONS`, a JSON object of PIR target keys with
+/// positive integer values and Poplar's own target options. Returns the
+/// warnings for the options that have no effect here.
+fn target_options(target: &mut ir::Target, json: &str) -> Result<String, String> {
     let err = |m: String| format!("poplar-compile: error: POPLAR_TARGET_OPTIONS: {m}\n");
     let value: serde_json::Value =
         serde_json::from_str(json).map_err(|e| err(format!("not valid JSON: {e}")))?;
     let serde_json::Value::Object(map) = value else {
         return Err(err("expected a JSON object of target keys, e.g. {\"tiles_per_ipu\": 16}".into()));
     };
+    let mut warnings = String::new();
     for (k, v) in &map {
+        if let Some((_, values)) = POPLAR_TARGET_OPTIONS.iter().find(|(name, _)| name == k) {
+            if !v.as_str().is_some_and(|s| values.contains(&s)) {
+                return Err(err(format!("`{k}` must be one of {}, not {v}", values.join(", "))));
+            }
+            warnings.push_str(&format!(
+                "poplar-compile: warning: POPLAR_TARGET_OPTIONS: `{k}` has no effect: this toolchain \
+                 does not model IPU-Links or sync groups\n"
+            ));
+            continue;
+        }
+        if !ir::target::TARGET_KEYS.contains(&k.as_str()) {
+            let poplar: Vec<&str> = POPLAR_TARGET_OPTIONS.iter().map(|(name, _)| *name).collect();
+            return Err(err(format!(
+                "unknown target key `{k}` (expected one of: {}; or Poplar's {})",
+                ir::target::TARGET_KEYS.join(", "),
+                poplar.join(", ")
+            )));
+        }
         let n = v
             .as_u64()
             .and_then(|n| u32::try_from(n).ok())
             .ok_or_else(|| err(format!("`{k}` must be an integer from 1 to {}, not {v}", u32::MAX)))?;
         target.set(k, n).map_err(err)?;
     }
-    Ok(())
+    Ok(warnings)
 }
 
 /// Compiles the `.pir` file at `path` (for `poplar-run graph.pir` and the
@@ -246,7 +280,7 @@ pub fn compile_path(path: &Path, opts: &Options) -> Result<Compiled, String> {
         target_override(&mut module.graph, p)?;
     }
     if let Some(json) = &opts.target_options {
-        target_options(&mut module.graph.target, json)?;
+        warnings.push_str(&target_options(&mut module.graph.target, json)?);
     }
     module.graph.target.check().map_err(|m| format!("poplar-compile: error: {m}\n"))?;
     let t = std::time::Instant::now();
@@ -296,7 +330,7 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
                     1,
                     String::new(),
                     format!(
-                        "poplar-compile: error: unknown --dump stage `{d}` (expected mapping, exchange, memory, program or image)\n"
+                        "poplar-compile: error: unknown --dump stage `{d}` (expected ops, mapping, exchange, memory, program or image)\n"
                     ),
                 )
             }
@@ -312,17 +346,30 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
             },
         };
     }
+    // `autoReport.outputGraphProfile` (or `.all`) in POPLAR_ENGINE_OPTIONS
+    // writes the graph profile as Poplar's engine compile does.
+    let auto = match std::env::var("POPLAR_ENGINE_OPTIONS") {
+        Ok(text) => match report::auto::AutoReport::from_engine_options(&text) {
+            Ok(a) => a,
+            Err(e) => return (1, String::new(), format!("poplar-compile: error: {e}\n")),
+        },
+        Err(_) => Default::default(),
+    };
     let opts = Options {
         target: cli.target.clone(),
         include_dirs: cli.include.clone(),
         strict_mapping: cli.strict_mapping,
         allow_out_of_memory: cli.allow_out_of_memory,
         dumps,
-        report: cli.report.is_some(),
+        report: cli.report.is_some() || auto.graph,
         time_passes: cli.time_passes,
         target_options: std::env::var("POPLAR_TARGET_OPTIONS").ok(),
+        progress: report::progress::Progress::on_terminal("poplar-compile"),
     };
-    let c = match compile_path(&cli.input, &opts) {
+    opts.progress.step("parsing");
+    let c = compile_path(&cli.input, &opts);
+    opts.progress.finish();
+    let c = match c {
         Ok(c) => c,
         Err(e) => return (1, String::new(), e),
     };
@@ -337,6 +384,11 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
     if let (Some(path), Some(json)) = (&cli.report, &c.report) {
         if let Err(e) = write_atomic(path, json.as_bytes()) {
             return (1, stdout, stderr + &e);
+        }
+    }
+    if let Some(json) = &c.report {
+        if let Err(e) = auto.write_graph(json) {
+            return (1, stdout, stderr + &format!("poplar-compile: error: {e}\n"));
         }
     }
     let mut timings = c.timings.clone();
@@ -361,4 +413,23 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
         let _ = writeln!(stderr, "time: {:>9.3} ms  total", total * 1e3);
     }
     (0, stdout, stderr)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn target_options_take_pir_keys_and_poplars() {
+        let mut t = ir::Target::preset(ir::Preset::Mk2);
+        let w = target_options(&mut t, r#"{"tiles_per_ipu": 16, "ipuLinkTopology": "line"}"#).unwrap();
+        assert_eq!(t.tiles_per_ipu, 16);
+        assert!(w.contains("`ipuLinkTopology` has no effect"), "{w}");
+        let e = target_options(&mut t, r#"{"syncConfiguration": "everything"}"#).unwrap_err();
+        assert!(e.contains("must be one of intraReplicaAndAll, ipuAndAll"), "{e}");
+        let e = target_options(&mut t, r#"{"numIPUs": "2"}"#).unwrap_err();
+        assert!(e.contains("unknown target key `numIPUs`") && e.contains("ipuLinkConfiguration"), "{e}");
+        assert!(target_options(&mut t, r#"{"workers": 0}"#).is_err());
+        assert!(target_options(&mut t, "[1]").is_err());
+    }
 }

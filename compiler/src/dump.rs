@@ -287,8 +287,8 @@ pub fn image(img: &Image) -> String {
     let t = &img.target;
     let _ = writeln!(
         o,
-        "target {} ipus={} tiles_per_ipu={} bytes_per_tile={} workers={} clock_mhz={} exchange_bytes_per_cycle={}",
-        t.name, t.ipus, t.tiles_per_ipu, t.bytes_per_tile, t.workers, t.clock_mhz, t.exchange_bytes_per_cycle
+        "target {} ipus={} tiles_per_ipu={} bytes_per_tile={} workers={} clock_mhz={} exchange_bytes_per_cycle={} sync_cycles={}",
+        t.name, t.ipus, t.tiles_per_ipu, t.bytes_per_tile, t.workers, t.clock_mhz, t.exchange_bytes_per_cycle, t.sync_cycles
     );
     let _ = writeln!(o, "code {} bytes, {} relocations", img.code.len(), img.relocs.len());
     for (i, vt) in img.vertex_types.iter().enumerate() {

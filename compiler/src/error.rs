@@ -8,6 +8,8 @@ use std::fmt;
 /// The pass an error comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
+    /// Expanding library operations (`ops`).
+    Ops,
     Codelets,
     Resolve,
     Mapping,
@@ -18,6 +20,7 @@ pub enum Stage {
 impl fmt::Display for Stage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
+            Stage::Ops => "expand_ops",
             Stage::Codelets => "codelets",
             Stage::Resolve => "resolve_vertices",
             Stage::Mapping => "map_tiles",

@@ -33,6 +33,7 @@ pub mod exchange;
 pub mod layout;
 pub mod lower;
 pub mod mapping;
+pub mod ops;
 pub mod report;
 pub mod resolve;
 
@@ -62,6 +63,9 @@ pub struct Options {
     pub report: bool,
     /// `--time-passes`: time each pass.
     pub time_passes: bool,
+    /// Where passes and codelet files report that they start (hidden by
+    /// default; the binaries show it on a terminal).
+    pub progress: ::report::progress::Progress,
     /// `POPLAR_TARGET_OPTIONS`: a JSON object of target keys
     /// (`{"tiles_per_ipu": 16}`), applied after the file's target and
     /// `--target`.
@@ -71,6 +75,8 @@ pub struct Options {
 /// A stage whose result can be dumped as text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DumpStage {
+    /// Library operations: the matmul planner's choices and the vertex types.
+    Ops,
     Mapping,
     Exchange,
     Memory,
@@ -79,11 +85,18 @@ pub enum DumpStage {
 }
 
 impl DumpStage {
-    pub const ALL: [DumpStage; 5] =
-        [DumpStage::Mapping, DumpStage::Exchange, DumpStage::Memory, DumpStage::Program, DumpStage::Image];
+    pub const ALL: [DumpStage; 6] = [
+        DumpStage::Ops,
+        DumpStage::Mapping,
+        DumpStage::Exchange,
+        DumpStage::Memory,
+        DumpStage::Program,
+        DumpStage::Image,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
+            DumpStage::Ops => "ops",
             DumpStage::Mapping => "mapping",
             DumpStage::Exchange => "exchange",
             DumpStage::Memory => "memory",
@@ -135,19 +148,52 @@ pub fn compile(
     let mut dumps = Vec::new();
     let mut time = |name: &'static str, start: Instant| timings.push((name, start.elapsed()));
 
+    let step = |name: &'static str| opts.progress.step(name);
+    // Library operations become ordinary compute sets first.
+    let expanded;
+    let with_library;
+    let (graph, spans, codelets) = if ops::has_ops(graph) {
+        step("expand_ops");
+        let t = Instant::now();
+        let x = ops::expand(graph, spans, opts).map_err(render)?;
+        time("expand_ops", t);
+        let t = Instant::now();
+        let object = ops::compile_library(&x.source, &x.vertex_types).map_err(|e| {
+            format!("{file_name}: error: internal error: the operation library does not compile:\n{e}")
+        })?;
+        time("compile_ops_library", t);
+        if opts.dumps.contains(&DumpStage::Ops) {
+            dumps.push((DumpStage::Ops, ops::dump(&x)));
+        }
+        let mut c = codelets.clone();
+        c.objects.push(object);
+        with_library = c;
+        expanded = x;
+        (&expanded.graph, &expanded.spans, &with_library)
+    } else {
+        if opts.dumps.contains(&DumpStage::Ops) {
+            dumps.push((DumpStage::Ops, "no operations\n".to_string()));
+        }
+        (graph, spans, codelets)
+    };
+
+    step("resolve_vertices");
     let t = Instant::now();
     let resolved = resolve::resolve_vertices(graph, spans, codelets).map_err(render)?;
     time("resolve_vertices", t);
 
+    step("map_tiles");
     let t = Instant::now();
     let (mapping, w) = mapping::map_tiles(graph, spans, opts).map_err(render)?;
     warnings.extend(w);
     time("map_tiles", t);
 
+    step("schedule_exchange");
     let t = Instant::now();
     let plan = exchange::schedule_exchange(graph, spans, &resolved, codelets, &mapping).map_err(render)?;
     time("schedule_exchange", t);
 
+    step("layout_memory");
     let t = Instant::now();
     let (layout, oom) = layout::layout_memory(graph, spans, &resolved, codelets, &mapping, &plan);
     let oom = match oom {
@@ -174,6 +220,7 @@ pub fn compile(
         dumps.push((DumpStage::Memory, dump::memory(graph, &mapping, &plan, &layout)));
     }
 
+    step("lower_tile");
     let t = Instant::now();
     let unlinked = lower::lower(graph, &resolved, codelets, &mapping, &plan, &layout);
     time("lower_tile", t);
@@ -181,12 +228,14 @@ pub fn compile(
         dumps.push((DumpStage::Program, dump::program(&unlinked)));
     }
 
-    let report_json =
-        opts.report.then(|| report::graph_profile(graph, &resolved, codelets, &plan, &layout, &unlinked));
+    let report_json = opts
+        .report
+        .then(|| report::graph_profile(graph, &resolved, codelets, &plan, &mapping, &layout, &unlinked));
 
     let image = if oom {
         None
     } else {
+        step("link");
         let t = Instant::now();
         let image = linker::link::link(unlinked)
             .map_err(|e| format!("{file_name}: error: internal error while linking: {e}\n"))?;

@@ -5,7 +5,7 @@
 //! segment per mapped interval, all-zero values left out since the runtime
 //! zeroes memory; the vertex states and vector-list descriptor arrays as one
 //! segment) and the vertex instances, grouped by compute set. Vertex state
-//! encoding (CODELETS.md): a scalar edge is its u32 address, a vector edge
+//! encoding (docs/codelets.md, "The ABI"): a scalar edge is its u32 address, a vector edge
 //! its address and, when the field has room (8 bytes), its count, a vector
 //! list the address of its (address, count) array and the item count, a
 //! plain field its value converted to the field's type. Moves become byte
@@ -222,6 +222,7 @@ pub fn lower<'a>(
         workers: tg.workers,
         clock_mhz: f64::from(tg.clock_mhz),
         exchange_bytes_per_cycle: tg.exchange_bytes_per_cycle,
+        sync_cycles: tg.sync_cycles,
     };
     let vertex_types = (0..resolved.types.len() as u32)
         .map(|i| {
@@ -448,6 +449,8 @@ fn lower_stmt(cx: &Ctx<'_>, s: &Stmt, ci: &mut usize, out: &mut Vec<Step>) {
         Stmt::Undef(_) => {}
         Stmt::Sync => out.push(Step::Sync),
         Stmt::Call(f) => out.push(Step::Call(f.0)),
+        // Expanded into compute sets by `ops::expand` before any pass runs.
+        Stmt::Op(_) => {}
         Stmt::Block(body) => {
             for s in body {
                 lower_stmt(cx, s, ci, out);

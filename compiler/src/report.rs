@@ -3,7 +3,11 @@
 //! and received by tile, per internal exchange), the program structure
 //! (flattened, with `children` indices), and memory by tile and by
 //! category. Arrays indexed by tile have one entry per tile. Cycle estimates
-//! are the simulator's business and are left out.
+//! are the simulator's business and are left out. Beyond the guide's keys,
+//! `variables` lists each tensor's bytes on the tiles that hold it (sparse
+//! `[tile, bytes]` pairs), `memory.byTile.vertices` counts vertices per tile
+//! and `vertexTypes.codeSizes` gives each type's code bytes, for
+//! `poplar-report`'s per-tile view.
 
 use serde_json::{json, Value};
 
@@ -13,6 +17,7 @@ use linker::link::Unlinked;
 
 use crate::exchange::ExchangePlan;
 use crate::layout::MemoryLayout;
+use crate::mapping::TileMapping;
 use crate::resolve::Resolved;
 use crate::Codelets;
 
@@ -97,6 +102,7 @@ pub fn graph_profile(
     resolved: &Resolved,
     codelets: &Codelets,
     plan: &ExchangePlan,
+    mapping: &TileMapping,
     layout: &MemoryLayout,
     u: &Unlinked<'_>,
 ) -> String {
@@ -135,6 +141,7 @@ pub fn graph_profile(
     let vertex_types = json!({
         "names": types.iter().map(|t| t.name.clone()).collect::<Vec<_>>(),
         "sizes": types.iter().map(|t| t.state_size).collect::<Vec<_>>(),
+        "codeSizes": types.iter().map(|t| t.plain.code.len()).collect::<Vec<_>>(),
     });
     let mut cs_names = Vec::new();
     let mut cs_counts = Vec::new();
@@ -195,6 +202,7 @@ pub fn graph_profile(
         "total": tiles.iter().map(|m| m.total - m.gaps).collect::<Vec<_>>(),
         "totalIncludingGaps": totals,
         "overflowed": totals.iter().map(|&t| t.saturating_sub(limit)).collect::<Vec<_>>(),
+        "vertices": tiles.iter().map(|m| m.vertices).collect::<Vec<_>>(),
     });
     let mut by_category = serde_json::Map::new();
     let cats = tiles.first().map(|m| m.categories().map(|c| c.0)).unwrap_or_default();
@@ -209,6 +217,28 @@ pub fn graph_profile(
     );
     let memory = json!({"byTile": by_tile, "byCategory": by_category});
     let _ = plan;
+    let variables: Vec<Value> = graph
+        .tensors
+        .iter()
+        .map(|(t, tensor)| {
+            let size = u64::from(tensor.elem.size_in_bytes());
+            let mut on_tile: Vec<(u32, u64)> = Vec::new();
+            for iv in &mapping.tensors[ir::EntityRef::index(t)] {
+                let bytes = (iv.end - iv.start) * size;
+                match on_tile.iter_mut().find(|x| x.0 == iv.tile) {
+                    Some(x) => x.1 += bytes,
+                    None => on_tile.push((iv.tile, bytes)),
+                }
+            }
+            on_tile.sort_unstable();
+            json!({
+                "name": tensor.name,
+                "kind": if tensor.kind == ir::TensorKind::Const { "constant" } else { "variable" },
+                "bytes": tensor.num_elements() * size,
+                "tiles": on_tile.iter().map(|&(t, b)| [u64::from(t), b]).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
 
     let profile = json!({
         "target": target,
@@ -221,6 +251,7 @@ pub fn graph_profile(
         "controlPrograms": control,
         "functionPrograms": functions,
         "memory": memory,
+        "variables": variables,
     });
     let mut s = serde_json::to_string_pretty(&profile).unwrap_or_default();
     s.push('\n');

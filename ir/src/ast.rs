@@ -168,6 +168,23 @@ pub enum Stmt<'a> {
     Call(Ident<'a>, Span),
     Block(Vec<Stmt<'a>>, Span),
     For(Box<For<'a, Stmt<'a>>>),
+    // `t = expr`, or with `op` `t op= expr` (a library operation).
+    Assign { target: Box<Expr<'a>>, op: Option<BinOp>, value: Box<Expr<'a>>, span: Span },
+    // `word t value`: `fill t 0.0` (the word is checked by the lowering).
+    Fill { word: Ident<'a>, target: Box<Expr<'a>>, value: Box<Expr<'a>>, span: Span },
+    // `f(args)` as a statement: `dynamic_update(t, s, off, dims = [0], sizes = [1])`.
+    OpCall(Box<(Ident<'a>, Vec<Arg<'a>>)>, Span),
+}
+
+/// A comparison in an operation's expression.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
 }
 
 /// `case v { body }` of a `switch`.
@@ -217,6 +234,10 @@ pub enum ExprKind<'a> {
     Call(Box<(Ident<'a>, Vec<Arg<'a>>)>),
     Index(Box<Expr<'a>>, Vec<Sub<'a>>),
     List(Vec<Expr<'a>>),
+    /// `a < b` and the other comparisons (operation right-hand sides only).
+    Compare(CmpOp, Box<Expr<'a>>, Box<Expr<'a>>),
+    /// `cast<T>(x)` (operation right-hand sides only).
+    Cast(&'a str, Box<Expr<'a>>),
 }
 
 /// The parser's symbol stack is as wide as its widest node, so keep the

@@ -115,6 +115,9 @@ fn stmts(o: &mut String, g: &Graph, body: &[Stmt], d: usize) {
                 o.push_str("block\n");
                 stmts(o, g, b, d + 1);
             }
+            Stmt::Op(op) => {
+                let _ = writeln!(o, "op {}: {}", op.word(), crate::ops::op_str(op, &|v| view_dump(g, v)));
+            }
         }
     }
 }
@@ -125,8 +128,8 @@ pub fn dump(g: &Graph) -> String {
     let t = &g.target;
     let _ = writeln!(
         o,
-        "target {}: ipus {}, tiles_per_ipu {}, total_tiles {}, bytes_per_tile {}, workers {}, clock_mhz {}, exchange_bytes_per_cycle {}",
-        t.preset.name(), t.ipus, t.tiles_per_ipu, t.total_tiles(), t.bytes_per_tile, t.workers, t.clock_mhz, t.exchange_bytes_per_cycle
+        "target {}: ipus {}, tiles_per_ipu {}, total_tiles {}, bytes_per_tile {}, workers {}, clock_mhz {}, exchange_bytes_per_cycle {}, sync_cycles {}",
+        t.preset.name(), t.ipus, t.tiles_per_ipu, t.total_tiles(), t.bytes_per_tile, t.workers, t.clock_mhz, t.exchange_bytes_per_cycle, t.sync_cycles
     );
     for (id, c) in g.codelets.iter() {
         let opts: Vec<String> = c.options.iter().map(|s| quote(s)).collect();

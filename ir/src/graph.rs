@@ -385,6 +385,9 @@ pub enum Stmt {
     Sync,
     Call(FunctionId),
     Block(Vec<Stmt>),
+    /// A library operation (`v3 = v1 + v2`, `reduce`, `matmul`, `fill`),
+    /// expanded into compute sets by the compiler.
+    Op(Box<crate::ops::Op>),
 }
 
 impl Stmt {

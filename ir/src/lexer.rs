@@ -186,6 +186,14 @@ pub enum Tok<'a> {
     Slash,
     #[token("%")]
     Percent,
+    #[token("!")]
+    Bang,
+    #[token("==")]
+    EqEq,
+    /// `cast<`: the start of `cast<T>(x)` (written without spaces, so that
+    /// `cast` stays an ordinary name).
+    #[token("cast<")]
+    CastOpen,
 }
 
 impl std::fmt::Display for Tok<'_> {
@@ -227,6 +235,9 @@ fn token_text(variant: &str) -> &str {
         "Star" => "*",
         "Slash" => "/",
         "Percent" => "%",
+        "Bang" => "!",
+        "EqEq" => "==",
+        "CastOpen" => "cast<",
         "HostWrite" => "host_write",
         "HostRead" => "host_read",
         "RemoteBuffer" => "remote_buffer",
@@ -376,7 +387,9 @@ pub fn tokens(src: &str) -> impl Iterator<Item = Result<(usize, Tok<'_>, usize),
 
 /// Skips a block comment whose `/*` was just matched. (A regex for comments
 /// mis-compiles in logos 0.15: `/* a */` was reported unterminated.)
-fn block_comment<'s, T: Logos<'s, Source = str>>(lex: &mut logos::Lexer<'s, T>) -> logos::FilterResult<(), ()> {
+fn block_comment<'s, T: Logos<'s, Source = str>>(
+    lex: &mut logos::Lexer<'s, T>,
+) -> logos::FilterResult<(), ()> {
     match lex.remainder().find("*/") {
         Some(end) => {
             lex.bump(end + 2);

@@ -1,6 +1,6 @@
 //! The graph IR of the toolchain: PIR in, a checked [`Graph`] out.
 //!
-//! PIR (`docs: PIR.md`) describes one Poplar-style graph program: the target
+//! PIR (`docs/pir.md`) describes one Poplar-style graph program: the target
 //! machine, tensors and their tile mapping, codelet files, compute sets of
 //! vertices connected to tensor regions by edges, host I/O, and control
 //! programs. This crate owns the data model ([`Graph`] and its entities in
@@ -16,12 +16,14 @@
 
 pub mod entity;
 pub mod graph;
+pub mod ops;
 pub mod target;
 pub mod types;
 pub mod view;
 
 pub use entity::{EntityRef, PrimaryMap, SecondaryMap};
 pub use graph::*;
+pub use ops::{BinaryOp, MapExpr, MapKind, Op, OpKind, ReduceOp, UnaryOp};
 pub use target::{Preset, Target};
 pub use types::ElemType;
 pub use view::{Piece, Run, Subscript, View};

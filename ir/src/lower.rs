@@ -22,6 +22,9 @@ use crate::target::{Preset, Target};
 use crate::types::ElemType;
 use crate::view::{checked_num_elements, Subscript, View};
 
+#[path = "lower_ops.rs"]
+mod ops;
+
 /// The expansion budget of one file: each `for` iteration costs 1 and each
 /// produced item, vertex or statement costs [`ENTITY_COST`]; more than
 /// 100,000,000 in total is an error (so at most 6.25M vertices, which bounds
@@ -119,13 +122,29 @@ pub fn lower(items: &[Item<'_>]) -> Result<(Graph, Spans), Vec<Diagnostic>> {
         l.declare(&flat);
     }
     if !l.aborted {
-        for (it, env) in &flat {
-            l.env = env.clone();
-            l.define(it);
+        // Programs and functions first: a tensor an operation defines
+        // (`v3 = v1 + v2`) may be named by any item.
+        // Diagnostics are put back in file order of their items.
+        let bodies = |it: &Item<'_>| matches!(it, Item::Program { .. } | Item::Function { .. });
+        let first = l.errors.len();
+        let mut origin: Vec<usize> = Vec::new();
+        for pass in [true, false] {
+            for (i, (it, env)) in flat.iter().enumerate().filter(|(_, (it, _))| bodies(it) == pass) {
+                l.env = env.clone();
+                l.define(it);
+                origin.resize(l.errors.len() - first, i);
+                if l.aborted {
+                    break;
+                }
+            }
             if l.aborted {
                 break;
             }
         }
+        origin.resize(l.errors.len() - first, usize::MAX);
+        let mut tagged: Vec<(usize, Diagnostic)> = origin.into_iter().zip(l.errors.drain(first..)).collect();
+        tagged.sort_by_key(|(i, _)| *i);
+        l.errors.extend(tagged.into_iter().map(|(_, d)| d));
     }
     if !l.aborted {
         l.check_recursion();
@@ -210,12 +229,23 @@ impl Lowerer {
     }
 
     /// Evaluates a loop's bounds and charges its iterations up front.
-    fn loop_range(&mut self, f_lo: &Expr<'_>, f_hi: &Expr<'_>) -> R<(i64, i64)> {
-        let lo = self.eval_int(f_lo);
-        let hi = self.eval_int(f_hi);
+    /// The bounds of `for v in lo..hi { body }`, charging its iterations.
+    /// Before anything is expanded, the work the loop surely implies (its
+    /// iterations times what `body` surely costs each time, nested loops
+    /// with literal bounds multiplied out) is checked against the budget, so
+    /// a loop nest past the limit fails at once instead of after building
+    /// millions of entities.
+    fn loop_range<T: LoopItem>(&mut self, f: &For<'_, T>) -> R<(i64, i64)> {
+        let lo = self.eval_int(&f.lo);
+        let hi = self.eval_int(&f.hi);
         let (lo, hi) = (lo?, hi?);
-        let n = (hi as i128 - lo as i128).max(0);
-        self.charge(f_lo.span.to(f_hi.span), u64::try_from(n).unwrap_or(u64::MAX))?;
+        let n = u64::try_from((hi as i128 - lo as i128).max(0)).unwrap_or(u64::MAX);
+        let span = f.lo.span.to(f.hi.span);
+        let ahead = n.saturating_mul(1 + sure_units(&f.body));
+        if self.budget.saturating_add(ahead) > EXPANSION_LIMIT {
+            return self.charge(span, ahead).map(|()| (lo, hi));
+        }
+        self.charge(span, n)?;
         Ok((lo, hi))
     }
 
@@ -225,7 +255,7 @@ impl Lowerer {
         }
         match it {
             Item::For(f) => {
-                let Ok((lo, hi)) = self.loop_range(&f.lo, &f.hi) else { return };
+                let Ok((lo, hi)) = self.loop_range(f) else { return };
                 for i in lo..hi {
                     self.env.push((f.var.name.to_string(), i));
                     for b in &f.body {
@@ -679,7 +709,7 @@ impl Lowerer {
             ExprKind::Bool(_) => Err(self.err(e.span, "expected an integer, found a boolean")),
             ExprKind::Str(_) => Err(self.err(e.span, "expected an integer, found a string")),
             ExprKind::List(_) => Err(self.err(e.span, "expected an integer, found a list")),
-            ExprKind::Call(..) | ExprKind::Index(..) => {
+            ExprKind::Call(..) | ExprKind::Index(..) | ExprKind::Compare(..) | ExprKind::Cast(..) => {
                 Err(self.err(e.span, "expected an integer, found a tensor expression"))
             }
         }
@@ -1031,8 +1061,8 @@ impl Lowerer {
         }
     }
 
-    fn for_loop<T>(&mut self, f: &For<'_, T>, mut body: impl FnMut(&mut Lowerer, &T)) {
-        let Ok((lo, hi)) = self.loop_range(&f.lo, &f.hi) else { return };
+    fn for_loop<T: LoopItem>(&mut self, f: &For<'_, T>, mut body: impl FnMut(&mut Lowerer, &T)) {
+        let Ok((lo, hi)) = self.loop_range(f) else { return };
         for i in lo..hi {
             self.env.push((f.var.name.to_string(), i));
             for b in &f.body {
@@ -1292,6 +1322,9 @@ impl Lowerer {
                 },
                 S::Block(b, _) => Stmt::Block(self.lower_block(b, spans)),
                 S::For(_) => return Err(Reported),
+                S::Assign { target, op, value, span } => self.lower_assign(target, *op, value, *span)?,
+                S::Fill { word, target, value, .. } => self.lower_fill(word, target, value)?,
+                S::OpCall(c, span) => self.lower_op_call(&c.0, &c.1, *span)?,
             })
         })();
         match r {
@@ -1456,8 +1489,73 @@ fn stmt_span(s: &ast::Stmt<'_>) -> Span {
         | S::Repeat { span, .. }
         | S::While { span, .. }
         | S::If { span, .. }
-        | S::Switch { span, .. } => *span,
-        S::Execute(_, sp) | S::Undef(_, sp) | S::Sync(sp) | S::Call(_, sp) | S::Block(_, sp) => *sp,
+        | S::Switch { span, .. }
+        | S::Assign { span, .. }
+        | S::Fill { span, .. } => *span,
+        S::Execute(_, sp) | S::OpCall(_, sp) | S::Undef(_, sp) | S::Sync(sp) | S::Call(_, sp) | S::Block(_, sp) => *sp,
         S::For(f) => f.span,
     }
+}
+
+/// An item a `for` may repeat (items, compute set members, statements), as
+/// [`sure_units`] sees it.
+trait LoopItem: Sized {
+    /// The item as a loop, if it is one.
+    fn as_for(&self) -> Option<&For<'_, Self>>;
+    /// Budget units expanding the item surely costs, loops aside.
+    fn own_units(&self) -> u64 {
+        0
+    }
+}
+
+impl LoopItem for Item<'_> {
+    fn as_for(&self) -> Option<&For<'_, Self>> {
+        match self {
+            Item::For(f) => Some(f),
+            _ => None,
+        }
+    }
+}
+
+impl LoopItem for CsItem<'_> {
+    fn as_for(&self) -> Option<&For<'_, Self>> {
+        match self {
+            CsItem::For(f) => Some(f),
+            CsItem::Vertex(_) => None,
+        }
+    }
+    fn own_units(&self) -> u64 {
+        match self {
+            CsItem::Vertex(_) => ENTITY_COST,
+            CsItem::For(_) => 0,
+        }
+    }
+}
+
+impl LoopItem for ast::Stmt<'_> {
+    fn as_for(&self) -> Option<&For<'_, Self>> {
+        match self {
+            ast::Stmt::For(f) => Some(f),
+            _ => None,
+        }
+    }
+}
+
+/// Budget units one pass over `body` surely costs: each item's own units,
+/// and for a nested loop with literal bounds its iterations times its body's
+/// units (a loop whose bounds depend on anything else counts nothing: this
+/// is a lower bound, so it never rejects a file the expansion would accept).
+fn sure_units<T: LoopItem>(body: &[T]) -> u64 {
+    body.iter().fold(0u64, |sum, item| {
+        let units = match item.as_for() {
+            Some(f) => match (&f.lo.kind, &f.hi.kind) {
+                (ExprKind::Int(lo), ExprKind::Int(hi)) => {
+                    hi.saturating_sub(*lo).saturating_mul(1 + sure_units(&f.body))
+                }
+                _ => 0,
+            },
+            None => item.own_units(),
+        };
+        sum.saturating_add(units)
+    })
 }

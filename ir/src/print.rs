@@ -120,7 +120,8 @@ fn list<T: ToString>(xs: &[T]) -> String {
 /// A floating-point literal that re-parses to the same `f64`.
 pub fn float_str(f: f64) -> String {
     if f.is_nan() {
-        "nan".into()
+        // The sign of a NaN survives in initial values' bytes.
+        if f.is_sign_negative() { "-nan" } else { "nan" }.into()
     } else if f.is_infinite() {
         if f > 0.0 { "inf" } else { "-inf" }.into()
     } else {
@@ -377,5 +378,6 @@ fn stmt(o: &mut String, g: &Graph, s: &Stmt, d: usize) {
             let _ = write!(o, "call {}", g.functions[*f].name);
         }
         Stmt::Block(b) => block(o, g, b, d),
+        Stmt::Op(op) => o.push_str(&crate::ops::op_str(op, &|v| view_str(g, v))),
     }
 }

@@ -17,6 +17,9 @@ pub struct Target {
     pub clock_mhz: u32,
     /// Exchange bandwidth in bytes per cycle per tile.
     pub exchange_bytes_per_cycle: u32,
+    /// Cycles of one internal sync across the IPU (0 models Poplar's
+    /// `IPUModel` with its sync delay off).
+    pub sync_cycles: u32,
 }
 
 /// A named target preset.
@@ -56,11 +59,23 @@ pub const MAX_TILES: u32 = 1 << 17;
 pub const MAX_WORKERS: u32 = 64;
 
 /// The override keys a `target` item accepts, in canonical order.
-pub const TARGET_KEYS: [&str; 6] =
-    ["ipus", "tiles_per_ipu", "bytes_per_tile", "workers", "clock_mhz", "exchange_bytes_per_cycle"];
+pub const TARGET_KEYS: [&str; 7] = [
+    "ipus",
+    "tiles_per_ipu",
+    "bytes_per_tile",
+    "workers",
+    "clock_mhz",
+    "exchange_bytes_per_cycle",
+    "sync_cycles",
+];
+
+/// The default of `sync_cycles`: the order of the IPU's measured internal
+/// sync latency (a few tens of cycles for the tile nearest the sync
+/// controller, over a hundred for the farthest).
+pub const DEFAULT_SYNC_CYCLES: u32 = 100;
 
 impl Target {
-    /// The figures of a preset (DESIGN.md, "Target constants").
+    /// The figures of a preset (docs/pir.md, "Target").
     pub fn preset(p: Preset) -> Target {
         let (tiles, bytes, clock, workers) = match p {
             Preset::Mk1 => (1216, 262_144, 1600, 6),
@@ -76,6 +91,7 @@ impl Target {
             workers,
             clock_mhz: clock,
             exchange_bytes_per_cycle: 4,
+            sync_cycles: if p == Preset::Cpu { 0 } else { DEFAULT_SYNC_CYCLES },
         }
     }
 
@@ -93,6 +109,10 @@ impl Target {
             "workers" => &mut self.workers,
             "clock_mhz" => &mut self.clock_mhz,
             "exchange_bytes_per_cycle" => &mut self.exchange_bytes_per_cycle,
+            "sync_cycles" => {
+                self.sync_cycles = value;
+                return Ok(());
+            }
             _ => {
                 return Err(format!(
                     "unknown target key `{key}` (expected one of: {})",
@@ -116,6 +136,7 @@ impl Target {
             "workers" => self.workers,
             "clock_mhz" => self.clock_mhz,
             "exchange_bytes_per_cycle" => self.exchange_bytes_per_cycle,
+            "sync_cycles" => self.sync_cycles,
             _ => return None,
         })
     }

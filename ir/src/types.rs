@@ -19,7 +19,7 @@ pub enum ElemType {
 }
 
 impl ElemType {
-    /// Every type, in the order of the PIR spec.
+    /// Every type, in the order of docs/pir.md's type table.
     pub const ALL: [ElemType; 11] = [
         ElemType::Bool,
         ElemType::Char,

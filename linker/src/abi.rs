@@ -37,6 +37,9 @@ pub const STATUS_MISALIGNED: u32 = 5;
 pub const STATUS_NO_RETURN: u32 = 6;
 /// Signed integer division or remainder that overflows (`INT_MIN / -1`).
 pub const STATUS_DIV_OVERFLOW: u32 = 7;
+/// The codelet called `exit` or `abort` (PopLibs does in code paths it has
+/// only for the IPU itself).
+pub const STATUS_EXIT: u32 = 8;
 
 /// Human words for a status code, for run-time errors.
 pub fn describe_status(status: u32) -> &'static str {
@@ -49,6 +52,7 @@ pub fn describe_status(status: u32) -> &'static str {
         STATUS_MISALIGNED => "misaligned memory access",
         STATUS_NO_RETURN => "compute ended without returning a value",
         STATUS_DIV_OVERFLOW => "integer division overflow (the most negative value divided by -1)",
+        STATUS_EXIT => "the codelet called exit or abort",
         _ => "unknown trap",
     }
 }

@@ -45,7 +45,7 @@ impl Kind {
 }
 
 /// Version of both formats; bumped on any change of the payload structures.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Why a file could not be read.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

@@ -68,7 +68,7 @@ pub enum Direction {
     InOut,
 }
 
-/// The state encoding of a vector field (CODELETS.md). Only `Span` stores a
+/// The state encoding of a vector field (docs/codelets.md, "The ABI"). Only `Span` stores a
 /// count; the others store one address and get their length from the graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Layout {
@@ -81,6 +81,8 @@ pub enum Layout {
     ScaledPtr128,
     DeltaN,
     DeltaNElements,
+    /// Poplar's packed form of `DELTAN`; popc encodes every list layout alike.
+    CompactDeltaN,
 }
 
 /// What a field is, and so how it is encoded in the vertex state.

@@ -32,6 +32,8 @@ pub struct Target {
     pub workers: u32,
     pub clock_mhz: f64,
     pub exchange_bytes_per_cycle: u32,
+    /// Cycles of one internal sync (0: no sync delay modelled).
+    pub sync_cycles: u32,
 }
 
 impl Target {
@@ -216,7 +218,7 @@ pub enum Step {
         repeat: u32,
         regions: Vec<Region>,
     },
-    /// Print a tensor as PIR.md specifies (`label: {…}`).
+    /// Print a tensor as docs/pir.md specifies (`label: {…}`).
     Print {
         label: String,
         elem: ElemType,
@@ -496,6 +498,7 @@ mod tests {
                 workers: 6,
                 clock_mhz: 1330.0,
                 exchange_bytes_per_cycle: 4,
+                sync_cycles: 100,
             },
             code: vec![0xc3; 16],
             relocs: vec![],

@@ -2,17 +2,33 @@
 //!
 //! The vertex model's names (`Vertex`, `Input`, `Vector`, the layouts, `half`)
 //! and the library functions are known to the front end itself, so these
-//! headers only carry the macros codelets expect to find in them. Any of them
-//! can be included any number of times.
+//! headers only carry the macros codelets expect to find in them, and the
+//! few names Poplar's own headers declare that are plain C++ (`rptsize_t`).
+//! (`poplar::IeeeHalf` is `half` with `bit16()` and `fromBits`, known to the
+//! front end.) Headers whose types popc does not model (`quarter`) are still
+//! found, so a codelet that includes one without using its types compiles,
+//! and one that uses them fails naming the type. Any of them can
+//! be included any number of times.
 
 /// The text of built-in header `name`, if popc provides it.
 pub fn builtin_header(name: &str) -> Option<&'static str> {
     Some(match name {
         "poplar/Vertex.hpp" => {
-            "#pragma once\n#define IS_EXTERNAL_CODELET(x) static const bool isExternalCodelet = (x)\n"
+            "#pragma once\n#include <poplar/Loops.hpp>\n\
+             #define IS_EXTERNAL_CODELET(x) static const bool isExternalCodelet = (x)\n\
+             #define WORKER_ALIGN alignas(8)\n"
         }
+        // The type of a hardware repeat count, which codelets use as a cast.
+        "poplar/Loops.hpp" => "#pragma once\ntypedef unsigned rptsize_t;\n",
         "poplar/TileConstants.hpp" => "#pragma once\n#define CTXT_WORKERS 6\n#define NUM_WORKERS 6\n",
-        "poplar/HalfFloat.hpp" | "poplar/AvailableVTypes.h" | "poplar/StackSizeDefs.hpp" => "#pragma once\n",
+        "poplar/HalfFloat.hpp"
+        | "poplar/AvailableVTypes.h"
+        | "poplar/StackSizeDefs.hpp"
+        | "poplar/VectorTypes.hpp"
+        | "poplar/Alignment.hpp"
+        | "poplar/QuarterFloat.hpp"
+        | "poplar/IeeeHalf.hpp"
+        | "ipudef.h" => "#pragma once\n",
         "cmath" | "math.h" => {
             "#pragma once\n#define M_PI 3.14159265358979323846\n#define M_E 2.7182818284590452354\n\
              #define M_SQRT2 1.41421356237309504880\n#define M_LN2 0.69314718055994530942\n\
@@ -24,7 +40,9 @@ pub fn builtin_header(name: &str) -> Option<&'static str> {
              #define UINT16_MAX 65535\n#define INT8_MAX 127\n#define INT8_MIN (-128)\n#define UINT8_MAX 255\n"
         }
         "cstdlib" | "stdlib.h" | "cstring" | "string.h" | "limits" | "type_traits" | "algorithm"
-        | "array" | "utility" | "print.h" | "cstdio" | "stdio.h" | "cstddef" | "stddef.h" => "#pragma once\n",
+        | "array" | "utility" | "tuple" | "print.h" | "cstdio" | "stdio.h" | "cstddef" | "stddef.h" => {
+            "#pragma once\n"
+        }
         "cassert" | "assert.h" => "#pragma once\n",
         "climits" | "limits.h" => {
             "#pragma once\n#define INT_MAX 2147483647\n#define INT_MIN (-2147483647-1)\n\

@@ -2,7 +2,10 @@
 //!
 //! The preprocessor works on these tokens directly; a token knows whether it
 //! starts a line (for directives) and carries its text, so tokens made by
-//! macro pasting need no source of their own.
+//! macro pasting need no source of their own. Text that does not lex (a
+//! stray quote, say) becomes an [`Tok::Invalid`] token rather than an error
+//! at once: C++ lets groups skipped by `#if` hold such text, so the
+//! preprocessor reports it only where it is kept.
 
 use std::rc::Rc;
 
@@ -23,10 +26,12 @@ pub enum Tok {
     #[regex(r"[0-9][0-9']*(\.[0-9]*)?([eE][+-]?[0-9]+)?[A-Za-z_]*")]
     #[regex(r"\.[0-9]+([eE][+-]?[0-9]+)?[A-Za-z_]*")]
     #[regex(r"0[xX][0-9A-Fa-f']+[A-Za-z_]*")]
+    #[regex(r"0[xX][0-9A-Fa-f']*(\.[0-9A-Fa-f']*)?[pP][+-]?[0-9]+[A-Za-z_]*")]
     Number,
     #[regex(r"(u8|u|U|L)?'([^'\\\n]|\\.)+'")]
     Char,
     #[regex(r#"(u8|u|U|L)?"([^"\\\n]|\\.)*""#)]
+    #[regex(r#"(u8|u|U|L)?R""#, raw_string)]
     Str,
     #[token("#")]
     Hash,
@@ -126,6 +131,9 @@ pub enum Tok {
     ShlEq,
     #[token(">>=")]
     ShrEq,
+    /// Text that is no token (an unterminated literal, a stray character);
+    /// an error wherever the preprocessor keeps it (see [`invalid_message`]).
+    Invalid,
     /// End of input (made by the parser, never by the lexer).
     Eof,
 }
@@ -153,8 +161,19 @@ impl Token {
     }
 }
 
-/// Lexes one file.
+/// Lexes one file, failing at the first text that is no token.
 pub fn lex(file: u32, text: &str) -> Result<Vec<Token>, Diagnostic> {
+    let toks = lex_lenient(file, text)?;
+    if let Some(bad) = toks.iter().find(|t| t.is(Tok::Invalid)) {
+        return Err(invalid_token(bad));
+    }
+    Ok(toks)
+}
+
+/// Lexes one file, turning text that is no token into [`Tok::Invalid`]
+/// tokens; only an unterminated block comment fails here, as it hides the
+/// rest of the file.
+pub fn lex_lenient(file: u32, text: &str) -> Result<Vec<Token>, Diagnostic> {
     let mut out = Vec::new();
     let mut lexer = Tok::lexer(text);
     let mut prev_end = 0usize;
@@ -163,16 +182,10 @@ pub fn lex(file: u32, text: &str) -> Result<Vec<Token>, Diagnostic> {
         let span = Span { file, lo: range.start as u32, hi: range.end as u32 };
         let kind = match r {
             Ok(k) => k,
-            Err(()) => {
-                let c = text[range.start..].chars().next().unwrap_or(' ');
-                let what = match c {
-                    '"' => "unterminated string literal".to_string(),
-                    '\'' => "unterminated character literal".to_string(),
-                    '/' => "unterminated comment".to_string(),
-                    _ => format!("unexpected character '{}'", c.escape_default()),
-                };
-                return Err(Diagnostic::new(span, what));
+            Err(()) if text[range.start..].starts_with("/*") => {
+                return Err(Diagnostic::new(span, "unterminated comment"));
             }
+            Err(()) => Tok::Invalid,
         };
         let gap = &text[prev_end..range.start];
         let bol = out.is_empty() || gap_has_newline(gap);
@@ -188,6 +201,22 @@ pub fn lex(file: u32, text: &str) -> Result<Vec<Token>, Diagnostic> {
         });
     }
     Ok(out)
+}
+
+/// The error for a kept [`Tok::Invalid`] token.
+pub fn invalid_token(t: &Token) -> Diagnostic {
+    Diagnostic::new(t.span, invalid_message(&t.text))
+}
+
+fn invalid_message(text: &str) -> String {
+    let c = text.chars().next().unwrap_or(' ');
+    match c {
+        '"' => "unterminated string literal".to_string(),
+        '\'' => "unterminated character literal".to_string(),
+        _ if text.contains("R\"") => "unterminated raw string literal".to_string(),
+        _ if text.contains('"') => "unterminated string literal".to_string(),
+        _ => format!("unexpected character '{}'", c.escape_default()),
+    }
 }
 
 /// A newline in the text between two tokens, not escaped by a backslash.
@@ -209,11 +238,32 @@ fn gap_has_newline(gap: &str) -> bool {
 
 /// Skips a block comment whose `/*` was just matched. (A regex for comments
 /// mis-compiles in logos 0.15: `/* a */` was reported unterminated.)
-fn block_comment<'s, T: Logos<'s, Source = str>>(lex: &mut logos::Lexer<'s, T>) -> logos::FilterResult<(), ()> {
+fn block_comment<'s, T: Logos<'s, Source = str>>(
+    lex: &mut logos::Lexer<'s, T>,
+) -> logos::FilterResult<(), ()> {
     match lex.remainder().find("*/") {
         Some(end) => {
             lex.bump(end + 2);
             logos::FilterResult::Skip
+        }
+        None => logos::FilterResult::Error(()),
+    }
+}
+
+/// Skips a raw string literal whose `R"` was just matched: the delimiter
+/// runs to `(`, the literal to the first `)delimiter"`.
+fn raw_string<'s, T: Logos<'s, Source = str>>(lex: &mut logos::Lexer<'s, T>) -> logos::FilterResult<(), ()> {
+    let rest = lex.remainder();
+    let Some(open) = rest.find('(') else { return logos::FilterResult::Error(()) };
+    let delim = &rest[..open];
+    if delim.len() > 16 || delim.contains(|c: char| c.is_whitespace() || c == ')' || c == '\\' || c == '"') {
+        return logos::FilterResult::Error(());
+    }
+    let close = format!("){delim}\"");
+    match rest[open + 1..].find(&close) {
+        Some(end) => {
+            lex.bump(open + 1 + end + close.len());
+            logos::FilterResult::Emit(())
         }
         None => logos::FilterResult::Error(()),
     }

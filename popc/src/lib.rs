@@ -34,6 +34,7 @@ pub mod pp;
 pub mod printf;
 pub mod sema;
 mod spec;
+pub mod state;
 pub mod types;
 pub mod vectorize;
 

@@ -117,6 +117,9 @@ pub struct Lowerer<'a, 'b> {
     /// Every cost added so far, flushed or not: the difference across a
     /// straight-line stretch of lowering is what that stretch counts.
     pub(crate) cost_total: u64,
+    /// Nonzero while lowering code whose cost is already counted another
+    /// way (a counted loop's step and test): `cost` adds nothing.
+    pub(crate) uncounted: u32,
     trap: Block,
     pub(crate) line: u32,
     scopes: Vec<HashMap<String, V>>,
@@ -239,6 +242,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             count,
             pending: 0,
             cost_total: 0,
+            uncounted: 0,
             trap,
             line: 0,
             scopes: vec![HashMap::new()],
@@ -260,6 +264,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             trap_stubs: Default::default(),
         };
         l.line = src.line(c.decl.ast.span);
+        l.cost(cost::VERTEX_ENTRY);
         // Edge descriptors.
         for f in &c.fields {
             let at = l.b.ins().iadd_imm_s(state, f.offset as i64);
@@ -267,12 +272,15 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             let v = match &f.ty {
                 FieldTy::Edge { elem, kind, .. } => match kind {
                     FieldKind::Scalar => {
+                        l.cost(cost::STATE_WORD);
                         let a = l.load_tile_raw(at, types::I32)?;
                         V::EdgeS { elem: *elem, addr: a }
                     }
                     FieldKind::Vector(lay) => {
+                        l.cost(cost::STATE_WORD);
                         let a = l.load_tile_raw(at, types::I32)?;
                         let count = if has_size(*lay) {
+                            l.cost(cost::STATE_WORD);
                             let at4 = l.b.ins().iadd_imm_s(at, 4);
                             Some(l.load_tile_raw(at4, types::I32)?)
                         } else {
@@ -281,6 +289,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                         V::Vec { elem: *elem, addr: a, count }
                     }
                     FieldKind::VectorList(_) => {
+                        l.cost(2 * cost::STATE_WORD);
                         let a = l.load_tile_raw(at, types::I32)?;
                         let at4 = l.b.ins().iadd_imm_s(at, 4);
                         let n = l.load_tile_raw(at4, types::I32)?;
@@ -370,6 +379,9 @@ impl<'a, 'b> Lowerer<'a, 'b> {
     // ------------------------------------------------------------ plumbing
 
     pub(crate) fn cost(&mut self, n: u64) {
+        if self.uncounted > 0 {
+            return;
+        }
         self.pending += n;
         self.cost_total += n;
     }
@@ -587,7 +599,11 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         if to == Scalar::Bool {
             return self.truth(v, from);
         }
-        self.cost(cost::CONVERT);
+        // Between integers of one width (signed and unsigned) the bits
+        // stay as they are: no instruction.
+        if from.is_float() || to.is_float() || ft != tt {
+            self.cost(cost::CONVERT);
+        }
         let r = match (from.is_float(), to.is_float()) {
             (true, true) => {
                 if ft == tt {
@@ -1004,12 +1020,23 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 // front of it, which hands over to the scalar loop below
                 // (`vectorize`); `simd` is (pattern, the copy's entry, the
                 // scalar loop's entry), the copy filled in after the loop.
-                let simd = if self.vectorize {
+                let pattern = if self.vectorize || self.counting {
                     self.match_elementwise(cond.as_ref(), step.as_ref(), body)
                 } else {
                     None
                 };
-                let simd = simd.map(|pattern| {
+                // A counted elementwise loop is one a tile compiler unrolls
+                // by four: the counting variant counts its iterations in
+                // `iters` and charges one trip per four at the exit, so the
+                // count is the same whether the copy or the scalar loop ran.
+                let counted = is_counted_loop(cond.as_ref(), step.as_ref());
+                let iters = (self.counting && counted && pattern.is_some()).then(|| {
+                    let v = self.b.declare_var(types::I64);
+                    let zero = self.b.ins().iconst(types::I64, 0);
+                    self.b.def_var(v, zero);
+                    v
+                });
+                let simd = pattern.filter(|_| self.vectorize).map(|pattern| {
                     let entry = self.b.create_block();
                     let scalar = self.b.create_block();
                     self.flush();
@@ -1032,6 +1059,19 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 let r = self.scoped(body);
                 self.loops.pop();
                 r?;
+                // A counted loop's increment, test and branch back are one
+                // `brnzdec`: count one trip, not the pieces.
+                if counted {
+                    match iters {
+                        Some(it) => {
+                            let n = self.b.use_var(it);
+                            let n = self.b.ins().iadd_imm_s(n, 1);
+                            self.b.def_var(it, n);
+                        }
+                        None => self.cost(cost::COUNTED_LOOP_TRIP),
+                    }
+                    self.uncounted += 1;
+                }
                 self.jump(sb, &[]);
                 self.b.switch_to_block(sb);
                 if let Some(st) = step {
@@ -1043,13 +1083,25 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                     self.b.set_srcloc(ir::SourceLoc::new(line));
                 }
                 self.loop_test(cond.as_ref(), bb, exit)?;
+                if counted {
+                    self.uncounted -= 1;
+                }
                 if let Some((pattern, entry, scalar)) = simd {
                     // The body is straight-line: everything counted since
                     // `bb` is what one scalar iteration counts.
                     let per_iteration = self.cost_total - iteration_start;
-                    self.emit_elementwise(&pattern, per_iteration, entry, scalar);
+                    self.emit_elementwise(&pattern, per_iteration, iters, entry, scalar);
                 }
                 self.b.switch_to_block(exit);
+                if let Some(it) = iters {
+                    let n = self.b.use_var(it);
+                    let n = self.b.ins().iadd_imm_s(n, 3);
+                    let trips = self.b.ins().ushr_imm_s(n, 2);
+                    let trips = self.b.ins().imul_imm_s(trips, cost::COUNTED_LOOP_TRIP as i64);
+                    let c = self.b.use_var(self.count);
+                    let c = self.b.ins().iadd(c, trips);
+                    self.b.def_var(self.count, c);
+                }
                 self.scopes.pop();
             }
             StmtKind::RangeFor { var, range, body } => self.range_for(var, range, body)?,
@@ -1650,4 +1702,23 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         self.next_base = Some(base);
         self.inline(f, fenv, args, span)
     }
+}
+
+/// Whether a `for` loop has the shape a tile compiler turns into a counted
+/// loop: an ordering or inequality test of a variable, stepped by `++`,
+/// `--`, `+=` or `-=`.
+fn is_counted_loop(cond: Option<&Expr>, step: Option<&Expr>) -> bool {
+    let test = matches!(
+        cond.map(|c| &c.kind),
+        Some(ExprKind::Binary(BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Ne, a, _))
+            if matches!(a.kind, ExprKind::Name(_))
+    );
+    let stepped = match step.map(|s| &s.kind) {
+        Some(ExprKind::Unary(UnOp::PreInc | UnOp::PostInc | UnOp::PreDec | UnOp::PostDec, v)) => {
+            matches!(v.kind, ExprKind::Name(_))
+        }
+        Some(ExprKind::Assign(Some(BinOp::Add | BinOp::Sub), v, _)) => matches!(v.kind, ExprKind::Name(_)),
+        _ => false,
+    };
+    test && stepped
 }

@@ -414,13 +414,9 @@ impl Lowerer<'_, '_> {
                 }
             },
             UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec => {
-                // `++n` on a scalar edge (`InOut<unsigned> n`) is on its element.
-                let v = match v {
-                    V::EdgeS { elem, addr } => V::L(Ty::S(elem), Place::Tile(addr)),
-                    v => v,
-                };
                 let old = match &v {
-                    V::L(..) => self.load_value(v.clone(), span)?,
+                    // A scalar edge (`InOut<unsigned> count; count++;`) too.
+                    V::L(..) | V::EdgeS { .. } => self.load_value(v.clone(), span)?,
                     _ => return err(span, "'++'/'--' needs a variable"),
                 };
                 let bop = if matches!(op, UnOp::PreInc | UnOp::PostInc) { BinOp::Add } else { BinOp::Sub };
@@ -505,16 +501,13 @@ impl Lowerer<'_, '_> {
 
     fn index(&mut self, base: V, idx: V, span: Span) -> Result<V> {
         let i = self.rv_as(idx, Scalar::Int, span)?;
-        let scaled = |l: &mut Self, size: u32| {
-            l.cost(cost::ARITH);
-            l.b.ins().imul_imm_s(i, size as i64)
-        };
+        // Indexing is free: the IPU's loads and stores take base + index.
+        let scaled = |l: &mut Self, size: u32| l.b.ins().imul_imm_s(i, size as i64);
         // `addr + i * size`, reusing the value computed earlier in this
         // straight-line region (so its bounds check is reused too).
         let elem_at = |l: &mut Self, addr: Value, size: u32| {
             l.sync_region();
             if let Some(&a) = l.addr_memo.get(&(addr, i, size)) {
-                l.cost(cost::ARITH);
                 return a;
             }
             let off = scaled(l, size);
@@ -830,6 +823,12 @@ impl Lowerer<'_, '_> {
                 self.b.switch_to_block(exit);
                 Ok(V::Void)
             }
+            // `poplar::IeeeHalf::bit16()`: the half's bit pattern.
+            (v, "bit16") if self.ty_of(v) == Some(Scalar::Half) && args.is_empty() => {
+                let (_, x) = self.rv(o, span)?;
+                let bits = crate::half_ir::f32_to_f16(&mut self.b, x);
+                Ok(V::R(Scalar::UShort, self.b.ins().ireduce(types::I16, bits)))
+            }
             (V::Lambda(l), "operator") => {
                 let vals = self.args(args)?;
                 self.call_lambda(&l.clone(), vals, span)
@@ -1017,8 +1016,29 @@ impl Lowerer<'_, '_> {
     fn builtin(&mut self, bare: &str, p: &Path, args: &[Expr], span: Span) -> Result<Option<V>> {
         let _ = p;
         Ok(Some(match bare {
-            "numWorkers" => V::C(Scalar::UInt, CV::I(6)),
             "assert" if self.p.ndebug => V::Void,
+            "numWorkers" | "MultiVertex::numWorkers" => V::C(Scalar::UInt, CV::I(6)),
+            // `poplar::IeeeHalf::fromBits(bits)`: the half with that bit pattern.
+            "IeeeHalf::fromBits" => {
+                let [a] = args else { return err(span, "IeeeHalf::fromBits takes one argument") };
+                let v = self.expr(a)?;
+                let bits = self.rv_as(v, Scalar::UInt, span)?;
+                V::R(Scalar::Half, crate::half_ir::f16_to_f32(&mut self.b, bits))
+            }
+            // A branch hint: the value of its first argument.
+            "__builtin_expect" => {
+                let [a, _] = args else { return err(span, "__builtin_expect takes two arguments") };
+                self.expr(a)?
+            }
+            "exit" | "abort" | "_Exit" => {
+                for a in args {
+                    self.expr(a)?;
+                }
+                let yes = self.b.ins().iconst(types::I8, 1);
+                let z = self.b.ins().iconst(types::I64, 0);
+                self.trap_if(yes, abi::STATUS_EXIT, z);
+                V::Void
+            }
             "assert" | "__builtin_assume" => {
                 let [a] = args else { return err(span, "assert takes one argument") };
                 let v = self.expr(a)?;

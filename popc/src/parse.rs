@@ -17,6 +17,14 @@ use crate::types::Scalar;
 
 mod expr;
 
+/// The specifiers of a declaration that are not its type.
+#[derive(Default)]
+struct Specs {
+    is_constexpr: bool,
+    is_static: bool,
+    is_const: bool,
+}
+
 pub struct Parser {
     toks: Vec<Token>,
     pos: usize,
@@ -57,7 +65,9 @@ const BUILTIN_TYPES: &[&str] = &[
     "Vertex",
     "MultiVertex",
     "SupervisorVertex",
+    "SupervisorVertexIf",
     "half",
+    "IeeeHalf",
     "size_t",
     "int8_t",
     "int16_t",
@@ -87,8 +97,13 @@ const BUILTIN_TYPES: &[&str] = &[
     "is_signed",
     "remove_const",
     "make_unsigned",
+    "pair",
+    "tuple",
+    "tuple_element",
+    "tuple_size",
 ];
 const BUILTIN_TEMPLATES: &[&str] = &[
+    "SupervisorVertexIf",
     "Input",
     "Output",
     "InOut",
@@ -114,6 +129,13 @@ const BUILTIN_TEMPLATES: &[&str] = &[
     "remove_const",
     "make_unsigned",
     "swap",
+    "pair",
+    "tuple",
+    "tuple_element",
+    "tuple_size",
+    "get",
+    "make_pair",
+    "make_tuple",
 ];
 
 const REJECTED_KEYWORDS: &[(&str, &str)] = &[
@@ -352,6 +374,55 @@ impl Parser {
         Ok(())
     }
 
+    /// The index (from the current token) just past the attributes that
+    /// start `i` tokens ahead: `[[...]]`, `alignas(...)`, `__attribute__((...))`.
+    fn attributes_end(&self, mut i: usize) -> usize {
+        loop {
+            let t = self.peek_at(i);
+            let (open, close) = if t.is(Tok::LBracket) && self.peek_at(i + 1).is(Tok::LBracket) {
+                (Tok::LBracket, Tok::RBracket)
+            } else if (t.is_ident("alignas") || t.is_ident("__attribute__"))
+                && self.peek_at(i + 1).is(Tok::LParen)
+            {
+                i += 1;
+                (Tok::LParen, Tok::RParen)
+            } else {
+                return i;
+            };
+            let mut level = 0;
+            loop {
+                let k = self.peek_at(i).kind;
+                i += 1;
+                if k == open {
+                    level += 1;
+                } else if k == close {
+                    level -= 1;
+                    if level == 0 {
+                        break;
+                    }
+                } else if k == Tok::Eof {
+                    return i;
+                }
+            }
+        }
+    }
+
+    /// The class's name if a class definition or declaration starts here:
+    /// `class` or `struct`, attributes, the name, then `{`, `:`, `;`, `<`
+    /// or `final` (`struct P p;` declares a variable instead).
+    fn class_head_name(&self) -> Option<String> {
+        if !(self.at_kw("class") || self.at_kw("struct")) {
+            return None;
+        }
+        let i = self.attributes_end(1);
+        let name = self.peek_at(i);
+        let next = self.peek_at(i + 1);
+        let head = name.is(Tok::Ident)
+            && (matches!(next.kind, Tok::LBrace | Tok::Colon | Tok::Semi | Tok::Lt)
+                || next.is_ident("final"));
+        head.then(|| name.text.to_string())
+    }
+
     fn skip_parens(&mut self) -> Result<()> {
         self.expect(Tok::LParen, "'('")?;
         let mut level = 1;
@@ -375,8 +446,16 @@ impl Parser {
         self.skip_attributes()?;
         let t = self.peek().clone();
         self.check_keyword(&t)?;
+        // An inline namespace's names are the enclosing namespace's (and
+        // popc does not also give them the inline namespace's own name).
+        let inline = self.at_kw("inline") && self.peek_at(1).is_ident("namespace");
+        if inline {
+            self.bump();
+        }
         if self.eat_kw("namespace") {
-            let mut names = vec![self.ident()?.0];
+            self.skip_attributes()?;
+            // So are an anonymous namespace's.
+            let mut names = if self.at(Tok::LBrace) { vec![String::new()] } else { vec![self.ident()?.0] };
             while self.eat(Tok::ColonColon) {
                 self.enter()?;
                 names.push(self.ident()?.0);
@@ -391,6 +470,10 @@ impl Parser {
                     continue;
                 }
                 items.push(self.item()?);
+            }
+            if inline {
+                names.pop();
+                names.push(String::new());
             }
             let mut item = Item::Namespace(names.pop().unwrap_or_default(), items);
             while let Some(n) = names.pop() {
@@ -455,11 +538,7 @@ impl Parser {
             self.expect(Tok::Semi, "';'")?;
             return Ok(Item::Enum(e));
         }
-        if (self.at_kw("class") || self.at_kw("struct"))
-            && self.peek_at(1).is(Tok::Ident)
-            && matches!(self.peek_at(2).kind, Tok::LBrace | Tok::Colon | Tok::Semi | Tok::Lt)
-            || ((self.at_kw("class") || self.at_kw("struct")) && self.peek_at(2).is(Tok::LBracket))
-        {
+        if self.class_head_name().is_some() {
             let c = self.class(None)?;
             return Ok(Item::Class(c));
         }
@@ -552,13 +631,9 @@ impl Parser {
             self.templates.insert(name.clone());
             return Ok(Item::Alias(nspan, name, Some(tparams), ty));
         }
-        if (self.at_kw("class") || self.at_kw("struct")) && self.peek_at(1).is(Tok::Ident) {
-            let save = self.pos;
-            self.bump();
-            let name = self.peek().text.to_string();
+        if let Some(name) = self.class_head_name() {
             self.types.insert(name.clone());
             self.templates.insert(name);
-            self.pos = save;
             let c = self.class(Some(tparams))?;
             return Ok(Item::Class(c));
         }
@@ -597,6 +672,7 @@ impl Parser {
         let (name, span) = self.ident()?;
         self.types.insert(name.clone());
         let spec_args = if self.at(Tok::Lt) { Some(self.template_args()?) } else { None };
+        self.eat_kw("final");
         let mut bases = Vec::new();
         if self.eat(Tok::Colon) {
             loop {
@@ -651,10 +727,7 @@ impl Parser {
             members.push(Member::Item(self.item()?));
             return Ok(());
         }
-        if (self.at_kw("struct") || self.at_kw("class"))
-            && self.peek_at(1).is(Tok::Ident)
-            && matches!(self.peek_at(2).kind, Tok::LBrace | Tok::Colon)
-        {
+        if self.class_head_name().is_some() {
             let c = self.class(None)?;
             members.push(Member::Item(Item::Class(c)));
             return Ok(());
@@ -664,16 +737,31 @@ impl Parser {
             members.push(Member::Item(it));
             return Ok(());
         }
-        // Constructors/destructors: declared only, or with a body we ignore.
+        // Constructors and destructors: declared only (as a vertex's are),
+        // defaulted, deleted or with an empty body; one that would do
+        // something is refused rather than ignored.
         let ctor = (self.at_kw(class) && self.peek_at(1).is(Tok::LParen))
             || (self.at(Tok::Tilde) && self.peek_at(1).is_ident(class))
             || (self.at_kw("explicit"));
         if ctor {
-            while !self.at(Tok::Semi) && !self.at(Tok::LBrace) && !self.at(Tok::Eof) {
+            let span = self.span();
+            while !self.at(Tok::LParen) && !self.at(Tok::Eof) {
                 self.bump();
             }
-            if self.at(Tok::LBrace) {
-                self.skip_block()?;
+            self.skip_parens()?;
+            while self.eat_kw("noexcept") || self.eat_kw("constexpr") {}
+            self.skip_attributes()?;
+            if self.eat(Tok::Assign) && !(self.eat_kw("default") || self.eat_kw("delete")) {
+                return err(self.span(), "expected 'default' or 'delete'");
+            }
+            if self.at(Tok::Colon) || self.at(Tok::LBrace) && !self.peek_at(1).is(Tok::RBrace) {
+                return err(
+                    span,
+                    format!("constructors and destructors that do work are not supported in codelets (class '{class}')"),
+                );
+            }
+            if self.eat(Tok::LBrace) {
+                self.expect(Tok::RBrace, "'}'")?;
             } else {
                 self.expect(Tok::Semi, "';'")?;
             }
@@ -716,44 +804,40 @@ impl Parser {
         Ok(())
     }
 
-    fn skip_block(&mut self) -> Result<()> {
-        let open = self.expect(Tok::LBrace, "'{'")?;
-        let mut level = 1;
-        while level > 0 {
-            let t = self.bump();
-            match t.kind {
-                Tok::LBrace => level += 1,
-                Tok::RBrace => level -= 1,
-                Tok::Eof => return err(open.span, "unbalanced braces"),
-                _ => {}
+    /// Declaration specifiers other than the type, which C++ lets come in
+    /// any order before or after it (`const static`, `unsigned inline`),
+    /// and attributes among them.
+    fn specifiers(&mut self, specs: &mut Specs) -> Result<()> {
+        loop {
+            self.skip_attributes()?;
+            if self.eat_kw("constexpr") || self.eat_kw("consteval") || self.eat_kw("constinit") {
+                specs.is_constexpr = true;
+            } else if self.eat_kw("static") {
+                specs.is_static = true;
+            } else if self.eat_kw("const") {
+                specs.is_const = true;
+            } else if !(self.eat_kw("inline")
+                || self.eat_kw("__inline__")
+                || self.eat_kw("extern")
+                || self.eat_kw("mutable")
+                || self.eat_kw("register")
+                || self.eat_kw("volatile"))
+            {
+                return Ok(());
             }
         }
-        Ok(())
     }
 
     /// A function or variable declaration at namespace or class scope.
     fn decl_item(&mut self, tparams: Option<Vec<TParam>>) -> Result<Item> {
-        let mut is_constexpr = false;
-        let mut is_static = false;
-        loop {
-            self.skip_attributes()?;
-            if self.eat_kw("constexpr") || self.eat_kw("consteval") {
-                is_constexpr = true;
-            } else if self.eat_kw("static") {
-                is_static = true;
-            } else if self.eat_kw("inline")
-                || self.eat_kw("extern")
-                || self.eat_kw("__attribute__")
-                || self.eat_kw("mutable")
-                || self.eat_kw("register")
-            {
-            } else {
-                break;
-            }
-        }
+        let mut specs = Specs::default();
+        self.specifiers(&mut specs)?;
         let t = self.peek().clone();
         self.check_keyword(&t)?;
         let mut ty = self.type_name()?;
+        self.specifiers(&mut specs)?;
+        ty.is_const |= specs.is_const;
+        let Specs { is_constexpr, is_static, .. } = specs;
         let ty_peak = self.last_peak;
         let depth = self.depth;
         // Declarators, each nested on top of the type.
@@ -761,7 +845,9 @@ impl Parser {
         loop {
             self.depth = depth.max(ty_peak);
             let dty = self.ptr_declarator(ty.clone())?;
+            self.skip_attributes()?;
             let (name, span) = if self.at_kw("operator") { self.operator_name()? } else { self.ident()? };
+            self.skip_attributes()?;
             if tparams.is_some() {
                 self.templates.insert(name.clone());
             }
@@ -914,6 +1000,7 @@ impl Parser {
             let span = self.span();
             let ty = self.type_ptr(true)?;
             let name = if self.at(Tok::Ident) { Some(self.ident()?.0) } else { None };
+            self.skip_attributes()?;
             let mut ty = ty;
             if self.eat(Tok::LBracket) {
                 // Array parameter: a pointer.
@@ -964,6 +1051,8 @@ impl Parser {
             } else if self.eat_kw("const") || self.eat_kw("__restrict") || self.eat_kw("__restrict__") {
                 ty.is_const = true;
             } else if self.eat_kw("volatile") {
+            } else if self.at_kw("__attribute__") || self.at_kw("alignas") {
+                self.skip_attributes()?;
             } else {
                 return Ok(ty);
             }
@@ -1005,13 +1094,14 @@ impl Parser {
     fn type_name_inner(&mut self) -> Result<TypeName> {
         let span = self.span();
         let mut is_const = false;
-        while self.eat_kw("const")
-            || self.eat_kw("volatile")
-            || self.eat_kw("typename")
-            || self.eat_kw("struct")
-        {
-            if self.toks[self.pos - 1].text.as_ref() == "const" {
+        loop {
+            // Attributes may sit among the qualifiers (`const
+            // __attribute__((align_value(8))) T *p`).
+            self.skip_attributes()?;
+            if self.eat_kw("const") {
                 is_const = true;
+            } else if !(self.eat_kw("volatile") || self.eat_kw("typename") || self.eat_kw("struct")) {
+                break;
             }
         }
         let t = self.peek().clone();
@@ -1121,7 +1211,7 @@ impl Parser {
             return Ok(args);
         }
         loop {
-            if self.at_type() && !self.peek_at(1).is(Tok::LParen) {
+            if self.at_type() && (!self.peek_at(1).is(Tok::LParen) || self.at_kw("decltype")) {
                 let save = self.pos;
                 let ty = self.type_ptr(false)?;
                 if self.at(Tok::Comma) || self.at(Tok::Gt) {
@@ -1145,9 +1235,20 @@ impl Parser {
         Ok(args)
     }
 
+    /// A conditional expression in which `>` closes the argument list.
     fn template_arg_expr(&mut self) -> Result<Expr> {
-        // Inside template arguments `>` closes the list.
-        self.binary(0, true)
+        self.nested(|p| {
+            let c = p.binary(0, true)?;
+            if !p.at(Tok::Question) {
+                return Ok(c);
+            }
+            p.link()?;
+            let span = p.bump().span;
+            let a = p.template_arg_expr()?;
+            p.expect(Tok::Colon, "':'")?;
+            let b = p.template_arg_expr()?;
+            Ok(Expr { span, kind: ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)) })
+        })
     }
 
     // ----------------------------------------------------------- statements
@@ -1300,9 +1401,7 @@ impl Parser {
                 StmtKind::StaticAssert(e, m)
             }
             "using" | "typedef" | "enum" if t.kind == Tok::Ident => StmtKind::Item(Box::new(self.item()?)),
-            "struct" | "class"
-                if t.kind == Tok::Ident && matches!(self.peek_at(2).kind, Tok::LBrace | Tok::Colon) =>
-            {
+            "struct" | "class" if t.kind == Tok::Ident && self.class_head_name().is_some() => {
                 StmtKind::Item(Box::new(self.item()?))
             }
             _ => return self.simple_stmt(),
@@ -1317,22 +1416,15 @@ impl Parser {
     /// A declaration statement if one starts here.
     fn try_decl(&mut self) -> Result<Option<Stmt>> {
         let span = self.span();
-        let mut is_constexpr = false;
-        let mut is_static = false;
-        loop {
-            if self.eat_kw("constexpr") {
-                is_constexpr = true;
-            } else if self.eat_kw("static") {
-                is_static = true;
-            } else if self.eat_kw("register") || self.eat_kw("inline") {
-            } else {
-                break;
-            }
-        }
+        let mut specs = Specs::default();
+        self.specifiers(&mut specs)?;
         if !self.at_type() {
             return Ok(None);
         }
-        let base = self.type_name()?;
+        let mut base = self.type_name()?;
+        self.specifiers(&mut specs)?;
+        base.is_const |= specs.is_const;
+        let Specs { is_constexpr, is_static, .. } = specs;
         let base_peak = self.last_peak;
         let depth = self.depth;
         let mut decls = Vec::new();
@@ -1340,11 +1432,13 @@ impl Parser {
             // Each declarator nests on top of the type.
             self.depth = depth.max(base_peak);
             let ty = self.ptr_declarator(base.clone())?;
+            self.skip_attributes()?;
             if !self.at(Tok::Ident) {
                 self.depth = depth;
                 return Ok(None);
             }
             let (name, nspan) = self.ident()?;
+            self.skip_attributes()?;
             let mut dims = Vec::new();
             while self.at(Tok::LBracket) {
                 self.enter()?;
@@ -1397,6 +1491,20 @@ impl Parser {
                 }
             }
         }
+        // `X y ...` or `a::X y ...` with X no type known here: a declaration
+        // of an unknown type.
+        let mut i = 0;
+        while self.peek_at(i).is(Tok::Ident) && self.peek_at(i + 1).is(Tok::ColonColon) {
+            i += 2;
+        }
+        let t = self.peek_at(i);
+        if t.is(Tok::Ident)
+            && self.peek_at(i + 1).is(Tok::Ident)
+            && !matches!(&*t.text, "sizeof" | "alignof" | "operator")
+        {
+            let name: Vec<&str> = (0..=i).map(|k| &*self.peek_at(k).text).collect();
+            return err(self.span(), format!("unknown type '{}'", name.concat()));
+        }
         let e = self.expr()?;
         self.expect(Tok::Semi, "';'")?;
         Ok(Stmt { span, kind: StmtKind::Expr(e) })
@@ -1408,6 +1516,9 @@ fn parse_number(text: &str) -> Option<ExprKind> {
     let s = text.replace('\'', "");
     let lower = s.to_ascii_lowercase();
     let is_hex = lower.starts_with("0x");
+    if is_hex && lower.contains('p') {
+        return parse_hex_float(&lower[2..]);
+    }
     if !is_hex && (lower.contains('.') || lower.contains('e') || lower.ends_with('f')) {
         let f32_suffix = lower.ends_with('f');
         let body = lower.trim_end_matches(['f', 'l']);
@@ -1439,8 +1550,30 @@ fn parse_number(text: &str) -> Option<ExprKind> {
     Some(ExprKind::Int(v, unsigned, long, radix != 10))
 }
 
+/// A hexadecimal floating literal after its `0x`: `1.8p-3`, `ap2f`.
+fn parse_hex_float(s: &str) -> Option<ExprKind> {
+    let (mant, exp) = s.split_once('p')?;
+    let f32_suffix = exp.ends_with('f');
+    let exp: i32 = exp.trim_end_matches(['f', 'l']).parse().ok()?;
+    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    if int.is_empty() && frac.is_empty() || int.len() + frac.len() > 16 {
+        return None;
+    }
+    let digits = u64::from_str_radix(&format!("{int}{frac}"), 16).ok()?;
+    let v = digits as f64 * 2f64.powi(exp - 4 * frac.len() as i32);
+    Some(ExprKind::Float(v, f32_suffix))
+}
+
 /// The bytes of a string or character literal (quotes and prefix removed).
 pub fn unescape(lit: &str) -> Vec<u8> {
+    if let Some(q) = lit.find('"').filter(|&q| lit[..q].ends_with('R')) {
+        // Raw string: the text between `delimiter(` and `)delimiter"`, as written.
+        let body = &lit[q + 1..lit.len() - 1];
+        let open = body.find('(').unwrap_or(0);
+        let delim = &body[..open];
+        let inner = &body[(open + 1).min(body.len())..body.len().saturating_sub(delim.len() + 1)];
+        return inner.as_bytes().to_vec();
+    }
     let start = lit.find(['"', '\'']).map_or(0, |i| i + 1);
     let inner = &lit[start..lit.len().saturating_sub(1).max(start)];
     let b = inner.as_bytes();

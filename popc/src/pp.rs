@@ -13,7 +13,7 @@ use std::rc::Rc;
 
 use crate::diag::{err, Diagnostic, Result, SourceMap, Span};
 use crate::headers::builtin_header;
-use crate::lex::{lex, Tok, Token};
+use crate::lex::{invalid_token, lex, lex_lenient, Tok, Token};
 use crate::IncludeResolver;
 
 #[derive(Clone, Debug)]
@@ -90,7 +90,7 @@ impl<'a> Preprocessor<'a> {
         text: &str,
     ) -> std::result::Result<(Vec<Token>, SourceMap), (Diagnostic, SourceMap)> {
         let id = self.sources.add(name, text);
-        let r = lex(id, text).and_then(|toks| self.run_file(toks, name, 0));
+        let r = lex_lenient(id, text).and_then(|toks| self.run_file(toks, name, 0));
         match r {
             Ok(()) => Ok((self.out, self.sources)),
             Err(d) => Err((d, self.sources)),
@@ -117,13 +117,24 @@ impl<'a> Preprocessor<'a> {
                 let Some(dname) = line.first() else { continue };
                 let d = dname.text.to_string();
                 let rest = &line[1..];
+                // Skipped groups may hold text that is no token; a directive
+                // that is carried out may not (`#error` takes any text).
+                let carried = match d.as_str() {
+                    "if" | "ifdef" | "ifndef" => active(&conds),
+                    "elif" => conds.last().is_some_and(|c| !c.1 && c.2),
+                    "else" | "endif" | "error" | "warning" => false,
+                    _ => active(&conds),
+                };
+                if let Some(bad) = line.iter().find(|t| t.is(Tok::Invalid)).filter(|_| carried) {
+                    return Err(invalid_token(bad));
+                }
                 match d.as_str() {
                     "if" | "ifdef" | "ifndef" => {
                         let parent = active(&conds);
                         let v = if !parent {
                             false
                         } else if d == "if" {
-                            self.eval_if(rest, dname.span)?
+                            self.eval_if(rest, dname.span, name)?
                         } else {
                             let Some(n) = rest.first().filter(|t| t.is(Tok::Ident)) else {
                                 return err(dname.span, format!("#{d} expects a macro name"));
@@ -136,7 +147,7 @@ impl<'a> Preprocessor<'a> {
                         let Some(top) = conds.last().copied() else {
                             return err(dname.span, "#elif without #if");
                         };
-                        let v = !top.1 && top.2 && self.eval_if(rest, dname.span)?;
+                        let v = !top.1 && top.2 && self.eval_if(rest, dname.span, name)?;
                         *conds.last_mut().unwrap() = (v, top.1 || v, top.2);
                     }
                     "else" => {
@@ -161,6 +172,9 @@ impl<'a> Preprocessor<'a> {
                 continue;
             }
             if active(&conds) {
+                if t.is(Tok::Invalid) {
+                    return Err(invalid_token(t));
+                }
                 text_run.push(t.clone());
             }
             i += 1;
@@ -242,26 +256,7 @@ impl<'a> Preprocessor<'a> {
                 if depth >= MAX_INCLUDE_DEPTH {
                     return err(span, "#include nested too deeply");
                 }
-                let dir = match name.rfind('/') {
-                    Some(i) => &name[..=i],
-                    None => "",
-                };
-                let mut candidates = Vec::new();
-                if quoted {
-                    candidates.push(format!("{dir}{target}"));
-                }
-                let builtin = if quoted { None } else { builtin_header(&target) };
-                let found = if let Some(text) = builtin {
-                    Some((format!("<{target}>"), text.to_string()))
-                } else {
-                    for d in &self.include_dirs {
-                        let sep = if d.ends_with('/') { "" } else { "/" };
-                        candidates.push(format!("{d}{sep}{target}"));
-                    }
-                    let f = candidates.iter().find_map(|c| self.resolver.read(c).map(|t| (c.clone(), t)));
-                    f.or_else(|| builtin_header(&target).map(|t| (format!("<{target}>"), t.to_string())))
-                };
-                let Some((path, text)) = found else {
+                let Some((path, text)) = self.find_include(&target, quoted, name) else {
                     return err(rest[0].span, format!("cannot find include file '{target}'"));
                 };
                 if self.pragma_once.contains(&path) {
@@ -271,7 +266,7 @@ impl<'a> Preprocessor<'a> {
                     return err(span, format!("too many #include operations (more than {MAX_INCLUDES})"));
                 }
                 let id = self.sources.add(&path, &text);
-                let toks = lex(id, &text)?;
+                let toks = lex_lenient(id, &text)?;
                 self.run_file(toks, &path, depth + 1)?;
             }
             "pragma" => {
@@ -289,11 +284,55 @@ impl<'a> Preprocessor<'a> {
         Ok(())
     }
 
-    fn eval_if(&mut self, rest: &[Token], span: Span) -> Result<bool> {
-        // Replace defined(X) / defined X first.
+    /// The path and text of the file `#include` names from file `name`:
+    /// a quoted name is looked for beside `name` first; then the include
+    /// directories; a built-in header wins over them for an angled name and
+    /// comes after them for a quoted one.
+    fn find_include(&self, target: &str, quoted: bool, name: &str) -> Option<(String, String)> {
+        let builtin = || builtin_header(target).map(|t| (format!("<{target}>"), t.to_string()));
+        if !quoted {
+            if let Some(found) = builtin() {
+                return Some(found);
+            }
+        }
+        let dir = match name.rfind('/') {
+            Some(i) => &name[..=i],
+            None => "",
+        };
+        let mut candidates = Vec::new();
+        if quoted {
+            candidates.push(format!("{dir}{target}"));
+        }
+        for d in &self.include_dirs {
+            let sep = if d.ends_with('/') { "" } else { "/" };
+            candidates.push(format!("{d}{sep}{target}"));
+        }
+        candidates.iter().find_map(|c| self.resolver.read(c).map(|t| (c.clone(), t))).or_else(builtin)
+    }
+
+    fn eval_if(&mut self, rest: &[Token], span: Span, name: &str) -> Result<bool> {
+        // Replace defined(X) / defined X and __has_include(...) first.
         let mut toks = Vec::new();
         let mut i = 0;
         while i < rest.len() {
+            if rest[i].is_ident("__has_include") {
+                let open = rest.get(i + 1).filter(|t| t.is(Tok::LParen));
+                let Some(close) = open.and_then(|_| rest[i..].iter().position(|t| t.is(Tok::RParen))) else {
+                    return err(rest[i].span, "__has_include expects (<file>) or (\"file\")");
+                };
+                let inner = &rest[i + 2..i + close];
+                let found = match inner {
+                    [t] if t.is(Tok::Str) => self.find_include(t.text.trim_matches('"'), true, name),
+                    [lt, .., gt] if lt.is(Tok::Lt) && gt.is(Tok::Gt) => {
+                        let s: String = inner[1..inner.len() - 1].iter().map(|t| &*t.text).collect();
+                        self.find_include(&s, false, name)
+                    }
+                    _ => return err(rest[i].span, "__has_include expects (<file>) or (\"file\")"),
+                };
+                toks.push(mk(Tok::Number, if found.is_some() { "1" } else { "0" }, rest[i].span));
+                i += close + 1;
+                continue;
+            }
             if rest[i].is_ident("defined") {
                 let (n, skip) = if rest.get(i + 1).is_some_and(|t| t.is(Tok::LParen)) {
                     (rest.get(i + 2), 4)
@@ -301,7 +340,8 @@ impl<'a> Preprocessor<'a> {
                     (rest.get(i + 1), 2)
                 };
                 let Some(n) = n else { return err(rest[i].span, "defined expects a macro name") };
-                let v = if self.macros.contains_key(&*n.text) { "1" } else { "0" };
+                let v =
+                    if self.macros.contains_key(&*n.text) || &*n.text == "__has_include" { "1" } else { "0" };
                 toks.push(mk(Tok::Number, v, n.span));
                 i += skip;
                 continue;
@@ -318,59 +358,60 @@ impl<'a> Preprocessor<'a> {
         Ok(v != 0)
     }
 
+    /// Macro-expands `toks`. The input is a stack (its next token last), so
+    /// a function-like macro name that ends an expansion can be pushed back
+    /// and take its arguments from the tokens after the expansion, as C++'s
+    /// rescanning requires (`#define PICK(...) F` then `PICK(x)(args)`).
     fn expand(&mut self, toks: Vec<Token>, disabled: &mut Vec<String>, depth: usize) -> Result<Vec<Token>> {
         if depth > MAX_EXPANSION_DEPTH {
             let span = toks.first().map(|t| t.span).unwrap_or_default();
             return err(span, "macro expansion nested too deeply");
         }
         let mut out = Vec::with_capacity(toks.len());
-        let mut i = 0;
-        while i < toks.len() {
+        let mut input = toks;
+        input.reverse();
+        while let Some(t) = input.pop() {
             self.budget = self.budget.saturating_sub(1);
             if self.budget == 0 {
-                let name = disabled.first().map_or(&*toks[i].text, |n| n.as_str());
+                let name = disabled.first().map_or(&*t.text, |n| n.as_str());
                 return err(
-                    toks[i].span,
+                    t.span,
                     format!("expansion of macro '{name}' is too large (more than {MAX_STEPS} steps)"),
                 );
             }
-            let t = &toks[i];
             if t.kind != Tok::Ident || t.noexpand {
-                out.push(t.clone());
-                i += 1;
+                out.push(t);
                 continue;
             }
             if disabled.iter().any(|d| **d == *t.text) {
-                let mut t = t.clone();
+                let mut t = t;
                 t.noexpand = true;
                 out.push(t);
-                i += 1;
+                continue;
+            }
+            if matches!(&*t.text, "__LINE__" | "__FILE__") && !self.macros.contains_key(&*t.text) {
+                out.push(self.position_macro(&t));
                 continue;
             }
             let Some(m) = self.macros.get(&*t.text).cloned() else {
-                out.push(t.clone());
-                i += 1;
+                out.push(t);
                 continue;
             };
             let site = t.span;
             let name = t.text.to_string();
             let body = match &m.params {
-                None => {
-                    i += 1;
-                    m.body.iter().map(|b| Token { span: site, ..b.clone() }).collect::<Vec<_>>()
-                }
+                None => m.body.iter().map(|b| Token { span: site, ..b.clone() }).collect::<Vec<_>>(),
                 Some(params) => {
-                    if !toks.get(i + 1).is_some_and(|t| t.is(Tok::LParen)) {
-                        out.push(t.clone());
-                        i += 1;
+                    if !input.last().is_some_and(|t| t.is(Tok::LParen)) {
+                        out.push(t);
                         continue;
                     }
+                    input.pop();
                     // Collect arguments.
                     let mut args: Vec<Vec<Token>> = vec![Vec::new()];
                     let mut level = 0;
-                    let mut j = i + 2;
                     loop {
-                        let Some(a) = toks.get(j) else {
+                        let Some(a) = input.pop() else {
                             return err(site, format!("unterminated call of macro '{name}'"));
                         };
                         match a.kind {
@@ -379,15 +420,12 @@ impl<'a> Preprocessor<'a> {
                             Tok::RParen => level -= 1,
                             Tok::Comma if level == 0 && !(m.variadic && args.len() == params.len()) => {
                                 args.push(Vec::new());
-                                j += 1;
                                 continue;
                             }
                             _ => {}
                         }
-                        args.last_mut().unwrap().push(a.clone());
-                        j += 1;
+                        args.last_mut().unwrap().push(a);
                     }
-                    i = j + 1;
                     if params.is_empty() && args.len() == 1 && args[0].is_empty() {
                         args.clear();
                     }
@@ -412,11 +450,33 @@ impl<'a> Preprocessor<'a> {
                 );
             }
             disabled.push(name);
-            let expanded = self.expand(body, disabled, depth + 1)?;
+            let mut expanded = self.expand(body, disabled, depth + 1)?;
             disabled.pop();
+            // A function-like macro's name ending the expansion, with `(`
+            // after it: rescan it together with what follows.
+            let takes_args = |t: &Token| {
+                t.kind == Tok::Ident
+                    && !t.noexpand
+                    && self.macros.get(&*t.text).is_some_and(|m| m.params.is_some())
+            };
+            if input.last().is_some_and(|t| t.is(Tok::LParen)) && expanded.last().is_some_and(takes_args) {
+                input.extend(expanded.pop());
+            }
             out.extend(expanded);
         }
         Ok(out)
+    }
+
+    /// `__LINE__` or `__FILE__` at `t`: the line or the file of the place
+    /// it is written (for a macro's body, the place the macro is used).
+    fn position_macro(&self, t: &Token) -> Token {
+        let tok = if &*t.text == "__LINE__" {
+            mk(Tok::Number, &self.sources.line(t.span).to_string(), t.span)
+        } else {
+            let name = self.sources.files.get(t.span.file as usize).map_or("", |f| f.0.as_str());
+            mk(Tok::Str, &format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\"")), t.span)
+        };
+        Token { bol: t.bol, space_before: t.space_before, ..tok }
     }
 
     fn substitute(

@@ -364,7 +364,8 @@ impl Program {
         }
         let bare = name.trim_start_matches("std::").trim_start_matches("poplar::");
         let s = match bare {
-            "half" => Some(Scalar::Half),
+            // Poplar's host-side IEEE half class: the same values as `half`.
+            "half" | "IeeeHalf" => Some(Scalar::Half),
             "size_t" | "uint32_t" | "uintptr_t" => Some(Scalar::UInt),
             "int32_t" | "ptrdiff_t" | "intptr_t" => Some(Scalar::Int),
             "int8_t" => Some(Scalar::SChar),
@@ -642,7 +643,7 @@ impl Program {
             let mut d = self.depth.borrow_mut();
             *d += 1;
             if *d > MAX_INSTANTIATION_DEPTH {
-                *d = 0;
+                *d -= 1;
                 return err(span, format!("template instantiation depth exceeds {MAX_INSTANTIATION_DEPTH}"));
             }
         }
@@ -694,6 +695,19 @@ impl Program {
                     "Vertex" => Some(VertexBase::Vertex),
                     "MultiVertex" => Some(VertexBase::MultiVertex),
                     "SupervisorVertex" => Some(VertexBase::Supervisor),
+                    // Poplar's `SupervisorVertexIf<B>`: a supervisor vertex when B holds.
+                    "SupervisorVertexIf" => {
+                        let args = p.segs.last().and_then(|s| s.args.as_deref()).unwrap_or_default();
+                        let [cond] = args else {
+                            return err(b.span, "SupervisorVertexIf takes one condition");
+                        };
+                        let (_, v) = self.targ_const(cond, &env)?;
+                        let supervisor = match v {
+                            CV::I(i) => i != 0,
+                            CV::F(f) => f != 0.0,
+                        };
+                        Some(if supervisor { VertexBase::Supervisor } else { VertexBase::Vertex })
+                    }
                     _ => {
                         return err(
                             b.span,
@@ -923,15 +937,31 @@ impl Program {
         }
     }
 
-    fn layout(&self, a: Option<&TArg>, _env: &Env) -> Result<Layout> {
+    fn layout(&self, a: Option<&TArg>, env: &Env) -> Result<Layout> {
         let Some(a) = a else { return Ok(Layout::Span) };
-        let (name, span) = match a {
-            TArg::Expr(Expr { kind: ExprKind::Name(p), span }) => (p.last().to_string(), *span),
-            TArg::Type(TypeName { kind: TypeKind::Named(p), span, .. }) => (p.last().to_string(), *span),
+        let (mut path, span) = match a {
+            TArg::Expr(Expr { kind: ExprKind::Name(p), span }) => (p, *span),
+            TArg::Type(TypeName { kind: TypeKind::Named(p), span, .. }) => (p, *span),
             TArg::Expr(e) => return err(e.span, "expected a vector layout"),
             TArg::Type(t) => return err(t.span, "expected a vector layout"),
         };
-        Ok(match name.as_str() {
+        // A layout named through a constant (`static constexpr auto
+        // PTR_ALIGN64 = VectorLayout::ONE_PTR;`) is that constant's value.
+        let mut ns = env.ns.clone();
+        for _ in 0..8 {
+            let name = path.segs.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join("::");
+            let global =
+                self.candidates(&ns, &name, path.global).into_iter().find_map(|q| self.globals.get(&q));
+            match global {
+                Some((VarDecl { init: Some(Expr { kind: ExprKind::Name(p), .. }), .. }, gns)) => {
+                    path = p;
+                    ns = gns.clone();
+                }
+                _ => break,
+            }
+        }
+        let name = path.last();
+        Ok(match name {
             "SPAN" => Layout::Span,
             "ONE_PTR" => Layout::OnePtr,
             "SHORT_SPAN" => Layout::ShortSpan,
@@ -941,6 +971,7 @@ impl Program {
             "SCALED_PTR128" => Layout::ScaledPtr128,
             "DELTAN" => Layout::DeltaN,
             "DELTANELEMENTS" => Layout::DeltaNElements,
+            "COMPACT_DELTAN" => Layout::CompactDeltaN,
             _ => return err(span, format!("unknown vector layout '{name}'")),
         })
     }

@@ -61,11 +61,14 @@
 //! single-precision operations as the scalar code, in the same order, so
 //! results are bit-identical. The counting
 //! variant runs the copy too and adds `(end - i) × P`, `P` being what one
-//! scalar iteration counts (body, step and test). `P` is measured while
-//! lowering the scalar loop: its body is straight-line, so every cost added
-//! there is paid exactly once per iteration. The scalar loop's first test
-//! is counted once either way, so the count is the scalar loop's alone, and
-//! `sim` cycles do not depend on whether the copy ran.
+//! scalar iteration's body counts. `P` is measured while lowering the
+//! scalar loop: its body is straight-line, so every cost added there is
+//! paid exactly once per iteration. The loop's own trips are counted at its
+//! exit, one per four iterations (rounded up), as a tile compiler's loop
+//! unrolled by four takes them: the copy and the scalar loop both advance
+//! the iteration counter. So the count is the scalar loop's alone, and
+//! `sim` cycles do not depend on whether the copy ran (nor on
+//! `--no-vectorize`: the pattern is recognised for counting either way).
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, Block, InstBuilder, MemFlagsData, Type, Value};
 use cranelift_frontend::Variable;
@@ -395,11 +398,14 @@ impl Lowerer<'_, '_> {
 
     /// Fills `entry` with the checks and the SIMD copy of loop `m` (module
     /// doc), both ending in a jump to `scalar`, the scalar loop's first
-    /// test. `per_iteration` is what one scalar iteration counts.
+    /// test. `per_iteration` is what one scalar iteration counts; `iters`,
+    /// when the loop's trips are counted at its exit, the iteration counter
+    /// the copy advances too.
     pub(crate) fn emit_elementwise(
         &mut self,
         m: &Elementwise,
         per_iteration: u64,
+        iters: Option<Variable>,
         entry: Block,
         scalar: Block,
     ) {
@@ -502,6 +508,11 @@ impl Lowerer<'_, '_> {
         if self.counting {
             let done = self.b.ins().isub(end, i0);
             let add = self.b.ins().imul_imm_s(done, per_iteration as i64);
+            if let Some(it) = iters {
+                let n = self.b.use_var(it);
+                let n = self.b.ins().iadd(n, done);
+                self.b.def_var(it, n);
+            }
             let c = self.b.use_var(self.count);
             let c = self.b.ins().iadd(c, add);
             self.b.def_var(self.count, c);

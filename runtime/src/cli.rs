@@ -27,6 +27,8 @@ pub struct Env {
     pub engine_options: Option<String>,
     /// Entry names of `/dev` (for `--list-devices`).
     pub dev_entries: Vec<String>,
+    /// Show progress of long runs (standard error is a terminal).
+    pub progress: bool,
 }
 
 impl Env {
@@ -39,6 +41,7 @@ impl Env {
             log_level: std::env::var("POPLAR_LOG_LEVEL").ok(),
             engine_options: std::env::var("POPLAR_ENGINE_OPTIONS").ok(),
             dev_entries,
+            progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
         }
     }
 }
@@ -61,6 +64,7 @@ struct Args {
     threads: Option<usize>,
     max_cycles: Option<u64>,
     profile: Option<PathBuf>,
+    trace: Option<PathBuf>,
     summary: bool,
     list_devices: bool,
     help: bool,
@@ -70,7 +74,8 @@ struct Args {
 
 const USAGE: &str = "\
 usage: poplar-run <prog.exe | graph.pir> [--device sim|cpu] [actions...]
-                  [--profile exec-profile.json] [--summary] [--threads N]
+                  [--profile exec-profile.json] [--trace trace.json]
+                  [--summary] [--threads N]
                   [--max-cycles N] [--list-devices]
 
 actions, run left to right:
@@ -83,9 +88,11 @@ DATA is a list [0,1,2], a splat 0, or a .npy / raw little-endian .bin file.
 --max-cycles N stops a run past N modelled cycles on sim, or past N program
 steps on cpu (which models no cycles).
 Without --run, program 0 runs once after the writes and before the reads.
+--trace writes the sim timeline as a Chrome trace (Perfetto, chrome://tracing).
 
 environment: POPLAR_LOG_LEVEL (OFF ERR WARN INFO DEBUG TRACE),
-             POPLAR_ENGINE_OPTIONS (a JSON object, e.g. {\"debug.instrument\":\"true\"}),
+             POPLAR_ENGINE_OPTIONS (a JSON object, e.g. {\"debug.instrument\":\"true\"};
+               {\"autoReport.all\":\"true\"} writes the profiles and report.html),
              POPLAR_TARGET_OPTIONS (target keys for a .pir, e.g. {\"tiles_per_ipu\":16})
 ";
 
@@ -134,6 +141,7 @@ fn parse(argv: &[String]) -> Result<Args, String> {
                     Some(v.parse().map_err(|_| format!("--max-cycles takes a number, not '{v}'"))?);
             }
             "--profile" => a.profile = Some(PathBuf::from(value("a file name")?)),
+            "--trace" => a.trace = Some(PathBuf::from(value("a file name")?)),
             "--summary" => a.summary = true,
             "--list-devices" => a.list_devices = true,
             "-h" | "--help" => a.help = true,
@@ -260,7 +268,14 @@ fn run(args: &Args, env: &Env, compile: Compile, out: &mut dyn Write, log: &mut 
     if args.max_cycles.is_some() {
         opts.max_cycles = args.max_cycles;
     }
-    if args.profile.is_some() || args.summary {
+    if args.profile.is_some() || args.summary || opts.auto_report.execution {
+        opts.profile = true;
+    }
+    if args.trace.is_some() {
+        if opts.device != DeviceKind::Sim {
+            return Err("--trace needs the sim device (cpu models no cycles)".into());
+        }
+        opts.trace = true;
         opts.profile = true;
     }
     let started = std::time::Instant::now();
@@ -333,7 +348,13 @@ fn run(args: &Args, env: &Env, compile: Compile, out: &mut dyn Write, log: &mut 
             Action::Run(p) => {
                 let index = engine.program_index(p).map_err(|e| e.to_string())?;
                 let t = std::time::Instant::now();
+                let progress = match env.progress {
+                    true => report::progress::Progress::on_terminal("poplar-run"),
+                    false => Default::default(),
+                };
+                progress.step(format!("program {p} on {}", opts.device.name()));
                 let r = engine.run(index);
+                progress.finish();
                 let _ = out.write_all(&engine.take_output());
                 r.map_err(|e| e.to_string())?;
                 log.at(
@@ -350,8 +371,8 @@ fn run(args: &Args, env: &Env, compile: Compile, out: &mut dyn Write, log: &mut 
                     log.at(
                         LogLevel::Debug,
                         &format!(
-                            "cycles so far: compute {}, exchange {}, host {}, sync {}, control {}",
-                            t.compute, t.exchange, t.host, t.sync, t.control
+                            "cycles so far: compute {}, exchange {}, host {}, sync {}",
+                            t.compute, t.exchange, t.host, t.sync
                         ),
                     );
                 }
@@ -381,6 +402,21 @@ fn run(args: &Args, env: &Env, compile: Compile, out: &mut dyn Write, log: &mut 
     if let Some(p) = &args.profile {
         let json = serde_json::to_string_pretty(&engine.profile_json()).unwrap_or_default();
         std::fs::write(p, json + "\n").map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+    }
+    if let Some(p) = &args.trace {
+        let file = std::fs::File::create(p).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+        let mut w = std::io::BufWriter::new(file);
+        if let Some(r) = engine.write_trace(&mut w) {
+            r.and_then(|()| w.flush()).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+        }
+    }
+    if opts.auto_report.execution {
+        if opts.device == DeviceKind::Sim {
+            let json = serde_json::to_string_pretty(&engine.profile_json()).unwrap_or_default();
+            opts.auto_report.write_execution(&(json + "\n"))?;
+        } else {
+            log.at(LogLevel::Warn, "autoReport: the cpu device models no cycles; no execution profile");
+        }
     }
     if args.summary {
         let _ = write!(out, "{}", engine.summary());
@@ -434,11 +470,22 @@ fn stream_data(text: &str, elem: linker::gp::ElemType, name: &str) -> Result<Vec
 
 /// The `.pir` path of the binary: compiles through the compiler library.
 pub fn compile_pir(path: &Path) -> Result<(Image, Vec<String>), String> {
+    let auto = match std::env::var("POPLAR_ENGINE_OPTIONS") {
+        Ok(text) => report::auto::AutoReport::from_engine_options(&text)?,
+        Err(_) => Default::default(),
+    };
     let opts = compiler::Options {
         target_options: std::env::var("POPLAR_TARGET_OPTIONS").ok(),
+        report: auto.graph,
+        progress: report::progress::Progress::on_terminal("poplar-run: compiling"),
         ..Default::default()
     };
-    let compiled = compiler::compile_path(path, &opts)?;
+    let compiled = compiler::compile_path(path, &opts);
+    opts.progress.finish();
+    let compiled = compiled?;
+    if let Some(json) = &compiled.report {
+        auto.write_graph(json)?;
+    }
     let warnings = if compiled.warnings.trim().is_empty() {
         vec![]
     } else {

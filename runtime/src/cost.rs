@@ -1,40 +1,44 @@
 //! The simulator's cost model: every constant the `sim` device uses to turn
-//! execution into tile clock cycles, in one place.
+//! execution into tile clock cycles, in one place. `docs/cost-model.md`
+//! explains each figure and where it comes from; popc's per-operation
+//! costs for counted codelets are in `popc/src/cost.rs`.
 //!
 //! Time is in tile clock cycles of the image's target. The figures are
-//! public-source approximations (DESIGN.md, "Target constants and the cost
-//! model"); they are not tuned to any benchmark. Change them here only.
+//! public-source approximations, not tuned to any benchmark. Change them
+//! here only.
 //!
 //! - Compute: a tile has `target.workers` (6) worker contexts issuing in
 //!   round robin, so one worker issues an instruction every 6 cycles. Each
 //!   `Vertex` goes to the least-loaded worker (ties to the lowest number) in
 //!   the order the tile lists them; a `MultiVertex` runs once on every
 //!   worker; a `SupervisorVertex` waits for the workers, then runs alone.
-//!   Tile time = workers x (largest per-worker instruction count) +
-//!   [`SUPERVISOR_CYCLES_PER_VERTEX`] per vertex launched.
+//!   A vertex costs its `cycles` estimate when the graph gives one (as
+//!   Poplar's `setPerfEstimate` replaces the vertex's cycles), otherwise
+//!   what its counting code counted (entry included: popc's
+//!   `VERTEX_ENTRY` plus one load per state word).
+//!   Tile time = workers x (largest per-worker count): the IPU Model's
+//!   round-robin schedule; there is no serial per-vertex supervisor cost.
 //! - Exchange: per tile, ceil(max(bytes sent, bytes received) /
 //!   `target.exchange_bytes_per_cycle`) + [`EXCHANGE_OVERHEAD_CYCLES`];
 //!   the phase takes the slowest tile. Bytes sent are the union of a tile's
 //!   source ranges (one send may be broadcast to many tiles, as the IPU's
 //!   exchange does); bytes received are summed. A transfer within one tile
 //!   counts as both sent and received by it.
-//! - Sync: [`SYNC_CYCLES`] per internal sync; every compute set, copy and
-//!   host transfer starts a superstep with one.
+//! - Sync: `target.sync_cycles` per internal sync; every compute set, copy
+//!   and host transfer starts a superstep with one. Tiles that finish a
+//!   phase early wait at the next sync: that wait is sync time, as in
+//!   Poplar's profile.
 //! - Host transfers (streams, remote buffers, prints): bytes over
 //!   [`HOST_BYTES_PER_SECOND`] at the target clock plus
-//!   [`HOST_LATENCY_NS`], preceded by an external sync ([`SYNC_CYCLES`]).
+//!   [`HOST_LATENCY_NS`], preceded by an external sync.
 //! - Control flow: a branch or loop test broadcasts its predicate to every
-//!   tile: [`BRANCH_CYCLES`] each time.
-
-/// Cycles for an internal sync across one IPU.
-pub const SYNC_CYCLES: u64 = 100;
+//!   tile: a sync plus a one-word exchange ([`branch_exchange_cycles`]).
+//!
+//! Cycle sums saturate at `u64::MAX` rather than wrap.
 
 /// Fixed cycles each tile that takes part in an exchange spends on it
 /// (the exchange code's setup and the last word's flight).
 pub const EXCHANGE_OVERHEAD_CYCLES: u64 = 16;
-
-/// Supervisor cycles to launch one vertex on a worker.
-pub const SUPERVISOR_CYCLES_PER_VERTEX: u64 = 8;
 
 /// Host link bandwidth (PCIe Gen4 x16 class, about 64 GB/s).
 pub const HOST_BYTES_PER_SECOND: f64 = 64.0e9;
@@ -42,9 +46,11 @@ pub const HOST_BYTES_PER_SECOND: f64 = 64.0e9;
 /// Latency of one host transfer, in nanoseconds.
 pub const HOST_LATENCY_NS: f64 = 500.0;
 
-/// A predicate broadcast for `if`, `switch` and each loop test
-/// (a sync plus a one-word exchange).
-pub const BRANCH_CYCLES: u64 = SYNC_CYCLES + EXCHANGE_OVERHEAD_CYCLES + 1;
+/// The exchange part of a predicate broadcast for `if`, `switch` and each
+/// loop test (its sync is charged as a sync).
+pub fn branch_exchange_cycles() -> u64 {
+    EXCHANGE_OVERHEAD_CYCLES + 1
+}
 
 /// Exchange cycles of one tile that sends `sent` and receives `received` bytes.
 pub fn exchange_tile_cycles(sent: u64, received: u64, bytes_per_cycle: u32) -> u64 {
@@ -52,21 +58,23 @@ pub fn exchange_tile_cycles(sent: u64, received: u64, bytes_per_cycle: u32) -> u
     if bytes == 0 {
         return 0;
     }
-    bytes.div_ceil(u64::from(bytes_per_cycle.max(1))) + EXCHANGE_OVERHEAD_CYCLES
+    bytes.div_ceil(u64::from(bytes_per_cycle.max(1))).saturating_add(EXCHANGE_OVERHEAD_CYCLES)
 }
 
 /// Cycles of a host transfer of `bytes` at a clock of `clock_mhz`.
 pub fn host_transfer_cycles(bytes: u64, clock_mhz: f64) -> u64 {
     let hz = clock_mhz * 1.0e6;
     let seconds = bytes as f64 / HOST_BYTES_PER_SECOND + HOST_LATENCY_NS * 1.0e-9;
+    // `as` saturates for out-of-range floats.
     (seconds * hz).ceil() as u64
 }
 
-/// Tile cycles of a compute phase, from per-worker instruction counts and
-/// the number of vertices launched.
-pub fn tile_compute_cycles(worker_loads: &[u64], vertices: u64) -> u64 {
+/// Tile cycles of a compute phase, from per-worker instruction counts: the
+/// workers issue in turn, so the tile is busy until its busiest worker is
+/// done, one issue slot in `workers`.
+pub fn tile_compute_cycles(worker_loads: &[u64]) -> u64 {
     let workers = worker_loads.len() as u64;
-    workers * worker_loads.iter().copied().max().unwrap_or(0) + SUPERVISOR_CYCLES_PER_VERTEX * vertices
+    worker_loads.iter().copied().max().unwrap_or(0).saturating_mul(workers)
 }
 
 #[cfg(test)]
@@ -77,7 +85,9 @@ mod tests {
     fn formulas() {
         assert_eq!(exchange_tile_cycles(0, 0, 4), 0);
         assert_eq!(exchange_tile_cycles(9, 4, 4), 3 + EXCHANGE_OVERHEAD_CYCLES);
-        assert_eq!(tile_compute_cycles(&[10, 3, 0, 0, 0, 0], 2), 60 + 2 * SUPERVISOR_CYCLES_PER_VERTEX);
+        assert_eq!(tile_compute_cycles(&[10, 3, 0, 0, 0, 0]), 60);
+        assert_eq!(tile_compute_cycles(&[u64::MAX, 0]), u64::MAX);
+        assert_eq!(exchange_tile_cycles(u64::MAX, 0, 1), u64::MAX);
         // 64 KB at 1 GHz: 1 µs of bandwidth plus the latency.
         assert_eq!(host_transfer_cycles(64_000, 1000.0), 1000 + 500);
     }

@@ -96,7 +96,11 @@ impl Engine {
         machine.max_cycles = opts.max_cycles;
         machine.uninstrumented = !opts.instrument_compute;
         if opts.profile && opts.device == DeviceKind::Sim {
-            machine.rec = Some(Recorder::new(&loaded.image));
+            let mut rec = Recorder::new(&loaded.image);
+            if opts.trace {
+                rec.trace = Some(crate::trace::TraceRec::new(&loaded.image));
+            }
+            machine.rec = Some(rec);
         }
         Engine { machine }
     }
@@ -318,6 +322,13 @@ impl Engine {
                 "stepsExecuted": self.machine.totals.steps,
             }),
         }
+    }
+
+    /// Writes the Chrome trace of the run (`--trace`); `None` when the
+    /// engine records none (not `sim`, or no `trace` option).
+    pub fn write_trace(&self, out: &mut dyn std::io::Write) -> Option<std::io::Result<()>> {
+        let t = self.machine.rec.as_ref()?.trace.as_ref()?;
+        Some(t.write(out))
     }
 
     /// A `printProfileSummary`-style text summary.

@@ -101,21 +101,58 @@ pub(crate) struct HostState {
 }
 
 /// Cycle and step totals of everything run so far.
+///
+/// `cycles` and the wall figures (`compute`, `exchange`, `host`, `sync`)
+/// are time on the IPU's clock; the `*_tile` figures are summed over tiles,
+/// as Poplar's profile sums `tileCycles`. Every tile spends the whole of
+/// `cycles` in one of compute, exchange, host transfer or sync (a tile
+/// waiting for the others at a sync is in sync), so
+/// `compute_tile + exchange_tile + host_tile + sync_tile == cycles x tiles`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Totals {
     /// Modelled cycles (sim only).
     pub cycles: u64,
+    /// Wall cycles of compute phases (each the slowest tile's).
     pub compute: u64,
-    /// Tile-cycles with a worker issuing.
+    /// Tile-cycles with a worker issuing ("excluding idle threads").
     pub compute_active: u64,
-    /// Tile-cycles of all compute phases (compute summed over tiles).
+    /// Each tile's own compute cycles, summed ("including idle threads").
     pub compute_tile: u64,
+    /// Wall cycles of exchange phases and predicate broadcasts.
     pub exchange: u64,
+    /// Each tile's own exchange cycles, summed.
+    pub exchange_tile: u64,
+    /// Wall cycles of host transfers (every tile takes part).
     pub host: u64,
+    /// Wall cycles of syncs.
     pub sync: u64,
-    pub control: u64,
     /// Steps executed (both devices).
     pub steps: u64,
+    /// The same figures for each program (by index; its `by_program` is
+    /// empty), summed over its runs.
+    pub by_program: Vec<Totals>,
+}
+
+impl Totals {
+    /// Tile-cycles spent in sync: the syncs themselves and the time tiles
+    /// wait for the slowest one, summed over tiles.
+    pub fn sync_tile(&self, tiles: u64) -> u64 {
+        let spent = self
+            .compute_tile
+            .saturating_add(self.exchange_tile)
+            .saturating_add(self.host.saturating_mul(tiles));
+        self.cycles.saturating_mul(tiles).saturating_sub(spent)
+    }
+
+    /// Applies `f` to the totals and to program `program`'s.
+    fn charge(&mut self, program: u32, f: impl Fn(&mut Totals)) {
+        f(self);
+        let p = program as usize;
+        if self.by_program.len() <= p {
+            self.by_program.resize(p + 1, Totals::default());
+        }
+        f(&mut self.by_program[p]);
+    }
 }
 
 /// A loaded image on a device, with its memory.
@@ -375,20 +412,31 @@ impl Machine {
         Ok(())
     }
 
-    fn sync(&mut self) {
+    fn sync(&mut self, program: u32) {
         if self.kind == DeviceKind::Sim {
-            self.totals.cycles += cost::SYNC_CYCLES;
-            self.totals.sync += cost::SYNC_CYCLES;
+            let c = u64::from(self.loaded.image.target.sync_cycles);
+            let from = self.totals.cycles;
+            self.totals.charge(program, |t| {
+                t.cycles = t.cycles.saturating_add(c);
+                t.sync = t.sync.saturating_add(c);
+            });
             if let Some(rec) = &mut self.rec {
-                rec.sync();
+                rec.sync(from, c);
             }
         }
     }
 
-    fn control(&mut self) {
+    /// A predicate broadcast: a sync, then a one-word exchange on every tile.
+    fn control(&mut self, program: u32) {
         if self.kind == DeviceKind::Sim {
-            self.totals.cycles += cost::BRANCH_CYCLES;
-            self.totals.control += cost::BRANCH_CYCLES;
+            self.sync(program);
+            let c = cost::branch_exchange_cycles();
+            let tiles = self.loaded.image.tiles.len() as u64;
+            self.totals.charge(program, |t| {
+                t.cycles = t.cycles.saturating_add(c);
+                t.exchange = t.exchange.saturating_add(c);
+                t.exchange_tile = t.exchange_tile.saturating_add(c.saturating_mul(tiles));
+            });
         }
     }
 
@@ -396,12 +444,14 @@ impl Machine {
         if self.kind != DeviceKind::Sim {
             return;
         }
-        self.sync();
+        self.sync(program);
         let bytes: u64 = regions.iter().map(|r| u64::from(r.bytes)).sum();
         let c = cost::host_transfer_cycles(bytes, self.loaded.image.target.clock_mhz);
         let from = self.totals.cycles;
-        self.totals.cycles += c;
-        self.totals.host += c;
+        self.totals.charge(program, |t| {
+            t.cycles = t.cycles.saturating_add(c);
+            t.host = t.host.saturating_add(c);
+        });
         if let Some(rec) = &mut self.rec {
             let mut tiles: Vec<u32> = regions.iter().map(|r| r.tile).collect();
             tiles.sort_unstable();
@@ -425,7 +475,7 @@ impl Machine {
                 let cs = *cs as usize;
                 let (xin, xout) = self.cs_info[cs].clone();
                 let name = &image.compute_sets[cs].name;
-                self.sync();
+                self.sync(program);
                 if !image.compute_sets[cs].exchange_in.transfers.is_empty() {
                     self.exchange(
                         &image.compute_sets[cs].exchange_in,
@@ -438,7 +488,7 @@ impl Machine {
                 self.compute(cs, program)
                     .map_err(|fault| RunError::Vertex { fault, step: self.where_(label, path, step) })?;
                 if !image.compute_sets[cs].exchange_out.transfers.is_empty() {
-                    self.sync();
+                    self.sync(program);
                     self.exchange(
                         &image.compute_sets[cs].exchange_out,
                         &xout,
@@ -450,7 +500,7 @@ impl Machine {
             }
             Step::Copy(c) => {
                 let info = self.copy_info[*c as usize].clone();
-                self.sync();
+                self.sync(program);
                 let xi = 2 * image.compute_sets.len() + *c as usize;
                 self.exchange(&image.copies[*c as usize], &info, xi, program, &format!("Copy{c}"));
             }
@@ -520,7 +570,7 @@ impl Machine {
             }
             Step::While { cond, pred, body } => loop {
                 self.steps(cond, label, path, program)?;
-                self.control();
+                self.control(program);
                 self.charge(label, path, step)?;
                 if self.scalar(pred) == 0 {
                     break;
@@ -528,12 +578,12 @@ impl Machine {
                 self.steps(body, label, path, program)?;
             },
             Step::If { pred, then, otherwise } => {
-                self.control();
+                self.control(program);
                 let body = if self.scalar(pred) != 0 { then } else { otherwise };
                 self.steps(body, label, path, program)?;
             }
             Step::Switch { selector, cases, default } => {
-                self.control();
+                self.control(program);
                 let v = self.scalar_exact(selector);
                 let body = cases.iter().find(|(c, _)| *c == v).map_or(default, |(_, b)| b);
                 self.steps(body, label, path, program)?;
@@ -544,7 +594,7 @@ impl Machine {
                 let mut inner = Vec::new();
                 self.steps(&func.body, &label, &mut inner, program)?;
             }
-            Step::Sync => self.sync(),
+            Step::Sync => self.sync(program),
         }
         Ok(())
     }
@@ -574,10 +624,13 @@ impl Machine {
         }
         if self.kind == DeviceKind::Sim {
             let from = self.totals.cycles;
-            self.totals.cycles += info.cycles;
-            self.totals.exchange += info.cycles;
+            self.totals.charge(program, |t| {
+                t.cycles = t.cycles.saturating_add(info.cycles);
+                t.exchange = t.exchange.saturating_add(info.cycles);
+                t.exchange_tile = t.exchange_tile.saturating_add(info.tile_cycles);
+            });
             if let Some(rec) = &mut self.rec {
-                rec.exchange(program, name, from, info);
+                rec.exchange(program, name, from, info, x);
             }
         }
     }
@@ -650,8 +703,8 @@ impl Machine {
                                 return Some(fault(&ctx, status, Some(wk as u32)));
                             }
                             let c = v.cycles.unwrap_or(ctx.count);
-                            *load += c;
-                            total += c;
+                            *load = load.saturating_add(c);
+                            total = total.saturating_add(c);
                         }
                     } else {
                         // SAFETY: as above.
@@ -665,11 +718,11 @@ impl Machine {
                         let c = v.cycles.unwrap_or(ctx.count);
                         total = c;
                         if vt.base == VertexBase::Supervisor {
-                            let m = loads.iter().copied().max().unwrap_or(0) + c;
+                            let m = loads.iter().copied().max().unwrap_or(0).saturating_add(c);
                             loads.iter_mut().for_each(|l| *l = m);
                         } else {
                             let (i, _) = loads.iter().enumerate().min_by_key(|&(i, l)| (*l, i)).unwrap();
-                            loads[i] += c;
+                            loads[i] = loads[i].saturating_add(c);
                         }
                     }
                     if record && sim {
@@ -679,8 +732,8 @@ impl Machine {
                 if sim {
                     // SAFETY: owned tile.
                     let r = unsafe { res.at(t) };
-                    r.cycles = cost::tile_compute_cycles(loads, verts.len() as u64);
-                    r.active = loads.iter().sum();
+                    r.cycles = cost::tile_compute_cycles(loads);
+                    r.active = loads.iter().fold(0u64, |a, &l| a.saturating_add(l));
                 }
             }
             if !local_counts.is_empty() {
@@ -710,16 +763,20 @@ impl Machine {
             return Err(f);
         }
         if sim {
-            let mut max = 0;
+            let (mut max, mut tile_sum, mut active_sum) = (0u64, 0u64, 0u64);
             for w in &cs.tiles {
                 let r = &self.tile_res[w.tile as usize];
                 max = max.max(r.cycles);
-                self.totals.compute_tile += r.cycles;
-                self.totals.compute_active += r.active;
+                tile_sum = tile_sum.saturating_add(r.cycles);
+                active_sum = active_sum.saturating_add(r.active);
             }
             let from = self.totals.cycles;
-            self.totals.cycles += max;
-            self.totals.compute += max;
+            self.totals.charge(program, |t| {
+                t.cycles = t.cycles.saturating_add(max);
+                t.compute = t.compute.saturating_add(max);
+                t.compute_tile = t.compute_tile.saturating_add(tile_sum);
+                t.compute_active = t.compute_active.saturating_add(active_sum);
+            });
             if let Some(rec) = &mut self.rec {
                 let per_tile: Vec<(u32, u64, u64)> = cs
                     .tiles
@@ -822,7 +879,7 @@ fn exchange_info(x: &Exchange, ntiles: usize, bpc: u32) -> ExchangeInfo {
     for (_, (s, r)) in sent {
         let c = cost::exchange_tile_cycles(s, r, bpc);
         info.cycles = info.cycles.max(c);
-        info.tile_cycles += c;
+        info.tile_cycles = info.tile_cycles.saturating_add(c);
         info.active_tiles += 1;
         info.max_tile_bytes = info.max_tile_bytes.max(s.max(r));
     }

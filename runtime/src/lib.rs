@@ -11,7 +11,7 @@
 //!   cycles with [`cost`], recording a [`profile`].
 //! - [`engine`] is the host API ([`Engine`]): handles, streams, remote
 //!   buffers, programs by name; [`data`] and [`format`] convert host data and
-//!   print tensors.
+//!   print tensors; [`trace`] writes the `sim` timeline as a Chrome trace.
 //! - [`cli`] is `poplar-run`'s command line, as a library function so tests
 //!   drive the binary's own code path.
 //!
@@ -30,6 +30,7 @@ pub mod hostfns;
 pub mod loader;
 pub mod options;
 pub mod profile;
+pub mod trace;
 
 /// The image format, for hosts that build or inspect images.
 pub use linker;

@@ -1,8 +1,12 @@
 //! Run-time options: the engine options (`POPLAR_ENGINE_OPTIONS`, a JSON
 //! object as in the Poplar SDK) and the log level (`POPLAR_LOG_LEVEL`).
 //!
-//! Parsing only; reading the environment is the binary's job.
+//! Parsing only; reading the environment is the binary's job. Every key
+//! must be one this runtime accepts ([`ENGINE_KEYS`]); anything else is an
+//! error naming the key, the closest accepted one and the list, so a typo
+//! never silently turns an option off.
 
+use report::auto::{flag, unknown_key, AutoReport};
 use serde_json::Value;
 
 use crate::exec::DeviceKind;
@@ -20,7 +24,29 @@ pub struct EngineOptions {
     /// Count instructions on `sim` (`debug.instrumentCompute`); when off,
     /// only `cycles N` estimates give compute cycles.
     pub instrument_compute: bool,
+    /// Record the timeline for `--trace` (sim only).
+    pub trace: bool,
+    /// `autoReport.*`: profiles and the HTML report written without flags.
+    pub auto_report: AutoReport,
 }
+
+/// The `POPLAR_ENGINE_OPTIONS` keys this runtime accepts. Those of Poplar
+/// with no meaning here (`target.deterministicWorkers`: runs are always
+/// deterministic; `debug.instrumentExternalExchange`: host transfers are
+/// always modelled; `debug.computeInstrumentationLevel`: cycles are kept
+/// per tile and per vertex type at every level) are checked and noted.
+pub const ENGINE_KEYS: [&str; 10] = [
+    "autoReport.all",
+    "autoReport.directory",
+    "autoReport.outputExecutionProfile",
+    "autoReport.outputGraphProfile",
+    "debug.computeInstrumentationLevel",
+    "debug.instrument",
+    "debug.instrumentCompute",
+    "debug.instrumentExternalExchange",
+    "debug.maxCycles",
+    "target.deterministicWorkers",
+];
 
 impl Default for EngineOptions {
     fn default() -> EngineOptions {
@@ -30,16 +56,9 @@ impl Default for EngineOptions {
             max_cycles: None,
             profile: false,
             instrument_compute: true,
+            trace: false,
+            auto_report: AutoReport::default(),
         }
-    }
-}
-
-fn flag(key: &str, v: &Value) -> Result<bool, String> {
-    match v {
-        Value::Bool(b) => Ok(*b),
-        Value::String(s) if s == "true" => Ok(true),
-        Value::String(s) if s == "false" => Ok(false),
-        _ => Err(format!("engine option '{key}' must be \"true\" or \"false\", not {v}")),
     }
 }
 
@@ -54,6 +73,9 @@ impl EngineOptions {
         };
         let mut notes = Vec::new();
         for (k, v) in &map {
+            if self.auto_report.apply(k, v)? {
+                continue;
+            }
             match k.as_str() {
                 "debug.instrument" => self.profile = flag(k, v)?,
                 "debug.instrumentCompute" => self.instrument_compute = flag(k, v)?,
@@ -75,10 +97,20 @@ impl EngineOptions {
                     };
                     self.max_cycles = Some(n.ok_or_else(|| format!("engine option '{k}' must be a count"))?);
                 }
-                _ if !(v.is_string() || v.is_boolean() || v.is_number()) => {
-                    return Err(format!("engine option '{k}' must be a string, not {v}"))
+                "debug.instrumentExternalExchange" => {
+                    flag(k, v)?;
+                    notes.push(format!("{k}: host transfers are always modelled on sim"));
                 }
-                _ => notes.push(format!("{k}: not used by this runtime, ignored")),
+                "debug.computeInstrumentationLevel" => match v.as_str() {
+                    Some("tile" | "vertex" | "device" | "ipu") => notes
+                        .push(format!("{k}: cycles are kept per tile and per vertex type at every level")),
+                    _ => {
+                        return Err(format!(
+                            "engine option '{k}' must be \"tile\", \"vertex\", \"device\" or \"ipu\", not {v}"
+                        ))
+                    }
+                },
+                _ => return Err(unknown_key(k, &ENGINE_KEYS)),
             }
         }
         Ok(notes)
@@ -137,6 +169,16 @@ mod tests {
         assert!(o.apply_json("{nope").unwrap_err().contains("not valid JSON"));
         assert!(o.apply_json("[1]").is_err());
         assert!(o.apply_json(r#"{"debug.instrument":"maybe"}"#).is_err());
+        let e = o.apply_json(r#"{"debug.instrumnet":"true"}"#).unwrap_err();
+        assert!(
+            e.starts_with("unknown engine option 'debug.instrumnet' (did you mean 'debug.instrument'?)"),
+            "{e}"
+        );
+        assert!(e.contains("autoReport.all") && e.contains("debug.maxCycles"), "{e}");
+        o.apply_json(r#"{"autoReport.all":"true","autoReport.directory":"rep"}"#).unwrap();
+        assert!(o.auto_report.graph && o.auto_report.execution);
+        let e = o.apply_json(r#"{"autoReport.outputExecutionProfile":"1"}"#).unwrap_err();
+        assert!(e.contains("'autoReport.outputExecutionProfile' must be \"true\" or \"false\""), "{e}");
         assert_eq!(LogLevel::parse("debug").unwrap(), LogLevel::Debug);
         assert!(LogLevel::parse("LOUD").is_err());
     }

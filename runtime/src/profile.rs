@@ -6,7 +6,7 @@
 //! Pure: the recorder collects numbers, [`Recorder::to_json`] and
 //! [`summary`] turn them into values and text.
 
-use linker::image::Image;
+use linker::image::{Exchange, Image};
 use serde_json::{json, Value};
 
 use crate::exec::{ExchangeInfo, Totals};
@@ -43,6 +43,8 @@ pub struct Recorder {
     cs_cycles: Vec<u64>,
     /// Per vertex type: (cycles, instances executed).
     by_type: Vec<(u64, u64)>,
+    /// The timeline for `--trace`, when asked for.
+    pub(crate) trace: Option<crate::trace::TraceRec>,
 }
 
 impl Recorder {
@@ -56,6 +58,7 @@ impl Recorder {
             cs_runs: vec![0; image.compute_sets.len()],
             cs_cycles: vec![0; image.compute_sets.len()],
             by_type: vec![(0, 0); image.vertex_types.len()],
+            trace: None,
         }
     }
 
@@ -67,14 +70,17 @@ impl Recorder {
         }
     }
 
-    pub(crate) fn sync(&mut self) {
+    pub(crate) fn sync(&mut self, from: u64, cycles: u64) {
+        if let Some(t) = &mut self.trace {
+            t.sync(from, cycles);
+        }
         self.push(StepRec {
             kind: "Sync",
             program: 0,
             name: String::new(),
-            from: 0,
-            cycles: 0,
-            active_tiles: 0,
+            from,
+            cycles,
+            active_tiles: self.num_tiles as u32,
             tile_cycles: 0,
             active: 0,
             total_data: 0,
@@ -91,6 +97,9 @@ impl Recorder {
         tiles: u32,
         bytes: u64,
     ) {
+        if let Some(t) = &mut self.trace {
+            t.host(name, from, cycles, bytes);
+        }
         self.push(StepRec {
             kind: "StreamCopy",
             program,
@@ -105,7 +114,17 @@ impl Recorder {
         });
     }
 
-    pub(crate) fn exchange(&mut self, program: u32, name: &str, from: u64, info: &ExchangeInfo) {
+    pub(crate) fn exchange(
+        &mut self,
+        program: u32,
+        name: &str,
+        from: u64,
+        info: &ExchangeInfo,
+        x: &Exchange,
+    ) {
+        if let Some(t) = &mut self.trace {
+            t.exchange(name, from, info.cycles, info.bytes, x);
+        }
         self.push(StepRec {
             kind: "DoExchange",
             program,
@@ -131,6 +150,9 @@ impl Recorder {
         per_tile: &[(u32, u64, u64)],
         vertex_counts: &[(u32, u64)],
     ) {
+        if let Some(t) = &mut self.trace {
+            t.compute(name, from, cycles, per_tile);
+        }
         let c = cs as usize;
         if self.cs_by_tile[c].is_empty() {
             self.cs_by_tile[c] = vec![0; self.num_tiles];
@@ -170,7 +192,13 @@ impl Recorder {
             .iter()
             .map(|s| {
                 if s.kind == "Sync" {
-                    return json!({"type": "Sync", "syncType": "Internal"});
+                    return json!({
+                        "type": "Sync",
+                        "syncType": "Internal",
+                        "cycles": s.cycles,
+                        "cyclesFrom": s.from,
+                        "cyclesTo": s.from + s.cycles,
+                    });
                 }
                 let balance = ratio(s.tile_cycles, s.cycles * self.num_tiles as u64);
                 let active_balance = ratio(s.tile_cycles, s.cycles * u64::from(s.active_tiles));
@@ -221,13 +249,14 @@ impl Recorder {
             "memory": memory_json(image),
             "simulation": {
                 "cycles": totals.cycles,
+                // Summed over tiles, as the user guide defines them: they
+                // add up to `cycles` times the number of tiles.
                 "tileCycles": {
                     "activeCompute": totals.compute_active,
                     "compute": totals.compute_tile,
-                    "doExchange": totals.exchange,
-                    "streamCopy": totals.host,
-                    "sync": totals.sync,
-                    "control": totals.control,
+                    "doExchange": totals.exchange_tile,
+                    "streamCopy": totals.host.saturating_mul(image.tiles.len() as u64),
+                    "sync": totals.sync_tile(image.tiles.len() as u64),
                     "globalExchange": 0,
                     "copySharedStructure": 0,
                 },
@@ -321,32 +350,28 @@ pub fn summary(image: &Image, totals: &Totals, rec: Option<&Recorder>, device: &
         let _ = writeln!(s, "  (the {device} device does not model cycles; use --device sim)");
         return s;
     };
-    let us = totals.cycles as f64 / t.clock_mhz;
-    let _ = writeln!(
-        s,
-        "  Total cycles:                                  {} (approx {:.1} microseconds)",
-        thousands(totals.cycles),
-        us
-    );
-    let _ =
-        writeln!(s, "  Total compute cycles (including idle threads): {}", thousands(totals.compute_tile));
-    let _ =
-        writeln!(s, "  Total compute cycles (excluding idle threads): {}", thousands(totals.compute_active));
-    let _ = writeln!(s, "  Total IPU exchange cycles:                     {}", thousands(totals.exchange));
-    let _ = writeln!(s, "  Total host exchange cycles:                    {}", thousands(totals.host));
-    let _ = writeln!(s, "  Total sync cycles:                             {}", thousands(totals.sync));
-    let _ = writeln!(s, "  Total control (branch) cycles:                 {}", thousands(totals.control));
-    let busy = totals.compute.max(1) * ntiles;
-    let _ = writeln!(
-        s,
-        "  Total tile balance:                            {:.1}%",
-        100.0 * totals.compute_tile as f64 / busy as f64
-    );
-    let _ = writeln!(
-        s,
-        "  Total thread balance:                          {:.1}%",
-        100.0 * totals.compute_active as f64 / totals.compute_tile.max(1) as f64
-    );
+    let mut executed: Vec<&str> = Vec::new();
+    for &p in &rec.program_trace {
+        let name = image.programs.get(p as usize).map_or("<unknown>", |p| p.name.as_str());
+        if !executed.contains(&name) {
+            executed.push(name);
+        }
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(s, "Programs executed:");
+    let _ = writeln!(s);
+    let _ = writeln!(s, "{}.", executed.join(", "));
+    let _ = writeln!(s);
+    execution_block(&mut s, totals, ntiles, t.clock_mhz);
+    // Each program's own figures, when more than one ran.
+    let ran = totals.by_program.iter().filter(|pt| pt.cycles > 0).count();
+    for (i, p) in image.programs.iter().enumerate().filter(|_| ran > 1) {
+        if let Some(pt) = totals.by_program.get(i).filter(|pt| pt.cycles > 0) {
+            let _ = writeln!(s);
+            let _ = writeln!(s, "  Program {}:", p.name);
+            execution_block(&mut s, pt, ntiles, t.clock_mhz);
+        }
+    }
     let _ = writeln!(s);
     let _ = writeln!(s, "  Cycles by vertex type:");
     let mut types: Vec<(usize, &(u64, u64))> =
@@ -375,6 +400,40 @@ pub fn summary(image: &Image, totals: &Totals, rec: Option<&Recorder>, device: &
         }
     }
     s
+}
+
+/// The totals as Poplar's `printProfileSummary` prints them: the total,
+/// then each category as a tile average with its share of the total.
+fn execution_block(s: &mut String, totals: &Totals, tiles: u64, clock_mhz: f64) {
+    use std::fmt::Write;
+    let tiles = tiles.max(1);
+    let total = totals.cycles;
+    let _ = writeln!(
+        s,
+        "  Total cycles:                                         {} (approx {} microseconds)",
+        thousands(total),
+        decimal(total as f64 / clock_mhz)
+    );
+    let rows = [
+        ("compute cycles (including idle threads)", totals.compute_tile),
+        ("compute cycles (excluding idle threads)", totals.compute_active),
+        ("IPU exchange cycles", totals.exchange_tile),
+        ("global exchange cycles", 0),
+        ("host exchange cycles", totals.host.saturating_mul(tiles)),
+        ("sync cycles", totals.sync_tile(tiles)),
+    ];
+    for (what, tile_sum) in rows {
+        let average = tile_sum as f64 / tiles as f64;
+        let share = if total == 0 { 0.0 } else { 100.0 * average / total as f64 };
+        let label = format!("Tile average {what}:");
+        let _ = writeln!(s, "  {label:<54}{} ({share:.1}% of total)", decimal(average));
+    }
+}
+
+/// `x` with one decimal and thousands separators: `3,801.8`.
+fn decimal(x: f64) -> String {
+    let tenths = (x * 10.0).round() as u64;
+    format!("{}.{}", thousands(tenths / 10), tenths % 10)
 }
 
 fn kib(b: u64) -> String {

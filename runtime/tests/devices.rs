@@ -46,6 +46,7 @@ impl Builder {
                 workers: 6,
                 clock_mhz: 1330.0,
                 exchange_bytes_per_cycle: 4,
+                sync_cycles: 100,
             },
             code: vec![],
             relocs: vec![],
@@ -176,19 +177,15 @@ fn both_devices_agree_for_any_thread_count() {
     assert!(outputs[..3].iter().all(|o| o.1 == 0));
     let sim_cycles = outputs[3].1;
     assert!(outputs[3..].iter().all(|o| o.1 == sim_cycles));
-    // Two 5-instruction vertices on two workers: 6 x 5 + 2 x 8 supervisor per
-    // run; three runs each with a sync; a copy: sync + 4 bytes + overhead;
-    // two prints (host transfers with a sync each).
-    let compute = 3 * (30 + 16);
+    // Two 5-instruction vertices on two workers: 6 x 5 per run (the workers
+    // issue in turn); three runs each with a sync; a copy: sync + 4 bytes +
+    // overhead; two prints (host transfers with a sync each).
+    let sync = u64::from(image.target.sync_cycles);
+    let compute = 3 * 30;
     let host = 2 * runtime::cost::host_transfer_cycles(8, 1330.0);
     let host = host - runtime::cost::host_transfer_cycles(8, 1330.0)
         + runtime::cost::host_transfer_cycles(16, 1330.0);
-    let expected = compute
-        + 3 * runtime::cost::SYNC_CYCLES
-        + runtime::cost::SYNC_CYCLES
-        + runtime::cost::exchange_tile_cycles(4, 4, 4)
-        + 2 * runtime::cost::SYNC_CYCLES
-        + host;
+    let expected = compute + 3 * sync + sync + runtime::cost::exchange_tile_cycles(4, 4, 4) + 2 * sync + host;
     assert_eq!(sim_cycles, expected);
 }
 
@@ -200,9 +197,9 @@ fn cycles_estimates_override_counts_and_profile_is_recorded() {
     e.run(0).unwrap();
     let p = e.profile_json();
     let by_tile = &p["computeSetCyclesByTile"][0];
-    // Tile 2: workers loads 100 and 5: 6 x 100 + 16, three runs.
-    assert_eq!(by_tile[2].as_u64().unwrap(), 3 * 616);
-    assert_eq!(by_tile[0].as_u64().unwrap(), 3 * 46);
+    // Tile 2: workers loads 100 and 5: 6 x 100, three runs.
+    assert_eq!(by_tile[2].as_u64().unwrap(), 3 * 600);
+    assert_eq!(by_tile[0].as_u64().unwrap(), 3 * 30);
     assert_eq!(p["simulation"]["cycles"].as_u64().unwrap(), e.totals().cycles);
     let summary = e.summary();
     assert!(summary.contains("Total cycles:"), "{summary}");
@@ -222,7 +219,7 @@ fn multivertex_runs_once_per_worker() {
         e.run(0).unwrap();
         assert_eq!(e.read_values::<u32>("out").unwrap(), vec![0, 1, 2, 3, 4, 5]);
         if device == DeviceKind::Sim {
-            assert_eq!(e.totals().compute, 6 * 3 + 8);
+            assert_eq!(e.totals().compute, 6 * 3);
         }
     }
 }

@@ -1,4 +1,5 @@
-//! The end-to-end golden run cases (`testdata/run/<case>/`): each case's
+//! The end-to-end golden run cases (`testdata/run/<case>/`, and the ported
+//! Poplar tutorials in `examples/<nn_name>/`): each case's
 //! `graph.pir` is compiled once through the compiler library, then run
 //! through `poplar-run`'s own code path (`runtime::cli::main`) with the
 //! arguments in its `cmd` file, on both devices (`sim` and `cpu`) unless
@@ -17,8 +18,10 @@ use runtime::linker::image::Image;
 use testdata::Report;
 
 fn cases() -> Vec<PathBuf> {
+    let examples = testdata::root().join("../examples");
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(testdata::root().join("run"))
         .expect("testdata/run")
+        .chain(std::fs::read_dir(&examples).expect("examples"))
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.join("graph.pir").is_file())

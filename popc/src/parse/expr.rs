@@ -296,8 +296,8 @@ impl Parser {
                     self.expect(Tok::RParen, "')'")?;
                     ExprKind::Cast(kind, ty, Box::new(e))
                 }
-                s if scalar_keyword(s) && s != "auto" => {
-                    // Functional cast `float(x)`.
+                s if scalar_keyword(s) && s != "auto" || s == "decltype" => {
+                    // Functional cast `float(x)`, `decltype(x){0}`.
                     let ty = self.type_name()?;
                     self.link()?;
                     if self.at(Tok::LBrace) {
@@ -317,7 +317,21 @@ impl Parser {
                     ExprKind::Cast(CastKind::Functional, ty, Box::new(e))
                 }
                 _ => {
-                    let p = self.path()?;
+                    let mut p = self.path()?;
+                    // `std::is_same<A, B>()` and `{}` make a value that
+                    // converts to `std::is_same<A, B>::value`.
+                    let trait_value = matches!(
+                        p.last(),
+                        "is_same" | "is_integral" | "is_floating_point" | "is_signed" | "is_unsigned"
+                    ) && p.segs.last().is_some_and(|s| s.args.is_some())
+                        && (self.at(Tok::LParen) && self.peek_at(1).is(Tok::RParen)
+                            || self.at(Tok::LBrace) && self.peek_at(1).is(Tok::RBrace));
+                    if trait_value {
+                        self.bump();
+                        self.bump();
+                        p.segs.push(Seg { name: "value".into(), args: None });
+                        return Ok(Expr { span, kind: ExprKind::Name(p) });
+                    }
                     if self.at(Tok::LBrace) && self.types.contains(p.last()) {
                         self.link()?;
                         let e = self.init_list()?;

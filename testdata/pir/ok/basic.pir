@@ -1,4 +1,4 @@
-// The tutorial-style graph from PIR.md: every kind of item once.
+// The tutorial-style graph of docs/pir.md: every kind of item once.
 target mk2(tiles_per_ipu = 4)
 codelets "tut3_codelets.cpp"
 codelets "lib.cpp" ["-DWIDTH=4", "-O3"]

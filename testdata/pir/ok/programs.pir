@@ -1,4 +1,4 @@
-// Control programs: every statement of PIR.md's "Programs", functions,
+// Control programs: every statement of docs/pir.md's "Programs", functions,
 // several programs, compile-time loops inside programs, and vertices
 // placed by the compiler (no `@ tile`) with cycle estimates.
 target bow(tiles_per_ipu = 8, workers = 6)

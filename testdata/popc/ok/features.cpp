@@ -1,4 +1,4 @@
-// Every codelet feature of CODELETS.md not exercised by the other ok cases:
+// Every codelet feature of docs/codelets.md not exercised by the other ok cases:
 // the preprocessor (#undef, #if/#elif, ##, __POPC__ without __IPU__), every
 // built-in header, typedef and alias, enums, structs, namespaces and
 // constexpr, type traits, alignof, static_assert, iterators, lambdas,

@@ -1,4 +1,6 @@
-// Tutorial 1 (Poplar user guide): constants, copies, slices, host handles and
+// A variant of the Poplar user guide's tutorial 1 (the faithful port is
+// examples/01_programs_and_variables) on 16 tiles, with v3 spread over
+// four tiles: constants, copies, slices, host handles and
 // a host-to-device stream read twice from a circular host buffer.
 target mk2(tiles_per_ipu = 16)
 var v1: float[4]

@@ -1,4 +1,5 @@
-// Tutorial 6 (Poplar user guide): a 40x50 matrix times a vector of 50, one
+// A variant of the Poplar user guide's tutorial 6 (the faithful port is
+// examples/06_matrix_vector): a 40x50 matrix times a vector of 50, one
 // DotProductVertex per row. The matrix comes from a .npy file and the
 // vector from a raw .bin file (written by gen.py, which also computed the
 // expected result independently).

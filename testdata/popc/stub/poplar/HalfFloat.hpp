@@ -36,6 +36,12 @@ struct half {
   half &operator-=(half o) { return *this = half(float(*this) - float(o)); }
   half &operator*=(half o) { return *this = half(float(*this) * float(o)); }
   half &operator/=(half o) { return *this = half(float(*this) / float(o)); }
+  // With a float operand the arithmetic is in float, rounded once (as
+  // `h = h * f` is), not with the float first rounded to half.
+  half &operator+=(float o) { return *this = half(float(*this) + o); }
+  half &operator-=(float o) { return *this = half(float(*this) - o); }
+  half &operator*=(float o) { return *this = half(float(*this) * o); }
+  half &operator/=(float o) { return *this = half(float(*this) / o); }
 };
 inline half operator+(half a, half b) { return half(float(a) + float(b)); }
 inline half operator-(half a, half b) { return half(float(a) - float(b)); }

@@ -4,6 +4,10 @@
 #include <cstddef>
 #include <cstdio>
 #include <cmath>
+// libstdc++'s <math.h> also brings std's float overloads into the global
+// namespace, as the IPU's libc++ does: unqualified `exp(x)` on a float is
+// `expf`, not `exp` in double.
+#include <math.h>
 #include <cstring>
 #include <cassert>
 #include <algorithm>
@@ -12,8 +16,10 @@
 #include "HalfFloat.hpp"
 
 namespace poplar {
-enum VectorLayout { SPAN, ONE_PTR, SHORT_SPAN, COMPACT_PTR, SCALED_PTR32, SCALED_PTR64, SCALED_PTR128, DELTAN, DELTANELEMENTS };
-template <typename T, VectorLayout L = SPAN, unsigned A = 1, bool I = false> struct Vector {
+// Scoped, as in Poplar: codelets name `VectorLayout::ONE_PTR` (PopLibs also
+// defines its own unqualified aliases, which an unscoped enum would clash with).
+enum class VectorLayout { SPAN, ONE_PTR, SHORT_SPAN, COMPACT_PTR, SCALED_PTR32, SCALED_PTR64, SCALED_PTR128, DELTAN, DELTANELEMENTS, COMPACT_DELTAN };
+template <typename T, VectorLayout L = VectorLayout::SPAN, unsigned A = 1, bool I = false> struct Vector {
   T *p = nullptr;
   unsigned n = 0;
   T &operator[](unsigned i) const { return p[i]; }
@@ -31,11 +37,22 @@ template <typename T> struct Edge {
   T *get() const { return p; }
 };
 template <typename T, VectorLayout L, unsigned A, bool I> struct Edge<Vector<T, L, A, I>> : Vector<T, L, A, I> {};
+enum class VectorListLayout { DELTAN, DELTANELEMENTS, COMPACT_DELTAN };
+template <typename T, VectorListLayout L = VectorListLayout::DELTAN, unsigned A = 1, bool I = false> struct VectorList {
+  Vector<T> *p = nullptr;
+  unsigned n = 0;
+  Vector<T> &operator[](unsigned i) const { return p[i]; }
+  unsigned size() const { return n; }
+};
+template <typename T, VectorListLayout L, unsigned A, bool I> struct Edge<VectorList<T, L, A, I>> : VectorList<T, L, A, I> {};
 template <typename T> using Input = Edge<T>;
 template <typename T> using Output = Edge<T>;
 template <typename T> using InOut = Edge<T>;
 class Vertex {};
 class MultiVertex { public: static constexpr unsigned numWorkers() { return 6; } };
 class SupervisorVertex {};
+template <bool B> using SupervisorVertexIf = typename std::conditional<B, SupervisorVertex, Vertex>::type;
 } // namespace poplar
 #define IS_EXTERNAL_CODELET(x) static const bool isExternalCodelet = (x)
+// Worker vertex state alignment, as popc's built-in header has it.
+#define WORKER_ALIGN alignas(8)

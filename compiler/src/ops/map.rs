@@ -1,0 +1,197 @@
+//! Elementwise operations (`v3 = v1 + v2`, `y = relu(x * 2.0 - b)`,
+//! `v4 += v2`, `fill t 0.0`, `cast<half>(x)`): one compute set per
+//! statement, however many operators the expression fuses.
+//!
+//! The output is walked in its own mapping's order: every contiguous run of
+//! output elements on one tile is one vertex on that tile, whose operand
+//! edges are the same positions of each operand view. Operands that share
+//! the output's mapping are therefore read in place (no exchange); others
+//! are fetched by the ordinary exchange. A one-element operand becomes a
+//! scalar edge, read once per worker.
+
+use ir::{Diagnostic, ElemType, FieldValue, MapExpr, MapKind, Name, Op, Span, Stmt, View};
+
+use super::codegen::{self, Slot};
+use super::{grain, slice, Expander};
+use crate::mapping::Interval;
+
+/// Poplar's `mapTensorLinearly` over `tiles` tiles: grains of `grain`
+/// elements, `ceil(grains / tiles)` grains per tile in turn.
+pub(crate) fn linear_intervals(n: u64, grain: u64, tiles: u32) -> Vec<Interval> {
+    let grains = n.div_ceil(grain.max(1));
+    let per = grains.div_ceil(tiles.max(1) as u64).max(1) * grain.max(1);
+    let mut out = Vec::new();
+    let mut s = 0;
+    let mut tile = 0;
+    while s < n {
+        let e = (s + per).min(n);
+        out.push(Interval { start: s, end: e, tile });
+        s = e;
+        tile += 1;
+    }
+    out
+}
+
+/// Intervals of a new output mapped like `like` (a view of its shape):
+/// output element `i` goes where `like`'s element `i` lives.
+pub(crate) fn intervals_like(x: &Expander, like: &View) -> Vec<Interval> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    x.tm.segments(&like.flatten(), |seg| {
+        out.push(Interval { start: pos, end: pos + seg.len, tile: seg.tile });
+        pos += seg.len;
+    });
+    out
+}
+
+/// A view's element runs as sorted `(tensor, start, end)`.
+fn runs_of(v: &View) -> Vec<(u32, u64, u64)> {
+    let mut r: Vec<(u32, u64, u64)> = v.runs().map(|r| (r.tensor.0, r.start, r.start + r.len)).collect();
+    r.sort_unstable();
+    r
+}
+
+/// Whether any element of `v` is in the sorted runs `written`.
+fn overlaps(written: &[(u32, u64, u64)], v: &View) -> bool {
+    v.runs().any(|r| {
+        let (t, s, e) = (r.tensor.0, r.start, r.start + r.len);
+        // The first written run that could end after `s`.
+        let i = written.partition_point(|w| (w.0, w.2) <= (t, s));
+        written[i..].iter().take_while(|w| w.0 == t && w.1 < e).any(|w| w.2 > s)
+    })
+}
+
+fn collect_inputs<'a>(e: &'a MapExpr, out: &mut Vec<&'a View>) {
+    match &e.kind {
+        MapKind::Input(v) => {
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+        MapKind::Const(_) => {}
+        MapKind::Unary(_, a) | MapKind::Cast(a) => collect_inputs(a, out),
+        MapKind::Binary(_, a, b) => {
+            collect_inputs(a, out);
+            collect_inputs(b, out);
+        }
+    }
+}
+
+/// A stable text key of an expression's structure and types (not its views).
+fn key(e: &MapExpr, inputs: &[&View], o: &mut String) {
+    use std::fmt::Write;
+    let _ = write!(o, "{}:", e.elem.pir_name());
+    match &e.kind {
+        MapKind::Input(v) => {
+            let _ = write!(o, "in{}", inputs.iter().position(|x| *x == v).unwrap_or(0));
+        }
+        MapKind::Const(c) => {
+            let _ = write!(o, "c{:?}", c);
+        }
+        MapKind::Unary(u, a) => {
+            let _ = write!(o, "{}(", u.name());
+            key(a, inputs, o);
+            o.push(')');
+        }
+        MapKind::Cast(a) => {
+            o.push_str("cast(");
+            key(a, inputs, o);
+            o.push(')');
+        }
+        MapKind::Binary(b, x, y) => {
+            let _ = write!(o, "{}(", b.word());
+            key(x, inputs, o);
+            o.push(',');
+            key(y, inputs, o);
+            o.push(')');
+        }
+    }
+}
+
+pub(crate) fn expand(x: &mut Expander, op: &Op, e: &MapExpr, span: Span) -> Result<Vec<Stmt>, Diagnostic> {
+    let out_elem = e.elem;
+    let mut inputs: Vec<&View> = Vec::new();
+    collect_inputs(e, &mut inputs);
+    let n = op.out.num_elements();
+
+    // Decide the output's mapping when nobody did.
+    if let Some(t) = x.unmapped_output(&op.out) {
+        let like = inputs.iter().find(|v| v.shape == op.out.shape && **v != &op.out);
+        let ivs = match like {
+            Some(v) => intervals_like(x, v),
+            None => linear_intervals(n, grain(out_elem), x.tm.num_tiles),
+        };
+        x.set_mapping(t, ivs, span);
+    }
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+
+    // An operand that shares elements with the output must be the output
+    // itself, element for element (`v4 += v2`); anything else would make the
+    // result depend on the order the workers run in.
+    let out_flat = op.out.flatten();
+    let written = runs_of(&out_flat);
+    if written.windows(2).any(|w| w[0].0 == w[1].0 && w[0].2 > w[1].1) {
+        return Err(Diagnostic::error(span, "the written region names some elements more than once"));
+    }
+    for v in &inputs {
+        if v.flatten() != out_flat && overlaps(&written, v) {
+            return Err(Diagnostic::error(
+                span,
+                "the written region overlaps an operand at other positions; write the result to a new tensor and copy it back",
+            ));
+        }
+    }
+
+    // Operand slots and the class.
+    let slots: Vec<Slot> = inputs
+        .iter()
+        .map(|v| {
+            let t = x.graph.tensors[v.tensors()[0]].elem;
+            if v.flatten() == out_flat {
+                Slot::Out(t)
+            } else if v.shape.is_empty() && n > 1 || v.num_elements() == 1 && op.out.num_elements() != 1 {
+                Slot::Scalar(t)
+            } else {
+                Slot::Vector(t)
+            }
+        })
+        .collect();
+    let mut k = String::new();
+    key(e, &inputs, &mut k);
+    for s in &slots {
+        k.push_str(&format!("|{s:?}"));
+    }
+    let body = codegen::expr(e, &mut |v| inputs.iter().position(|x| *x == v).unwrap_or(0), &slots);
+    let class = x.code.class(&k, "Map", |name| codegen::map_class(name, out_elem, &slots, &body));
+    let vtype: Name = Name::from(class.as_str());
+
+    let flats: Vec<View> = inputs.iter().map(|v| v.flatten()).collect();
+    let mut jobs: Vec<(u32, u64, u64)> = Vec::new();
+    let mut pos = 0;
+    x.tm.segments(&out_flat, |seg| {
+        jobs.push((seg.tile, pos, seg.len));
+        pos += seg.len;
+    });
+    let cs = x.compute_set(&format!("{}.{}", x.out_name(&op.out), op.word()), span);
+    let names: Vec<String> = (0..slots.len()).map(|k| format!("in{k}")).collect();
+    let snames: Vec<String> = (0..slots.len()).map(|k| format!("s{k}_in")).collect();
+    for (tile, p, len) in jobs {
+        let mut fields: Vec<(&str, FieldValue)> = Vec::new();
+        for (k, slot) in slots.iter().enumerate() {
+            match slot {
+                Slot::Vector(_) => fields.push((&names[k], FieldValue::Edge(slice(&flats[k], p, p + len)))),
+                Slot::Scalar(_) => fields.push((
+                    &snames[k],
+                    FieldValue::Edge(View { shape: Vec::new(), pieces: flats[k].pieces.clone() }),
+                )),
+                Slot::Out(_) => {}
+            }
+        }
+        fields.push(("out", FieldValue::Edge(slice(&out_flat, p, p + len))));
+        x.vertex(cs, &vtype, tile, fields, span);
+    }
+    let _ = ElemType::Float;
+    Ok(vec![Stmt::Execute(cs)])
+}

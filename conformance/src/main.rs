@@ -1,0 +1,279 @@
+//! `conformance`: how much of the public codelet corpus popc compiles, and
+//! whether what it compiles computes what g++ computes.
+//!
+//! `cargo run --release -p conformance -- ../shared/corpus` compiles every
+//! codelet file of the corpus (PopLibs' `lib/*/codelets` and the Graphcore
+//! tutorials and feature examples) through the popc library with PopLibs'
+//! own flags ([`corpus`]), times each compile, counts the vertex types each
+//! yields (the list `popc -S` heads with `; vertex NAME` lines), counts the
+//! instantiations the file asks for independently of popc ([`estimate`]),
+//! runs every compiled vertex against a `g++ -O2` build of the same source
+//! ([`diff`]), times g++ on the files popc compiles, and rewrites
+//! `CONFORMANCE.md` ([`report`]). `--quick` (CI) runs fewer seeds, builds
+//! the g++ side at `-O0`, skips the g++ timings and the independent count,
+//! and prints the summary without
+//! writing the file; `--only TEXT` keeps the files whose path has TEXT (and
+//! writes nothing either, unless `--out FILE` says where).
+
+mod corpus;
+mod diff;
+mod estimate;
+#[path = "../../bench/src/machine.rs"]
+mod machine;
+mod report;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use corpus::SourceFile;
+
+/// Seeds per vertex in a full run and in `--quick`.
+const SEEDS_FULL: u64 = 6;
+const SEEDS_QUICK: u64 = 2;
+
+struct Args {
+    corpus: PathBuf,
+    quick: bool,
+    write: bool,
+    out: PathBuf,
+    only: Option<String>,
+}
+
+const USAGE: &str = "usage: conformance CORPUS_DIR [--quick] [--no-write] [--out FILE] [--only SUBSTRING]";
+
+fn parse_args() -> Result<Args, String> {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let repo = manifest.parent().unwrap_or(manifest);
+    let mut a = Args {
+        corpus: PathBuf::new(),
+        quick: false,
+        write: true,
+        out: repo.join("CONFORMANCE.md"),
+        only: None,
+    };
+    let mut corpus = None;
+    let mut explicit_out = false;
+    let mut it = std::env::args().skip(1);
+    while let Some(x) = it.next() {
+        match x.as_str() {
+            "--quick" => a.quick = true,
+            "--no-write" => a.write = false,
+            "--out" => {
+                a.out = it.next().ok_or("--out needs a file")?.into();
+                explicit_out = true;
+            }
+            "--only" => a.only = Some(it.next().ok_or("--only needs a substring")?),
+            "-h" | "--help" => return Err(USAGE.into()),
+            _ if x.starts_with('-') => return Err(format!("unknown option '{x}'\n{USAGE}")),
+            _ if corpus.is_none() => corpus = Some(PathBuf::from(x)),
+            _ => return Err(format!("unexpected argument '{x}'\n{USAGE}")),
+        }
+    }
+    a.corpus = corpus.ok_or(USAGE)?;
+    // A quick or partial run would leave a misleading report.
+    if (a.quick || a.only.is_some()) && !explicit_out {
+        a.write = false;
+    }
+    Ok(a)
+}
+
+/// Reads includes relative to the corpus root (the flags' paths are).
+struct CorpusFs(PathBuf);
+
+impl popc::IncludeResolver for CorpusFs {
+    fn read(&self, path: &str) -> Option<String> {
+        let p = Path::new(path);
+        let p = if p.is_absolute() { p.to_path_buf() } else { self.0.join(p) };
+        std::fs::read(p).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+}
+
+/// What popc made of one file.
+pub struct Compiled {
+    /// The vertex types, or the first error (`file:line:col: error: …`).
+    pub result: Result<linker::gp::Object, String>,
+    pub secs: f64,
+}
+
+/// Everything measured about one codelet file.
+pub struct FileReport {
+    pub file: SourceFile,
+    pub popc: Option<Compiled>,
+    /// The independent instantiation count, or why it is unknown.
+    pub estimate: Option<Result<usize, String>>,
+    pub diff: Option<Result<diff::FileResult, String>>,
+    /// `g++ -O2 -c` time, when both compile it.
+    pub gxx_secs: Option<Result<f64, String>>,
+}
+
+fn compile_one(root: &Path, f: &SourceFile, emit_ir: bool) -> (Result<popc::Output, String>, f64) {
+    let source = match std::fs::read(&f.path) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(e) => return (Err(format!("cannot read: {e}")), 0.0),
+    };
+    let mut opts = match popc::Options::from_args(&f.flags) {
+        Ok(o) => o,
+        Err(m) => return (Err(m), 0.0),
+    };
+    opts.emit_ir = emit_ir;
+    let fs = CorpusFs(root.to_path_buf());
+    let t = Instant::now();
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        popc::compile_full(&f.rel, &source, &opts, &fs, &[])
+    }));
+    let secs = t.elapsed().as_secs_f64();
+    let r = match r {
+        Ok(Ok(o)) => Ok(o),
+        Ok(Err(d)) => Err(d.render().lines().next().unwrap_or("error").to_string()),
+        Err(_) => Err(format!("{}: error: popc panicked (internal compiler error)", f.rel)),
+    };
+    (r, secs)
+}
+
+/// `g++ -O2 -c` of one file against the stub headers, timed.
+fn gxx_time(root: &Path, f: &SourceFile, stub: &Path, scratch: &Path) -> Result<f64, String> {
+    let t = Instant::now();
+    let out = Command::new("g++")
+        .current_dir(root)
+        .args(["-O2", "-std=c++17", "-w", "-c", "-D__POPC__", "-I"])
+        .arg(stub)
+        .args(&f.flags)
+        .arg(&f.rel)
+        .arg("-o")
+        .arg(scratch.join("timing.o"))
+        .output()
+        .map_err(|e| format!("cannot run g++: {e}"))?;
+    let secs = t.elapsed().as_secs_f64();
+    if out.status.success() {
+        Ok(secs)
+    } else {
+        let err = String::from_utf8_lossy(&out.stderr);
+        Err(diff::clip(err.lines().find(|l| l.contains("error")).unwrap_or("g++ failed"), 200))
+    }
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(m) => {
+            eprintln!("conformance: {m}");
+            return ExitCode::from(1);
+        }
+    };
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(m) => {
+            eprintln!("conformance: error: {m}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(args: &Args) -> Result<(), String> {
+    if !args.corpus.is_dir() {
+        return Err(format!("corpus directory '{}' not found", args.corpus.display()));
+    }
+    let root = std::fs::canonicalize(&args.corpus).map_err(|e| e.to_string())?;
+    let stub = std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/popc/stub"))
+        .map_err(|e| format!("stub headers: {e}"))?;
+    let gxx = Command::new("g++").arg("--version").output().is_ok_and(|o| o.status.success());
+    let mut files = corpus::discover(&root)?;
+    let scratch = std::env::temp_dir().join(format!("conformance-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).map_err(|e| format!("cannot create '{}': {e}", scratch.display()))?;
+    if let Some(o) = &args.only {
+        files.retain(|f| f.rel.contains(o.as_str()));
+    }
+    let codelets: Vec<usize> = (0..files.len()).filter(|&i| files[i].host.is_none()).collect();
+    eprintln!("conformance: {} codelet files, {} host files", codelets.len(), files.len() - codelets.len());
+
+    // popc, one file at a time so that each time is the file's own.
+    let t = Instant::now();
+    let mut compiled: Vec<Option<Compiled>> = files.iter().map(|_| None).collect();
+    for &i in &codelets {
+        let (r, secs) = compile_one(&root, &files[i], false);
+        compiled[i] = Some(Compiled { result: r.map(|o| o.object), secs });
+    }
+    eprintln!("conformance: popc pass {:.2} s", t.elapsed().as_secs_f64());
+
+    // The independent count and the differential check, files in parallel.
+    let pool = rayon::ThreadPoolBuilder::new().stack_size(64 << 20).build().map_err(|e| e.to_string())?;
+    let seeds = if args.quick { SEEDS_QUICK } else { SEEDS_FULL };
+    let t = Instant::now();
+    type Checked = (Option<Result<usize, String>>, Option<Result<diff::FileResult, String>>);
+    let checked: Vec<Checked> = pool.install(|| {
+        (0..files.len())
+            .into_par_iter()
+            .map(|i| {
+                let f = &files[i];
+                let Some(c) = &compiled[i] else { return (None, None) };
+                let dir = scratch.join(format!("f{i}"));
+                let est = (!args.quick && gxx).then(|| estimate::count(&root, &f.rel, &f.flags, &stub, &dir));
+                let diff = match (&c.result, gxx) {
+                    (Ok(_), false) => Some(Err("g++ not found".to_string())),
+                    (Ok(_), true) => {
+                        let (r, _) = compile_one(&root, f, true);
+                        Some(r.and_then(|out| {
+                            let listed = out.ir_text.lines().filter(|l| l.starts_with("; vertex ")).count();
+                            if listed != out.object.vertex_types.len() {
+                                return Err(format!(
+                                    "popc -S lists {listed} vertices but the object holds {}",
+                                    out.object.vertex_types.len()
+                                ));
+                            }
+                            let b = diff::Build {
+                                root: &root,
+                                codelet: &f.path,
+                                flags: &f.flags,
+                                stub: &stub,
+                                scratch: &dir,
+                                opt: if args.quick { "-O0" } else { "-O2" },
+                            };
+                            diff::check_file(&b, &out.object, &out.ir_text, seeds)
+                        }))
+                    }
+                    (Err(_), _) => None,
+                };
+                (est, diff)
+            })
+            .collect()
+    });
+    eprintln!("conformance: differential check {:.1} s", t.elapsed().as_secs_f64());
+
+    // g++'s compile time on the files popc compiles, one at a time.
+    let mut gxx_secs: Vec<Option<Result<f64, String>>> = files.iter().map(|_| None).collect();
+    if !args.quick && gxx {
+        let t = Instant::now();
+        for &i in &codelets {
+            if compiled[i].as_ref().is_some_and(|c| c.result.is_ok()) {
+                gxx_secs[i] = Some(gxx_time(&root, &files[i], &stub, &scratch));
+            }
+        }
+        eprintln!("conformance: g++ timing pass {:.1} s", t.elapsed().as_secs_f64());
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+
+    let reports: Vec<FileReport> = files
+        .into_iter()
+        .zip(compiled)
+        .zip(checked)
+        .zip(gxx_secs)
+        .map(|(((file, popc), (estimate, diff)), gxx_secs)| FileReport {
+            file,
+            popc,
+            estimate,
+            diff,
+            gxx_secs,
+        })
+        .collect();
+    let summary = report::summary(&reports);
+    print!("{summary}");
+    if args.write {
+        let text = report::markdown(&reports, args.quick, seeds, &machine::describe());
+        std::fs::write(&args.out, text).map_err(|e| format!("cannot write '{}': {e}", args.out.display()))?;
+        eprintln!("conformance: wrote {}", args.out.display());
+    }
+    Ok(())
+}

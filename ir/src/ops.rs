@@ -1,0 +1,316 @@
+//! Library operations in program bodies: what `v3 = v1 + v2`,
+//! `r = reduce(x, add, dims = [0])`, `m = matmul(a, b)` and `fill t 0.0`
+//! mean once checked.
+//!
+//! An [`Op`] is a statement like `copy`: it names its output region and its
+//! operands as [`View`]s, already checked for shape and type by the
+//! lowering. It says nothing about tiles, vertices or codelets; the
+//! compiler expands each one into compute sets before mapping (see the
+//! compiler's `ops` module and `docs/pir-ops.md`).
+
+use crate::types::ElemType;
+use crate::view::View;
+
+/// A checked library operation writing `out`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Op {
+    /// The region written (a whole tensor, or a view for `t[a:b] += x`).
+    pub out: View,
+    pub kind: OpKind,
+}
+
+/// What an [`Op`] computes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OpKind {
+    /// Element by element: `out[i] = expr(i)`. `fill` is a constant
+    /// expression; `+=` reads `out` as its first operand.
+    Map(MapExpr),
+    /// `reduce(input, op, dims = [...])`: `out` has `input`'s shape without
+    /// the reduced dimensions (`dims` sorted, distinct).
+    Reduce { input: View, op: ReduceOp, dims: Vec<u32> },
+    /// `matmul(a, b)`: `[m, k] x [k, n] -> [m, n]`, or batched
+    /// `[g, m, k] x [g, k, n] -> [g, m, n]`.
+    MatMul { a: View, b: View },
+    /// `dynamic_slice(input, offsets, dims, sizes)`: `out` has `input`'s
+    /// shape with `dims[i]` of size `sizes[i]`, starting at the run-time
+    /// offset `offsets[i]` (clamped so the slice stays inside).
+    DynamicSlice { input: View, offsets: View, dims: Vec<u32>, sizes: Vec<u64> },
+    /// `dynamic_update(out, update, offsets, dims, sizes)`: writes `update`
+    /// into the region of `out` a `dynamic_slice` with the same arguments
+    /// would read.
+    DynamicUpdate { update: View, offsets: View, dims: Vec<u32>, sizes: Vec<u64> },
+}
+
+/// A node of a fused elementwise expression with its result type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapExpr {
+    pub elem: ElemType,
+    pub kind: MapKind,
+}
+
+/// The kinds of [`MapExpr`] nodes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MapKind {
+    /// A tensor operand: same shape as the output, or one element
+    /// (a scalar broadcast over the output).
+    Input(View),
+    /// A literal, converted to the node's type.
+    Const(f64),
+    Unary(UnaryOp, Box<MapExpr>),
+    Binary(BinaryOp, Box<MapExpr>, Box<MapExpr>),
+    /// `cast<T>(x)`: the node's `elem` is `T`.
+    Cast(Box<MapExpr>),
+}
+
+/// Elementwise functions of one operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    Neg,
+    Abs,
+    Exp,
+    Log,
+    Sqrt,
+    Tanh,
+    Sigmoid,
+    Relu,
+}
+
+/// Elementwise functions of two operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Min,
+    Max,
+    Pow,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+/// Reduction operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    Add,
+    Mul,
+    Max,
+    Min,
+    And,
+    Or,
+}
+
+impl UnaryOp {
+    /// Every unary function with its PIR name (unary minus is `neg`).
+    pub const ALL: [(UnaryOp, &'static str); 8] = [
+        (UnaryOp::Neg, "neg"),
+        (UnaryOp::Abs, "abs"),
+        (UnaryOp::Exp, "exp"),
+        (UnaryOp::Log, "log"),
+        (UnaryOp::Sqrt, "sqrt"),
+        (UnaryOp::Tanh, "tanh"),
+        (UnaryOp::Sigmoid, "sigmoid"),
+        (UnaryOp::Relu, "relu"),
+    ];
+
+    pub fn name(self) -> &'static str {
+        UnaryOp::ALL.iter().find(|(o, _)| *o == self).map_or("?", |(_, n)| n)
+    }
+
+    pub fn from_name(s: &str) -> Option<UnaryOp> {
+        UnaryOp::ALL.iter().find(|(_, n)| *n == s).map(|(o, _)| *o)
+    }
+
+    /// Whether the function is only defined for floating-point operands.
+    pub fn float_only(self) -> bool {
+        !matches!(self, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu)
+    }
+}
+
+impl BinaryOp {
+    /// The spelling: an operator, or a function name for `min max pow`.
+    pub fn name(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Min => "min",
+            BinaryOp::Max => "max",
+            BinaryOp::Pow => "pow",
+            BinaryOp::Lt => "<",
+            BinaryOp::Le => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::Ge => ">=",
+            BinaryOp::Eq => "==",
+            BinaryOp::Ne => "!=",
+        }
+    }
+
+    /// A word for names of compute sets (`add`, `lt`, …).
+    pub fn word(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "add",
+            BinaryOp::Sub => "sub",
+            BinaryOp::Mul => "mul",
+            BinaryOp::Div => "div",
+            BinaryOp::Min => "min",
+            BinaryOp::Max => "max",
+            BinaryOp::Pow => "pow",
+            BinaryOp::Lt => "lt",
+            BinaryOp::Le => "le",
+            BinaryOp::Gt => "gt",
+            BinaryOp::Ge => "ge",
+            BinaryOp::Eq => "eq",
+            BinaryOp::Ne => "ne",
+        }
+    }
+
+    /// Whether the result is `bool` (a comparison).
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge | BinaryOp::Eq | BinaryOp::Ne
+        )
+    }
+
+    /// Whether it is written as a function call (`min(a, b)`).
+    pub fn is_function(self) -> bool {
+        matches!(self, BinaryOp::Min | BinaryOp::Max | BinaryOp::Pow)
+    }
+}
+
+impl ReduceOp {
+    pub const ALL: [(ReduceOp, &'static str); 6] = [
+        (ReduceOp::Add, "add"),
+        (ReduceOp::Mul, "mul"),
+        (ReduceOp::Max, "max"),
+        (ReduceOp::Min, "min"),
+        (ReduceOp::And, "and"),
+        (ReduceOp::Or, "or"),
+    ];
+
+    pub fn name(self) -> &'static str {
+        ReduceOp::ALL.iter().find(|(o, _)| *o == self).map_or("?", |(_, n)| n)
+    }
+
+    pub fn from_name(s: &str) -> Option<ReduceOp> {
+        ReduceOp::ALL.iter().find(|(_, n)| *n == s).map(|(o, _)| *o)
+    }
+}
+
+impl Op {
+    /// A short name for the compute sets it expands to (`add`, `reduce`, …).
+    pub fn word(&self) -> &'static str {
+        match &self.kind {
+            OpKind::Map(e) => match &e.kind {
+                MapKind::Binary(b, ..) => b.word(),
+                MapKind::Unary(u, _) => u.name(),
+                MapKind::Cast(_) => "cast",
+                MapKind::Const(_) => "fill",
+                MapKind::Input(_) => "copy",
+            },
+            OpKind::Reduce { .. } => "reduce",
+            OpKind::MatMul { .. } => "matmul",
+            OpKind::DynamicSlice { .. } => "dynamic_slice",
+            OpKind::DynamicUpdate { .. } => "dynamic_update",
+        }
+    }
+
+    /// Every view the operation reads, in operand order.
+    pub fn inputs(&self) -> Vec<&View> {
+        fn walk<'a>(e: &'a MapExpr, out: &mut Vec<&'a View>) {
+            match &e.kind {
+                MapKind::Input(v) => out.push(v),
+                MapKind::Const(_) => {}
+                MapKind::Unary(_, a) | MapKind::Cast(a) => walk(a, out),
+                MapKind::Binary(_, a, b) => {
+                    walk(a, out);
+                    walk(b, out);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        match &self.kind {
+            OpKind::Map(e) => walk(e, &mut out),
+            OpKind::Reduce { input, .. } => out.push(input),
+            OpKind::MatMul { a, b } => {
+                out.push(a);
+                out.push(b);
+            }
+            OpKind::DynamicSlice { input, offsets, .. } => {
+                out.push(input);
+                out.push(offsets);
+            }
+            OpKind::DynamicUpdate { update, offsets, .. } => {
+                out.push(update);
+                out.push(offsets);
+            }
+        }
+        out
+    }
+}
+
+/// An operation as PIR text (`out = expr`), with views printed by `view`
+/// (the printer's re-parsable form, or the dump's pieces).
+pub fn op_str(op: &Op, view: &dyn Fn(&View) -> String) -> String {
+    let out = view(&op.out);
+    match &op.kind {
+        OpKind::Map(e) => format!("{out} = {}", expr_str(e, view, true)),
+        OpKind::Reduce { input, op: r, dims } => {
+            let d: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
+            format!("{out} = reduce({}, {}, dims = [{}])", view(input), r.name(), d.join(", "))
+        }
+        OpKind::MatMul { a, b } => format!("{out} = matmul({}, {})", view(a), view(b)),
+        OpKind::DynamicSlice { input, offsets, dims, sizes } => format!(
+            "{out} = dynamic_slice({}, {}, dims = {}, sizes = {})",
+            view(input),
+            view(offsets),
+            list(dims),
+            list(sizes)
+        ),
+        OpKind::DynamicUpdate { update, offsets, dims, sizes } => format!(
+            "dynamic_update({out}, {}, {}, dims = {}, sizes = {})",
+            view(update),
+            view(offsets),
+            list(dims),
+            list(sizes)
+        ),
+    }
+}
+
+fn list<T: std::fmt::Display>(xs: &[T]) -> String {
+    let v: Vec<String> = xs.iter().map(|x| x.to_string()).collect();
+    format!("[{}]", v.join(", "))
+}
+
+/// An elementwise expression as PIR text; nested binary operators are
+/// parenthesised, so the text re-parses to the same tree.
+pub fn expr_str(e: &MapExpr, view: &dyn Fn(&View) -> String, top: bool) -> String {
+    match &e.kind {
+        MapKind::Input(v) => view(v),
+        MapKind::Const(c) => match e.elem {
+            ElemType::Float | ElemType::Half => crate::print::float_str(*c),
+            ElemType::Bool => if *c != 0.0 { "true" } else { "false" }.to_string(),
+            _ => format!("{}", *c as i128),
+        },
+        MapKind::Unary(UnaryOp::Neg, a) => format!("-({})", expr_str(a, view, true)),
+        MapKind::Unary(u, a) => format!("{}({})", u.name(), expr_str(a, view, true)),
+        MapKind::Binary(b, x, y) if b.is_function() => {
+            format!("{}({}, {})", b.name(), expr_str(x, view, true), expr_str(y, view, true))
+        }
+        MapKind::Binary(b, x, y) => {
+            let s = format!("{} {} {}", expr_str(x, view, false), b.name(), expr_str(y, view, false));
+            if top {
+                s
+            } else {
+                format!("({s})")
+            }
+        }
+        MapKind::Cast(a) => format!("cast<{}>({})", e.elem.pir_name(), expr_str(a, view, true)),
+    }
+}

@@ -1,0 +1,5 @@
+var a: float[4] @ tile 0
+program main {
+  b = softplus(a)
+  fil a 0.0
+}

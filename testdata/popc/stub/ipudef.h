@@ -1,0 +1,3 @@
+// Stub: IPU definitions used outside `__IPU__` paths.
+#pragma once
+#include <poplar/TileConstants.hpp>
