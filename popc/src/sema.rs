@@ -165,6 +165,8 @@ pub struct Program {
     pub insts: Vec<(TypeName, String)>,
     pub asserts: Vec<(Span, Expr, Option<String>, String)>,
     pub cache: RefCell<HashMap<String, Rc<ClassInst>>>,
+    /// Classes whose instantiation is under way.
+    pub building: RefCell<std::collections::HashSet<String>>,
     /// `NDEBUG` is defined on the command line: `assert` does nothing
     /// (its argument is not evaluated), as with `<cassert>`.
     pub ndebug: bool,
@@ -639,6 +641,23 @@ impl Program {
         if let Some(c) = self.cache.borrow().get(&name) {
             return Ok(c.clone());
         }
+        if self.building.borrow().contains(&name) {
+            // Named while its own definition is being built (in its base
+            // clause, as a template argument): an incomplete class, which
+            // is all C++ gives there too.
+            let (decl, _) = &chosen;
+            return Ok(Rc::new(ClassInst {
+                name,
+                decl: decl.clone(),
+                env: Env { ns: decl.ns.clone(), ..Env::default() },
+                targs: key,
+                outer,
+                base: None,
+                fields: Vec::new(),
+                size: 0,
+                align: 1,
+            }));
+        }
         {
             let mut d = self.depth.borrow_mut();
             *d += 1;
@@ -658,7 +677,9 @@ impl Program {
             (Some(b), None) => b,
             (None, _) => tb,
         };
+        self.building.borrow_mut().insert(name.clone());
         let r = self.build_class(decl, name.clone(), tb, key, outer);
+        self.building.borrow_mut().remove(&name);
         *self.depth.borrow_mut() -= 1;
         let c = Rc::new(r?);
         self.cache.borrow_mut().insert(name, c.clone());
