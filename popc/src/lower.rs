@@ -924,7 +924,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 Item::StaticAssert(_, e, m) => self.static_assert(e, m.as_deref())?,
                 Item::Alias(_, name, None, t) => {
                     // Visible to the rest of the function (a type binding).
-                    let ty = self.p.resolve_type(t, &self.env)?;
+                    let ty = self.local_type(t)?;
                     let mut tb = (*self.env.tb).clone();
                     tb.insert(name.clone(), crate::sema::TVal::Type(ty));
                     self.env.tb = Rc::new(tb);

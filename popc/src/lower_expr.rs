@@ -221,6 +221,24 @@ impl Lowerer<'_, '_> {
                 self.brif(c, tb, fb);
                 self.b.switch_to_block(tb);
                 let x = self.expr(a)?;
+                if let Some((pt, xa)) = self.pointer_value(&x) {
+                    // `c ? p : q` of pointers: a pointer.
+                    let var = self.b.declare_var(types::I32);
+                    self.b.def_var(var, xa);
+                    self.jump(join, &[]);
+                    self.b.switch_to_block(fb);
+                    let y = self.expr(b)?;
+                    let Some((_, ya)) = self.pointer_value(&y) else {
+                        return err(span, "'?:' of a pointer and a non-pointer");
+                    };
+                    self.b.def_var(var, ya);
+                    self.jump(join, &[]);
+                    self.b.switch_to_block(join);
+                    let r = self.b.use_var(var);
+                    self.derive(xa, r);
+                    self.derive(ya, r);
+                    return Ok(V::Ptr(pt, r));
+                }
                 let (sx, xv) = self.rv(x, span)?;
                 let vx = self.b.declare_var(crate::lower::cl_pub(sx));
                 self.b.def_var(vx, xv);
@@ -442,8 +460,38 @@ impl Lowerer<'_, '_> {
                 V::Ptr(t, _) => Ok(Ty::Ptr(Box::new(t))),
                 _ => err(e.span, "'decltype' of this name is not supported"),
             },
+            // `decltype(f(a, b))` with names as arguments: the declared
+            // return type of the overload chosen (the call is not run).
+            TypeKind::Decltype(e) => {
+                let ExprKind::Call(f, args) = &e.kind else {
+                    return err(e.span, "'decltype' of this expression is not supported");
+                };
+                let (ExprKind::Name(p), true) =
+                    (&f.kind, args.iter().all(|a| matches!(a.kind, ExprKind::Name(_))))
+                else {
+                    return err(e.span, "'decltype' of this call is not supported (arguments must be names)");
+                };
+                let vals = self.args(args)?;
+                let cands = self.call_candidates(p)?;
+                let Some(c) = self.choose(cands, p, &vals, e.span)? else {
+                    return err(e.span, format!("no overload of '{}' takes these arguments", p.last()));
+                };
+                match c.f.ret.kind {
+                    TypeKind::Auto => err(e.span, "'decltype' of a call of a function returning 'auto'"),
+                    _ => self.p.resolve_type(&c.f.ret, &c.env),
+                }
+            }
             TypeKind::Ref(inner) => self.local_type(inner),
             _ => self.p.resolve_type(t, &self.env),
+        }
+    }
+
+    /// A pointer value's pointee type and tile address (`None` for others).
+    fn pointer_value(&mut self, v: &V) -> Option<(Ty, Value)> {
+        match v {
+            V::Ptr(t, a) => Some((t.clone(), *a)),
+            V::L(Ty::Ptr(t), p) => Some(((**t).clone(), self.load_scalar(Scalar::UInt, *p))),
+            _ => None,
         }
     }
 

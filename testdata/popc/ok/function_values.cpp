@@ -25,3 +25,29 @@ template class F<float>;
 // RUN F<float>
 //   out = [0, 0]
 //   v = 1.5
+
+// `c ? p : q` of pointers, and `decltype(f(x))` of a call (its declared
+// return type; the call is not run).
+template <typename T> struct Wide { using type = T; };
+template <> struct Wide<short> { using type = int; };
+template <typename T> typename Wide<T>::type widen(T x) { return x; }
+class P : public Vertex {
+public:
+  Input<Vector<short>> a;
+  Input<Vector<short>> b;
+  Output<Vector<int>> out;
+  unsigned pick;
+  void compute() {
+    auto src = pick == 0 ? &a[0] : &b[1];
+    short s = src[0];
+    using W = decltype(widen(s));
+    W big = W(s) * 100000;
+    out[0] = big / 1000;
+    out[1] = sizeof(W);
+  }
+};
+// RUN P
+//   a = [7, 8]
+//   b = [9, 10]
+//   out = [0, 0]
+//   pick = 1
