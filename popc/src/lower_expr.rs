@@ -490,6 +490,8 @@ impl Lowerer<'_, '_> {
     fn pointer_value(&mut self, v: &V) -> Option<(Ty, Value)> {
         match v {
             V::Ptr(t, a) => Some((t.clone(), *a)),
+            // A vector edge chosen by `?:` becomes a pointer to its data.
+            V::Vec { elem, addr, .. } => Some((Ty::S(*elem), *addr)),
             V::L(Ty::Ptr(t), p) => Some(((**t).clone(), self.load_scalar(Scalar::UInt, *p))),
             _ => None,
         }

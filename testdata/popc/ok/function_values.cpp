@@ -44,10 +44,12 @@ public:
     W big = W(s) * 100000;
     out[0] = big / 1000;
     out[1] = sizeof(W);
+    auto row = pick == 0 ? a : b;
+    out[2] = row[0];
   }
 };
 // RUN P
 //   a = [7, 8]
 //   b = [9, 10]
-//   out = [0, 0]
+//   out = [0, 0, 0]
 //   pick = 1
