@@ -278,6 +278,13 @@ impl Ev<'_> {
                     self.expr(b, env)?
                 }
             }
+            ExprKind::Cast(CastKind::Functional, TypeName { kind: TypeKind::Named(tp), .. }, a)
+                if is_trait(tp.last()) && matches!(&a.kind, ExprKind::InitList(l) if l.is_empty()) =>
+            {
+                // `std::is_same<A, B>{}`: the trait object converts to its value.
+                let args = tp.segs.last().and_then(|s| s.args.as_deref()).unwrap_or(&[]);
+                self.trait_value(tp.last(), args, env, e.span)?
+            }
             ExprKind::Cast(_, t, a) => {
                 let ty = p.resolve_type(t, env)?;
                 let v = self.expr(a, env)?;
@@ -394,16 +401,35 @@ impl Ev<'_> {
                 }
             }
         }
-        // `Class<args>::member`.
+        // `Class<args>::member`, the class named in any way a type can be
+        // (an alias, a member alias, a template-id).
         if path.segs.len() >= 2 {
             let mut cp = path.clone();
             cp.segs.pop();
+            let tn = TypeName { span, kind: TypeKind::Named(cp.clone()), is_const: false };
+            if let Ok(Ty::Class(c)) = p.resolve_type(&tn, env) {
+                let cenv = Env { class: Some(c.clone()), ..c.env.clone() };
+                if let Some(v) = self.static_member(&c.decl.ast, &cenv, path.last(), false)? {
+                    return Ok(v);
+                }
+            }
             let cname: Vec<&str> = cp.segs.iter().map(|s| s.name.as_str()).collect();
             if let Some(decls) = p.find_class(env, &cname.join("::"), cp.global) {
                 let args = cp.segs.last().unwrap().args.clone().unwrap_or_default();
                 let c = p.instantiate(&decls, &args, env, span)?;
                 if let Some(v) = self.static_member(&c.decl.ast, &c.env, path.last(), false)? {
                     return Ok(v);
+                }
+            }
+        }
+        // `Alias::VALUE` where the alias names an enum type.
+        if path.segs.len() >= 2 {
+            let mut ep = path.clone();
+            ep.segs.pop();
+            let tn = TypeName { span, kind: TypeKind::Named(ep), is_const: false };
+            if let Ok(Ty::Enum(e)) = p.resolve_type(&tn, env) {
+                if let Some((_, v)) = e.values.iter().find(|(n, _)| n == path.last()) {
+                    return Ok((e.underlying, CV::I(*v)));
                 }
             }
         }
@@ -478,6 +504,11 @@ impl Ev<'_> {
         let ExprKind::Name(path) = &f.kind else { return err(span, "expression is not a constant") };
         let segs: Vec<&str> = path.segs.iter().map(|s| s.name.as_str()).collect();
         let name = segs.join("::");
+        // `std::is_same<A, B>()`: the trait object converts to its value.
+        if is_trait(path.last()) && args.is_empty() {
+            let targs = path.segs.last().and_then(|s| s.args.as_deref()).unwrap_or(&[]);
+            return self.trait_value(path.last(), targs, env, span);
+        }
         // numeric_limits<T>::max() and friends.
         if let Ok(v) = self.name(path, env, span) {
             if args.is_empty() {
@@ -711,6 +742,11 @@ impl Ev<'_> {
             _ => self.expr(e, env).map(|_| ()),
         }
     }
+}
+
+/// The type traits whose `::value` (or object) is a constant.
+pub fn is_trait(name: &str) -> bool {
+    matches!(name, "is_same" | "is_integral" | "is_floating_point" | "is_signed" | "is_unsigned")
 }
 
 pub fn strip_ref(t: &TypeName) -> &TypeName {

@@ -25,11 +25,13 @@ pub mod half_ir;
 pub mod headers;
 pub mod lex;
 pub mod lower;
+mod lower_call;
 mod lower_expr;
 pub mod names;
 pub mod parse;
 pub mod pp;
 pub mod sema;
+mod spec;
 pub mod state;
 pub mod types;
 pub mod vectorize;
@@ -167,11 +169,46 @@ pub fn compile_full(
     includes: &dyn IncludeResolver,
     requested: &[String],
 ) -> Result<Output, Diagnostics> {
-    let pp = pp::Preprocessor::new(&opts.defines, &opts.include_dirs, includes);
-    let (toks, sources) =
-        pp.run(file_name, source).map_err(|(d, s)| Diagnostics { sources: s, errors: vec![d] })?;
+    compile_sources(&[(file_name.to_string(), source.to_string())], opts, includes, requested)
+}
+
+/// Compiles several sources of one codelet library into one object: each
+/// is preprocessed and parsed on its own (its own macros, as a separate
+/// translation unit), then their declarations are joined, so a vertex may
+/// call a function defined in another source. A header's declarations
+/// count once, however many sources include it.
+pub fn compile_sources(
+    files: &[(String, String)],
+    opts: &Options,
+    includes: &dyn IncludeResolver,
+    requested: &[String],
+) -> Result<Output, Diagnostics> {
     let fail = |d: Diagnostic, s: &diag::SourceMap| Diagnostics { sources: s.clone(), errors: vec![d] };
-    let items = parse::Parser::new(toks).parse_unit().map_err(|d| fail(d, &sources))?;
+    let mut sources = diag::SourceMap::default();
+    let mut items = Vec::new();
+    for (file_name, source) in files {
+        let mut pp = pp::Preprocessor::new(&opts.defines, &opts.include_dirs, includes);
+        let first_new = sources.files.len() as u32;
+        if first_new > 0 {
+            // One source map for all: later spans get later file ids.
+            pp.sources = std::mem::take(&mut sources);
+        }
+        let (toks, s) =
+            pp.run(file_name, source).map_err(|(d, s)| Diagnostics { sources: s, errors: vec![d] })?;
+        sources = s;
+        let unit = parse::Parser::new(toks).parse_unit().map_err(|d| fail(d, &sources))?;
+        if first_new == 0 {
+            items = unit;
+        } else {
+            let seen: std::collections::HashSet<&str> =
+                sources.files[..first_new as usize].iter().map(|(n, _)| n.as_str()).collect();
+            let again = |span: diag::Span| {
+                span.file >= first_new && seen.contains(sources.files[span.file as usize].0.as_str())
+            };
+            items.extend(drop_repeated(unit, &again));
+        }
+    }
+    let file_name = files.first().map_or("", |f| f.0.as_str());
     let isa = codegen::make_isa(opts.target.as_deref(), opts.opt_level)
         .map_err(|m| fail(Diagnostic::new(diag::Span::default(), m), &sources))?;
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -186,6 +223,30 @@ pub fn compile_full(
     }
 }
 
+/// The items of a later source minus those from headers an earlier
+/// source already included (`again`).
+fn drop_repeated(items: Vec<ast::Item>, again: &dyn Fn(diag::Span) -> bool) -> Vec<ast::Item> {
+    use ast::Item;
+    items
+        .into_iter()
+        .filter_map(|it| {
+            let span = match &it {
+                Item::Namespace(n, inner) => {
+                    return Some(Item::Namespace(n.clone(), drop_repeated(inner.clone(), again)));
+                }
+                Item::Class(c) => Some(c.span),
+                Item::Function(f) => Some(f.span),
+                Item::Enum(e) => Some(e.span),
+                Item::Alias(s, ..) | Item::StaticAssert(s, ..) => Some(*s),
+                Item::Var(v) => Some(v.span),
+                Item::ExplicitInst(t) => Some(t.span),
+                Item::UsingNamespace(_) | Item::UsingDecl(_) => None,
+            };
+            (!span.is_some_and(again)).then_some(it)
+        })
+        .collect()
+}
+
 fn build(
     file_name: &str,
     items: &[ast::Item],
@@ -194,7 +255,8 @@ fn build(
     isa: &dyn cranelift_codegen::isa::TargetIsa,
     requested: &[String],
 ) -> Result<Output, Diagnostic> {
-    let mut prog = sema::Program::default();
+    let mut prog =
+        sema::Program { ndebug: opts.defines.iter().any(|(k, _)| k == "NDEBUG"), ..Default::default() };
     prog.collect(items, "")?;
     for (span, e, m, ns) in &prog.asserts {
         let env = sema::Env { ns: ns.clone(), ..Default::default() };
@@ -215,7 +277,10 @@ fn build(
     names.sort_by_key(|(_, v)| v.first().map(|d| (d.ast.span.file, d.ast.span.lo)));
     for (q, decls) in &names {
         let Some(d) = decls.iter().find(|d| d.ast.spec_args.is_none()) else { continue };
-        if d.qual != *q || d.ast.tparams.is_some() || d.ast.members.is_empty() && d.ast.bases.is_empty() {
+        // Vertices are the classes with a base; helper classes are laid
+        // out where they are used (a nested class only inside its
+        // enclosing template's instance).
+        if d.qual != *q || d.ast.tparams.is_some() || d.ast.bases.is_empty() {
             continue;
         }
         let env = sema::Env { ns: d.ns.clone(), ..Default::default() };

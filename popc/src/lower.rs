@@ -73,6 +73,10 @@ pub enum V {
         addr: Value,
     },
     Lambda(Rc<LambdaVal>),
+    /// A function named as a value (`auto f = reduce<Op, T>;`): calling
+    /// it calls the function by that name (a template-id keeps its
+    /// explicit arguments).
+    Func(Rc<Path>),
 }
 
 struct Frame {
@@ -81,6 +85,21 @@ struct Frame {
     ret_ty: Ty,
     auto_ret: bool,
     scope_base: usize,
+    /// How a value that is not a scalar comes back.
+    ret_other: RetOther,
+}
+
+/// Returns other than scalars by value.
+#[derive(Clone, Copy)]
+enum RetOther {
+    None,
+    /// A class by value: copied into this host slot.
+    Agg(Value),
+    /// A pointer: the tile address, in this variable.
+    Ptr(Variable),
+    /// A reference: the address (tile as i32 zero-extended, or host) in
+    /// this variable, and which memory, fixed by the first `return`.
+    Ref(Variable, Option<bool>),
 }
 
 pub struct Lowerer<'a, 'b> {
@@ -110,6 +129,14 @@ pub struct Lowerer<'a, 'b> {
     pub(crate) calls: Vec<String>,
     pub(crate) env: Env,
     next_base: Option<usize>,
+    /// The object a method about to be inlined is called on (`this`).
+    pub(crate) next_this: Option<V>,
+    /// Tile addresses of `Input` edge data and addresses derived from them
+    /// (elements, pointer arithmetic, casts): a write through one is a
+    /// compile error, never a silent change of a `const` tensor.
+    pub(crate) readonly: std::collections::HashSet<Value>,
+    /// Pointer variables that have held such an address.
+    pub(crate) readonly_vars: std::collections::HashSet<usize>,
     /// For values rounded to half: the value before rounding, so a store
     /// converts it to half bits directly (the rounding is then often dead).
     half_src: HashMap<Value, Value>,
@@ -225,6 +252,9 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             calls: Vec::new(),
             env: Env { class: Some(c.clone()), ..c.env.clone() },
             next_base: None,
+            next_this: None,
+            readonly: Default::default(),
+            readonly_vars: Default::default(),
             half_src: HashMap::new(),
             region: None,
             checked: HashMap::new(),
@@ -238,6 +268,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         // Edge descriptors.
         for f in &c.fields {
             let at = l.b.ins().iadd_imm_s(state, f.offset as i64);
+            let input = matches!(f.ty, FieldTy::Edge { dir: linker::gp::Direction::Input, .. });
             let v = match &f.ty {
                 FieldTy::Edge { elem, kind, .. } => match kind {
                     FieldKind::Scalar => {
@@ -268,6 +299,17 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 },
                 FieldTy::Plain(t) => V::L(t.clone(), Place::Tile(at)),
             };
+            if input {
+                match &v {
+                    V::EdgeS { addr, .. } | V::Vec { addr, .. } => {
+                        l.readonly.insert(*addr);
+                    }
+                    V::List { addr, .. } => {
+                        l.readonly.insert(*addr);
+                    }
+                    _ => {}
+                }
+            }
             l.fields.insert(f.name.clone(), v);
         }
         // Find compute.
@@ -486,7 +528,13 @@ impl<'a, 'b> Lowerer<'a, 'b> {
     /// register too; only tile memory and addressable locals are loads.
     pub(crate) fn load_scalar(&mut self, s: Scalar, place: Place) -> Value {
         let h = match place {
-            Place::Var(v) => return self.b.use_var(v),
+            Place::Var(v) => {
+                let x = self.b.use_var(v);
+                if self.readonly_vars.contains(&cranelift_codegen::entity::EntityRef::index(v)) {
+                    self.readonly.insert(x);
+                }
+                return x;
+            }
             Place::Tile(a) => self.tile_addr(a, s.size()),
             Place::Host(h) => h,
         };
@@ -736,9 +784,14 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         if args.len() > f.params.len() {
             return err(span, format!("too many arguments to '{}'", f.name));
         }
-        // Bind parameters in the callee's environment.
+        // Bind parameters in the callee's environment; a method's object
+        // makes its fields names (parameters shadow them).
+        let this = self.next_this.take();
         let saved_env = std::mem::replace(&mut self.env, fenv);
         let mut bound = HashMap::new();
+        if let Some(obj) = this {
+            self.bind_members(&obj, &mut bound);
+        }
         let mut args = args.into_iter();
         for prm in &f.params {
             let a = match args.next() {
@@ -753,7 +806,30 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             };
             let is_ref = matches!(prm.ty.kind, TypeKind::Ref(_));
             let ty = self.p.resolve_type(&prm.ty, &self.env)?;
-            let v = if is_ref || ty.scalar().is_none() {
+            let v = if is_ref {
+                a
+            } else if let Ty::Ptr(t) = &ty {
+                // A pointer parameter is a variable of its own.
+                let addr = match a {
+                    V::Ptr(_, x) | V::Vec { addr: x, .. } => x,
+                    V::L(Ty::Ptr(_), p) => self.load_scalar(Scalar::UInt, p),
+                    V::C(_, CV::I(0)) => self.b.ins().iconst(types::I32, 0),
+                    _ => {
+                        return err(
+                            span,
+                            format!("argument for pointer parameter of '{}' is not a pointer", f.name),
+                        )
+                    }
+                };
+                let var = self.b.declare_var(types::I32);
+                self.def_ptr(var, addr);
+                V::L(Ty::Ptr(t.clone()), Place::Var(var))
+            } else if let (Ty::Class(_), V::L(Ty::Class(_), _)) = (&ty, &a) {
+                // A class by value: the callee's own copy.
+                let h = self.stack(ty.size(), ty.align());
+                self.copy_aggregate(&ty, h, a, prm.span)?;
+                V::L(ty.clone(), Place::Host(h))
+            } else if ty.scalar().is_none() {
                 a
             } else {
                 let s = ty.scalar().unwrap();
@@ -769,9 +845,28 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             _ => self.p.resolve_type(&f.ret, &self.env)?,
         };
         let exit = self.b.create_block();
+        let by_ref = matches!(&f.ret.kind, TypeKind::Ref(inner) if !inner.is_const)
+            && !matches!(ret_ty, Ty::Auto | Ty::Void);
         let ret = match ret_ty.scalar() {
-            Some(s) => Some((self.b.declare_var(cl(s)), s)),
-            None => None,
+            Some(s) if !by_ref => Some((self.b.declare_var(cl(s)), s)),
+            _ => None,
+        };
+        let ret_other = if by_ref {
+            let var = self.b.declare_var(types::I64);
+            let z = self.b.ins().iconst(types::I64, 0);
+            self.b.def_var(var, z);
+            RetOther::Ref(var, None)
+        } else {
+            match &ret_ty {
+                Ty::Class(_) | Ty::Array(..) => RetOther::Agg(self.stack(ret_ty.size(), ret_ty.align())),
+                Ty::Ptr(_) => {
+                    let var = self.b.declare_var(types::I32);
+                    let z = self.b.ins().iconst(types::I32, 0);
+                    self.b.def_var(var, z);
+                    RetOther::Ptr(var)
+                }
+                _ => RetOther::None,
+            }
         };
         if let Some((var, s)) = ret {
             let z = self.konst(s, CV::I(0));
@@ -780,7 +875,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         let auto_ret = matches!(ret_ty, Ty::Auto);
         self.calls.push(key);
         let scope_base = self.next_base.take().unwrap_or(self.scopes.len());
-        self.frames.push(Frame { exit, ret, ret_ty, auto_ret, scope_base });
+        self.frames.push(Frame { exit, ret, ret_ty, auto_ret, scope_base, ret_other });
         self.scopes.push(bound);
         let r = self.stmts(body);
         self.scopes.pop();
@@ -790,9 +885,22 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         r?;
         self.jump(exit, &[]);
         self.b.switch_to_block(exit);
-        Ok(match frame.ret {
-            Some((var, s)) => V::R(s, self.b.use_var(var)),
-            None => V::Void,
+        Ok(match (frame.ret, frame.ret_other) {
+            (Some((var, s)), _) => V::R(s, self.b.use_var(var)),
+            (None, RetOther::Agg(h)) => V::L(frame.ret_ty, Place::Host(h)),
+            (None, RetOther::Ptr(var)) => {
+                let Ty::Ptr(t) = frame.ret_ty else { unreachable!() };
+                V::Ptr(*t, self.b.use_var(var))
+            }
+            (None, RetOther::Ref(var, host)) => {
+                let a = self.b.use_var(var);
+                match host {
+                    Some(true) => V::L(frame.ret_ty, Place::Host(a)),
+                    Some(false) => V::L(frame.ret_ty, Place::Tile(self.b.ins().ireduce(types::I32, a))),
+                    None => return err(span, format!("'{}' returns a reference but never returns", f.name)),
+                }
+            }
+            (None, RetOther::None) => V::Void,
         })
     }
 
@@ -834,12 +942,14 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             StmtKind::StaticAssert(e, m) => self.static_assert(e, m.as_deref())?,
             StmtKind::Item(it) => match &**it {
                 Item::StaticAssert(_, e, m) => self.static_assert(e, m.as_deref())?,
-                Item::Alias(..) => {
-                    return err(
-                        s.span,
-                        "local type aliases are not supported; declare them at namespace scope",
-                    )
+                Item::Alias(_, name, None, t) => {
+                    // Visible to the rest of the function (a type binding).
+                    let ty = self.local_type(t)?;
+                    let mut tb = (*self.env.tb).clone();
+                    tb.insert(name.clone(), crate::sema::TVal::Type(ty));
+                    self.env.tb = Rc::new(tb);
                 }
+                Item::Alias(..) => return err(s.span, "local alias templates are not supported"),
                 _ => {
                     return err(
                         s.span,
@@ -853,7 +963,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                     self.stmt(i)?;
                 }
                 if *is_constexpr {
-                    let (_, v) = ceval::eval(self.p, cond, &self.env)?;
+                    let (_, v) = self.const_value(cond)?;
                     if truthy(v) {
                         self.scoped(then)?;
                     } else if let Some(e) = els {
@@ -1040,7 +1150,13 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 let Some(frame) = self.frames.last() else {
                     return err(s.span, "'return' outside a function");
                 };
-                let (exit, ret, auto) = (frame.exit, frame.ret, frame.auto_ret);
+                let (exit, ret, auto, other) = (frame.exit, frame.ret, frame.auto_ret, frame.ret_other);
+                if !matches!(other, RetOther::None) {
+                    let Some(v) = v else { return err(s.span, "missing return value") };
+                    self.return_other(other, v, s.span)?;
+                    self.jump(exit, &[]);
+                    return Ok(());
+                }
                 match (v, ret) {
                     (Some(v), Some((var, rs))) => {
                         let x = self.rv_as(v, rs, s.span)?;
@@ -1068,7 +1184,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
     }
 
     fn static_assert(&mut self, e: &Expr, m: Option<&str>) -> Result<()> {
-        let (_, v) = ceval::eval(self.p, e, &self.env)?;
+        let (_, v) = self.const_value(e)?;
         if !truthy(v) {
             return err(
                 e.span,
@@ -1081,12 +1197,12 @@ impl<'a, 'b> Lowerer<'a, 'b> {
     fn decl(&mut self, d: &VarDecl) -> Result<()> {
         self.set_line(d.span);
         let is_ref = matches!(d.ty.kind, TypeKind::Ref(_));
-        let mut ty = self.p.resolve_type(&d.ty, &self.env)?;
+        let mut ty = self.local_type(&d.ty)?;
         if !d.dims.is_empty() {
             let mut total = u128::from(ty.size());
             let mut dims = Vec::with_capacity(d.dims.len());
             for dim in &d.dims {
-                let (_, n) = ceval::eval(self.p, dim, &self.env)?;
+                let (_, n) = self.const_value(dim)?;
                 let CV::I(n) = n else { return err(dim.span, "array size must be an integer") };
                 if !(1..=1 << 20).contains(&n) {
                     return err(dim.span, "array size must be between 1 and 1048576");
@@ -1108,9 +1224,15 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 ty = Ty::Array(Box::new(ty), n);
             }
         }
-        if d.is_constexpr || (d.ty.is_const && ty.scalar().is_some() && !is_ref) {
+        let const_scalar = d.ty.is_const && ty.scalar().is_some() && !is_ref;
+        if d.is_constexpr || const_scalar {
             if let Some(init) = &d.init {
-                match ceval::eval(self.p, init, &self.env) {
+                let value = if d.is_constexpr {
+                    self.const_value(init)
+                } else {
+                    ceval::eval(self.p, init, &self.env)
+                };
+                match value {
                     Ok((s, v)) => {
                         let s = ty.scalar().unwrap_or(s);
                         self.bind(&d.name, V::C(s, convert(v, s)));
@@ -1125,6 +1247,13 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             Some(e) if !matches!(e.kind, ExprKind::InitList(_)) => Some(self.expr(e)?),
             _ => None,
         };
+        // A `const` scalar whose initialiser folded here (it names local
+        // constants) is a constant too: usable as an array bound.
+        if let (true, Some(V::C(s, v))) = (const_scalar, &init) {
+            let s = ty.scalar().unwrap_or(*s);
+            self.bind(&d.name, V::C(s, convert(*v, s)));
+            return Ok(());
+        }
         if is_ref {
             let Some(v) = init else { return err(d.span, "a reference needs an initialiser") };
             self.bind(&d.name, v);
@@ -1140,16 +1269,23 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                     }
                     V::Ptr(t, a) => {
                         let var = self.b.declare_var(types::I32);
-                        self.b.def_var(var, a);
+                        self.def_ptr(var, a);
                         V::L(Ty::Ptr(Box::new(t)), Place::Var(var))
                     }
                     V::L(Ty::Ptr(t), p) => {
                         let a = self.load_scalar(Scalar::UInt, p);
                         let var = self.b.declare_var(types::I32);
-                        self.b.def_var(var, a);
+                        self.def_ptr(var, a);
                         V::L(Ty::Ptr(t), Place::Var(var))
                     }
-                    v @ (V::Lambda(_) | V::Vec { .. } | V::List { .. }) => v,
+                    v @ (V::Lambda(_) | V::Func(_) | V::Vec { .. } | V::List { .. }) => v,
+                    v @ V::L(Ty::Class(_) | Ty::Array(..), _) => {
+                        let V::L(t, _) = &v else { unreachable!() };
+                        let t = t.clone();
+                        let h = self.stack(t.size(), t.align());
+                        self.copy_aggregate(&t, h, v, d.span)?;
+                        V::L(t, Place::Host(h))
+                    }
                     v => {
                         let (s, x) = self.rv(v, d.span)?;
                         self.new_var(s, x)
@@ -1178,6 +1314,18 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 self.bind(&d.name, v);
             }
             Ty::Ptr(t) => {
+                // `auto *p = ...` takes the pointee type from the initialiser.
+                let pointee = match &init {
+                    Some(V::Ptr(pt, _)) => Some(pt.clone()),
+                    Some(V::L(Ty::Ptr(pt), _)) => Some((**pt).clone()),
+                    Some(V::Vec { elem, .. }) => Some(Ty::S(*elem)),
+                    _ => None,
+                };
+                let t = match (&**t, pointee) {
+                    (Ty::Auto, Some(pt)) => Box::new(pt),
+                    (Ty::Auto, None) => return err(d.span, "cannot deduce the type of 'auto *'"),
+                    _ => t.clone(),
+                };
                 let a = match init {
                     Some(V::Ptr(_, a)) => a,
                     Some(V::C(_, CV::I(0))) | None => self.b.ins().iconst(types::I32, 0),
@@ -1186,7 +1334,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                     Some(_) => return err(d.span, "pointer initialised from a non-pointer"),
                 };
                 let var = self.b.declare_var(types::I32);
-                self.b.def_var(var, a);
+                self.def_ptr(var, a);
                 self.bind(&d.name, V::L(Ty::Ptr(t.clone()), Place::Var(var)));
             }
             Ty::Array(..) | Ty::Class(_) => {
@@ -1206,11 +1354,14 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 self.bind(&d.name, V::L(ty.clone(), Place::Host(h)));
             }
             Ty::Void => return err(d.span, "variable of type void"),
+            Ty::Edge(_) => {
+                return err(d.span, "an edge or vector type can only be the type of a vertex field")
+            }
         }
         Ok(())
     }
 
-    fn zero(&mut self, h: Value, size: u32) {
+    pub(crate) fn zero(&mut self, h: Value, size: u32) {
         let z = self.b.ins().iconst(types::I8, 0);
         let mut off = 0;
         let z64 = self.b.ins().iconst(types::I64, 0);
@@ -1224,7 +1375,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         }
     }
 
-    fn init_aggregate(&mut self, ty: &Ty, h: Value, l: &[Expr], span: Span) -> Result<()> {
+    pub(crate) fn init_aggregate(&mut self, ty: &Ty, h: Value, l: &[Expr], span: Span) -> Result<()> {
         match ty {
             Ty::Array(et, n) => {
                 if l.len() > *n as usize {
@@ -1251,11 +1402,21 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         Ok(())
     }
 
-    fn init_one(&mut self, ty: &Ty, at: Value, e: &Expr) -> Result<()> {
+    pub(crate) fn init_one(&mut self, ty: &Ty, at: Value, e: &Expr) -> Result<()> {
         if let ExprKind::InitList(l) = &e.kind {
             return self.init_aggregate(ty, at, l, e.span);
         }
         let v = self.expr(e)?;
+        if let Ty::Ptr(_) = ty {
+            let a = match v {
+                V::Ptr(_, a) | V::Vec { addr: a, .. } => a,
+                V::L(Ty::Ptr(_), p) => self.load_scalar(Scalar::UInt, p),
+                V::C(_, CV::I(0)) => self.b.ins().iconst(types::I32, 0),
+                _ => return err(e.span, "pointer member initialised from a non-pointer"),
+            };
+            self.store_scalar(Scalar::UInt, Place::Host(at), a);
+            return Ok(());
+        }
         match ty.scalar() {
             Some(s) => {
                 let x = self.rv_as(v, s, e.span)?;
@@ -1266,15 +1427,22 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         Ok(())
     }
 
-    fn copy_aggregate(&mut self, ty: &Ty, to: Value, v: V, span: Span) -> Result<()> {
+    /// Copies an aggregate (from the host stack or tile memory) into host memory.
+    pub(crate) fn copy_aggregate(&mut self, ty: &Ty, to: Value, v: V, span: Span) -> Result<()> {
         let V::L(vt, place) = v else { return err(span, "cannot initialise an aggregate from this value") };
         if !vt.same(ty) {
             return err(span, format!("cannot convert '{}' to '{}'", vt.spell(), ty.spell()));
         }
-        let Place::Host(from) = place else { return err(span, "cannot copy this aggregate") };
         let mut off = 0;
         while off < ty.size() {
-            let x = self.b.ins().load(types::I8, mflags(), from, off as i32);
+            let x = match place {
+                Place::Host(from) => self.b.ins().load(types::I8, mflags(), from, off as i32),
+                Place::Tile(a) => {
+                    let at = self.b.ins().iadd_imm_s(a, off as i64);
+                    self.load_scalar(Scalar::UChar, Place::Tile(at))
+                }
+                Place::Var(_) => return err(span, "cannot copy this aggregate"),
+            };
             self.b.ins().store(mflags(), x, to, off as i32);
             off += 1;
         }
@@ -1363,7 +1531,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         for st in stmts {
             match &st.kind {
                 StmtKind::Case(e) => {
-                    let (_, v) = ceval::eval(self.p, e, &self.env)?;
+                    let (_, v) = self.const_value(e)?;
                     let CV::I(v) = v else { return err(e.span, "case label must be an integer") };
                     labels.push((Some(v), self.b.create_block()));
                 }
@@ -1412,6 +1580,107 @@ impl<'a, 'b> Lowerer<'a, 'b> {
 }
 
 impl<'a, 'b> Lowerer<'a, 'b> {
+    /// Marks `to` as read-only data when `from` is (an address derived
+    /// from an `Input` edge's).
+    pub(crate) fn derive(&mut self, from: Value, to: Value) {
+        if self.readonly.contains(&from) {
+            self.readonly.insert(to);
+        }
+    }
+
+    /// Defines pointer variable `var` as `a`, remembering read-only data.
+    pub(crate) fn def_ptr(&mut self, var: Variable, a: Value) {
+        if self.readonly.contains(&a) {
+            self.readonly_vars.insert(cranelift_codegen::entity::EntityRef::index(var));
+        }
+        self.b.def_var(var, a);
+    }
+
+    /// A write to `place` is an error when it is `Input` edge data.
+    pub(crate) fn check_writable(&self, place: Place, span: Span) -> Result<()> {
+        if let Place::Tile(a) = place {
+            if self.readonly.contains(&a) {
+                return err(span, "write to the data of an 'Input' edge, which is const");
+            }
+        }
+        Ok(())
+    }
+
+    /// A constant expression's value. Constant evaluation sees no local
+    /// variables, so when it fails the expression is lowered: local
+    /// `constexpr`/`const` values and `sizeof` of an edge element fold to
+    /// constants there. The original error stands when it does not fold.
+    pub(crate) fn const_value(&mut self, e: &Expr) -> Result<(Scalar, CV)> {
+        match ceval::eval(self.p, e, &self.env) {
+            Ok(v) => Ok(v),
+            Err(d) if d.message.contains("depth") || d.message.contains("steps") => Err(d),
+            Err(d) => match self.expr(e) {
+                Ok(V::C(s, c)) => Ok((s, c)),
+                _ => Err(d),
+            },
+        }
+    }
+
+    /// `return v` from a function returning a class, a pointer or a reference.
+    fn return_other(&mut self, other: RetOther, v: V, span: Span) -> Result<()> {
+        match other {
+            RetOther::Agg(h) => {
+                let ty = self.frames.last().unwrap().ret_ty.clone();
+                self.copy_aggregate(&ty, h, v, span)?;
+            }
+            RetOther::Ptr(var) => {
+                let a = match v {
+                    V::Ptr(_, a) | V::Vec { addr: a, .. } => a,
+                    V::L(Ty::Ptr(_), p) => self.load_scalar(Scalar::UInt, p),
+                    V::C(_, CV::I(0)) => self.b.ins().iconst(types::I32, 0),
+                    _ => return err(span, "returning a non-pointer from a function returning a pointer"),
+                };
+                self.b.def_var(var, a);
+            }
+            RetOther::Ref(var, host) => {
+                let (a, is_host) = match v {
+                    V::L(_, Place::Host(h)) => (h, true),
+                    V::L(_, Place::Tile(a)) | V::EdgeS { addr: a, .. } => {
+                        (self.b.ins().uextend(types::I64, a), false)
+                    }
+                    _ => return err(
+                        span,
+                        "a returned reference must refer to tile memory or a local array or struct element",
+                    ),
+                };
+                if host.is_some_and(|h| h != is_host) {
+                    return err(span, "returned references refer to different kinds of memory");
+                }
+                self.b.def_var(var, a);
+                if let Some(RetOther::Ref(_, h)) = self.frames.last_mut().map(|f| &mut f.ret_other) {
+                    *h = Some(is_host);
+                }
+            }
+            RetOther::None => {}
+        }
+        Ok(())
+    }
+
+    /// The fields of a class object as names (lvalues), for the body of a
+    /// method called on it; `<this>` names the object itself.
+    fn bind_members(&mut self, obj: &V, bound: &mut HashMap<String, V>) {
+        let V::L(Ty::Class(c), place) = obj else { return };
+        for f in &c.fields {
+            let FieldTy::Plain(t) = &f.ty else { continue };
+            let at = match place {
+                Place::Host(h) => Place::Host(self.b.ins().iadd_imm_s(*h, f.offset as i64)),
+                Place::Tile(a) => {
+                    let at = self.b.ins().iadd_imm_s(*a, f.offset as i64);
+                    self.derive(*a, at);
+                    Place::Tile(at)
+                }
+                Place::Var(_) => continue,
+            };
+            bound.insert(f.name.clone(), V::L(t.clone(), at));
+        }
+        bound.insert("<this>".into(), obj.clone());
+    }
+
     pub(crate) fn field(&self, n: &str) -> Option<V> {
         self.fields.get(n).cloned()
     }

@@ -46,8 +46,11 @@ fn math(name: &str) -> Option<(Math, bool)> {
 
 fn math_base(base: &str) -> Option<Math> {
     let m = match base {
-        "sqrt" | "fabs" | "floor" | "ceil" | "trunc" | "fmin" | "fmax" | "copysign" => {
+        "sqrt" | "fabs" | "floor" | "ceil" | "trunc" | "fmin" | "fmax" | "copysign" | "nearbyint"
+        | "rint" => {
             Math::Native(match base {
+                // Round to nearest, ties to even (the default rounding mode).
+                "nearbyint" | "rint" => "nearest",
                 "sqrt" => "sqrt",
                 "fabs" => "fabs",
                 "floor" => "floor",
@@ -111,22 +114,35 @@ impl Lowerer<'_, '_> {
             ExprKind::Bool(b) => V::C(Scalar::Bool, CV::I(*b as i128)),
             ExprKind::Char(c) => V::C(Scalar::Char, CV::I(*c as i128)),
             ExprKind::Str(_) => return err(span, "string literals are only supported as printf formats"),
-            ExprKind::This => return err(span, "'this' is only supported as 'this->member'"),
+            ExprKind::This => match self.lookup("<this>") {
+                Some(V::L(t, Place::Tile(a))) => V::Ptr(t, a),
+                _ => return err(span, "'this' is only supported as 'this->member' and '*this'"),
+            },
             ExprKind::Name(p) => self.name(p, span)?,
-            ExprKind::Member(obj, name, _) => {
+            ExprKind::Member(obj, name, arrow) => {
                 if matches!(obj.kind, ExprKind::This) {
                     let p = Path { span, global: false, segs: vec![Seg { name: name.clone(), args: None }] };
                     return self.name(&p, span);
                 }
                 let o = self.expr(obj)?;
+                let o = if *arrow { self.deref_object(o) } else { o };
                 match o {
-                    V::L(Ty::Class(c), Place::Host(h)) => {
+                    V::L(Ty::Class(c), place @ (Place::Host(_) | Place::Tile(_))) => {
                         let Some(f) = c.fields.iter().find(|f| f.name == *name) else {
                             return err(span, format!("'{}' has no member '{name}'", c.name));
                         };
                         let crate::sema::FieldTy::Plain(t) = &f.ty else { unreachable!() };
-                        let at = self.b.ins().iadd_imm_s(h, f.offset as i64);
-                        V::L(t.clone(), Place::Host(at))
+                        match place {
+                            Place::Host(h) => {
+                                V::L(t.clone(), Place::Host(self.b.ins().iadd_imm_s(h, f.offset as i64)))
+                            }
+                            Place::Tile(a) => {
+                                let at = self.b.ins().iadd_imm_s(a, f.offset as i64);
+                                self.derive(a, at);
+                                V::L(t.clone(), Place::Tile(at))
+                            }
+                            Place::Var(_) => unreachable!(),
+                        }
                     }
                     _ => return err(span, format!("member '{name}' of a value that has no members")),
                 }
@@ -168,11 +184,20 @@ impl Lowerer<'_, '_> {
             ExprKind::Binary(op, a, b) => {
                 let x = self.expr(a)?;
                 let y = self.expr(b)?;
+                if let Some(v) = self.operator_call(op_text(*op), vec![x.clone(), y.clone()], span)? {
+                    return Ok(v);
+                }
                 self.binop(*op, x, y, span)?
             }
             ExprKind::Assign(op, lhs, rhs) => {
                 let l = self.expr(lhs)?;
                 let r = self.expr(rhs)?;
+                if let (Some(op), V::L(Ty::Class(_), _)) = (op, &l) {
+                    let name = format!("{}=", op_text(*op));
+                    if let Some(v) = self.operator_call(&name, vec![l.clone(), r.clone()], span)? {
+                        return Ok(v);
+                    }
+                }
                 let r = match op {
                     Some(op) => {
                         let cur = l.clone();
@@ -196,6 +221,24 @@ impl Lowerer<'_, '_> {
                 self.brif(c, tb, fb);
                 self.b.switch_to_block(tb);
                 let x = self.expr(a)?;
+                if let Some((pt, xa)) = self.pointer_value(&x) {
+                    // `c ? p : q` of pointers: a pointer.
+                    let var = self.b.declare_var(types::I32);
+                    self.b.def_var(var, xa);
+                    self.jump(join, &[]);
+                    self.b.switch_to_block(fb);
+                    let y = self.expr(b)?;
+                    let Some((_, ya)) = self.pointer_value(&y) else {
+                        return err(span, "'?:' of a pointer and a non-pointer");
+                    };
+                    self.b.def_var(var, ya);
+                    self.jump(join, &[]);
+                    self.b.switch_to_block(join);
+                    let r = self.b.use_var(var);
+                    self.derive(xa, r);
+                    self.derive(ya, r);
+                    return Ok(V::Ptr(pt, r));
+                }
                 let (sx, xv) = self.rv(x, span)?;
                 let vx = self.b.declare_var(crate::lower::cl_pub(sx));
                 self.b.def_var(vx, xv);
@@ -216,8 +259,35 @@ impl Lowerer<'_, '_> {
                 self.b.switch_to_block(join);
                 V::R(t, self.b.use_var(var))
             }
+            ExprKind::Cast(_, TypeName { kind: TypeKind::Named(tp), .. }, _)
+                if ceval::is_trait(tp.last()) =>
+            {
+                let (s, c) = ceval::eval(self.p, e, &self.env)?;
+                V::C(s, c)
+            }
             ExprKind::Cast(kind, t, a) => {
-                let ty = self.p.resolve_type(t, &self.env)?;
+                let ty = self.local_type(t)?;
+                if let TypeKind::Ref(_) = t.kind {
+                    // A cast to a reference names the same object.
+                    let v = self.expr(a)?;
+                    return match v {
+                        V::L(vt, p) if vt.same(&ty) || vt.size() == ty.size() => Ok(V::L(ty, p)),
+                        V::EdgeS { elem, addr } if Ty::S(elem).same(&ty) => Ok(V::EdgeS { elem, addr }),
+                        _ => err(
+                            span,
+                            format!(
+                                "cast to '{} &' of a value that is not an object of that size",
+                                ty.spell()
+                            ),
+                        ),
+                    };
+                }
+                if let (Ty::Class(_), CastKind::Functional) = (&ty, kind) {
+                    return match &a.kind {
+                        ExprKind::InitList(l) => self.construct(&ty, l, span),
+                        _ => self.construct(&ty, std::slice::from_ref(a), span),
+                    };
+                }
                 let v = self.expr(a)?;
                 self.cast(*kind, &ty, v, span)?
             }
@@ -248,6 +318,9 @@ impl Lowerer<'_, '_> {
             ExprKind::Index(a, i) => {
                 let base = self.expr(a)?;
                 let idx = self.expr(i)?;
+                if let Some(v) = self.operator_call("[]", vec![base.clone(), idx.clone()], span)? {
+                    return Ok(v);
+                }
                 self.index(base, idx, span)?
             }
             ExprKind::Call(f, args) => self.call(f, args, span)?,
@@ -271,6 +344,9 @@ impl Lowerer<'_, '_> {
         match ceval::eval(self.p, &Expr { span, kind: ExprKind::Name(p.clone()) }, &self.env) {
             Ok((s, c)) => Ok(V::C(s, c)),
             Err(d) if d.message.contains("depth") || d.message.contains("steps") => Err(d),
+            Err(_) if !self.call_candidates(p).unwrap_or_default().is_empty() => {
+                Ok(V::Func(Rc::new(p.clone())))
+            }
             Err(_) => {
                 let n: Vec<&str> = p.segs.iter().map(|s| s.name.as_str()).collect();
                 err(span, format!("use of undeclared identifier '{}'", n.join("::")))
@@ -279,7 +355,28 @@ impl Lowerer<'_, '_> {
     }
 
     fn unary(&mut self, op: UnOp, a: &Expr, span: Span) -> Result<V> {
+        if let (UnOp::Deref, ExprKind::This) = (op, &a.kind) {
+            if let Some(o) = self.lookup("<this>") {
+                return Ok(o);
+            }
+        }
         let v = self.expr(a)?;
+        if matches!(v, V::L(Ty::Class(_), _)) {
+            let name = match op {
+                UnOp::Neg => "-",
+                UnOp::Plus => "+",
+                UnOp::Not => "!",
+                UnOp::BitNot => "~",
+                UnOp::Deref => "*",
+                UnOp::PreInc => "++",
+                UnOp::PreDec => "--",
+                _ => return err(span, "this operator is not supported on class objects"),
+            };
+            if let Some(r) = self.operator_call(name, vec![v], span)? {
+                return Ok(r);
+            }
+            unreachable!()
+        }
         Ok(match op {
             UnOp::Plus => {
                 let (s, x) = self.rv(v, span)?;
@@ -352,6 +449,54 @@ impl Lowerer<'_, '_> {
         })
     }
 
+    /// A written type inside a function body: as [`Program::resolve_type`],
+    /// plus `decltype(name)` of a local name (evaluating a name has no
+    /// effects, so nothing is run that C++ would not run).
+    pub(crate) fn local_type(&mut self, t: &TypeName) -> Result<Ty> {
+        match &t.kind {
+            TypeKind::Decltype(e) if matches!(e.kind, ExprKind::Name(_)) => match self.expr(e)? {
+                V::L(t, _) => Ok(t),
+                V::C(s, _) | V::R(s, _) | V::EdgeS { elem: s, .. } => Ok(Ty::S(s)),
+                V::Ptr(t, _) => Ok(Ty::Ptr(Box::new(t))),
+                _ => err(e.span, "'decltype' of this name is not supported"),
+            },
+            // `decltype(f(a, b))` with names as arguments: the declared
+            // return type of the overload chosen (the call is not run).
+            TypeKind::Decltype(e) => {
+                let ExprKind::Call(f, args) = &e.kind else {
+                    return err(e.span, "'decltype' of this expression is not supported");
+                };
+                let (ExprKind::Name(p), true) =
+                    (&f.kind, args.iter().all(|a| matches!(a.kind, ExprKind::Name(_))))
+                else {
+                    return err(e.span, "'decltype' of this call is not supported (arguments must be names)");
+                };
+                let vals = self.args(args)?;
+                let cands = self.call_candidates(p)?;
+                let Some(c) = self.choose(cands, p, &vals, e.span)? else {
+                    return err(e.span, format!("no overload of '{}' takes these arguments", p.last()));
+                };
+                match c.f.ret.kind {
+                    TypeKind::Auto => err(e.span, "'decltype' of a call of a function returning 'auto'"),
+                    _ => self.p.resolve_type(&c.f.ret, &c.env),
+                }
+            }
+            TypeKind::Ref(inner) => self.local_type(inner),
+            _ => self.p.resolve_type(t, &self.env),
+        }
+    }
+
+    /// A pointer value's pointee type and tile address (`None` for others).
+    fn pointer_value(&mut self, v: &V) -> Option<(Ty, Value)> {
+        match v {
+            V::Ptr(t, a) => Some((t.clone(), *a)),
+            // A vector edge chosen by `?:` becomes a pointer to its data.
+            V::Vec { elem, addr, .. } => Some((Ty::S(*elem), *addr)),
+            V::L(Ty::Ptr(t), p) => Some(((**t).clone(), self.load_scalar(Scalar::UInt, *p))),
+            _ => None,
+        }
+    }
+
     /// The current value of an lvalue, as an rvalue (pointers stay pointers).
     fn load_value(&mut self, v: V, span: Span) -> Result<V> {
         Ok(match v {
@@ -367,6 +512,11 @@ impl Lowerer<'_, '_> {
     }
 
     pub(crate) fn assign(&mut self, l: V, r: V, span: Span) -> Result<()> {
+        match &l {
+            V::L(_, p) => self.check_writable(*p, span)?,
+            V::EdgeS { addr, .. } => self.check_writable(Place::Tile(*addr), span)?,
+            _ => {}
+        }
         match l {
             V::L(Ty::Ptr(_), p) => {
                 let a = match r {
@@ -375,6 +525,9 @@ impl Lowerer<'_, '_> {
                     V::C(_, CV::I(0)) => self.b.ins().iconst(types::I32, 0),
                     _ => return err(span, "assigning a non-pointer to a pointer"),
                 };
+                if let (Place::Var(var), true) = (p, self.readonly.contains(&a)) {
+                    self.readonly_vars.insert(cranelift_codegen::entity::EntityRef::index(var));
+                }
                 self.store_scalar(Scalar::UInt, p, a);
             }
             V::L(t, p) => match t.scalar() {
@@ -410,6 +563,7 @@ impl Lowerer<'_, '_> {
             let off = scaled(l, size);
             let a = l.b.ins().iadd(addr, off);
             l.addr_memo.insert((addr, i, size), a);
+            l.derive(addr, a);
             a
         };
         Ok(match base {
@@ -430,6 +584,7 @@ impl Lowerer<'_, '_> {
                 let off = scaled(self, 8);
                 let at = self.b.ins().iadd(addr, off);
                 let a = self.load_scalar(Scalar::UInt, Place::Tile(at));
+                self.derive(addr, a);
                 let at4 = self.b.ins().iadd_imm_s(at, 4);
                 let n = self.load_scalar(Scalar::UInt, Place::Tile(at4));
                 V::Vec { elem, addr: a, count: Some(n) }
@@ -514,6 +669,7 @@ impl Lowerer<'_, '_> {
                     } else {
                         self.b.ins().isub(*pa, off)
                     };
+                    self.derive(*pa, r);
                     self.cost(cost::ARITH);
                     return Ok(V::Ptr(t.clone(), r));
                 }
@@ -634,9 +790,13 @@ impl Lowerer<'_, '_> {
 
     fn call(&mut self, f: &Expr, args: &[Expr], span: Span) -> Result<V> {
         // Member calls.
-        if let ExprKind::Member(obj, m, _) = &f.kind {
+        if let ExprKind::Member(obj, m, arrow) = &f.kind {
             if !matches!(obj.kind, ExprKind::This) {
                 let o = self.expr(obj)?;
+                let o = if *arrow { self.deref_object(o) } else { o };
+                if matches!(o, V::L(Ty::Class(_), _)) {
+                    return self.method_call(o, m, args, span);
+                }
                 return self.member_call(o, m, args, span);
             }
             let p = Path { span, global: false, segs: vec![Seg { name: m.clone(), args: None }] };
@@ -644,6 +804,12 @@ impl Lowerer<'_, '_> {
         }
         let ExprKind::Name(p) = &f.kind else {
             let fv = self.expr(f)?;
+            if matches!(fv, V::L(Ty::Class(_), _)) {
+                return self.method_call(fv, crate::lower_call::CALL_OPERATOR, args, span);
+            }
+            if let V::Func(fp) = fv {
+                return self.named_call(&fp, args, span);
+            }
             let V::Lambda(l) = fv else { return err(span, "called value is not a function") };
             let vals = self.args(args)?;
             return self.call_lambda(&l, vals, span);
@@ -651,8 +817,16 @@ impl Lowerer<'_, '_> {
         self.named_call(p, args, span)
     }
 
-    fn args(&mut self, args: &[Expr]) -> Result<Vec<V>> {
-        args.iter().map(|a| self.expr(a)).collect()
+    /// Argument values; a braced list of other than one element stays a
+    /// placeholder (`V::Void`) until the callee's parameter type is known
+    /// ([`Self::braced_args`]).
+    pub(crate) fn args(&mut self, args: &[Expr]) -> Result<Vec<V>> {
+        args.iter()
+            .map(|a| match &a.kind {
+                ExprKind::InitList(l) if l.len() != 1 => Ok(V::Void),
+                _ => self.expr(a),
+            })
+            .collect()
     }
 
     fn member_call(&mut self, o: V, m: &str, args: &[Expr], span: Span) -> Result<V> {
@@ -668,6 +842,37 @@ impl Lowerer<'_, '_> {
                 Ok(V::Ptr(Ty::S(*elem), self.b.ins().iadd(*addr, off)))
             }
             (V::EdgeS { elem, addr }, "get" | "data") => Ok(V::Ptr(Ty::S(*elem), *addr)),
+            (V::L(Ty::Array(_, n), _), "size") => Ok(V::C(Scalar::UInt, CV::I(i128::from(*n)))),
+            (V::L(Ty::Array(et, n), Place::Host(h)), "fill") => {
+                let (Some(s), [a]) = (et.scalar(), args) else {
+                    return err(span, "std::array::fill takes one value and needs scalar elements");
+                };
+                let v = self.expr(a)?;
+                let x = self.rv_as(v, s, span)?;
+                // for (i = 0; i < n; ++i) a[i] = x, over host memory.
+                let (h, n, size) = (*h, i64::from(*n), i64::from(et.size()));
+                let i = self.b.declare_var(types::I64);
+                let z = self.b.ins().iconst(types::I64, 0);
+                self.b.def_var(i, z);
+                let head = self.b.create_block();
+                let body = self.b.create_block();
+                let exit = self.b.create_block();
+                self.jump(head, &[]);
+                self.b.switch_to_block(head);
+                let iv = self.b.use_var(i);
+                let c = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, iv, n);
+                self.brif(c, body, exit);
+                self.b.switch_to_block(body);
+                let off = self.b.ins().imul_imm_s(iv, size);
+                let at = self.b.ins().iadd(h, off);
+                self.store_scalar(s, Place::Host(at), x);
+                self.cost(cost::ARITH);
+                let ni = self.b.ins().iadd_imm_s(iv, 1);
+                self.b.def_var(i, ni);
+                self.jump(head, &[]);
+                self.b.switch_to_block(exit);
+                Ok(V::Void)
+            }
             // `poplar::IeeeHalf::bit16()`: the half's bit pattern.
             (v, "bit16") if self.ty_of(v) == Some(Scalar::Half) && args.is_empty() => {
                 let (_, x) = self.rv(o, span)?;
@@ -686,9 +891,16 @@ impl Lowerer<'_, '_> {
         let segs: Vec<&str> = p.segs.iter().map(|s| s.name.as_str()).collect();
         let full = segs.join("::");
         if let Some(n) = p.simple() {
-            if let Some(V::Lambda(l)) = self.lookup(n) {
-                let vals = self.args(args)?;
-                return self.call_lambda(&l, vals, span);
+            match self.lookup(n) {
+                Some(V::Lambda(l)) => {
+                    let vals = self.args(args)?;
+                    return self.call_lambda(&l, vals, span);
+                }
+                Some(o @ V::L(Ty::Class(_), _)) => {
+                    return self.method_call(o, crate::lower_call::CALL_OPERATOR, args, span);
+                }
+                Some(V::Func(fp)) => return self.named_call(&fp, args, span),
+                _ => {}
             }
         }
         let bare = full.trim_start_matches("::").trim_start_matches("std::").trim_start_matches("poplar::");
@@ -709,16 +921,18 @@ impl Lowerer<'_, '_> {
             }
         }
         // User functions first (they may shadow library names).
-        let user = self.find_function(p, args.len())?;
-        if user.is_none() {
+        let mut cands = self.call_candidates(p)?;
+        cands.retain(|c| crate::lower_call::takes(&c.f, args.len()));
+        if cands.is_empty() {
             if let Some(v) = self.builtin(bare, p, args, span)? {
                 return Ok(v);
             }
-        }
-        let Some((fun, fenv)) = user else {
-            // A functional cast `T(x)` of a named type.
+            // A functional cast `T(x)` of a named type, or a class object `T()`.
             let tn = TypeName { span, kind: TypeKind::Named(p.clone()), is_const: false };
             if let Ok(ty) = self.p.resolve_type(&tn, &self.env) {
+                if matches!(ty, Ty::Class(_)) {
+                    return self.construct(&ty, args, span);
+                }
                 let v = match args {
                     [a] => self.expr(a)?,
                     [] => V::C(Scalar::Int, CV::I(0)),
@@ -726,10 +940,18 @@ impl Lowerer<'_, '_> {
                 };
                 return self.cast(CastKind::Functional, &ty, v, span);
             }
+            let declared =
+                self.p.candidates(&self.env.ns, &full, p.global).iter().any(|q| self.p.funcs.contains_key(q));
+            if declared {
+                return err(
+                    span,
+                    format!("function '{full}' is declared but not defined (if another source of the library defines it, compile them together: popc a.cpp b.cpp -o lib.gp)"),
+                );
+            }
             return err(span, format!("use of undeclared function '{full}'"));
-        };
+        }
         // Constant call?
-        if fun.is_constexpr {
+        if cands.len() == 1 && cands[0].f.is_constexpr && cands[0].this.is_none() {
             if let Ok((s, c)) = ceval::eval(
                 self.p,
                 &Expr {
@@ -745,40 +967,23 @@ impl Lowerer<'_, '_> {
             }
         }
         let vals = self.args(args)?;
-        let fenv = self.deduce(&fun, fenv, p, &vals, span)?;
-        self.inline(&fun, fenv, vals, span)
+        match self.choose(cands, p, &vals, span)? {
+            Some(c) => {
+                let vals = self.braced_args(&c, args, vals)?;
+                self.call_callee(c, vals, span)
+            }
+            None => err(span, format!("no overload of '{full}' takes these arguments")),
+        }
     }
 
-    fn find_function(&self, p: &Path, nargs: usize) -> Result<Option<(Function, Env)>> {
-        let segs: Vec<&str> = p.segs.iter().map(|s| s.name.as_str()).collect();
-        let full = segs.join("::");
-        let fits = |f: &Function| {
-            let min = f.params.iter().filter(|x| x.default.is_none()).count();
-            nargs >= min && nargs <= f.params.len() && f.body.is_some()
-        };
-        if let Some(c) = &self.env.class {
-            if p.segs.len() == 1 {
-                for m in &c.decl.ast.members {
-                    if let Member::Method(f) = m {
-                        if f.name == full && fits(f) {
-                            return Ok(Some((f.clone(), Env { class: Some(c.clone()), ..c.env.clone() })));
-                        }
-                    }
-                }
-            }
-        }
-        for q in self.p.candidates(&self.env.ns, &full, p.global) {
-            if let Some(fs) = self.p.funcs.get(&q) {
-                let cands: Vec<_> = fs.iter().filter(|f| fits(&f.ast)).collect();
-                if let Some(f) = cands.first() {
-                    return Ok(Some((f.ast.clone(), Env { ns: f.ns.clone(), ..Env::default() })));
-                }
-            }
-        }
-        Ok(None)
-    }
-
-    fn deduce(&mut self, f: &Function, mut env: Env, p: &Path, vals: &[V], span: Span) -> Result<Env> {
+    pub(crate) fn deduce(
+        &mut self,
+        f: &Function,
+        mut env: Env,
+        p: &Path,
+        vals: &[V],
+        span: Span,
+    ) -> Result<Env> {
         let Some(tp) = &f.tparams else { return Ok(env) };
         let explicit = p.segs.last().and_then(|s| s.args.clone()).unwrap_or_default();
         let mut tb: HashMap<String, TVal> = (*env.tb).clone();
@@ -811,6 +1016,7 @@ impl Lowerer<'_, '_> {
                                 (V::L(Ty::Ptr(ty), _), true) => Some((**ty).clone()),
                                 (v, false) => match v {
                                     V::L(t, _) => Some(t.clone()),
+                                    V::Ptr(t, _) => Some(Ty::Ptr(Box::new(t.clone()))),
                                     v => self.ty_of(v).map(Ty::S),
                                 },
                                 _ => None,
@@ -860,6 +1066,7 @@ impl Lowerer<'_, '_> {
     fn builtin(&mut self, bare: &str, p: &Path, args: &[Expr], span: Span) -> Result<Option<V>> {
         let _ = p;
         Ok(Some(match bare {
+            "assert" if self.p.ndebug => V::Void,
             "numWorkers" | "MultiVertex::numWorkers" => V::C(Scalar::UInt, CV::I(6)),
             // `poplar::IeeeHalf::fromBits(bits)`: the half with that bit pattern.
             "IeeeHalf::fromBits" => {
@@ -895,6 +1102,20 @@ impl Lowerer<'_, '_> {
                 let z = self.b.ins().iconst(types::I64, 0);
                 self.trap_if(bad, abi::STATUS_ASSERT, z);
                 V::Void
+            }
+            "__builtin_clz" | "__builtin_ctz" | "__builtin_popcount" => {
+                // On unsigned int; clz/ctz of 0 are undefined in C++ and
+                // give 32 here.
+                let [a] = args else { return err(span, format!("'{bare}' takes one argument")) };
+                let v = self.expr(a)?;
+                let x = self.rv_as(v, Scalar::UInt, span)?;
+                self.cost(cost::ARITH);
+                let r = match bare {
+                    "__builtin_clz" => self.b.ins().clz(x),
+                    "__builtin_ctz" => self.b.ins().ctz(x),
+                    _ => self.b.ins().popcnt(x),
+                };
+                V::R(Scalar::Int, r)
             }
             "__builtin_inff" => V::C(Scalar::Float, CV::F(f64::INFINITY)),
             "__builtin_nanf" => V::C(Scalar::Float, CV::F(f64::NAN)),
@@ -1012,6 +1233,7 @@ impl Lowerer<'_, '_> {
                     "floor" => self.b.ins().floor(xs[0]),
                     "ceil" => self.b.ins().ceil(xs[0]),
                     "trunc" => self.b.ins().trunc(xs[0]),
+                    "nearest" => self.b.ins().nearest(xs[0]),
                     "copysign" => self.b.ins().fcopysign(xs[0], xs[1]),
                     _ => {
                         // C fmin/fmax: a NaN operand yields the other one.
@@ -1066,6 +1288,7 @@ impl Lowerer<'_, '_> {
         let dst = self.expr(a)?;
         let dst = self.cast(CastKind::Static, &Ty::Ptr(Box::new(Ty::S(Scalar::UChar))), dst, span)?;
         let V::Ptr(_, d) = dst else { unreachable!() };
+        self.check_writable(Place::Tile(d), span)?;
         let src = self.expr(b)?;
         let n = self.expr(n)?;
         let n = self.rv_as(n, Scalar::UInt, span)?;
@@ -1159,6 +1382,31 @@ impl Lowerer<'_, '_> {
         let ctx = self.ctx;
         self.b.ins().call_indirect(sref, fp, &[ctx, fbuf, len, abuf, nargs]);
         Ok(V::C(Scalar::Int, CV::I(0)))
+    }
+}
+
+/// The C++ spelling of a binary operator (for `operator@` names).
+fn op_text(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::Rem => "%",
+        BinOp::Shl => "<<",
+        BinOp::Shr => ">>",
+        BinOp::BitAnd => "&",
+        BinOp::BitOr => "|",
+        BinOp::BitXor => "^",
+        BinOp::And => "&&",
+        BinOp::Or => "||",
+        BinOp::Eq => "==",
+        BinOp::Ne => "!=",
+        BinOp::Lt => "<",
+        BinOp::Gt => ">",
+        BinOp::Le => "<=",
+        BinOp::Ge => ">=",
+        BinOp::Comma => ",",
     }
 }
 

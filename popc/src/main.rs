@@ -1,4 +1,4 @@
-//! The `popc` command: `popc [options] <input> -o <output>`.
+//! The `popc` command: `popc [options] <input>... -o <output>`.
 //!
 //! Reads the codelet source and its includes from the file system (the only
 //! I/O of the compiler), compiles with the library, and writes the `.gp`
@@ -16,8 +16,9 @@ use clap::Parser;
     about = "Compile C++ vertex codelets to a .gp object (the Poplar codelet compiler)"
 )]
 struct Cli {
-    /// Codelet source file.
-    input: String,
+    /// Codelet source files (several make one object, as one library).
+    #[arg(required = true, num_args = 1..)]
+    inputs: Vec<String>,
     /// Output object file.
     #[arg(short = 'o', value_name = "OUTPUT")]
     output: Option<String>,
@@ -87,14 +88,17 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let source = match std::fs::read(&cli.input) {
-        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-        Err(e) => {
-            eprintln!("popc: error: cannot read '{}': {e}", cli.input);
-            return ExitCode::from(1);
+    let mut sources = Vec::new();
+    for input in &cli.inputs {
+        match std::fs::read(input) {
+            Ok(b) => sources.push((input.clone(), String::from_utf8_lossy(&b).into_owned())),
+            Err(e) => {
+                eprintln!("popc: error: cannot read '{input}': {e}");
+                return ExitCode::from(1);
+            }
         }
-    };
-    let out = match popc::compile_full(&cli.input, &source, &opts, &FsResolver, &cli.instantiate) {
+    }
+    let out = match popc::compile_sources(&sources, &opts, &FsResolver, &cli.instantiate) {
         Ok(o) => o,
         Err(d) => {
             eprint!("{}", d.render());

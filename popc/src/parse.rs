@@ -846,20 +846,15 @@ impl Parser {
             self.depth = depth.max(ty_peak);
             let dty = self.ptr_declarator(ty.clone())?;
             self.skip_attributes()?;
-            let (name, span) = if self.at_kw("operator") {
-                return err(self.span(), "operator overloading is not supported in codelets");
-            } else {
-                self.ident()?
-            };
+            let (name, span) = if self.at_kw("operator") { self.operator_name()? } else { self.ident()? };
             self.skip_attributes()?;
             if tparams.is_some() {
-                if self.at(Tok::Lt) && self.templates.contains(&name) {
-                    return err(
-                        span,
-                        format!("explicit specialisation of function template '{name}' is not supported in codelets"),
-                    );
-                }
                 self.templates.insert(name.clone());
+            }
+            if tparams.as_ref().is_some_and(|t| t.is_empty()) && self.at(Tok::Lt) {
+                // An explicit specialisation `template <> R f<A>(...)`: an
+                // overload with exactly the specialised parameter types.
+                self.template_args()?;
             }
             if self.at(Tok::LParen) && decls.is_empty() {
                 // Function.
@@ -924,6 +919,32 @@ impl Parser {
             return Ok(Item::Var(decls.pop().unwrap()));
         }
         Ok(Item::Namespace(String::new(), decls.into_iter().map(Item::Var).collect()))
+    }
+
+    /// `operator@` as a function name: `operator()`, `operator[]`,
+    /// `operator+`, `operator==`, `operator>>`, ...
+    fn operator_name(&mut self) -> Result<(String, Span)> {
+        let span = self.bump().span;
+        let t = self.bump();
+        let text = match t.kind {
+            Tok::LParen => {
+                self.expect(Tok::RParen, "')' after 'operator('")?;
+                "()".to_string()
+            }
+            Tok::LBracket => {
+                self.expect(Tok::RBracket, "']' after 'operator['")?;
+                "[]".to_string()
+            }
+            Tok::Gt if self.at(Tok::Gt) => {
+                self.bump();
+                ">>".to_string()
+            }
+            Tok::Ident | Tok::Eof | Tok::LBrace | Tok::RBrace | Tok::Semi => {
+                return err(t.span, format!("conversion operator 'operator {}' is not supported", t.text));
+            }
+            _ => t.text.to_string(),
+        };
+        Ok((format!("operator{text}"), span))
     }
 
     fn initializer(&mut self) -> Result<Option<Expr>> {

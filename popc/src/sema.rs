@@ -40,6 +40,9 @@ pub enum Ty {
     Class(Rc<ClassInst>),
     Array(Box<Ty>, u32),
     Auto,
+    /// An edge or vector type (`InOut<Vector<T>>`) named through an alias
+    /// or a trait: only a vertex field may have it.
+    Edge(Box<FieldTy>),
 }
 
 impl Ty {
@@ -79,6 +82,7 @@ impl Ty {
             Ty::Class(c) => c.name.clone(),
             Ty::Array(t, n) => format!("{}[{n}]", t.spell()),
             Ty::Auto => "auto".into(),
+            Ty::Edge(_) => "edge".into(),
         }
     }
     pub fn same(&self, o: &Ty) -> bool {
@@ -137,6 +141,11 @@ pub struct ClassInst {
     pub name: String,
     pub decl: Rc<ClassDecl>,
     pub env: Env,
+    /// The primary template's arguments (empty for a plain class): what a
+    /// partial specialisation's pattern is matched against.
+    pub targs: Vec<TVal>,
+    /// The instance of the class template this class is nested in.
+    pub outer: Option<Rc<ClassInst>>,
     pub base: Option<VertexBase>,
     pub fields: Vec<FieldInfo>,
     pub size: u32,
@@ -156,6 +165,11 @@ pub struct Program {
     pub insts: Vec<(TypeName, String)>,
     pub asserts: Vec<(Span, Expr, Option<String>, String)>,
     pub cache: RefCell<HashMap<String, Rc<ClassInst>>>,
+    /// Classes whose instantiation is under way.
+    pub building: RefCell<std::collections::HashSet<String>>,
+    /// `NDEBUG` is defined on the command line: `assert` does nothing
+    /// (its argument is not evaluated), as with `<cassert>`.
+    pub ndebug: bool,
     pub depth: RefCell<u32>,
 }
 
@@ -397,22 +411,65 @@ impl Program {
                 }
                 return Ok(t);
             }
+            "array" if p.segs.len() == 1 || full[0] == "std" => {
+                // `std::array<T, N>`: an array that copies as a value.
+                let args = last.args.as_ref().filter(|a| a.len() == 2);
+                let Some(args) = args else { return err(p.span, "std::array takes 2 template arguments") };
+                let t = self.targ_type(&args[0], env)?;
+                let n = match self.targ_const(&args[1], env)? {
+                    (_, CV::I(n)) if (1..=i128::from(MAX_OBJECT_SIZE)).contains(&n) => n as u32,
+                    _ => return err(p.span, "std::array size must be between 1 and 1048576"),
+                };
+                if u64::from(t.size()) * u64::from(n) > u64::from(MAX_OBJECT_SIZE) {
+                    return err(
+                        p.span,
+                        format!(
+                            "std::array is too large (the limit for one object is {MAX_OBJECT_SIZE} bytes)"
+                        ),
+                    );
+                }
+                return Ok(Ty::Array(Box::new(t), n));
+            }
             "Input" | "Output" | "InOut" | "Vector" | "VectorList" => {
-                return err(p.span, format!("'{bare}' can only be the type of a vertex field"));
+                let t = TypeName { span: p.span, kind: TypeKind::Named(p.clone()), is_const: false };
+                return Ok(Ty::Edge(Box::new(self.field_type(&t, env, bare, true)?)));
             }
             _ => {}
         }
-        // `T::type` member aliases of template classes (e.g. std::conditional<..>::type).
-        if p.segs.len() >= 2 && last.name == "type" {
+        // `Class<args>::member`: a member alias or a nested class of the
+        // instantiated class; `Trait<args>::type` of a built-in trait is
+        // the type the trait names (std::conditional<..>::type).
+        if p.segs.len() >= 2 {
             let mut q = p.clone();
             q.segs.pop();
-            return self.resolve_named(&q, env);
+            let prefix = TypeName { span: p.span, kind: TypeKind::Named(q), is_const: false };
+            match self.resolve_type(&prefix, env) {
+                Ok(Ty::Class(c)) => return self.class_member_type(&c, last, env, p.span),
+                Ok(t) if last.name == "type" => return Ok(t),
+                Ok(t) => return err(p.span, format!("'{}' has no member type '{}'", t.spell(), last.name)),
+                Err(e) if e.message.contains("depth") => return Err(e),
+                Err(_) => {}
+            }
         }
-        // Member alias of the current class.
+        // Member alias of the current class (never a template-id: in
+        // `using AccType = AccType<T>;` the right side is the namespace's).
         if let Some(c) = &env.class {
-            if p.segs.len() == 1 {
+            if p.segs.len() == 1 && last.args.is_none() {
                 if let Some(t) = self.member_alias(c, &name)? {
                     return Ok(t);
+                }
+            }
+            // A member alias template (`template <class T> using Out = ...`).
+            if let (1, Some(args)) = (p.segs.len(), &last.args) {
+                for m in &c.decl.ast.members {
+                    if let Member::Item(Item::Alias(_, n, Some(tp), ty)) = m {
+                        if *n == name {
+                            let mut tb = (*c.env.tb).clone();
+                            self.bind_args(tp, args, env, &mut tb, p.span)?;
+                            let aenv = Env { tb: Rc::new(tb), class: Some(c.clone()), ..c.env.clone() };
+                            return self.resolve_type(ty, &aenv);
+                        }
+                    }
                 }
             }
         }
@@ -441,11 +498,29 @@ impl Program {
         err(p.span, format!("unknown type '{name}'"))
     }
 
+    /// A member type of an instantiated class: an alias, or a nested class
+    /// (instantiated inside it, seeing its parameters).
+    fn class_member_type(&self, c: &Rc<ClassInst>, m: &Seg, env: &Env, span: Span) -> Result<Ty> {
+        if m.args.is_none() {
+            if let Some(t) = self.member_alias(c, &m.name)? {
+                return Ok(t);
+            }
+        }
+        if let Some(decls) = self.classes.get(&qual(&c.decl.qual, &m.name)) {
+            let inner_env = Env { class: Some(c.clone()), ..env.clone() };
+            let args = m.args.clone().unwrap_or_default();
+            return Ok(Ty::Class(self.instantiate(decls, &args, &inner_env, span)?));
+        }
+        err(span, format!("'{}' has no member type '{}'", c.name, m.name))
+    }
+
     fn member_alias(&self, c: &Rc<ClassInst>, name: &str) -> Result<Option<Ty>> {
         for m in &c.decl.ast.members {
             if let Member::Item(Item::Alias(_, n, None, ty)) = m {
                 if n == name {
-                    return Ok(Some(self.resolve_type(ty, &c.env)?));
+                    // Other members (aliases) of the class are visible.
+                    let cenv = Env { class: Some(c.clone()), ..c.env.clone() };
+                    return Ok(Some(self.resolve_type(ty, &cenv)?));
                 }
             }
         }
@@ -511,7 +586,9 @@ impl Program {
         Ok(())
     }
 
-    /// Instantiates a class (template) with arguments.
+    /// Instantiates a class (template) with arguments: binds the primary
+    /// template's parameters, then picks the most specialised matching
+    /// (partial or full) specialisation, if any (`spec`).
     pub fn instantiate(
         &self,
         decls: &[Rc<ClassDecl>],
@@ -519,43 +596,67 @@ impl Program {
         env: &Env,
         span: Span,
     ) -> Result<Rc<ClassInst>> {
-        let primary = decls.iter().find(|d| d.ast.spec_args.is_none()).or(decls.first()).unwrap();
-        let mut tb = HashMap::new();
-        let mut chosen = primary.clone();
+        // The primary template: the definition rather than a forward declaration.
+        let primaries = || decls.iter().filter(|d| d.ast.spec_args.is_none());
+        let primary = primaries()
+            .find(|d| !d.ast.members.is_empty() || !d.ast.bases.is_empty())
+            .or_else(|| primaries().next())
+            .or(decls.first())
+            .unwrap();
+        // A class nested in a class template sees the enclosing
+        // instantiation's parameters, and is named inside it.
+        let outer: Option<Rc<ClassInst>> = env.class.as_ref().and_then(|c| {
+            if c.decl.qual == primary.ns {
+                Some(c.clone())
+            } else if c.decl.ns == primary.ns {
+                c.outer.clone()
+            } else {
+                None
+            }
+        });
+        let mut tb = outer.as_ref().map(|o| (*o.env.tb).clone()).unwrap_or_default();
+        let mut chosen = (primary.clone(), None);
+        let mut key = Vec::new();
         if let Some(tp) = &primary.ast.tparams {
             self.bind_args(tp, args, env, &mut tb, span)?;
-            let key: Vec<TVal> = tp.iter().map(|p| tb[&p.name].clone()).collect();
-            // Full specialisations.
-            for d in decls {
-                if let Some(sa) = &d.ast.spec_args {
-                    if d.ast.tparams.as_ref().is_some_and(|t| !t.is_empty()) {
-                        continue;
-                    }
-                    let denv = Env { ns: d.ns.clone(), ..Env::default() };
-                    let mut ok = sa.len() == key.len();
-                    for (a, k) in sa.iter().zip(&key) {
-                        ok &= match k {
-                            TVal::Type(t) => self.targ_type(a, &denv).is_ok_and(|x| x.same(t)),
-                            TVal::Const(_, v) => self.targ_const(a, &denv).is_ok_and(|x| x.1 == *v),
-                        };
-                    }
-                    if ok {
-                        chosen = d.clone();
-                    }
-                }
+            key = tp.iter().map(|p| tb[&p.name].clone()).collect();
+            if let Some((d, b)) = self.pick_specialisation(decls, primary, &key, span)? {
+                chosen = (d, Some(b));
             }
         } else if !args.is_empty() {
             return err(span, format!("'{}' is not a template", primary.qual));
         }
+        let base_name = match &outer {
+            Some(o) => format!("{}::{}", o.name, primary.ast.name),
+            None => primary.qual.clone(),
+        };
         let name = match &primary.ast.tparams {
             Some(tp) => {
-                let parts: Vec<String> = tp.iter().map(|p| spell_tval(&tb[&p.name])).collect();
-                format!("{}<{}>", primary.qual, parts.join(","))
+                let penv = Env { ns: primary.ns.clone(), ..Env::default() };
+                let parts: Vec<String> = tp.iter().map(|p| self.spell_targ(p, &tb[&p.name], &penv)).collect();
+                format!("{base_name}<{}>", parts.join(","))
             }
-            None => primary.qual.clone(),
+            None => base_name,
         };
         if let Some(c) = self.cache.borrow().get(&name) {
             return Ok(c.clone());
+        }
+        if self.building.borrow().contains(&name) {
+            // Named while its own definition is being built (in its base
+            // clause, as a template argument): an incomplete class, which
+            // is all C++ gives there too.
+            let (decl, _) = &chosen;
+            return Ok(Rc::new(ClassInst {
+                name,
+                decl: decl.clone(),
+                env: Env { ns: decl.ns.clone(), ..Env::default() },
+                targs: key,
+                outer,
+                base: None,
+                fields: Vec::new(),
+                size: 0,
+                align: 1,
+            }));
         }
         {
             let mut d = self.depth.borrow_mut();
@@ -565,14 +666,48 @@ impl Program {
                 return err(span, format!("template instantiation depth exceeds {MAX_INSTANTIATION_DEPTH}"));
             }
         }
-        let r = self.build_class(chosen, name.clone(), tb);
+        let (decl, bound) = chosen;
+        let tb = match (bound, &outer) {
+            (Some(mut b), Some(o)) => {
+                for (k, v) in o.env.tb.iter() {
+                    b.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+                b
+            }
+            (Some(b), None) => b,
+            (None, _) => tb,
+        };
+        self.building.borrow_mut().insert(name.clone());
+        let r = self.build_class(decl, name.clone(), tb, key, outer);
+        self.building.borrow_mut().remove(&name);
         *self.depth.borrow_mut() -= 1;
         let c = Rc::new(r?);
         self.cache.borrow_mut().insert(name, c.clone());
         Ok(c)
     }
 
-    fn build_class(&self, decl: Rc<ClassDecl>, name: String, tb: HashMap<String, TVal>) -> Result<ClassInst> {
+    /// A bound template argument as a vertex name spells it: an enum
+    /// value by its qualified enumerator (`popops::expr::BinaryOpType::ADD`),
+    /// as Poplar names such vertices.
+    fn spell_targ(&self, p: &TParam, v: &TVal, env: &Env) -> String {
+        if let (TParamKind::Value(t), TVal::Const(_, CV::I(i))) = (&p.kind, v) {
+            if let Ok(Ty::Enum(e)) = self.resolve_type(t, env) {
+                if let Some((n, _)) = e.values.iter().find(|(_, x)| x == i) {
+                    return format!("{}::{n}", e.name);
+                }
+            }
+        }
+        spell_tval(v)
+    }
+
+    fn build_class(
+        &self,
+        decl: Rc<ClassDecl>,
+        name: String,
+        tb: HashMap<String, TVal>,
+        targs: Vec<TVal>,
+        outer: Option<Rc<ClassInst>>,
+    ) -> Result<ClassInst> {
         let env = Env { ns: decl.ns.clone(), tb: Rc::new(tb), class: None };
         let mut base = None;
         for b in &decl.ast.bases {
@@ -608,6 +743,8 @@ impl Program {
             name: name.clone(),
             decl: decl.clone(),
             env: env.clone(),
+            targs: targs.clone(),
+            outer: outer.clone(),
             base,
             fields: vec![],
             size: 0,
@@ -617,6 +754,8 @@ impl Program {
             name: name.clone(),
             decl: decl.clone(),
             env: env.clone(),
+            targs,
+            outer,
             base,
             fields: vec![],
             size: 0,
@@ -726,20 +865,37 @@ impl Program {
                         return Ok(FieldTy::Edge { dir, elem, kind: FieldKind::VectorList(layout) });
                     }
                 }
+                // A vector that is not an edge (`Vector<unsigned> offsets`):
+                // read-only data the graph connects like an input edge.
+                if vertex
+                    && !matches!(first, TArg::Type(TypeName { kind: TypeKind::Named(_), .. }) if self.targ_type(first, env).is_err())
+                {
+                    if let Ok(elem) = self.edge_elem(first, env, full) {
+                        let layout = self.layout(args.get(1), env)?;
+                        return Ok(FieldTy::Edge {
+                            dir: Direction::Input,
+                            elem,
+                            kind: FieldKind::Vector(layout),
+                        });
+                    }
+                }
                 return err(t.span, format!("field '{full}' has unsupported type '{}'", type_words(t)));
             }
         }
         let ty = match self.resolve_type(t, env) {
             Ok(ty) => ty,
-            Err(_) if !vertex => {
+            Err(e) if !vertex && e.message.starts_with("unknown type") => {
                 return err(t.span, format!("field '{full}' has unsupported type '{}'", type_words(t)))
             }
             Err(e) => return Err(e),
         };
         match &ty {
+            Ty::Edge(e) if vertex => Ok((**e).clone()),
             Ty::S(_) | Ty::Enum(_) => Ok(FieldTy::Plain(ty)),
             Ty::Array(..) => Ok(FieldTy::Plain(ty)),
             Ty::Class(c) if !vertex && c.base.is_none() => Ok(FieldTy::Plain(ty)),
+            // A pointer in a helper struct: a tile address (4 bytes).
+            Ty::Ptr(_) if !vertex => Ok(FieldTy::Plain(ty)),
             _ => err(t.span, format!("field '{full}' has unsupported type '{}'", ty.spell())),
         }
     }
@@ -773,6 +929,17 @@ impl Program {
                 } else {
                     FieldKind::Vector(layout)
                 };
+                return Ok(FieldTy::Edge { dir, elem, kind });
+            }
+        }
+        // `InOut<T>` where T names a vector type (through an alias).
+        if let Ok(Ty::Edge(e)) = self.targ_type(arg, env) {
+            if let FieldTy::Edge {
+                elem,
+                kind: kind @ (FieldKind::Vector(_) | FieldKind::VectorList(_)),
+                ..
+            } = *e
+            {
                 return Ok(FieldTy::Edge { dir, elem, kind });
             }
         }

@@ -55,3 +55,43 @@ fn compiles_and_fails_cleanly() {
     assert!(r.status.success());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Several sources make one object: a vertex calls a function defined in
+/// another source, through a header both include (counted once); each
+/// source keeps its own macros.
+#[test]
+fn several_sources_one_object() {
+    let dir = std::env::temp_dir().join(format!("popc-cli-multi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("common.hpp"),
+        "#pragma once\nstruct Pair { int a, b; };\ninline int twice(int x) { return 2 * x; }\nint search(const int *p, int n, int v);\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("search.cpp"),
+        "#include \"common.hpp\"\n#define STEP 1\nint search(const int *p, int n, int v) {\n  for (int i = 0; i < n; i += STEP) if (p[i] >= v) return i;\n  return n;\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("vertex.cpp"),
+        "#include <poplar/Vertex.hpp>\n#include \"common.hpp\"\nusing namespace poplar;\n#ifdef STEP\n#error STEP leaked from another source\n#endif\nclass Find : public Vertex {\npublic:\n  Input<Vector<int>> in;\n  Output<int> out;\n  void compute() { Pair q{1, 2}; *out = twice(search(&in[0], in.size(), q.b)); }\n};\n",
+    )
+    .unwrap();
+    let out = dir.join("lib.gp");
+    let r =
+        popc().arg(dir.join("vertex.cpp")).arg(dir.join("search.cpp")).arg("-o").arg(&out).output().unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let obj = linker::gp::Object::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(obj.vertex_types.len(), 1);
+    assert_eq!(obj.vertex_types[0].name, "Find");
+    // Alone, the vertex's source lacks the definition.
+    let r = popc().arg(dir.join("vertex.cpp")).arg("-o").arg(&out).output().unwrap();
+    assert_eq!(r.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&r.stderr).contains("declared but not defined"),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -119,3 +119,75 @@ public:
     return true;
   }
 };
+
+// Partial specialisation, static functions of class templates, functors
+// with overloaded operator(), and operators on structs.
+enum class Mode { SUB, REV };
+template <Mode M, typename T> struct PickOp {
+  static T fn(T a, T b) { return a - b; }
+};
+template <typename T> struct PickOp<Mode::REV, T> {
+  static T fn(T a, T b) { return b - a * T(3); }
+};
+struct Lin {
+  float s, t;
+  float operator()(float x) const { return s * x + t; }
+  int operator()(int x) const { return x * 3 - 1; }
+  Lin operator+(const Lin &o) const { return Lin{s + o.s, t * o.t}; }
+};
+template <typename F, typename T> T applyF(F f, T x) { return f(x); }
+
+template <Mode M, typename T> class SpecOps : public Vertex {
+public:
+  Input<Vector<T>> a;
+  Input<Vector<T>> b;
+  Output<Vector<T>> out;
+  void compute() {
+    Lin f{1.5f, -0.25f};
+    Lin g = f + Lin{0.5f, 2.0f};
+    for (unsigned i = 0; i < a.size(); ++i)
+      out[i] = PickOp<M, T>::fn(a[i], b[i]) + applyF(g, a[i]);
+  }
+};
+template class SpecOps<Mode::SUB, float>;
+template class SpecOps<Mode::REV, float>;
+template class SpecOps<Mode::REV, int>;
+
+// std::array values: braced-list arguments, by-reference parameters,
+// returned by value, fill() and size().
+#include <array>
+static std::array<unsigned, 3> mix(const std::array<unsigned, 3> &s, unsigned k) {
+  std::array<unsigned, 3> r = s;
+  for (unsigned i = 0; i < r.size(); ++i) r[i] = r[i] * 2654435761u + k;
+  return r;
+}
+static void bump(std::array<unsigned, 3> &s) { s[1] += s[0] ^ s[2]; }
+class Arrays : public Vertex {
+public:
+  Input<Vector<unsigned>> in;
+  Output<Vector<unsigned>> out;
+  void compute() {
+    std::array<unsigned, 3> z;
+    z.fill(7);
+    for (unsigned i = 0; i + 2 < in.size(); ++i) {
+      auto s = mix({in[i], in[i + 1], in[i + 2]}, z[i % 3]);
+      bump(s);
+      out[i] = s[0] + s[1] + s[2];
+    }
+  }
+};
+
+// Round to nearest, ties to even, and the bit builtins.
+class Rounding : public Vertex {
+public:
+  Input<Vector<float>> a;
+  Output<Vector<float>> out;
+  Output<Vector<int>> bits;
+  void compute() {
+    for (unsigned i = 0; i < a.size(); ++i) {
+      out[i] = std::nearbyint(a[i] * 50.0f) + rintf(a[i] * 2.5f) + std::nearbyint(double(a[i]) * 0.5);
+      unsigned u = unsigned(int(a[i] * 1000.0f)) | 1u;
+      bits[i] = __builtin_clz(u) * 1000 + __builtin_ctz(u << 3) * 10 + __builtin_popcount(u);
+    }
+  }
+};
