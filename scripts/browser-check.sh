@@ -23,7 +23,7 @@ if ! command -v "${CHROMIUM:-chromium}" >/dev/null; then
     fi
 fi
 
-cargo build -q -p compiler -p runtime -p report
+cargo build -q -p compiler -p poplar-run -p report
 BIN=$ROOT/target/debug
 mkdir -p "$OUT"
 pages=()

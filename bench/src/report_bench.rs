@@ -26,7 +26,7 @@ fn run_inner(quick: bool) -> Result<Vec<(String, String)>, String> {
             "skipped: chromium absent (scripts/browser-check.sh installs it)".into(),
         )]);
     }
-    for bin in [["compiler", "poplar-compile"], ["runtime", "poplar-run"], ["report", "poplar-report"]] {
+    for bin in [["compiler", "poplar-compile"], ["poplar-run", "poplar-run"], ["report", "poplar-report"]] {
         cargo(&["build", "--release", "-q", "-p", bin[0], "--bin", bin[1]])?;
     }
     cargo(&["build", "--release", "-q", "-p", "ir", "--example", "gen_big"])?;
