@@ -142,12 +142,7 @@ pub(crate) fn expand_slice(
         x.code.class(&k, "DynamicSlice", |c| class_slice(c, t, ot, &input.shape, &op.out.shape, dims, sizes));
     let vtype = Name::from(class.as_str());
     let out_flat = op.out.flatten();
-    let mut jobs = Vec::new();
-    let mut pos = 0;
-    x.tm.segments(&out_flat, |s| {
-        jobs.push((s.tile, pos, s.len));
-        pos += s.len;
-    });
+    let jobs = x.tile_runs(&out_flat);
     let cs = x.compute_set(&format!("{}.dynamic_slice", x.out_name(&op.out)), span);
     let whole = input.flatten();
     let offs = offsets.flatten();
@@ -187,12 +182,7 @@ pub(crate) fn expand_update(
     let class = x.code.class(&k, "DynamicUpdate", |c| class_update(c, t, ot, &shape, dims, sizes));
     let vtype = Name::from(class.as_str());
     let out_flat = op.out.flatten();
-    let mut jobs = Vec::new();
-    let mut pos = 0;
-    x.tm.segments(&out_flat, |s| {
-        jobs.push((s.tile, pos, s.len));
-        pos += s.len;
-    });
+    let jobs = x.tile_runs(&out_flat);
     let cs = x.compute_set(&format!("{}.dynamic_update", x.out_name(&op.out)), span);
     let upd = update.flatten();
     let offs = offsets.flatten();

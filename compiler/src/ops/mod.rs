@@ -287,6 +287,18 @@ impl Expander {
         id
     }
 
+    /// The view's elements as runs on one tile each, in the view's order:
+    /// (tile, position of the run's first element in the view, length).
+    pub fn tile_runs(&self, view: &View) -> Vec<(u32, u64, u64)> {
+        let mut runs = Vec::new();
+        let mut pos = 0;
+        self.tm.segments(view, |s| {
+            runs.push((s.tile, pos, s.len));
+            pos += s.len;
+        });
+        runs
+    }
+
     /// The name of the tensor an output view writes, for compute set names.
     pub fn out_name(&self, out: &View) -> String {
         out.tensors().first().map(|t| self.graph.tensors[*t].name.clone()).unwrap_or_else(|| "op".into())

@@ -173,12 +173,7 @@ pub(crate) fn expand(
 
     // Stage 2: each output element's tile combines its row's partials.
     let out_flat = op.out.flatten();
-    let mut jobs = Vec::new();
-    let mut pos = 0;
-    x.tm.segments(&out_flat, |s| {
-        jobs.push((s.tile, pos, s.len));
-        pos += s.len;
-    });
+    let jobs = x.tile_runs(&out_flat);
     let cs2 = x.compute_set(&format!("{name}.reduce"), span);
     for (tile, p, len) in jobs {
         let ins: Vec<View> = (p..p + len)
