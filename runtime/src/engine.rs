@@ -22,10 +22,11 @@ use linker::gp::ElemType;
 use linker::image::{element_count, Image};
 
 use crate::error::{HostError, RunError};
-use crate::exec::{DeviceKind, Machine, Totals};
+use crate::exec::{DeviceKind, Machine};
 use crate::loader::Loaded;
 use crate::options::EngineOptions;
 use crate::profile::{self, Recorder};
+use crate::totals::Totals;
 
 /// What a host-visible name refers to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

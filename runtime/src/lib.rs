@@ -32,6 +32,7 @@ pub mod hostfns;
 pub mod loader;
 pub mod options;
 pub mod profile;
+pub mod totals;
 pub mod trace;
 
 /// The image format, for hosts that build or inspect images.
@@ -39,6 +40,7 @@ pub use linker;
 
 pub use engine::{DataInfo, Element, Engine, Named};
 pub use error::{Fault, HostError, LoadError, RunError, StepPath};
-pub use exec::{DeviceKind, Totals};
+pub use exec::DeviceKind;
 pub use loader::{load, load_image, load_valid, Loaded};
 pub use options::{EngineOptions, LogLevel};
+pub use totals::Totals;

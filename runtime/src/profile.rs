@@ -9,7 +9,8 @@
 use linker::image::{Exchange, Image};
 use serde_json::{json, Value};
 
-use crate::exec::{ExchangeInfo, Totals};
+use crate::exec::ExchangeInfo;
+use crate::totals::Totals;
 
 /// Most steps kept in the profile; later ones are counted, not listed.
 pub const MAX_RECORDED_STEPS: usize = 20_000;
