@@ -156,9 +156,10 @@ fn load_codelets(
 
 /// Compiles one codelet C++ file with `popc`'s library. Only templated
 /// names whose template the file mentions are requested (plain classes are
-/// always emitted); a requested name popc cannot instantiate is dropped and
-/// the file compiled again, so that the graph compiler reports the unknown
-/// vertex type at its PIR position rather than popc at the codelet's.
+/// always emitted); a requested name popc cannot instantiate is left out of
+/// the object (popc lists it as unresolved), so that the graph compiler
+/// reports the unknown vertex type at its PIR position rather than popc at
+/// the codelet's.
 fn compile_cpp(
     file_name: &str,
     source: &str,
@@ -166,7 +167,7 @@ fn compile_cpp(
     requested: &[String],
 ) -> Result<gp::Object, String> {
     let popc_opts = popc::Options::from_args(options).map_err(|e| format!("{file_name}: error: {e}\n"))?;
-    let mut wanted: Vec<String> = requested
+    let wanted: Vec<String> = requested
         .iter()
         .filter(|n| {
             n.split_once('<').is_some_and(|(base, _)| {
@@ -176,27 +177,9 @@ fn compile_cpp(
         })
         .cloned()
         .collect();
-    loop {
-        match popc::compile(file_name, source, &popc_opts, &FsIncludes, &wanted) {
-            Ok(o) => return Ok(o),
-            Err(d) => {
-                let bad = d.errors.iter().find_map(|e| {
-                    let rest = e.message.strip_prefix("cannot instantiate requested vertex '")?;
-                    Some(rest.split_once('\'')?.0.to_string())
-                });
-                let before = wanted.len();
-                if let Some(bad) = bad {
-                    let canon = popc::canonical_vertex_name(&bad).unwrap_or(bad.clone());
-                    wanted.retain(|w| {
-                        *w != bad && popc::canonical_vertex_name(w).ok().as_ref() != Some(&canon)
-                    });
-                }
-                if wanted.len() == before {
-                    return Err(d.render());
-                }
-            }
-        }
-    }
+    popc::compile_lenient(file_name, source, &popc_opts, &FsIncludes, &wanted)
+        .map(|out| out.object)
+        .map_err(|d| d.render())
 }
 
 fn target_override(graph: &mut ir::Graph, preset: &str) -> Result<(), String> {

@@ -146,6 +146,18 @@ impl Options {
 pub struct Output {
     pub object: Object,
     pub ir_text: String,
+    /// Requested vertex names that could not be instantiated, with why
+    /// (only [`compile_lenient`] returns an `Output` with any).
+    pub unresolved: Vec<Unresolved>,
+}
+
+/// A requested vertex name the codelets cannot instantiate.
+#[derive(Clone, Debug)]
+pub struct Unresolved {
+    /// The name as requested.
+    pub requested: String,
+    /// Why, as a diagnostic (the message names the vertex).
+    pub error: Diagnostic,
 }
 
 /// Compiles a codelet source into a `.gp` object. Emits every non-template
@@ -172,6 +184,20 @@ pub fn compile_full(
     compile_sources(&[(file_name.to_string(), source.to_string())], opts, includes, requested)
 }
 
+/// Like [`compile_full`], but a requested name that cannot be instantiated
+/// is left out of the object and listed in [`Output::unresolved`] instead
+/// of failing the compile: the graph compiler then reports the unknown
+/// vertex type where the graph uses it.
+pub fn compile_lenient(
+    file_name: &str,
+    source: &str,
+    opts: &Options,
+    includes: &dyn IncludeResolver,
+    requested: &[String],
+) -> Result<Output, Diagnostics> {
+    compile_units(&[(file_name.to_string(), source.to_string())], opts, includes, requested).map(|r| r.0)
+}
+
 /// Compiles several sources of one codelet library into one object: each
 /// is preprocessed and parsed on its own (its own macros, as a separate
 /// translation unit), then their declarations are joined, so a vertex may
@@ -183,6 +209,21 @@ pub fn compile_sources(
     includes: &dyn IncludeResolver,
     requested: &[String],
 ) -> Result<Output, Diagnostics> {
+    let (out, sources) = compile_units(files, opts, includes, requested)?;
+    match out.unresolved.first() {
+        Some(u) => Err(Diagnostics { sources, errors: vec![u.error.clone()] }),
+        None => Ok(out),
+    }
+}
+
+/// [`compile_sources`] without failing on unresolved requested names; also
+/// returns the source map their diagnostics point into.
+fn compile_units(
+    files: &[(String, String)],
+    opts: &Options,
+    includes: &dyn IncludeResolver,
+    requested: &[String],
+) -> Result<(Output, diag::SourceMap), Diagnostics> {
     let fail = |d: Diagnostic, s: &diag::SourceMap| Diagnostics { sources: s.clone(), errors: vec![d] };
     let mut sources = diag::SourceMap::default();
     let mut items = Vec::new();
@@ -215,7 +256,10 @@ pub fn compile_sources(
         build(file_name, &items, opts, &sources, &*isa, requested)
     }));
     match r {
-        Ok(r) => r.map_err(|d| fail(d, &sources)),
+        Ok(r) => match r {
+            Ok(out) => Ok((out, sources)),
+            Err(d) => Err(fail(d, &sources)),
+        },
         Err(_) => Err(fail(
             Diagnostic::new(diag::Span { file: 1, lo: 0, hi: 0 }, "internal compiler error (please report)"),
             &sources,
@@ -260,16 +304,7 @@ fn build(
     prog.collect(items, "")?;
     for (span, e, m, ns) in &prog.asserts {
         let env = sema::Env { ns: ns.clone(), ..Default::default() };
-        let (_, v) = ceval::eval(&prog, e, &env)?;
-        if !ceval::truthy(v) {
-            return diag::err(
-                *span,
-                format!(
-                    "static assertion failed{}",
-                    m.as_ref().map(|m| format!(": {m}")).unwrap_or_default()
-                ),
-            );
-        }
+        prog.check_assert(*span, e, m.as_deref(), &env)?;
     }
     let mut classes: Vec<Rc<sema::ClassInst>> = Vec::new();
     let mut names: Vec<(String, Vec<Rc<sema::ClassDecl>>)> =
@@ -296,10 +331,15 @@ fn build(
             _ => return diag::err(t.span, "explicit instantiation of a class that is not a vertex"),
         }
     }
+    let mut unresolved = Vec::new();
     for r in requested {
-        let canon =
-            canonical_vertex_name(r).map_err(|m| Diagnostic::new(diag::Span { file: 1, lo: 0, hi: 0 }, m))?;
-        classes.push(instantiate_named(&prog, &canon)?);
+        let named = canonical_vertex_name(r)
+            .map_err(|m| Diagnostic::new(diag::Span { file: 1, lo: 0, hi: 0 }, m))
+            .and_then(|canon| instantiate_named(&prog, &canon));
+        match named {
+            Ok(c) => classes.push(c),
+            Err(error) => unresolved.push(Unresolved { requested: r.clone(), error }),
+        }
     }
     let mut seen = std::collections::HashSet::new();
     classes.retain(|c| seen.insert(c.name.clone()));
@@ -342,7 +382,7 @@ fn build(
             line: sources.line(c.decl.ast.span),
         });
     }
-    Ok(Output { object: Object { source: file_name.to_string(), vertex_types: vts }, ir_text })
+    Ok(Output { object: Object { source: file_name.to_string(), vertex_types: vts }, ir_text, unresolved })
 }
 
 /// Instantiates a vertex type from its canonical name (`ns::X<float,4>`).

@@ -809,10 +809,26 @@ impl Program {
                 }
             }
         }
+        // C++ checks a class template's assertions when it is instantiated.
+        for m in &decl.ast.members {
+            if let Member::Item(Item::StaticAssert(span, e, msg)) = m {
+                self.check_assert(*span, e, msg.as_deref(), &fenv)?;
+            }
+        }
         inst.size = (off.div_ceil(u64::from(align)) * u64::from(align)) as u32;
         inst.align = align;
         inst.env = env;
         Ok(inst)
+    }
+
+    /// Checks `static_assert(e, msg)` evaluated in `env`.
+    pub fn check_assert(&self, span: Span, e: &Expr, msg: Option<&str>, env: &Env) -> Result<()> {
+        let (_, v) = crate::ceval::eval(self, e, env)?;
+        if crate::ceval::truthy(v) {
+            Ok(())
+        } else {
+            err(span, assertion_failed(msg))
+        }
     }
 
     fn field_type(&self, t: &TypeName, env: &Env, full: &str, vertex: bool) -> Result<FieldTy> {
@@ -1028,4 +1044,9 @@ pub fn type_words(t: &TypeName) -> String {
     } else {
         base
     }
+}
+
+/// The message of a failed `static_assert`.
+pub fn assertion_failed(msg: Option<&str>) -> String {
+    format!("static assertion failed{}", msg.map(|m| format!(": {m}")).unwrap_or_default())
 }

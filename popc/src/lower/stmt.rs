@@ -285,10 +285,7 @@ impl Lowerer<'_, '_> {
     pub(crate) fn static_assert(&mut self, e: &Expr, m: Option<&str>) -> Result<()> {
         let (_, v) = self.const_value(e)?;
         if !truthy(v) {
-            return err(
-                e.span,
-                format!("static assertion failed{}", m.map(|m| format!(": {m}")).unwrap_or_default()),
-            );
+            return err(e.span, crate::sema::assertion_failed(m));
         }
         Ok(())
     }
