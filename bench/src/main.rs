@@ -8,6 +8,8 @@
 //! benchmark once on small inputs (CI runs it so none rots) and, like
 //! `--no-write`, leaves `BENCHMARKS.md` alone.
 
+#![forbid(unsafe_code)]
+
 mod compile_bench;
 mod ir_bench;
 mod machine;

@@ -26,6 +26,8 @@
 //! compiling `.cpp` codelets through `popc`'s library); the binary
 //! `poplar-compile` is a thin shell around [`driver::run_cli`].
 
+#![forbid(unsafe_code)]
+
 pub mod driver;
 pub mod dump;
 pub mod error;

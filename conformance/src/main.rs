@@ -15,6 +15,8 @@
 //! writing the file; `--only TEXT` keeps the files whose path has TEXT (and
 //! writes nothing either, unless `--out FILE` says where).
 
+#![forbid(unsafe_code)]
+
 mod corpus;
 mod diff;
 mod estimate;

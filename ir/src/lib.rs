@@ -14,6 +14,8 @@
 //! caller passes the source text in and gets a [`Module`] or [`Diagnostics`]
 //! back.
 
+#![forbid(unsafe_code)]
+
 pub mod entity;
 pub mod graph;
 pub mod ops;

@@ -7,6 +7,8 @@
 //! [`PRINTF_LIMIT`] bytes: past that it appends nothing more, and the
 //! runtime, seeing a full buffer, stops the run with an error.
 
+#![allow(unsafe_code)]
+
 use std::ffi::c_void;
 use std::sync::OnceLock;
 

@@ -16,6 +16,9 @@
 //!
 //! The linker does no file-system I/O: it takes and returns bytes.
 
+// Unsafe code is confined to the modules that allow it by name.
+#![deny(unsafe_code)]
+
 pub mod abi;
 pub mod container;
 pub mod gp;

@@ -13,6 +13,8 @@
 //! `ctx.host` at a complete [`linker::abi::HostTable`] — which [`run`]
 //! guarantees by building the context from a `&mut [u8]`.
 
+#![allow(unsafe_code)]
+
 use linker::abi::{TileCtx, STATUS_OK};
 use linker::gp::Function;
 use memmap2::{Mmap, MmapMut};

@@ -15,6 +15,9 @@
 //! compiled code in process (tests, the runtime's `cpu` device). The library does no file I/O; errors are [`Diagnostics`]
 //! rendered to text.
 
+// Unsafe code is confined to the modules that allow it by name.
+#![deny(unsafe_code)]
+
 pub mod ast;
 pub mod ceval;
 pub mod codegen;

@@ -5,6 +5,8 @@
 //! object. Errors go to stderr as `file:line:col: error: …` with exit code
 //! 1; a failed compile writes no output file.
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 use clap::Parser;

@@ -5,6 +5,8 @@
 //! that the runtime library itself depends on no compiler. With `--timeout`,
 //! a watchdog thread ends the process if a codelet never returns.
 
+#![forbid(unsafe_code)]
+
 /// The allocator `poplar-compile` uses (a `.pir` input is compiled here too).
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;

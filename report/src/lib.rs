@@ -13,6 +13,8 @@
 //!
 //! No I/O here except in the binary and in [`auto::write_report`].
 
+#![forbid(unsafe_code)]
+
 pub mod auto;
 pub mod progress;
 pub mod schema;

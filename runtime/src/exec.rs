@@ -17,6 +17,8 @@
 //! [`crate::cost`]; `cpu` runs the plain variant and counts steps only.
 //! Printf output is collected per tile and joined in tile order.
 
+#![allow(unsafe_code)]
+
 use std::ffi::c_void;
 use std::io::Write;
 use std::sync::atomic::{AtomicU32, Ordering};

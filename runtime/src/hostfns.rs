@@ -9,6 +9,8 @@
 //! and join them in tile order, so output is deterministic whatever the
 //! thread count.
 
+#![allow(unsafe_code)]
+
 use linker::abi::HostTable;
 
 /// The table, built once.

@@ -20,6 +20,9 @@
 //! Only the loader's callers and the binary touch the file system; nothing
 //! here writes to stdout or stderr except the binary.
 
+// Unsafe code is confined to the modules that allow it by name.
+#![deny(unsafe_code)]
+
 pub mod cli;
 pub mod cost;
 pub mod data;

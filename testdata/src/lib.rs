@@ -6,6 +6,8 @@
 //! expectation fails unless blessing. The end-to-end run cases
 //! (`testdata/run/`) are driven from this crate's own tests.
 
+#![forbid(unsafe_code)]
+
 use std::fs;
 use std::path::{Path, PathBuf};
 

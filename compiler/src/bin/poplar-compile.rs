@@ -1,5 +1,7 @@
 //! `poplar-compile`: the command-line shell around [`compiler::run_cli`].
 
+#![forbid(unsafe_code)]
+
 /// mimalloc serves the front end's many small allocations faster than the
 /// system allocator (about 15% of a large compile).
 #[global_allocator]

@@ -2,6 +2,8 @@
 //! self-contained HTML report of [`report::render`]. Exit 0, 1 on a bad
 //! input or an unwritable output, 2 on a usage error.
 
+#![forbid(unsafe_code)]
+
 use std::path::PathBuf;
 
 const USAGE: &str = "\
