@@ -358,9 +358,8 @@ fn exchange_bytes(image: &Image, program: &str) -> u64 {
                     *total +=
                         image.copies[*c as usize].transfers.iter().map(|t| u64::from(t.bytes)).sum::<u64>()
                 }
-                Step::Repeat { body, .. } => walk(image, body, total),
                 Step::Call(f) => walk(image, &image.functions[*f as usize].body, total),
-                _ => {}
+                other => other.bodies().into_iter().for_each(|b| walk(image, b, total)),
             }
         }
     }

@@ -165,9 +165,7 @@ pub fn schedule_exchange(
         compute_sets: vec![CsExchange::default(); graph.compute_sets.len()],
         ..Default::default()
     };
-    plan.edge_start.reserve(graph.vertices.len() + 1);
     let mut errs = Collector::default();
-    let mut segs: Vec<Segment> = Vec::new();
     // Accesses of the compute set being scanned; vertices are grouped by
     // compute set, but do not rely on it: keep per compute set lists.
     let mut writes: Vec<Vec<Access>> = (0..graph.compute_sets.len()).map(|_| Vec::new()).collect();
@@ -180,111 +178,65 @@ pub fn schedule_exchange(
     let mut next_assign = 0usize;
     let mut same: HashMap<ListKey, u32> = HashMap::new();
 
-    for (v, vx) in graph.vertices.iter() {
-        plan.edge_start.push(plan.edges.len() as u32);
-        let tile = mapping.vertex_tiles[v.index()];
-        let cs = vx.compute_set.index();
-        let vt = resolved.vertex_info(codelets, v);
-        for (k, f) in vt.fields.iter().enumerate() {
-            let Some(dir) = f.direction else { continue };
-            let pir = resolved.field_source(v, k);
-            let views: &[View] = match &vx.fields[pir].value {
-                FieldValue::Edge(view) => std::slice::from_ref(view),
-                FieldValue::EdgeList(views) => views,
-                FieldValue::Literal(_) => &[],
+    let mut per_vertex = vec![0u32; graph.vertices.len()];
+    walk_edges(graph, resolved, codelets, mapping, |e, segs| {
+        per_vertex[e.vertex.index()] += 1;
+        let (tile, cs, size, count) = (e.tile, e.cs as usize, e.elem_size, e.view.num_elements());
+        let reads_it = matches!(e.dir, gp::Direction::Input | gp::Direction::InOut);
+        let writes_it = matches!(e.dir, gp::Direction::Output | gp::Direction::InOut);
+        for s in segs {
+            let a = Access {
+                tensor: s.tensor,
+                start: s.start,
+                end: s.start + s.len,
+                vertex: e.vertex,
+                field: e.pir_field as u32,
             };
-            let reads_it = matches!(dir, gp::Direction::Input | gp::Direction::InOut);
-            let writes_it = matches!(dir, gp::Direction::Output | gp::Direction::InOut);
-            for (item, view) in views.iter().enumerate() {
-                let count = view.num_elements();
-                segs.clear();
-                mapping.segments(view, |s| segs.push(s));
-                for s in &segs {
-                    let a = Access {
-                        tensor: s.tensor,
-                        start: s.start,
-                        end: s.start + s.len,
-                        vertex: v,
-                        field: pir as u32,
-                    };
-                    if writes_it {
-                        writes[cs].push(a);
-                    } else {
-                        reads[cs].push(a);
-                    }
-                }
-                let loc = match segs.as_slice() {
-                    [] => EdgeLoc::Empty,
-                    [s] if s.tile == tile => {
-                        EdgeLoc::Tensor { tensor: s.tensor, interval: s.interval, elem: s.start }
-                    }
-                    [_, ..] if reads_it && !writes_it => {
-                        let size = u64::from(f.elem.size());
-                        let contiguous = segs
-                            .windows(2)
-                            .all(|w| w[1].tensor == w[0].tensor && w[1].start == w[0].start + w[0].len);
-                        if contiguous {
-                            let (edge, r, byte) = shared.assign[next_assign];
-                            debug_assert_eq!(edge as usize, plan.edges.len());
-                            next_assign += 1;
-                            if region_buf[r as usize] == u32::MAX {
-                                region_buf[r as usize] = plan.buffers.len() as u32;
-                                push_region(mapping, &mut plan, &shared.regions[r as usize]);
-                            }
-                            EdgeLoc::Buffer { buffer: region_buf[r as usize], byte }
-                        } else {
-                            let key: Vec<(TensorId, u64, u64)> =
-                                segs.iter().map(|s| (s.tensor, s.start, s.len)).collect();
-                            let next = plan.buffers.len() as u32;
-                            let b = *same.entry((cs as u32, tile, size, key)).or_insert(next);
-                            if b == next {
-                                plan.buffers.push(Buffer {
-                                    tile,
-                                    bytes: count * size,
-                                    owner: Owner::ComputeSet(cs as u32),
-                                });
-                                let mut pos = 0u64;
-                                let x = &mut plan.compute_sets[cs];
-                                for s in &segs {
-                                    let t =
-                                        Loc::Tensor { tensor: s.tensor, interval: s.interval, elem: s.start };
-                                    let bl = Loc::Buffer { buffer: b, byte: pos * size };
-                                    x.ins.push(Move { src: t, dst: bl, bytes: s.len * size });
-                                    pos += s.len;
-                                }
-                            }
-                            EdgeLoc::Buffer { buffer: b, byte: 0 }
-                        }
-                    }
-                    _ => {
-                        let size = u64::from(f.elem.size());
-                        let b = plan.buffers.len() as u32;
-                        plan.buffers.push(Buffer {
-                            tile,
-                            bytes: count * size,
-                            owner: Owner::ComputeSet(cs as u32),
-                        });
-                        let mut pos = 0u64;
-                        let x = &mut plan.compute_sets[cs];
-                        for s in &segs {
-                            let t = Loc::Tensor { tensor: s.tensor, interval: s.interval, elem: s.start };
-                            let bl = Loc::Buffer { buffer: b, byte: pos * size };
-                            if reads_it {
-                                x.ins.push(Move { src: t, dst: bl, bytes: s.len * size });
-                            }
-                            if writes_it {
-                                x.outs.push(Move { src: bl, dst: t, bytes: s.len * size });
-                            }
-                            pos += s.len;
-                        }
-                        EdgeLoc::Buffer { buffer: b, byte: 0 }
-                    }
-                };
-                plan.edges.push(EdgeBinding { field: k as u32, item: item as u32, count, loc });
+            if writes_it {
+                writes[cs].push(a);
+            } else {
+                reads[cs].push(a);
             }
         }
+        let loc = match segs {
+            [] => EdgeLoc::Empty,
+            [s] if s.tile == tile => {
+                EdgeLoc::Tensor { tensor: s.tensor, interval: s.interval, elem: s.start }
+            }
+            [_, ..] if reads_it && !writes_it => {
+                if one_run(segs) {
+                    let (edge, r, byte) = shared.assign[next_assign];
+                    debug_assert_eq!(edge as usize, plan.edges.len());
+                    next_assign += 1;
+                    if region_buf[r as usize] == u32::MAX {
+                        region_buf[r as usize] = plan.buffers.len() as u32;
+                        push_region(mapping, &mut plan, &shared.regions[r as usize]);
+                    }
+                    EdgeLoc::Buffer { buffer: region_buf[r as usize], byte }
+                } else {
+                    let key: Vec<(TensorId, u64, u64)> =
+                        segs.iter().map(|s| (s.tensor, s.start, s.len)).collect();
+                    let next = plan.buffers.len() as u32;
+                    let b = *same.entry((cs as u32, tile, size, key)).or_insert(next);
+                    if b == next {
+                        push_buffer(&mut plan, tile, cs, size, count, segs, true, false);
+                    }
+                    EdgeLoc::Buffer { buffer: b, byte: 0 }
+                }
+            }
+            _ => {
+                let b = push_buffer(&mut plan, tile, cs, size, count, segs, reads_it, writes_it);
+                EdgeLoc::Buffer { buffer: b, byte: 0 }
+            }
+        };
+        plan.edges.push(EdgeBinding { field: e.field, item: e.item, count, loc });
+    });
+    let mut start = 0u32;
+    for n in per_vertex {
+        plan.edge_start.push(start);
+        start += n;
     }
-    plan.edge_start.push(plan.edges.len() as u32);
+    plan.edge_start.push(start);
     drop(same);
 
     for (cs, (mut w, mut r)) in writes.into_iter().zip(reads).enumerate() {
@@ -308,8 +260,7 @@ struct SharedInputs {
 
 /// Finds every input edge that needs a buffer and whose elements are one
 /// increasing run of a tensor, and merges the overlapping or adjacent runs
-/// of one (compute set, tile, tensor) into one region, received once. The
-/// edges are visited exactly as [`schedule_exchange`] visits them.
+/// of one (compute set, tile, tensor) into one region, received once.
 fn shared_input_regions(
     graph: &Graph,
     resolved: &Resolved,
@@ -317,51 +268,28 @@ fn shared_input_regions(
     mapping: &TileMapping,
 ) -> SharedInputs {
     let mut pending: Vec<Pending> = Vec::new();
-    let mut edge = 0u32;
-    let mut segs: Vec<Segment> = Vec::new();
-    for (v, vx) in graph.vertices.iter() {
-        let tile = mapping.vertex_tiles[v.index()];
-        let cs = vx.compute_set.index() as u32;
-        let vt = resolved.vertex_info(codelets, v);
-        for (k, f) in vt.fields.iter().enumerate() {
-            let Some(dir) = f.direction else { continue };
-            let pir = resolved.field_source(v, k);
-            let views: &[View] = match &vx.fields[pir].value {
-                FieldValue::Edge(view) => std::slice::from_ref(view),
-                FieldValue::EdgeList(views) => views,
-                FieldValue::Literal(_) => &[],
-            };
-            for view in views {
-                let this = edge;
-                edge += 1;
-                if dir != gp::Direction::Input {
-                    continue;
-                }
-                segs.clear();
-                mapping.segments(view, |s| segs.push(s));
-                match segs.as_slice() {
-                    [] => {}
-                    [s] if s.tile == tile => {}
-                    [first, ..] => {
-                        let contiguous = segs
-                            .windows(2)
-                            .all(|w| w[1].tensor == w[0].tensor && w[1].start == w[0].start + w[0].len);
-                        if contiguous {
-                            pending.push(Pending {
-                                cs,
-                                tile,
-                                tensor: first.tensor,
-                                size: u64::from(f.elem.size()),
-                                start: first.start,
-                                end: first.start + view.num_elements(),
-                                edge: this,
-                            });
-                        }
-                    }
+    walk_edges(graph, resolved, codelets, mapping, |e, segs| {
+        if e.dir != gp::Direction::Input {
+            return;
+        }
+        match segs {
+            [] => {}
+            [s] if s.tile == e.tile => {}
+            [first, ..] => {
+                if one_run(segs) {
+                    pending.push(Pending {
+                        cs: e.cs,
+                        tile: e.tile,
+                        tensor: first.tensor,
+                        size: e.elem_size,
+                        start: first.start,
+                        end: first.start + e.view.num_elements(),
+                        edge: e.index,
+                    });
                 }
             }
         }
-    }
+    });
     pending.sort_unstable_by_key(|p| (p.cs, p.tile, p.tensor, p.size, p.start, p.end, p.edge));
     let mut out = SharedInputs { regions: Vec::new(), assign: Vec::with_capacity(pending.len()) };
     let mut i = 0;
@@ -386,6 +314,109 @@ fn shared_input_regions(
     }
     out.assign.sort_unstable_by_key(|a| a.0);
     out
+}
+
+/// One edge (or one item of a vector list) of a vertex, as [`walk_edges`]
+/// visits it.
+struct EdgeAt<'a> {
+    vertex: VertexId,
+    /// The vertex's tile and compute set.
+    tile: u32,
+    cs: u32,
+    /// The codelet field and, for a vector list, the item.
+    field: u32,
+    item: u32,
+    /// The PIR field that connects it.
+    pir_field: usize,
+    dir: gp::Direction,
+    /// Bytes per element.
+    elem_size: u64,
+    view: &'a View,
+    /// Its position in [`ExchangePlan::edges`].
+    index: u32,
+}
+
+/// Visits every edge of every vertex, by vertex id, then codelet field,
+/// then item: the order of [`ExchangePlan::edges`]. Each comes with the
+/// mapping segments its elements fall in.
+fn walk_edges(
+    graph: &Graph,
+    resolved: &Resolved,
+    codelets: &Codelets,
+    mapping: &TileMapping,
+    mut f: impl FnMut(&EdgeAt<'_>, &[Segment]),
+) {
+    let mut segs: Vec<Segment> = Vec::new();
+    let mut index = 0u32;
+    for (v, vx) in graph.vertices.iter() {
+        let tile = mapping.vertex_tiles[v.index()];
+        let cs = vx.compute_set.index() as u32;
+        let vt = resolved.vertex_info(codelets, v);
+        for (k, fld) in vt.fields.iter().enumerate() {
+            let Some(dir) = fld.direction else { continue };
+            let pir = resolved.field_source(v, k);
+            let views: &[View] = match &vx.fields[pir].value {
+                FieldValue::Edge(view) => std::slice::from_ref(view),
+                FieldValue::EdgeList(views) => views,
+                FieldValue::Literal(_) => &[],
+            };
+            for (item, view) in views.iter().enumerate() {
+                segs.clear();
+                mapping.segments(view, |s| segs.push(s));
+                let e = EdgeAt {
+                    vertex: v,
+                    tile,
+                    cs,
+                    field: k as u32,
+                    item: item as u32,
+                    pir_field: pir,
+                    dir,
+                    elem_size: u64::from(fld.elem.size()),
+                    view,
+                    index,
+                };
+                f(&e, &segs);
+                index += 1;
+            }
+        }
+    }
+}
+
+/// Whether segments are one increasing run of one tensor.
+fn one_run(segs: &[Segment]) -> bool {
+    segs.windows(2).all(|w| w[1].tensor == w[0].tensor && w[1].start == w[0].start + w[0].len)
+}
+
+/// Adds a buffer of `count` elements on `tile` for compute set `cs`, with
+/// the moves that fill it from `segs` (`fill`) and scatter it back
+/// (`drain`); returns its index.
+#[allow(clippy::too_many_arguments)]
+fn push_buffer(
+    plan: &mut ExchangePlan,
+    tile: u32,
+    cs: usize,
+    size: u64,
+    count: u64,
+    segs: &[Segment],
+    fill: bool,
+    drain: bool,
+) -> u32 {
+    let b = plan.buffers.len() as u32;
+    plan.buffers.push(Buffer { tile, bytes: count * size, owner: Owner::ComputeSet(cs as u32) });
+    let x = &mut plan.compute_sets[cs];
+    let mut pos = 0u64;
+    for s in segs {
+        let t = Loc::Tensor { tensor: s.tensor, interval: s.interval, elem: s.start };
+        let bl = Loc::Buffer { buffer: b, byte: pos * size };
+        if fill {
+            x.ins.push(Move { src: t, dst: bl, bytes: s.len * size });
+        }
+        if drain {
+            x.outs.push(Move { src: bl, dst: t, bytes: s.len * size });
+        }
+        pos += s.len;
+    }
+    b
 }
 
 /// Adds a shared input region's buffer and its exchange-in moves, one per

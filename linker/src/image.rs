@@ -255,6 +255,23 @@ pub enum Step {
     Sync,
 }
 
+impl Step {
+    /// The nested step lists, in execution order of their first run
+    /// (`cond` before `body`, `then` before `otherwise`, cases before the
+    /// default); empty for a leaf step.
+    pub fn bodies(&self) -> Vec<&[Step]> {
+        match self {
+            Step::Repeat { body, .. } => vec![body],
+            Step::While { cond, body, .. } => vec![cond, body],
+            Step::If { then, otherwise, .. } => vec![then, otherwise],
+            Step::Switch { cases, default, .. } => {
+                cases.iter().map(|(_, b)| b.as_slice()).chain([default.as_slice()]).collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
 /// A host handle (`host_write` / `host_read`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Handle {

@@ -503,23 +503,10 @@ fn calls_in(steps: &[Step]) -> (Vec<(u32, u32)>, u32) {
     while let Some((list, level)) = work.pop() {
         height = height.max(level);
         for s in list {
-            match s {
-                Step::Call(f) => calls.push((*f, level)),
-                Step::Repeat { body, .. } => work.push((body, level + 1)),
-                Step::While { cond, body, .. } => {
-                    work.push((cond, level + 1));
-                    work.push((body, level + 1));
-                }
-                Step::If { then, otherwise, .. } => {
-                    work.push((then, level + 1));
-                    work.push((otherwise, level + 1));
-                }
-                Step::Switch { cases, default, .. } => {
-                    cases.iter().for_each(|(_, b)| work.push((b, level + 1)));
-                    work.push((default, level + 1));
-                }
-                _ => {}
+            if let Step::Call(f) = s {
+                calls.push((*f, level));
             }
+            work.extend(s.bodies().into_iter().map(|b| (b, level + 1)));
         }
     }
     (calls, height)
