@@ -12,7 +12,8 @@
 //!
 //! [`abi`] fixes what generated codelet code and the runtime agree on: the
 //! tile context passed to every `compute`, the host-function table and the
-//! status codes.
+//! status codes. [`cost`] is the cost model both popc's counting code and
+//! the `sim` device use.
 //!
 //! The linker does no file-system I/O: it takes and returns bytes.
 
@@ -21,6 +22,7 @@
 
 pub mod abi;
 pub mod container;
+pub mod cost;
 pub mod gp;
 pub mod host;
 pub mod image;

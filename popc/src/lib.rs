@@ -21,7 +21,8 @@
 pub mod ast;
 pub mod ceval;
 pub mod codegen;
-pub mod cost;
+/// The cost table counted codelets use (shared with the simulator).
+pub use linker::cost;
 pub mod diag;
 pub mod exec;
 pub mod half_ir;

@@ -24,7 +24,8 @@
 #![deny(unsafe_code)]
 
 pub mod cli;
-pub mod cost;
+/// The cost model the `sim` device applies (shared with popc).
+pub use linker::cost;
 pub mod data;
 pub mod engine;
 pub mod error;
