@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use ir::{EntityRef, Graph, VertexId};
-use linker::image::{Exchange, Image, Region, Scalar, Step};
+use linker::image::{Exchange, Image, Region, ScalarRef, Step};
 use linker::link::Unlinked;
 
 use crate::exchange::{EdgeLoc, ExchangePlan, Loc, Move, Owner};
@@ -172,7 +172,7 @@ fn regions(rs: &[Region]) -> String {
     rs.iter().map(|r| format!("{}:{:#x}+{}", r.tile, r.offset, r.bytes)).collect::<Vec<_>>().join(" ")
 }
 
-fn scalar(s: &Scalar) -> String {
+fn scalar(s: &ScalarRef) -> String {
     format!("{:?} at {}:{:#x}", s.elem, s.tile, s.offset)
 }
 

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use ir::{EntityRef, FieldValue, Graph, Init, Stmt, TensorId, VertexId, View};
 use linker::gp;
 use linker::image::{
-    self, ComputeSet, Exchange, Handle, Program, Region, Scalar, Segment, Step, TileImage, TileWork,
+    self, ComputeSet, Exchange, Handle, Program, Region, ScalarRef, Segment, Step, TileImage, TileWork,
     Transfer, VertexInstance,
 };
 use linker::link::{Unlinked, UsedType};
@@ -111,7 +111,7 @@ impl Ctx<'_> {
         out
     }
 
-    fn scalar(&self, view: &View) -> Scalar {
+    fn scalar(&self, view: &View) -> ScalarRef {
         let mut first = None;
         self.mapping.segments(view, |s| {
             if first.is_none() {
@@ -121,9 +121,9 @@ impl Ctx<'_> {
         match first {
             Some(s) => {
                 let (tile, off) = self.tensor_addr(s.tensor, s.interval, s.start);
-                Scalar { tile, offset: off as u32, elem: gp_elem(self.graph.tensors[s.tensor].elem) }
+                ScalarRef { tile, offset: off as u32, elem: gp_elem(self.graph.tensors[s.tensor].elem) }
             }
-            None => Scalar { tile: 0, offset: 0, elem: gp::ElemType::Int },
+            None => ScalarRef { tile: 0, offset: 0, elem: gp::ElemType::Int },
         }
     }
 }
@@ -240,7 +240,7 @@ pub fn lower<'a>(
             let t = &graph.tensors[h.tensor];
             Handle {
                 name: h.name.clone(),
-                to_device: h.direction == ir::Direction::ToDevice,
+                to_device: h.direction == ir::HostDirection::ToDevice,
                 elem: gp_elem(t.elem),
                 shape: t.shape.clone(),
                 regions: cx.regions(&View::whole(h.tensor, &t.shape)),
@@ -252,7 +252,7 @@ pub fn lower<'a>(
         .values()
         .map(|s| image::Stream {
             name: s.name.clone(),
-            to_device: s.direction == ir::Direction::ToDevice,
+            to_device: s.direction == ir::HostDirection::ToDevice,
             elem: gp_elem(s.elem),
             shape: s.shape.clone(),
         })

@@ -30,8 +30,8 @@ fn view_dump(g: &Graph, v: &View) -> String {
 fn init_dump(t: &Tensor) -> String {
     let size = t.elem.size_in_bytes();
     let val = |b: &[u8]| match decode_scalar(t.elem, b) {
-        Scalar::Int(i) => i.to_string(),
-        Scalar::Float(f) => float_str(f),
+        ElemValue::Int(i) => i.to_string(),
+        ElemValue::Float(f) => float_str(f),
     };
     match &t.init {
         None => "none".into(),
@@ -150,11 +150,11 @@ pub fn dump(g: &Graph) -> String {
         let _ = writeln!(o, "map{i} {} -> {}", view_dump(g, &m.view), mapping_str(&m.mapping));
     }
     for (id, h) in g.host_handles.iter() {
-        let dir = if h.direction == Direction::ToDevice { "write" } else { "read" };
+        let dir = if h.direction == HostDirection::ToDevice { "write" } else { "read" };
         let _ = writeln!(o, "{id} {dir} {} {}", quote(&h.name), h.tensor);
     }
     for (id, s) in g.streams.iter() {
-        let dir = if s.direction == Direction::ToHost { "to host" } else { "from host" };
+        let dir = if s.direction == HostDirection::ToHost { "to host" } else { "from host" };
         let _ = writeln!(o, "{id} {}: {} {dir}", quote(&s.name), type_str(s.elem, &s.shape));
     }
     for (id, r) in g.remote_buffers.iter() {

@@ -172,13 +172,13 @@ impl Init {
 
 /// A scalar value read back from an initial value, for printing.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Scalar {
+pub enum ElemValue {
     Int(i128),
     Float(f64),
 }
 
 /// Decodes one element's little-endian bytes.
-pub fn decode_scalar(elem: ElemType, b: &[u8]) -> Scalar {
+pub fn decode_scalar(elem: ElemType, b: &[u8]) -> ElemValue {
     fn arr<const N: usize>(b: &[u8]) -> [u8; N] {
         let mut a = [0u8; N];
         for (d, s) in a.iter_mut().zip(b) {
@@ -187,16 +187,16 @@ pub fn decode_scalar(elem: ElemType, b: &[u8]) -> Scalar {
         a
     }
     match elem {
-        ElemType::Bool | ElemType::UChar => Scalar::Int(arr::<1>(b)[0] as i128),
-        ElemType::Char => Scalar::Int(i8::from_le_bytes(arr(b)) as i128),
-        ElemType::Short => Scalar::Int(i16::from_le_bytes(arr(b)) as i128),
-        ElemType::UShort => Scalar::Int(u16::from_le_bytes(arr(b)) as i128),
-        ElemType::Int => Scalar::Int(i32::from_le_bytes(arr(b)) as i128),
-        ElemType::UInt => Scalar::Int(u32::from_le_bytes(arr(b)) as i128),
-        ElemType::Long => Scalar::Int(i64::from_le_bytes(arr(b)) as i128),
-        ElemType::ULong => Scalar::Int(u64::from_le_bytes(arr(b)) as i128),
-        ElemType::Half => Scalar::Float(half::f16::from_le_bytes(arr(b)).to_f64()),
-        ElemType::Float => Scalar::Float(f32::from_le_bytes(arr(b)) as f64),
+        ElemType::Bool | ElemType::UChar => ElemValue::Int(arr::<1>(b)[0] as i128),
+        ElemType::Char => ElemValue::Int(i8::from_le_bytes(arr(b)) as i128),
+        ElemType::Short => ElemValue::Int(i16::from_le_bytes(arr(b)) as i128),
+        ElemType::UShort => ElemValue::Int(u16::from_le_bytes(arr(b)) as i128),
+        ElemType::Int => ElemValue::Int(i32::from_le_bytes(arr(b)) as i128),
+        ElemType::UInt => ElemValue::Int(u32::from_le_bytes(arr(b)) as i128),
+        ElemType::Long => ElemValue::Int(i64::from_le_bytes(arr(b)) as i128),
+        ElemType::ULong => ElemValue::Int(u64::from_le_bytes(arr(b)) as i128),
+        ElemType::Half => ElemValue::Float(half::f16::from_le_bytes(arr(b)).to_f64()),
+        ElemType::Float => ElemValue::Float(f32::from_le_bytes(arr(b)) as f64),
     }
 }
 
@@ -221,7 +221,7 @@ pub enum Mapping {
 
 /// Direction of a host transfer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Direction {
+pub enum HostDirection {
     /// Host to device (`host_write`, `stream … from host`).
     ToDevice,
     /// Device to host (`host_read`, `stream … to host`).
@@ -233,7 +233,7 @@ pub enum Direction {
 pub struct HostHandle {
     pub name: String,
     pub tensor: TensorId,
-    pub direction: Direction,
+    pub direction: HostDirection,
 }
 
 /// `stream "name": T[shape] from host | to host`.
@@ -242,7 +242,7 @@ pub struct Stream {
     pub name: String,
     pub elem: ElemType,
     pub shape: Vec<u64>,
-    pub direction: Direction,
+    pub direction: HostDirection,
 }
 
 impl Stream {

@@ -421,7 +421,7 @@ impl Lowerer {
                             name: name.clone(),
                             elem: elem_type(ty.scalar),
                             shape,
-                            direction: if *to_host { Direction::ToHost } else { Direction::ToDevice },
+                            direction: if *to_host { HostDirection::ToHost } else { HostDirection::ToDevice },
                         });
                         self.spans.streams.set(id, *span);
                     }
@@ -515,7 +515,7 @@ impl Lowerer {
                 self.graph.host_handles.push(HostHandle {
                     name: name.clone(),
                     tensor: t,
-                    direction: if *write { Direction::ToDevice } else { Direction::ToHost },
+                    direction: if *write { HostDirection::ToDevice } else { HostDirection::ToHost },
                 });
                 self.spans.host_handles.set(id, *span);
             }

@@ -48,16 +48,16 @@ pub fn print(g: &Graph) -> String {
     for h in g.host_handles.values() {
         let tn = &g.tensors[h.tensor].name;
         match h.direction {
-            Direction::ToDevice => {
+            HostDirection::ToDevice => {
                 let _ = writeln!(o, "host_write {} -> {tn}", quote(&h.name));
             }
-            Direction::ToHost => {
+            HostDirection::ToHost => {
                 let _ = writeln!(o, "host_read {} <- {tn}", quote(&h.name));
             }
         }
     }
     for s in g.streams.values() {
-        let dir = if s.direction == Direction::ToHost { "to" } else { "from" };
+        let dir = if s.direction == HostDirection::ToHost { "to" } else { "from" };
         let _ = writeln!(o, "stream {}: {} {dir} host", quote(&s.name), type_str(s.elem, &s.shape));
     }
     for r in g.remote_buffers.values() {
@@ -136,8 +136,8 @@ pub fn float_str(f: f64) -> String {
 
 fn scalar_str(elem: ElemType, b: &[u8]) -> String {
     match decode_scalar(elem, b) {
-        Scalar::Int(i) => i.to_string(),
-        Scalar::Float(f) => float_str(f),
+        ElemValue::Int(i) => i.to_string(),
+        ElemValue::Float(f) => float_str(f),
     }
 }
 

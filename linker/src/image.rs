@@ -179,7 +179,7 @@ pub struct Region {
 /// A scalar in tile memory (a branch predicate or switch selector). Its
 /// value is broadcast to all tiles before the branch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Scalar {
+pub struct ScalarRef {
     pub tile: u32,
     pub offset: u32,
     pub elem: ElemType,
@@ -236,16 +236,16 @@ pub enum Step {
     /// Run `cond`, then while `pred` is non-zero run `body` and `cond` again.
     While {
         cond: Vec<Step>,
-        pred: Scalar,
+        pred: ScalarRef,
         body: Vec<Step>,
     },
     If {
-        pred: Scalar,
+        pred: ScalarRef,
         then: Vec<Step>,
         otherwise: Vec<Step>,
     },
     Switch {
-        selector: Scalar,
+        selector: ScalarRef,
         cases: Vec<(i64, Vec<Step>)>,
         default: Vec<Step>,
     },

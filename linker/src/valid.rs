@@ -34,7 +34,7 @@
 
 use crate::container::{FormatError, Kind};
 use crate::gp::ElemType;
-use crate::image::{Exchange, Image, Region, Scalar, Step, TileImage};
+use crate::image::{Exchange, Image, Region, ScalarRef, Step, TileImage};
 
 /// Most worker contexts a target may have.
 pub const MAX_WORKERS: u32 = 64;
@@ -331,7 +331,7 @@ impl Validator<'_> {
         Ok(())
     }
 
-    fn scalar(&self, s: &Scalar) -> Result<(), String> {
+    fn scalar(&self, s: &ScalarRef) -> Result<(), String> {
         self.range(s.tile, s.offset, s.elem.size().into(), "predicate")
     }
 

@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use linker::abi::{TileCtx, STATUS_OK};
 use linker::gp::VertexBase;
-use linker::image::{element_count, Exchange, Region, Scalar, Step};
+use linker::image::{element_count, Exchange, Region, ScalarRef, Step};
 
 use crate::cost;
 use crate::error::{Fault, HostError, RunError, StepPath};
@@ -358,7 +358,7 @@ impl Machine {
     }
 
     /// A predicate: non-zero is true (for floats, `!= 0.0`; NaN is true).
-    fn scalar(&self, s: &Scalar) -> i64 {
+    fn scalar(&self, s: &ScalarRef) -> i64 {
         let b = &self.tile_bytes(s.tile)[s.offset as usize..];
         match format::decode(s.elem, b) {
             format::Value::Int(i) => i,
@@ -368,7 +368,7 @@ impl Machine {
         }
     }
 
-    fn scalar_exact(&self, s: &Scalar) -> i64 {
+    fn scalar_exact(&self, s: &ScalarRef) -> i64 {
         let b = &self.tile_bytes(s.tile)[s.offset as usize..];
         match format::decode(s.elem, b) {
             format::Value::Int(i) => i,

@@ -171,7 +171,7 @@ fn streams_are_circular_and_loops_terminate() {
         elem: ElemType::UInt,
         shape: vec![1],
     });
-    let pred = Scalar { tile: 0, offset: 64, elem: ElemType::UInt };
+    let pred = ScalarRef { tile: 0, offset: 64, elem: ElemType::UInt };
     b.image
         .functions
         .push(Program { name: "twice".into(), body: vec![Step::Execute(ics), Step::Execute(ics)] });
@@ -196,7 +196,7 @@ fn streams_are_circular_and_loops_terminate() {
             Step::While { cond: vec![Step::Execute(dcs)], pred, body: vec![Step::Execute(ics)] },
             Step::If { pred, then: vec![], otherwise: vec![Step::Call(0)] },
             Step::Switch {
-                selector: Scalar { tile: 1, offset: 64, elem: ElemType::UInt },
+                selector: ScalarRef { tile: 1, offset: 64, elem: ElemType::UInt },
                 cases: vec![(5, vec![Step::Execute(ics)]), (6, vec![])],
                 default: vec![Step::Execute(dcs)],
             },
@@ -226,7 +226,7 @@ fn max_cycles_stops_runaway_loops() {
     b.vertex(0, inc, 0, 64, None);
     let cs = b.compute_set("spin", vec![TileWork { tile: 0, start: 0, end: 1 }]);
     // while counter != 0 { inc }: never ends once counter is 1.
-    let pred = Scalar { tile: 0, offset: 64, elem: ElemType::UInt };
+    let pred = ScalarRef { tile: 0, offset: 64, elem: ElemType::UInt };
     b.image.programs.push(Program {
         name: "main".into(),
         body: vec![Step::Execute(cs), Step::While { cond: vec![], pred, body: vec![Step::Execute(cs)] }],

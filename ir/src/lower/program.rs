@@ -141,12 +141,12 @@ impl Lowerer {
         if !matches!(a, CopyEnd::Tensor(_)) && !matches!(b, CopyEnd::Tensor(_)) {
             return Err(self.err(span, "a copy needs a tensor at one end at least"));
         }
-        if stream_dir(self, &a) == Some(Direction::ToHost) {
+        if stream_dir(self, &a) == Some(HostDirection::ToHost) {
             return Err(
                 self.err(src.span, "cannot copy from a stream `to host`; its direction is device to host")
             );
         }
-        if stream_dir(self, &b) == Some(Direction::ToDevice) {
+        if stream_dir(self, &b) == Some(HostDirection::ToDevice) {
             return Err(
                 self.err(dst.span, "cannot copy to a stream `from host`; its direction is host to device")
             );
