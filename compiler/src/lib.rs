@@ -289,5 +289,6 @@ pub fn gp_elem_name(e: gp::ElemType) -> &'static str {
         gp::ElemType::Half => "half",
         gp::ElemType::Float => "float",
         gp::ElemType::Double => "double",
+        gp::ElemType::Quarter => "quarter",
     }
 }

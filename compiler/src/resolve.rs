@@ -293,7 +293,8 @@ fn check_literal(f: &gp::Field, lit: Literal) -> Result<(), String> {
     let range: Option<(i128, i128)> = match f.elem {
         E::Bool => Some((0, 1)),
         E::Char => Some((i8::MIN.into(), i8::MAX.into())),
-        E::UChar => Some((0, u8::MAX.into())),
+        // A quarter is given as its bit pattern.
+        E::UChar | E::Quarter => Some((0, u8::MAX.into())),
         E::Short => Some((i16::MIN.into(), i16::MAX.into())),
         E::UShort => Some((0, u16::MAX.into())),
         E::Int => Some((i32::MIN.into(), i32::MAX.into())),
@@ -331,7 +332,7 @@ pub fn literal_bytes(elem: gp::ElemType, lit: Literal) -> Vec<u8> {
         Literal::Bool(b) => b as i64,
     };
     match elem {
-        E::Bool | E::Char | E::UChar => vec![as_i64 as u8],
+        E::Bool | E::Char | E::UChar | E::Quarter => vec![as_i64 as u8],
         E::Short | E::UShort => (as_i64 as u16).to_le_bytes().to_vec(),
         E::Int | E::UInt => (as_i64 as u32).to_le_bytes().to_vec(),
         E::Long | E::ULong => (as_i64 as u64).to_le_bytes().to_vec(),

@@ -92,6 +92,8 @@ impl Rng {
             ElemType::Bool => format!("{}", r % 2),
             ElemType::Char => format!("{}", (r % 256) as i64 - 128),
             ElemType::UChar => format!("{}", r % 256),
+            // Any bit pattern, NaN (0x80) included.
+            ElemType::Quarter => format!("{}", r % 256),
             ElemType::Short | ElemType::Int | ElemType::Long if wide => {
                 format!("{}", (r % 2001) as i64 - 1000)
             }
@@ -151,6 +153,12 @@ fn make_input(vt: &VertexType, seed: u64) -> Result<Input, String> {
             _ => format!("[{}]", (0..n).map(|_| rng.value(f.elem, n, wide)).collect::<Vec<_>>().join(", ")),
         };
         fields.push((f.name.clone(), v));
+        if popc::state::metadata_size(f.elem, f.kind) > 0 {
+            // The metadata byte: a small scale on even seeds, any on odd.
+            let r = rng.next();
+            let md = if wide { r % 256 } else { (r & 0x80) | ((r >> 8) % 7).wrapping_sub(3) & 0x3f };
+            fields.push((format!("{}.metadata", f.name), md.to_string()));
+        }
     }
     let mut mem = vec![0u8; MEM];
     let placed = layout(vt, &fields, &mut mem)?;
@@ -243,6 +251,19 @@ pub fn driver_source(codelet: &Path, obj: &Object, drive: &[bool], names: &[Stri
                         writeln!(s, "  v.{m}.p = reinterpret_cast<decltype(v.{m}.p)>(conf_mem + a[{fi}]);");
                     let _ = writeln!(s, "  v.{m}.n = n[{fi}];");
                 }
+            }
+        }
+        // A quarter edge's metadata: the address popc's state holds after
+        // the field's own words.
+        for f in &vt.fields {
+            let md = popc::state::metadata_size(f.elem, f.kind);
+            if md > 0 {
+                let at = popc::state::STATE + f.offset + f.size - md;
+                let _ = writeln!(
+                    s,
+                    "  {{ unsigned ma; std::memcpy(&ma, conf_mem + {at}, 4); v.{}.md = conf_mem + ma; }}",
+                    f.name
+                );
             }
         }
         if vt.base == VertexBase::MultiVertex {

@@ -164,10 +164,16 @@ pub enum HostFn {
     F64Cbrt,
     F64Round,
     Printf,
+    /// `extern "C" fn(bits: u32, f143: u32, scale: i32) -> f32`: a
+    /// `quarter`'s value ([`crate::quarter::to_f32`]).
+    QuarterToF32,
+    /// `extern "C" fn(x: f32, f143: u32, scale: i32, nanoo: u32) -> u32`:
+    /// a float as a `quarter` ([`crate::quarter::from_f32`]).
+    F32ToQuarter,
 }
 
 /// Number of entries in [`HostTable`].
-pub const HOST_FN_COUNT: usize = HostFn::Printf as usize + 1;
+pub const HOST_FN_COUNT: usize = HostFn::F32ToQuarter as usize + 1;
 
 impl HostFn {
     /// Byte offset of this function's pointer in [`HostTable`].

@@ -47,12 +47,16 @@ pub enum ElemType {
     Half,
     Float,
     Double,
+    /// Poplar's 8-bit float; its format and scale come from metadata
+    /// ([`crate::quarter`]), so an edge of quarters also carries the
+    /// address of its metadata byte.
+    Quarter,
 }
 
 impl ElemType {
     pub fn size(self) -> u32 {
         match self {
-            ElemType::Bool | ElemType::Char | ElemType::UChar => 1,
+            ElemType::Bool | ElemType::Char | ElemType::UChar | ElemType::Quarter => 1,
             ElemType::Short | ElemType::UShort | ElemType::Half => 2,
             ElemType::Int | ElemType::UInt | ElemType::Float => 4,
             ElemType::Long | ElemType::ULong | ElemType::Double => 8,

@@ -183,6 +183,15 @@ pub fn host_table() -> &'static HostTable {
                     printf as unsafe extern "C" fn(*mut TileCtx, *const u8, u32, *const u64, u32)
                         as *const c_void,
                 ),
+                (
+                    QuarterToF32,
+                    crate::quarter::host_quarter_to_f32 as extern "C" fn(u32, u32, i32) -> f32 as *const c_void,
+                ),
+                (
+                    F32ToQuarter,
+                    crate::quarter::host_f32_to_quarter as extern "C" fn(f32, u32, i32, u32) -> u32
+                        as *const c_void,
+                ),
             ];
             for (f, p) in entries {
                 fns[f as usize] = p;

@@ -28,4 +28,5 @@ pub mod host;
 pub mod image;
 pub mod link;
 pub mod printf;
+pub mod quarter;
 pub mod valid;

@@ -72,13 +72,19 @@ pub fn truthy(v: CV) -> bool {
 /// Evaluates a constant expression.
 pub fn eval(p: &Program, e: &Expr, env: &Env) -> Result<(Scalar, CV)> {
     STEPS.with(|s| s.set(0));
-    Ev { p, locals: vec![HashMap::new()], depth: 0 }.expr(e, env)
+    Ev { p, locals: vec![HashMap::new()], depth: 0, project: None, calls: 0 }.expr(e, env)
 }
 
 struct Ev<'a> {
     p: &'a Program,
     locals: Vec<HashMap<String, (Scalar, CV)>>,
     depth: u32,
+    /// Under `std::get<I>(e)`: the component `I` wanted of the tuple `e`
+    /// makes, and the call depth whose `return {a, b, ..}` gives it.
+    /// Tuples are never built: only the component asked for is evaluated.
+    project: Option<(usize, u32)>,
+    /// Constexpr calls open (what `project` counts in).
+    calls: u32,
 }
 
 enum Flow {
@@ -383,7 +389,9 @@ impl Ev<'_> {
         }
         // Static members of the current class.
         if let Some(c) = &env.class {
-            if let Some(v) = self.static_member(&c.decl.ast, &c.env, path.last(), path.segs.len() == 1)? {
+            // The initialiser sees the class's other members too.
+            let cenv = Env { class: Some(c.clone()), ..c.env.clone() };
+            if let Some(v) = self.static_member(&c.decl.ast, &cenv, path.last(), path.segs.len() == 1)? {
                 return Ok(v);
             }
         }
@@ -417,7 +425,8 @@ impl Ev<'_> {
             if let Some(decls) = p.find_class(env, &cname.join("::"), cp.global) {
                 let args = cp.segs.last().unwrap().args.clone().unwrap_or_default();
                 let c = p.instantiate(&decls, &args, env, span)?;
-                if let Some(v) = self.static_member(&c.decl.ast, &c.env, path.last(), false)? {
+                let cenv = Env { class: Some(c.clone()), ..c.env.clone() };
+                if let Some(v) = self.static_member(&c.decl.ast, &cenv, path.last(), false)? {
                     return Ok(v);
                 }
             }
@@ -508,6 +517,20 @@ impl Ev<'_> {
         if is_trait(path.last()) && args.is_empty() {
             let targs = path.segs.last().and_then(|s| s.args.as_deref()).unwrap_or(&[]);
             return self.trait_value(path.last(), targs, env, span);
+        }
+        // `std::get<I>(e)` of a tuple: `e` evaluated at component `I`.
+        if path.last() == "get" && args.len() == 1 && !path.segs.iter().any(|s| s.name != "std" && s.name != "get") {
+            let targs = path.segs.last().and_then(|s| s.args.as_deref()).unwrap_or(&[]);
+            let [i] = targs else { return err(span, "std::get takes one template argument") };
+            let (_, i) = p.targ_const(i, env)?;
+            let CV::I(i) = i else { return err(span, "std::get needs an integer index") };
+            let saved = self.project.replace((i.clamp(0, 64) as usize, self.calls + 1));
+            let r = match &args[0].kind {
+                ExprKind::Call(..) | ExprKind::Name(_) => self.expr(&args[0], env),
+                _ => err(args[0].span, "std::get of this expression is not a constant"),
+            };
+            self.project = saved;
+            return r;
         }
         // numeric_limits<T>::max() and friends.
         if let Ok(v) = self.name(path, env, span) {
@@ -612,11 +635,26 @@ impl Ev<'_> {
             }
         }
         let saved = std::mem::replace(&mut self.locals, vec![frame]);
-        let ret = p.resolve_type(&fun.ret, &fenv)?;
-        let r = self.stmts(fun.body.as_deref().unwrap_or(&[]), &fenv);
+        self.calls += 1;
+        // A projected call returns one component: of `std::tuple<T..>`, `T_I`.
+        let ret = match self.project {
+            Some((i, d)) if d == self.calls => match &fun.ret.kind {
+                TypeKind::Named(rp) if matches!(rp.last(), "tuple" | "pair") => {
+                    match rp.segs.last().and_then(|s| s.args.as_deref()).and_then(|a| a.get(i)) {
+                        Some(a) => p.targ_type(a, &fenv),
+                        None => err(span, format!("std::get<{i}> is past the end of the tuple")),
+                    }
+                }
+                _ => p.resolve_type(&fun.ret, &fenv),
+            },
+            _ => p.resolve_type(&fun.ret, &fenv),
+        };
+        let r = ret.and_then(|ret| Ok((ret, self.stmts(fun.body.as_deref().unwrap_or(&[]), &fenv)?)));
+        self.calls -= 1;
         self.locals = saved;
         self.depth -= 1;
-        match r? {
+        let (ret, r) = r?;
+        match r {
             Flow::Return(s, v) => {
                 let s2 = ret.scalar().unwrap_or(s);
                 Ok((s2, convert(v, s2)))
@@ -656,6 +694,15 @@ impl Ev<'_> {
                 Ok(Flow::Normal)
             }
             StmtKind::Return(Some(e)) => {
+                if let (Some((i, d)), ExprKind::InitList(l)) = (self.project, &e.kind) {
+                    if d == self.calls {
+                        let Some(x) = l.get(i) else {
+                            return err(e.span, format!("std::get<{i}> is past the end of the tuple"));
+                        };
+                        let v = self.expr(x, env)?;
+                        return Ok(Flow::Return(v.0, v.1));
+                    }
+                }
                 let v = self.expr(e, env)?;
                 Ok(Flow::Return(v.0, v.1))
             }

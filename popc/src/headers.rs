@@ -5,16 +5,18 @@
 //! headers only carry the macros codelets expect to find in them, and the
 //! few names Poplar's own headers declare that are plain C++ (`rptsize_t`).
 //! (`poplar::IeeeHalf` is `half` with `bit16()` and `fromBits`, known to the
-//! front end.) Headers whose types popc does not model (`quarter`) are still
-//! found, so a codelet that includes one without using its types compiles,
-//! and one that uses them fails naming the type. Any of them can
-//! be included any number of times.
+//! front end.) `quarter` is a scalar type of the front end too; the rest of
+//! `<poplar/QuarterFloat.hpp>` (the metadata struct, its packed byte and the
+//! conversions) is C++ here, over two built-in calls that reach
+//! `linker::quarter` (docs/codelets.md, "quarter"). `<poplar/Vertex.hpp>`
+//! includes it, as Poplar's does. Any of them can be included any number of
+//! times.
 
 /// The text of built-in header `name`, if popc provides it.
 pub fn builtin_header(name: &str) -> Option<&'static str> {
     Some(match name {
         "poplar/Vertex.hpp" => {
-            "#pragma once\n#include <poplar/Loops.hpp>\n\
+            "#pragma once\n#include <poplar/Loops.hpp>\n#include <poplar/QuarterFloat.hpp>\n\
              #define IS_EXTERNAL_CODELET(x) static const bool isExternalCodelet = (x)\n\
              #define WORKER_ALIGN alignas(8)\n"
         }
@@ -26,9 +28,9 @@ pub fn builtin_header(name: &str) -> Option<&'static str> {
         | "poplar/StackSizeDefs.hpp"
         | "poplar/VectorTypes.hpp"
         | "poplar/Alignment.hpp"
-        | "poplar/QuarterFloat.hpp"
         | "poplar/IeeeHalf.hpp"
         | "ipudef.h" => "#pragma once\n",
+        "poplar/QuarterFloat.hpp" => QUARTER_FLOAT,
         "cmath" | "math.h" => {
             "#pragma once\n#define M_PI 3.14159265358979323846\n#define M_E 2.7182818284590452354\n\
              #define M_SQRT2 1.41421356237309504880\n#define M_LN2 0.69314718055994530942\n\
@@ -56,3 +58,33 @@ pub fn builtin_header(name: &str) -> Option<&'static str> {
         _ => return None,
     })
 }
+
+/// `<poplar/QuarterFloat.hpp>`: Poplar's public names for `quarter` data.
+/// The metadata byte: bit 7 set for 1.4.3, bits 0-5 the scale in two's
+/// complement. `toQuarter` without `nanoo` gives NaN on overflow, the
+/// choice PopLibs makes where the hardware flag is absent.
+const QUARTER_FLOAT: &str = r#"#pragma once
+struct quarter_metadata {
+  enum format { f143, f152 };
+  int fmt; // a `format`
+  signed char scale;
+};
+typedef unsigned char MetadataType;
+inline quarter_metadata unpackMetadata(const MetadataType *in) {
+  quarter_metadata md;
+  md.fmt = (*in & 0x80) ? quarter_metadata::f143 : quarter_metadata::f152;
+  int scale = *in & 0x3f;
+  md.scale = (scale & 0x20) ? scale - 64 : scale;
+  return md;
+}
+inline float toFloat(quarter q, quarter_metadata md) {
+  return __builtin_popc_quarter_to_float(q, md.fmt == quarter_metadata::f143, md.scale);
+}
+inline half toHalf(quarter q, quarter_metadata md) {
+  return static_cast<half>(toFloat(q, md));
+}
+template <typename T> inline quarter toQuarter(T value, quarter_metadata md, bool nanoo = true) {
+  return __builtin_popc_float_to_quarter(static_cast<float>(value), md.fmt == quarter_metadata::f143,
+                                         md.scale, nanoo);
+}
+"#;

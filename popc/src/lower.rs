@@ -142,6 +142,9 @@ pub struct Lowerer<'a, 'b> {
     /// For values rounded to half: the value before rounding, so a store
     /// converts it to half bits directly (the rounding is then often dead).
     half_src: HashMap<Value, Value>,
+    /// The metadata address of each quarter edge, by the edge's address
+    /// value (what `getMetadata()` returns).
+    pub(crate) metadata: HashMap<Value, Value>,
     /// Straight-line region (a chain of bounds-check continuation blocks
     /// ending at `region`) in which the entries of `checked` and
     /// `addr_memo` are known to dominate the current position.
@@ -171,7 +174,7 @@ pub fn cl_pub(s: Scalar) -> ir::Type {
 
 fn cl(s: Scalar) -> ir::Type {
     match s {
-        Scalar::Bool | Scalar::Char | Scalar::SChar | Scalar::UChar => types::I8,
+        Scalar::Bool | Scalar::Char | Scalar::SChar | Scalar::UChar | Scalar::Quarter => types::I8,
         Scalar::Short | Scalar::UShort => types::I16,
         Scalar::Int | Scalar::UInt => types::I32,
         Scalar::Long | Scalar::ULong | Scalar::LongLong | Scalar::ULongLong => types::I64,
@@ -258,6 +261,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             readonly: Default::default(),
             readonly_vars: Default::default(),
             half_src: HashMap::new(),
+            metadata: HashMap::new(),
             region: None,
             checked: HashMap::new(),
             addr_memo: HashMap::new(),
@@ -301,6 +305,20 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 },
                 FieldTy::Plain(t) => V::L(t.clone(), Place::Tile(at)),
             };
+            if let FieldTy::Edge { elem, kind, .. } = &f.ty {
+                let md = crate::state::metadata_size(elem.elem(), *kind);
+                if md > 0 {
+                    // A quarter edge: its metadata byte's address follows.
+                    l.cost(cost::STATE_WORD);
+                    let at_md = l.b.ins().iadd_imm_s(at, i64::from(f.size - md));
+                    let m = l.load_tile_raw(at_md, types::I32)?;
+                    // Metadata is only ever read by codelets.
+                    l.readonly.insert(m);
+                    if let V::EdgeS { addr, .. } | V::Vec { addr, .. } | V::List { addr, .. } = &v {
+                        l.metadata.insert(*addr, m);
+                    }
+                }
+            }
             if input {
                 match &v {
                     V::EdgeS { addr, .. } | V::Vec { addr, .. } => {
@@ -719,6 +737,16 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             return Ok(self.konst(to, c));
         }
         let (s, x) = self.rv(v, span)?;
+        if (s == Scalar::Quarter) != (to == Scalar::Quarter) {
+            return err(
+                span,
+                format!(
+                    "no conversion from '{}' to '{}': quarter converts only through toFloat, toHalf and toQuarter",
+                    s.name(),
+                    to.name()
+                ),
+            );
+        }
         Ok(self.conv(x, s, to))
     }
 

@@ -158,6 +158,28 @@ impl Lowerer<'_, '_> {
                 self.brif(c, tb, fb);
                 self.b.switch_to_block(tb);
                 let x = self.expr(a)?;
+                if let V::List { elem, addr: xa, count: xn } = x {
+                    // `c ? list1 : list2` of vector lists: a vector list.
+                    let (va, vn) = (self.b.declare_var(types::I32), self.b.declare_var(types::I32));
+                    self.b.def_var(va, xa);
+                    self.b.def_var(vn, xn);
+                    self.jump(join, &[]);
+                    self.b.switch_to_block(fb);
+                    let V::List { elem: ye, addr: ya, count: yn } = self.expr(b)? else {
+                        return err(span, "'?:' of a vector list and something else");
+                    };
+                    if ye != elem {
+                        return err(span, "'?:' of vector lists of different element types");
+                    }
+                    self.b.def_var(va, ya);
+                    self.b.def_var(vn, yn);
+                    self.jump(join, &[]);
+                    self.b.switch_to_block(join);
+                    let (r, n) = (self.b.use_var(va), self.b.use_var(vn));
+                    self.derive(xa, r);
+                    self.derive(ya, r);
+                    return Ok(V::List { elem, addr: r, count: n });
+                }
                 if let Some((pt, xa)) = self.pointer_value(&x) {
                     // `c ? p : q` of pointers: a pointer.
                     let var = self.b.declare_var(types::I32);
@@ -779,6 +801,13 @@ impl Lowerer<'_, '_> {
                 Ok(V::Ptr(Ty::S(*elem), self.b.ins().iadd(*addr, off)))
             }
             (V::EdgeS { elem, addr }, "get" | "data") => Ok(V::Ptr(Ty::S(*elem), *addr)),
+            // A quarter edge's metadata: a pointer to its packed byte.
+            (V::EdgeS { addr, .. } | V::Vec { addr, .. } | V::List { addr, .. }, "getMetadata") => {
+                match self.metadata.get(addr) {
+                    Some(m) => Ok(V::Ptr(Ty::S(Scalar::UChar), *m)),
+                    None => err(span, "getMetadata() is only defined for edges of quarter"),
+                }
+            }
             (V::L(Ty::Array(_, n), _), "size") => Ok(V::C(Scalar::UInt, CV::I(i128::from(*n)))),
             (V::L(Ty::Array(et, n), Place::Host(h)), "fill") => {
                 let (Some(s), [a]) = (et.scalar(), args) else {

@@ -74,6 +74,7 @@ const BUILTIN_TYPES: &[&str] = &[
     "SupervisorVertexIf",
     "half",
     "IeeeHalf",
+    "quarter",
     "size_t",
     "int8_t",
     "int16_t",

@@ -368,6 +368,7 @@ impl Program {
         let s = match bare {
             // Poplar's host-side IEEE half class: the same values as `half`.
             "half" | "IeeeHalf" => Some(Scalar::Half),
+            "quarter" => Some(Scalar::Quarter),
             "size_t" | "uint32_t" | "uintptr_t" => Some(Scalar::UInt),
             "int32_t" | "ptrdiff_t" | "intptr_t" => Some(Scalar::Int),
             "int8_t" => Some(Scalar::SChar),
@@ -712,6 +713,24 @@ impl Program {
         let mut base = None;
         for b in &decl.ast.bases {
             if let TypeKind::Named(p) = &b.kind {
+                // `std::conditional_t<B, SupervisorVertex, MultiVertex>`:
+                // the base the condition picks.
+                let mut p = p;
+                for _ in 0..8 {
+                    if !matches!(p.last(), "conditional" | "conditional_t") {
+                        break;
+                    }
+                    let args = p.segs.last().and_then(|s| s.args.as_deref()).unwrap_or_default();
+                    let [cond, yes, no] = args else {
+                        return err(b.span, "std::conditional takes 3 arguments");
+                    };
+                    let (_, v) = self.targ_const(cond, &env)?;
+                    let pick = if v != CV::I(0) && v != CV::F(0.0) { yes } else { no };
+                    let TArg::Type(TypeName { kind: TypeKind::Named(q), .. }) = pick else {
+                        return err(b.span, "only Vertex, MultiVertex and SupervisorVertex may be base classes");
+                    };
+                    p = q;
+                }
                 base = match p.last() {
                     "Vertex" => Some(VertexBase::Vertex),
                     "MultiVertex" => Some(VertexBase::MultiVertex),
@@ -777,14 +796,14 @@ impl Program {
                 }
                 let fty = self.field_type(&f.ty, &fenv, &full, base.is_some())?;
                 let (size, al) = match &fty {
-                    FieldTy::Edge { kind, .. } => {
+                    FieldTy::Edge { kind, elem, .. } => {
                         let size = match kind {
                             FieldKind::Scalar => 4,
                             FieldKind::Vector(l) if has_size(*l) => 8,
                             FieldKind::Vector(_) => 4,
                             _ => 8,
                         };
-                        (size, 4)
+                        (size + crate::state::metadata_size(elem.elem(), *kind), 4)
                     }
                     FieldTy::Plain(t) => (t.size(), t.align()),
                 };

@@ -65,6 +65,11 @@ pub fn encode(e: ElemType, s: &str) -> Vec<u8> {
     };
     match e {
         ElemType::Bool | ElemType::Char | ElemType::UChar => vec![i() as u8],
+        // A quarter is written as its bit pattern (`0x40`, or decimal).
+        ElemType::Quarter => match s.strip_prefix("0x") {
+            Some(h) => vec![u8::from_str_radix(h, 16).unwrap_or_else(|_| panic!("bad quarter {s}"))],
+            None => vec![i() as u8],
+        },
         ElemType::Short | ElemType::UShort => (i() as u16).to_le_bytes().to_vec(),
         ElemType::Int | ElemType::UInt => (i() as u32).to_le_bytes().to_vec(),
         ElemType::Long | ElemType::ULong => (i() as u64).to_le_bytes().to_vec(),
@@ -80,6 +85,7 @@ pub fn decode(e: ElemType, b: &[u8]) -> String {
         ElemType::Bool => (b[0] != 0).to_string(),
         ElemType::Char => (b[0] as i8).to_string(),
         ElemType::UChar => b[0].to_string(),
+        ElemType::Quarter => format!("{:#04x}", b[0]),
         ElemType::Short => i16::from_le_bytes([b[0], b[1]]).to_string(),
         ElemType::UShort => u16::from_le_bytes([b[0], b[1]]).to_string(),
         ElemType::Int => i32::from_le_bytes(b[..4].try_into().unwrap()).to_string(),
@@ -89,6 +95,16 @@ pub fn decode(e: ElemType, b: &[u8]) -> String {
         ElemType::Half => format!("{:?}", half::f16::from_bits(u16::from_le_bytes([b[0], b[1]])).to_f32()),
         ElemType::Float => format!("{:?}", f32::from_le_bytes(b[..4].try_into().unwrap())),
         ElemType::Double => format!("{:?}", f64::from_le_bytes(b[..8].try_into().unwrap())),
+    }
+}
+
+/// Bytes an edge field of `elem` adds to the state after its address (and
+/// count): the address of its metadata byte for `quarter`, none otherwise.
+pub fn metadata_size(elem: ElemType, kind: FieldKind) -> u32 {
+    if elem == ElemType::Quarter && kind != FieldKind::Plain {
+        4
+    } else {
+        0
     }
 }
 
@@ -108,8 +124,10 @@ pub enum Placed {
 }
 
 /// Writes the state of `vt` at [`STATE`] and each field's value (by name;
-/// missing ones read 0) from [`DATA`] on, 8-byte aligned. An error when the
-/// state or the data do not fit in `mem`.
+/// missing ones read 0) from [`DATA`] on, 8-byte aligned. A quarter edge's
+/// metadata byte is the value named `FIELD.metadata` (0, format 1.5.2 and
+/// scale 0, when missing). An error when the state or the data do not fit
+/// in `mem`.
 pub fn layout(vt: &VertexType, fields: &[(String, String)], mem: &mut [u8]) -> Result<Vec<Placed>, String> {
     if STATE + vt.state_size > DATA || mem.len() < DATA as usize {
         return Err(format!("vertex state of {} bytes does not fit below {DATA:#x}", vt.state_size));
@@ -129,6 +147,15 @@ pub fn layout(vt: &VertexType, fields: &[(String, String)], mem: &mut [u8]) -> R
         let val = fields.iter().find(|(k, _)| *k == f.name).map(|(_, v)| v.as_str());
         let sz = f.elem.size() as usize;
         let st = (STATE + f.offset) as usize;
+        let md = metadata_size(f.elem, f.kind);
+        if md > 0 {
+            let key = format!("{}.metadata", f.name);
+            let v = fields.iter().find(|(k, _)| *k == key).map_or("0", |(_, v)| v.as_str());
+            let a = alloc(1)?;
+            mem[a as usize] = encode(ElemType::Quarter, v.trim_matches(['[', ']']))[0];
+            let at = st + (f.size - md) as usize;
+            mem[at..at + 4].copy_from_slice(&a.to_le_bytes());
+        }
         match f.kind {
             FieldKind::Plain => {
                 let v = val.unwrap_or("0");
@@ -144,7 +171,7 @@ pub fn layout(vt: &VertexType, fields: &[(String, String)], mem: &mut [u8]) -> R
                     mem[a as usize + i * sz..a as usize + (i + 1) * sz].copy_from_slice(&b);
                 }
                 mem[st..st + 4].copy_from_slice(&a.to_le_bytes());
-                if f.size == 8 {
+                if f.size - md == 8 {
                     mem[st + 4..st + 8].copy_from_slice(&(items.len() as u32).to_le_bytes());
                 }
                 placed.push(Placed::Flat(a, items.len()));

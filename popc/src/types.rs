@@ -21,6 +21,10 @@ pub enum Scalar {
     Half,
     Float,
     Double,
+    /// Poplar's 8-bit float: a byte whose meaning comes from metadata. It
+    /// has no arithmetic and no conversions: `toFloat`/`toQuarter` (the
+    /// built-in `<poplar/QuarterFloat.hpp>`) read and make it.
+    Quarter,
 }
 
 impl Scalar {
@@ -42,12 +46,13 @@ impl Scalar {
             Scalar::Half => "half",
             Scalar::Float => "float",
             Scalar::Double => "double",
+            Scalar::Quarter => "quarter",
         }
     }
 
     pub fn size(self) -> u32 {
         match self {
-            Scalar::Bool | Scalar::Char | Scalar::SChar | Scalar::UChar => 1,
+            Scalar::Bool | Scalar::Char | Scalar::SChar | Scalar::UChar | Scalar::Quarter => 1,
             Scalar::Short | Scalar::UShort | Scalar::Half => 2,
             Scalar::Int | Scalar::UInt | Scalar::Float => 4,
             _ => 8,
@@ -68,7 +73,7 @@ impl Scalar {
     /// Integer conversion rank (C++ [conv.rank]); floats rank above all.
     pub fn rank(self) -> u32 {
         match self {
-            Scalar::Bool => 0,
+            Scalar::Bool | Scalar::Quarter => 0,
             Scalar::Char | Scalar::SChar | Scalar::UChar => 1,
             Scalar::Short | Scalar::UShort => 2,
             Scalar::Int | Scalar::UInt => 3,
@@ -105,6 +110,7 @@ impl Scalar {
             Scalar::Half => ElemType::Half,
             Scalar::Float => ElemType::Float,
             Scalar::Double => ElemType::Double,
+            Scalar::Quarter => ElemType::Quarter,
         }
     }
 

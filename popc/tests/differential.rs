@@ -45,6 +45,7 @@ fn ctype(e: ElemType) -> &'static str {
         ElemType::Half => "half",
         ElemType::Float => "float",
         ElemType::Double => "double",
+        ElemType::Quarter => "quarter",
     }
 }
 

@@ -24,6 +24,7 @@ pub fn elem_name(e: ElemType) -> &'static str {
         ElemType::Half => "half",
         ElemType::Float => "float",
         ElemType::Double => "double",
+        ElemType::Quarter => "quarter",
     }
 }
 
@@ -42,6 +43,8 @@ pub fn npy_descr(e: ElemType) -> &'static str {
         ElemType::Half => "<f2",
         ElemType::Float => "<f4",
         ElemType::Double => "<f8",
+        // A quarter's bit pattern: its value needs metadata.
+        ElemType::Quarter => "|u1",
     }
 }
 
@@ -102,7 +105,7 @@ pub fn encode_value(e: ElemType, text: &str, out: &mut Vec<u8>) -> Result<(), St
             _ => return Err(bad()),
         }),
         ElemType::Char => out.push(ranged(-128, 127)? as i8 as u8),
-        ElemType::UChar => out.push(ranged(0, 255)? as u8),
+        ElemType::UChar | ElemType::Quarter => out.push(ranged(0, 255)? as u8),
         ElemType::Short => out.extend_from_slice(&(ranged(-32768, 32767)? as i16).to_le_bytes()),
         ElemType::UShort => out.extend_from_slice(&(ranged(0, 65535)? as u16).to_le_bytes()),
         ElemType::Int => {

@@ -26,7 +26,7 @@ pub fn decode(elem: ElemType, bytes: &[u8]) -> Value {
     match elem {
         ElemType::Bool => Value::Bool(bytes[0] != 0),
         ElemType::Char => Value::Int(bytes[0] as i8 as i64),
-        ElemType::UChar => Value::UInt(bytes[0] as u64),
+        ElemType::UChar | ElemType::Quarter => Value::UInt(bytes[0] as u64),
         ElemType::Short => Value::Int(i16::from_le_bytes([bytes[0], bytes[1]]) as i64),
         ElemType::UShort => Value::UInt(u16::from_le_bytes([bytes[0], bytes[1]]) as u64),
         ElemType::Int => Value::Int(i32::from_le_bytes(b(4)[..4].try_into().unwrap()) as i64),

@@ -547,20 +547,20 @@ impl Lowerer<'_, '_> {
 
     pub(crate) fn range_for(&mut self, var: &VarDecl, range: &Expr, body: &Stmt) -> Result<()> {
         let r = self.expr(range)?;
-        let (elem_ty, base, count, host) = match r {
+        // `list`: the element type of a vector list's sub-vectors, which
+        // the loop variable names in turn (its table holds 8-byte entries).
+        let (elem_ty, base, count, host, list) = match r {
             V::Vec { elem, addr, count } => {
                 let Some(c) = count else {
                     return err(range.span, "range-for needs a vector with a size (SPAN layout)");
                 };
-                (Ty::S(elem), addr, c, false)
+                (Ty::S(elem), addr, c, false, None)
             }
             V::L(Ty::Array(et, n), Place::Host(h)) => {
                 let c = self.b.ins().iconst(types::I32, n as i64);
-                (*et, h, c, true)
+                (*et, h, c, true, None)
             }
-            V::List { .. } => {
-                return err(range.span, "range-for over a vector list is not supported; index it")
-            }
+            V::List { elem, addr, count } => (Ty::S(Scalar::ULong), addr, count, false, Some(elem)),
             _ => return err(range.span, "range-for needs a vector or an array"),
         };
         let is_ref = matches!(var.ty.kind, TypeKind::Ref(_));
@@ -588,7 +588,17 @@ impl Lowerer<'_, '_> {
             Place::Tile(self.b.ins().iadd(base, off))
         };
         let lv = V::L(elem_ty.clone(), place);
-        if is_ref {
+        if let (Some(elem), Place::Tile(at)) = (list, place) {
+            // A sub-vector: its (address, count) entry.
+            let a = self.load_scalar(Scalar::UInt, Place::Tile(at));
+            self.derive(base, a);
+            let at4 = self.b.ins().iadd_imm_s(at, 4);
+            let n = self.load_scalar(Scalar::UInt, Place::Tile(at4));
+            if let Some(m) = self.metadata.get(&base).copied() {
+                self.metadata.insert(a, m);
+            }
+            self.bind(&var.name, V::Vec { elem, addr: a, count: Some(n) });
+        } else if is_ref {
             self.bind(&var.name, lv);
         } else {
             let dty = self.p.resolve_type(&var.ty, &self.env)?;

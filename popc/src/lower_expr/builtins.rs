@@ -83,6 +83,22 @@ impl Lowerer<'_, '_> {
         self.b.inst_results(call)[0]
     }
 
+    /// A host call whose arguments have types of their own.
+    fn host_call_typed(&mut self, f: HostFn, args: &[(Value, types::Type)], ret: types::Type) -> Value {
+        let mut sig = Signature::new(cranelift_codegen::isa::CallConv::SystemV);
+        for (_, t) in args {
+            sig.params.push(AbiParam::new(*t));
+        }
+        sig.returns.push(AbiParam::new(ret));
+        let sref = self.b.import_signature(sig);
+        let table = self.b.ins().load(types::I64, MemFlagsData::trusted(), self.ctx, abi::OFFSET_HOST);
+        let fp = self.b.ins().load(types::I64, MemFlagsData::trusted(), table, f.table_offset());
+        let vals: Vec<Value> = args.iter().map(|(v, _)| *v).collect();
+        let call = self.b.ins().call_indirect(sref, fp, &vals);
+        self.cost(cost::CONVERT);
+        self.b.inst_results(call)[0]
+    }
+
     pub(crate) fn builtin(&mut self, bare: &str, p: &Path, args: &[Expr], span: Span) -> Result<Option<V>> {
         let _ = p;
         Ok(Some(match bare {
@@ -94,6 +110,45 @@ impl Lowerer<'_, '_> {
                 let v = self.expr(a)?;
                 let bits = self.rv_as(v, Scalar::UInt, span)?;
                 V::R(Scalar::Half, crate::half_ir::f16_to_f32(&mut self.b, bits))
+            }
+            // The conversions of `<poplar/QuarterFloat.hpp>` (popc's own
+            // header), through the host table: (quarter, is 1.4.3, scale)
+            // and (float, is 1.4.3, scale, NaN on overflow).
+            "__builtin_popc_quarter_to_float" => {
+                let [q, f143, scale] = args else { return err(span, "wrong number of arguments") };
+                let v = self.expr(q)?;
+                let (s, q) = self.rv(v, span)?;
+                if s != Scalar::Quarter {
+                    return err(span, format!("expected a quarter, found '{}'", s.name()));
+                }
+                let q = self.b.ins().uextend(types::I32, q);
+                let v = self.expr(f143)?;
+                let f143 = self.rv_as(v, Scalar::UInt, span)?;
+                let v = self.expr(scale)?;
+                let scale = self.rv_as(v, Scalar::Int, span)?;
+                let r = self.host_call_typed(
+                    HostFn::QuarterToF32,
+                    &[(q, types::I32), (f143, types::I32), (scale, types::I32)],
+                    types::F32,
+                );
+                V::R(Scalar::Float, r)
+            }
+            "__builtin_popc_float_to_quarter" => {
+                let [x, f143, scale, nanoo] = args else { return err(span, "wrong number of arguments") };
+                let v = self.expr(x)?;
+                let x = self.rv_as(v, Scalar::Float, span)?;
+                let v = self.expr(f143)?;
+                let f143 = self.rv_as(v, Scalar::UInt, span)?;
+                let v = self.expr(scale)?;
+                let scale = self.rv_as(v, Scalar::Int, span)?;
+                let v = self.expr(nanoo)?;
+                let nanoo = self.rv_as(v, Scalar::UInt, span)?;
+                let r = self.host_call_typed(
+                    HostFn::F32ToQuarter,
+                    &[(x, types::F32), (f143, types::I32), (scale, types::I32), (nanoo, types::I32)],
+                    types::I32,
+                );
+                V::R(Scalar::Quarter, self.b.ins().ireduce(types::I8, r))
             }
             // A branch hint: the value of its first argument.
             "__builtin_expect" => {

@@ -14,6 +14,7 @@
 #include <limits>
 #include <type_traits>
 #include "HalfFloat.hpp"
+#include "QuarterFloat.hpp"
 
 namespace poplar {
 // Scoped, as in Poplar: codelets name `VectorLayout::ONE_PTR` (PopLibs also
@@ -22,6 +23,9 @@ enum class VectorLayout { SPAN, ONE_PTR, SHORT_SPAN, COMPACT_PTR, SCALED_PTR32, 
 template <typename T, VectorLayout L = VectorLayout::SPAN, unsigned A = 1, bool I = false> struct Vector {
   T *p = nullptr;
   unsigned n = 0;
+  // A quarter edge's metadata byte (popc's state holds its address).
+  const MetadataType *md = nullptr;
+  const MetadataType *getMetadata() const { return md; }
   T &operator[](unsigned i) const { return p[i]; }
   unsigned size() const { return n; }
   T *begin() const { return p; }
@@ -31,6 +35,8 @@ template <typename T, VectorLayout L = VectorLayout::SPAN, unsigned A = 1, bool 
 };
 template <typename T> struct Edge {
   T *p = nullptr;
+  const MetadataType *md = nullptr;
+  const MetadataType *getMetadata() const { return md; }
   T &operator*() const { return *p; }
   T &operator[](unsigned i) const { return p[i]; }
   operator T &() const { return *p; }
@@ -41,6 +47,8 @@ enum class VectorListLayout { DELTAN, DELTANELEMENTS, COMPACT_DELTAN };
 template <typename T, VectorListLayout L = VectorListLayout::DELTAN, unsigned A = 1, bool I = false> struct VectorList {
   Vector<T> *p = nullptr;
   unsigned n = 0;
+  const MetadataType *md = nullptr;
+  const MetadataType *getMetadata() const { return md; }
   Vector<T> &operator[](unsigned i) const { return p[i]; }
   unsigned size() const { return n; }
 };
