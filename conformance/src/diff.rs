@@ -348,6 +348,10 @@ fn build_driver(
             .current_dir(b.root)
             // popc ignores access specifiers; the driver sets private fields too.
             // Tile memory is untyped: no type-based alias assumptions either.
+            // `-fpermissive`: clang (the IPU's compiler) does not enforce
+            // [basic.scope.class] (`using AccType = AccType<..>` inside a
+            // class) nor reject `const T *` to `T *` in a C-style cast
+            // through templates; g++ would refuse PopLibs for it.
             .args([
                 b.opt,
                 "-std=c++17",
@@ -355,6 +359,7 @@ fn build_driver(
                 "-fmax-errors=50",
                 "-fno-access-control",
                 "-fno-strict-aliasing",
+                "-fpermissive",
                 "-D__POPC__",
                 "-I",
             ])

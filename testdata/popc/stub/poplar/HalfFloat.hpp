@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 namespace stub_half {
 inline uint32_t bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
@@ -54,3 +55,20 @@ inline float operator*(half a, float b) { return float(a) * b; }
 inline float operator*(float a, half b) { return a * float(b); }
 inline float operator-(half a, float b) { return float(a) - b; }
 inline float operator/(half a, float b) { return float(a) / b; }
+// An integer operand converts to half first (half ranks above every
+// integer type, as in popc), a double operand makes the arithmetic double;
+// without these, `1 / h` would be ambiguous between the half operators and
+// the built-in float ones.
+template <class I> using stub_half_int = typename std::enable_if<std::is_integral<I>::value, half>::type;
+#define STUB_HALF_MIXED(op)                                                                        \
+  template <class I> inline stub_half_int<I> operator op(I a, half b) { return half(float(a)) op b; }  \
+  template <class I> inline stub_half_int<I> operator op(half a, I b) { return a op half(float(b)); }  \
+  inline double operator op(double a, half b) { return a op double(float(b)); }                   \
+  inline double operator op(half a, double b) { return double(float(a)) op b; }
+STUB_HALF_MIXED(+)
+STUB_HALF_MIXED(-)
+STUB_HALF_MIXED(*)
+STUB_HALF_MIXED(/)
+#undef STUB_HALF_MIXED
+inline float operator-(float a, half b) { return a - float(b); }
+inline float operator/(float a, half b) { return a / float(b); }
