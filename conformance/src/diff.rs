@@ -126,6 +126,18 @@ struct Input {
     regions: Vec<(usize, u32, usize)>,
 }
 
+impl Input {
+    /// This input as the driver reads it: field count, addresses, counts, memory.
+    fn record(&self) -> Vec<u8> {
+        let mut r = Vec::with_capacity(4 + 8 * self.addrs.len() + MEM);
+        r.extend((self.addrs.len() as u32).to_le_bytes());
+        r.extend(self.addrs.iter().flat_map(|(a, _)| a.to_le_bytes()));
+        r.extend(self.addrs.iter().flat_map(|(_, n)| n.to_le_bytes()));
+        r.extend(&self.mem);
+        r
+    }
+}
+
 fn make_input(vt: &VertexType, seed: u64) -> Result<Input, String> {
     let n = SIZES[seed as usize % SIZES.len()];
     // Several workers' worth of sub-vectors, usually.
@@ -220,12 +232,14 @@ pub fn driver_source(codelet: &Path, obj: &Object, drive: &[bool], names: &[Stri
                 }
                 FieldKind::VectorList(_) => {
                     // The sub-vectors from popc's (address, count) table,
-                    // read past its end as popc's code would read it.
-                    let _ = writeln!(s, "  static std::remove_pointer<decltype(v.{m}.p)>::type l{fi}[256];");
+                    // read past its end, up to the end of the memory, as
+                    // popc's code would read it (a count drawn at random
+                    // may send the vertex far past the table).
                     let _ = writeln!(
                         s,
-                        "  for (unsigned j = 0; j < 256 && a[{fi}] + 8 * j + 8 <= sizeof conf_mem; ++j) {{"
+                        "  static std::remove_pointer<decltype(v.{m}.p)>::type l{fi}[sizeof conf_mem / 8];"
                     );
+                    let _ = writeln!(s, "  for (unsigned j = 0; a[{fi}] + 8 * j + 8 <= sizeof conf_mem; ++j) {{");
                     let _ = writeln!(s, "    unsigned sa, sn;");
                     let _ = writeln!(s, "    std::memcpy(&sa, conf_mem + a[{fi}] + 8 * j, 4);");
                     let _ = writeln!(s, "    std::memcpy(&sn, conf_mem + a[{fi}] + 8 * j + 4, 4);");
@@ -479,13 +493,7 @@ fn run_gxx(exe: &Path, dir: &Path, vi: usize, inputs: &[Input]) -> Vec<Option<Ve
         let start = results.len();
         let inp = dir.join(format!("in{vi}"));
         let outp = dir.join(format!("out{vi}"));
-        let mut blob = Vec::new();
-        for i in &inputs[start..] {
-            blob.extend((i.addrs.len() as u32).to_le_bytes());
-            blob.extend(i.addrs.iter().flat_map(|(a, _)| a.to_le_bytes()));
-            blob.extend(i.addrs.iter().flat_map(|(_, n)| n.to_le_bytes()));
-            blob.extend(&i.mem);
-        }
+        let blob: Vec<u8> = inputs[start..].iter().flat_map(Input::record).collect();
         if std::fs::write(&inp, &blob).is_err() {
             results.resize(inputs.len(), None);
             break;
@@ -655,6 +663,10 @@ pub struct Build<'a> {
     /// which computes the same for code without undefined behaviour, and
     /// builds several times faster).
     pub opt: &'a str,
+    /// Also write each seed's input and popc's memory after it to
+    /// `in.VERTEX.SEED` and `popc.VERTEX.SEED` in `scratch`, for reading a
+    /// mismatch.
+    pub keep: bool,
 }
 
 /// Runs the whole check for one compiled file. `ir` is popc's `-S` text (to find
@@ -676,7 +688,7 @@ pub fn check_file(b: &Build, obj: &Object, ir: &str, seeds: u64) -> Result<FileR
         let outcome = match (&exe, reason) {
             (_, Some(r)) => r.clone(),
             (Err(e), None) => Outcome::NotDriven(e.clone()),
-            (Ok(exe), None) => check_vertex(vt, vi, exe, scratch, seeds, calls_host(ir, &vt.name)),
+            (Ok(exe), None) => check_vertex(vt, vi, exe, b, seeds, calls_host(ir, &vt.name)),
         };
         results.push((vt.name.clone(), outcome));
     }
@@ -692,7 +704,8 @@ fn calls_host(ir: &str, name: &str) -> bool {
     body[..end].contains("call_indirect")
 }
 
-fn check_vertex(vt: &VertexType, vi: usize, exe: &Path, dir: &Path, seeds: u64, tolerant: bool) -> Outcome {
+fn check_vertex(vt: &VertexType, vi: usize, exe: &Path, b: &Build, seeds: u64, tolerant: bool) -> Outcome {
+    let dir = b.scratch;
     let mut inputs = Vec::new();
     for s in 0..seeds {
         match make_input(vt, s) {
@@ -737,6 +750,11 @@ fn check_vertex(vt: &VertexType, vi: usize, exe: &Path, dir: &Path, seeds: u64, 
                 POPC_TIMEOUT.as_secs()
             ));
         };
+        if b.keep {
+            // `driver VERTEX in.V.SEED out` reruns g++'s side of one seed.
+            let _ = std::fs::write(dir.join(format!("in.{vi}.{k}")), inputs[k].record());
+            let _ = std::fs::write(dir.join(format!("popc.{vi}.{k}")), &mem);
+        }
         if status != linker::abi::STATUS_OK {
             traps += 1;
             continue;
@@ -811,7 +829,7 @@ public:
         let stub = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/popc/stub");
         let scratch = dir.join("scratch");
         let b =
-            Build { root: &dir, codelet: &codelet, flags: &[], stub: &stub, scratch: &scratch, opt: "-O2" };
+            Build { root: &dir, codelet: &codelet, flags: &[], stub: &stub, scratch: &scratch, opt: "-O2", keep: false };
         let r = check_file(&b, &obj, "; vertex Scale\n", 3).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(r.vertices.len(), 1);
