@@ -72,3 +72,20 @@ STUB_HALF_MIXED(/)
 #undef STUB_HALF_MIXED
 inline float operator-(float a, half b) { return a - float(b); }
 inline float operator/(float a, half b) { return a / float(b); }
+// The limits popc gives `half` (without this, `lowest()` would be a
+// default-constructed zero).
+namespace std {
+template <> struct numeric_limits<half> {
+  static half of(uint16_t b) { half h; h.b = b; return h; }
+  static constexpr bool is_specialized = true, is_signed = true, is_integer = false, is_exact = false;
+  static constexpr bool has_infinity = true, has_quiet_NaN = true;
+  static constexpr int digits = 11, radix = 2;
+  static half max() { return of(0x7bff); }
+  static half min() { return of(0x0400); }
+  static half lowest() { return of(0xfbff); }
+  static half epsilon() { return of(0x1400); }
+  static half denorm_min() { return of(0x0001); }
+  static half infinity() { return of(0x7c00); }
+  static half quiet_NaN() { return of(0x7e00); }
+};
+} // namespace std
