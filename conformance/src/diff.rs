@@ -56,8 +56,11 @@ pub const POPC_TIMEOUT: Duration = Duration::from_secs(20);
 /// What the check found for one vertex.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
-    /// Every seed that ran on both sides agreed (`compared` of them).
-    Pass { compared: usize, tolerance: bool },
+    /// Every seed that ran on both sides agreed (`compared` of them);
+    /// `tolerance`: only within the ulp bound; `exits`: every one of them
+    /// by calling `exit` or `abort` on both sides (a codelet whose C++
+    /// path is `exit(1)`, as popfloat's IPU-only ones are).
+    Pass { compared: usize, tolerance: bool, exits: bool },
     /// The first difference.
     Mismatch(String),
     /// The vertex could not be run on both sides, and why.
@@ -495,53 +498,85 @@ fn enum_argument(name: &str, error: &str) -> Option<String> {
     done.then(|| format!("{head}<{}>", out.join(",")))
 }
 
-/// Runs the g++ build of vertex `vi` on `inputs`; per input, the memory
-/// afterwards or `None` when it crashed or ran out of time.
-fn run_gxx(exe: &Path, dir: &Path, vi: usize, inputs: &[Input]) -> Vec<Option<Vec<u8>>> {
-    let mut results: Vec<Option<Vec<u8>>> = Vec::new();
+/// What the g++ build did with one seed.
+#[derive(Clone, Debug, PartialEq)]
+enum Gxx {
+    /// It returned; the memory afterwards.
+    Memory(Vec<u8>),
+    /// The codelet called `exit` or `abort`.
+    Exit,
+    /// It reached undefined behaviour (UBSan's report).
+    Undefined(String),
+    /// It crashed (a signal other than `abort`'s).
+    Crash,
+    /// It ran past [`GXX_TIMEOUT`] (this seed and those after it).
+    Timeout,
+}
+
+/// The driver's exit status when UBSan stops it.
+const UBSAN_EXIT: i32 = 86;
+
+/// Runs the g++ build of vertex `vi` on `inputs`: one process for as many
+/// seeds as it gets through, restarted after the seed that ended it.
+fn run_gxx(exe: &Path, dir: &Path, vi: usize, inputs: &[Input]) -> Vec<Gxx> {
+    use std::os::unix::process::ExitStatusExt;
+    let mut results: Vec<Gxx> = Vec::new();
     let deadline = Instant::now() + GXX_TIMEOUT;
     while results.len() < inputs.len() {
         let start = results.len();
         let inp = dir.join(format!("in{vi}"));
         let outp = dir.join(format!("out{vi}"));
+        let errp = dir.join(format!("err{vi}"));
         let blob: Vec<u8> = inputs[start..].iter().flat_map(Input::record).collect();
-        if std::fs::write(&inp, &blob).is_err() {
-            results.resize(inputs.len(), None);
+        let err = std::fs::write(&inp, &blob).and_then(|_| std::fs::File::create(&errp));
+        let Ok(err) = err else {
+            results.resize(inputs.len(), Gxx::Crash);
             break;
-        }
+        };
         let child = Command::new(exe)
             .arg(vi.to_string())
             .arg(&inp)
             .arg(&outp)
+            .env("UBSAN_OPTIONS", format!("exitcode={UBSAN_EXIT}:print_stacktrace=0"))
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(err)
             .spawn();
-        let finished = match child {
+        let status = match child {
             Ok(mut c) => loop {
                 match c.try_wait() {
-                    Ok(Some(_)) => break true,
+                    Ok(Some(st)) => break Some(st),
                     Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
                     _ => {
                         let _ = c.kill();
                         let _ = c.wait();
-                        break false;
+                        break None;
                     }
                 }
             },
-            Err(_) => false,
+            Err(_) => None,
         };
         let got = std::fs::read(&outp).unwrap_or_default();
         let done = got.len() / MEM;
         for k in 0..done.min(inputs.len() - start) {
-            results.push(Some(got[k * MEM..(k + 1) * MEM].to_vec()));
+            results.push(Gxx::Memory(got[k * MEM..(k + 1) * MEM].to_vec()));
         }
-        if results.len() < inputs.len() {
-            // The run at `results.len()` crashed (or all ran out of time).
-            results.push(None);
-            if !finished {
-                results.resize(inputs.len(), None);
+        if results.len() == inputs.len() {
+            break;
+        }
+        // The run at `results.len()` ended the process.
+        let Some(st) = status else {
+            results.resize(inputs.len(), Gxx::Timeout);
+            break;
+        };
+        results.push(match (st.code(), st.signal()) {
+            (Some(UBSAN_EXIT), _) => {
+                let text = std::fs::read_to_string(&errp).unwrap_or_default();
+                let line = text.lines().find_map(|l| l.split_once("runtime error: ")).map(|x| x.1);
+                Gxx::Undefined(clip(line.unwrap_or("undefined behaviour"), 100))
             }
-        }
+            (Some(_), _) | (_, Some(6)) => Gxx::Exit,
+            _ => Gxx::Crash,
+        });
     }
     results
 }
@@ -730,15 +765,14 @@ fn check_vertex(vt: &VertexType, vi: usize, exe: &Path, b: &Build, seeds: u64, t
         Err(e) => return Outcome::NotDriven(format!("cannot load popc's code: {e}")),
     };
     // popc's code runs on its own thread, only on the seeds g++'s build
-    // finished: should it still not return, the check reports it and moves
-    // on (the thread is left to the end of the process).
+    // finished or exited on: should it still not return, the check reports
+    // it and moves on (the thread is left to the end of the process).
     let jobs: Vec<(usize, Vec<u8>)> = gxx
         .iter()
         .enumerate()
-        .filter(|(_, g)| g.is_some())
+        .filter(|(_, g)| matches!(g, Gxx::Memory(_) | Gxx::Exit))
         .map(|(k, _)| (k, inputs[k].mem.clone()))
         .collect();
-    let crashes = inputs.len() - jobs.len();
     let expected = jobs.len();
     let (tx, rx) = std::sync::mpsc::channel();
     let spawned = std::thread::Builder::new().name("popc-run".into()).spawn(move || {
@@ -753,7 +787,7 @@ fn check_vertex(vt: &VertexType, vi: usize, exe: &Path, b: &Build, seeds: u64, t
         return Outcome::NotDriven(format!("cannot start a thread: {e}"));
     }
     let deadline = Instant::now() + POPC_TIMEOUT;
-    let (mut compared, mut tolerance, mut traps, mut outside) = (0, false, 0, 0);
+    let (mut compared, mut exits, mut tolerance, mut traps, mut outside) = (0, 0, false, 0, 0);
     for _ in 0..expected {
         let Ok((k, status, mem)) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) else {
             return Outcome::Mismatch(format!(
@@ -766,11 +800,30 @@ fn check_vertex(vt: &VertexType, vi: usize, exe: &Path, b: &Build, seeds: u64, t
             let _ = std::fs::write(dir.join(format!("in.{vi}.{k}")), inputs[k].record());
             let _ = std::fs::write(dir.join(format!("popc.{vi}.{k}")), &mem);
         }
-        if status != linker::abi::STATUS_OK {
-            traps += 1;
-            continue;
+        match (&gxx[k], status) {
+            // Both ended the program the codelet's way.
+            (Gxx::Exit, linker::abi::STATUS_EXIT) => {
+                compared += 1;
+                exits += 1;
+                continue;
+            }
+            (Gxx::Exit, linker::abi::STATUS_OK) => {
+                return Outcome::Mismatch(format!(
+                    "seed {k}: g++'s build called exit or abort, popc's code returned"
+                ))
+            }
+            (Gxx::Memory(_), linker::abi::STATUS_EXIT) => {
+                return Outcome::Mismatch(format!(
+                    "seed {k}: popc's code called exit or abort, g++'s build returned"
+                ))
+            }
+            (_, linker::abi::STATUS_OK) => {}
+            _ => {
+                traps += 1;
+                continue;
+            }
         }
-        let Some(g) = &gxx[k] else { continue };
+        let Gxx::Memory(g) = &gxx[k] else { continue };
         if writes_outside(vt, &inputs[k], g) {
             outside += 1;
             continue;
@@ -784,12 +837,31 @@ fn check_vertex(vt: &VertexType, vi: usize, exe: &Path, b: &Build, seeds: u64, t
         }
     }
     if compared == 0 {
-        return Outcome::NotDriven(format!(
-            "no seed ran on both sides (g++'s build crashed or timed out on {crashes}, popc's code trapped on \
-             {traps}, g++'s build wrote outside the fields on {outside})"
-        ));
+        return Outcome::NotDriven(not_run(&gxx, traps, outside));
     }
-    Outcome::Pass { compared, tolerance }
+    Outcome::Pass { compared, tolerance, exits: exits == compared }
+}
+
+/// Why no seed of a vertex ran on both sides: what happened to each.
+fn not_run(gxx: &[Gxx], traps: usize, outside: usize) -> String {
+    let count = |f: &dyn Fn(&Gxx) -> bool| gxx.iter().filter(|g| f(g)).count();
+    let mut parts = Vec::new();
+    let ub: Vec<&str> =
+        gxx.iter().filter_map(|g| if let Gxx::Undefined(m) = g { Some(m.as_str()) } else { None }).collect();
+    if let Some(first) = ub.first() {
+        parts.push(format!("g++'s build reached undefined behaviour on {} (first: {first})", ub.len()));
+    }
+    for (n, what) in [
+        (count(&|g| *g == Gxx::Crash), "g++'s build crashed on"),
+        (count(&|g| *g == Gxx::Timeout), "g++'s build timed out on"),
+        (traps, "popc's code trapped on"),
+        (outside, "g++'s build wrote outside the fields on"),
+    ] {
+        if n > 0 {
+            parts.push(format!("{what} {n}"));
+        }
+    }
+    format!("no seed ran on both sides: {}", parts.join(", "))
 }
 
 #[cfg(test)]
@@ -850,7 +922,7 @@ public:
     #[test]
     fn same_source_passes_and_a_different_one_is_caught() {
         let Some(same) = check_scale("2.0f") else { return };
-        assert_eq!(same, Outcome::Pass { compared: 3, tolerance: false });
+        assert_eq!(same, Outcome::Pass { compared: 3, tolerance: false, exits: false });
         let Some(Outcome::Mismatch(m)) = check_scale("3.0f") else { panic!("a wrong result went unnoticed") };
         assert!(m.starts_with("out["), "{m}");
     }
