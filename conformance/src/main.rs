@@ -45,7 +45,8 @@ struct Args {
     keep: bool,
 }
 
-const USAGE: &str = "usage: conformance CORPUS_DIR [--quick] [--no-write] [--out FILE] [--only SUBSTRING] [--keep]";
+const USAGE: &str =
+    "usage: conformance CORPUS_DIR [--quick] [--no-write] [--out FILE] [--only SUBSTRING] [--keep]";
 
 fn parse_args() -> Result<Args, String> {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
