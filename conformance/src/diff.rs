@@ -45,6 +45,9 @@ pub const ULP_FLOAT: u64 = 4;
 pub const ULP_HALF: u64 = 1;
 /// Longest a g++-built vertex may run on all its seeds.
 pub const GXX_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longest it may run on one seed (one that loops for ever on metadata
+/// drawn at random leaves time for the next).
+pub const GXX_SEED_TIMEOUT: Duration = Duration::from_secs(1);
 /// Longest popc's code for a vertex may run on the seeds g++'s finished.
 pub const POPC_TIMEOUT: Duration = Duration::from_secs(20);
 

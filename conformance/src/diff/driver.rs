@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use linker::gp::{FieldKind, Object, VertexBase};
 
-use super::{Build, Input, Outcome, GXX_TIMEOUT, MEM};
+use super::{Build, Input, Outcome, GXX_SEED_TIMEOUT, GXX_TIMEOUT, MEM};
 
 /// The undefined behaviour the g++ build stops at (`-fsanitize=`): a seed
 /// that reaches one is outside the vertex's contract (a byte that is
@@ -61,7 +61,7 @@ pub(super) fn driver_source(codelet: &Path, obj: &Object, drive: &[bool], names:
                 }
                 FieldKind::Scalar => {
                     let _ =
-                        writeln!(s, "  v.{m}.p = reinterpret_cast<decltype(v.{m}.p)>(conf_mem + a[{fi}]);");
+                        writeln!(s, "  conf_mut(v.{m}).p = reinterpret_cast<decltype(v.{m}.p)>(conf_mem + a[{fi}]);");
                 }
                 FieldKind::VectorList(_) => {
                     // The sub-vectors from popc's (address, count) table,
@@ -83,13 +83,13 @@ pub(super) fn driver_source(codelet: &Path, obj: &Object, drive: &[bool], names:
                     );
                     let _ = writeln!(s, "    l{fi}[j].n = sn;");
                     let _ = writeln!(s, "  }}");
-                    let _ = writeln!(s, "  v.{m}.p = l{fi};");
-                    let _ = writeln!(s, "  v.{m}.n = n[{fi}];");
+                    let _ = writeln!(s, "  conf_mut(v.{m}).p = l{fi};");
+                    let _ = writeln!(s, "  conf_mut(v.{m}).n = n[{fi}];");
                 }
                 _ => {
                     let _ =
-                        writeln!(s, "  v.{m}.p = reinterpret_cast<decltype(v.{m}.p)>(conf_mem + a[{fi}]);");
-                    let _ = writeln!(s, "  v.{m}.n = n[{fi}];");
+                        writeln!(s, "  conf_mut(v.{m}).p = reinterpret_cast<decltype(v.{m}.p)>(conf_mem + a[{fi}]);");
+                    let _ = writeln!(s, "  conf_mut(v.{m}).n = n[{fi}];");
                 }
             }
         }
@@ -146,7 +146,11 @@ int main(int argc, char **argv) {
 /// C++ for the driver: the kind of a field's type in the stub headers (0
 /// plain, 1 one-element edge, 2 vector, 3 vector list), to check popc's
 /// layout of each field against the type C++ gives it.
+///
+/// `conf_mut`: a field declared `const` (`const Vector<unsigned> offsets;`)
+/// is still set by the driver, as Poplar sets it.
 const FIELD_KIND: &str = r#"#include <type_traits>
+template <class T> T &conf_mut(const T &x) { return const_cast<T &>(x); }
 #include <utility>
 template <class T, class = void> struct conf_has_p : std::false_type {};
 template <class T> struct conf_has_p<T, std::void_t<decltype(std::declval<T &>().p)>> : std::true_type {};
@@ -363,11 +367,22 @@ pub(super) fn run_gxx(exe: &Path, dir: &Path, vi: usize, inputs: &[Input]) -> Ve
             .stdout(Stdio::null())
             .stderr(err)
             .spawn();
+        // A seed gets GXX_SEED_TIMEOUT from the end of the one before it
+        // (each result is flushed as it is written), within GXX_TIMEOUT
+        // for all.
+        let (mut seen, mut since) = (0, Instant::now());
         let status = match child {
             Ok(mut c) => loop {
+                let now = Instant::now();
+                let size = std::fs::metadata(&outp).map_or(0, |m| m.len());
+                if size != seen {
+                    (seen, since) = (size, now);
+                }
                 match c.try_wait() {
                     Ok(Some(st)) => break Some(st),
-                    Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
+                    Ok(None) if now < deadline && now < since + GXX_SEED_TIMEOUT => {
+                        std::thread::sleep(Duration::from_millis(2))
+                    }
                     _ => {
                         let _ = c.kill();
                         let _ = c.wait();
@@ -387,8 +402,11 @@ pub(super) fn run_gxx(exe: &Path, dir: &Path, vi: usize, inputs: &[Input]) -> Ve
         }
         // The run at `results.len()` ended the process.
         let Some(st) = status else {
-            results.resize(inputs.len(), Gxx::Timeout);
-            break;
+            results.push(Gxx::Timeout);
+            if Instant::now() >= deadline {
+                results.resize(inputs.len(), Gxx::Timeout);
+            }
+            continue;
         };
         results.push(match (st.code(), st.signal()) {
             (Some(UBSAN_EXIT), _) => {
