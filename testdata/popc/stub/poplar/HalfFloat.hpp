@@ -43,6 +43,15 @@ struct half {
   half &operator-=(float o) { return *this = half(float(*this) - o); }
   half &operator*=(float o) { return *this = half(float(*this) * o); }
   half &operator/=(float o) { return *this = half(float(*this) / o); }
+  // An integer operand converts to half first, as in `h = h * i` (below).
+  template <class I, class = typename std::enable_if<std::is_integral<I>::value>::type>
+  half &operator+=(I o) { return *this = half(float(*this) + float(half(float(o)))); }
+  template <class I, class = typename std::enable_if<std::is_integral<I>::value>::type>
+  half &operator-=(I o) { return *this = half(float(*this) - float(half(float(o)))); }
+  template <class I, class = typename std::enable_if<std::is_integral<I>::value>::type>
+  half &operator*=(I o) { return *this = half(float(*this) * float(half(float(o)))); }
+  template <class I, class = typename std::enable_if<std::is_integral<I>::value>::type>
+  half &operator/=(I o) { return *this = half(float(*this) / float(half(float(o)))); }
 };
 inline half operator+(half a, half b) { return half(float(a) + float(b)); }
 inline half operator-(half a, half b) { return half(float(a) - float(b)); }
