@@ -149,28 +149,41 @@ impl Input {
 }
 
 fn make_input(vt: &VertexType, seed: u64) -> Result<Input, String> {
-    let n = SIZES[seed as usize % SIZES.len()];
-    // Several workers' worth of sub-vectors, usually.
-    let lists = LISTS[seed as usize % LISTS.len()];
-    let wide = seed % 2 == 1;
+    // Unit seeds (after the drawn ones): every integer is 1 and every edge
+    // has 6 or 12 elements, in 6 sub-vectors, the smallest well-formed
+    // worklists and counts (a count of 1, a step of 1, a size that 2 and 3
+    // divide), which worklist-driven vertices need to finish at all.
+    let unit = seed as usize >= SIZES.len();
+    let (n, lists) = if unit {
+        (6 * (1 + seed as usize % 2), 6)
+    } else {
+        // Several workers' worth of sub-vectors, usually.
+        (SIZES[seed as usize], LISTS[seed as usize])
+    };
+    let wide = seed % 2 == 1 && !unit;
     let has_list = vt.fields.iter().any(|f| matches!(f.kind, FieldKind::VectorList(_)));
     let dim = if has_list { n.min(lists) } else { n };
     let mut rng = Rng::new(seed + 1);
+    let mut value = |e: ElemType, n: usize, wide: bool| {
+        let v = rng.value(e, n, wide);
+        let integer = !matches!(e, ElemType::Float | ElemType::Double | ElemType::Half);
+        if unit && integer {
+            "1".to_string()
+        } else {
+            v
+        }
+    };
     let mut fields = Vec::new();
     for f in &vt.fields {
+        let mut list = |k: usize| (0..k).map(|_| value(f.elem, n, wide)).collect::<Vec<_>>().join(", ");
         let v = match f.kind {
             // Counts and indices: always within every dimension.
-            FieldKind::Plain => rng.value(f.elem, dim.saturating_sub(1), false),
-            FieldKind::Scalar => format!("[{}]", rng.value(f.elem, n, wide)),
+            FieldKind::Plain => value(f.elem, dim.saturating_sub(1), false),
+            FieldKind::Scalar => format!("[{}]", list(1)),
             FieldKind::VectorList(_) => {
-                let one =
-                    |rng: &mut Rng| (0..n).map(|_| rng.value(f.elem, n, wide)).collect::<Vec<_>>().join(", ");
-                format!(
-                    "[{}]",
-                    (0..lists).map(|_| format!("[{}]", one(&mut rng))).collect::<Vec<_>>().join(", ")
-                )
+                format!("[{}]", (0..lists).map(|_| format!("[{}]", list(n))).collect::<Vec<_>>().join(", "))
             }
-            _ => format!("[{}]", (0..n).map(|_| rng.value(f.elem, n, wide)).collect::<Vec<_>>().join(", ")),
+            _ => format!("[{}]", list(n)),
         };
         fields.push((f.name.clone(), v));
     }
