@@ -529,17 +529,24 @@ public:
 
     /// popc compiles `SCALE` with factor 2; g++ builds it with `gxx_factor`.
     fn check_scale(gxx_factor: &str) -> Option<Outcome> {
+        check(&SCALE.replace("FACTOR", "2.0f"), &SCALE.replace("FACTOR", gxx_factor), "Scale", 3)
+    }
+
+    /// popc compiles `popc_src`, g++ builds `gxx_src`; the outcome for the
+    /// one vertex `name` on the first `seeds` seeds.
+    fn check(popc_src: &str, gxx_src: &str, name: &str, seeds: u64) -> Option<Outcome> {
         if std::process::Command::new("g++").arg("--version").output().is_err() {
             eprintln!("NOTICE: g++ not found; skipping");
             return None;
         }
-        let dir = std::env::temp_dir().join(format!("conformance-test-{}-{gxx_factor}", std::process::id()));
+        static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("conformance-test-{}-{run}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let src = SCALE.replace("FACTOR", "2.0f");
-        let obj = popc::compile("scale.cpp", &src, &popc::Options::default(), &popc::NoIncludes, &[])
+        let obj = popc::compile("v.cpp", popc_src, &popc::Options::default(), &popc::NoIncludes, &[])
             .unwrap_or_else(|d| panic!("{}", d.render()));
-        let codelet = dir.join("scale.cpp");
-        std::fs::write(&codelet, SCALE.replace("FACTOR", gxx_factor)).unwrap();
+        let codelet = dir.join("v.cpp");
+        std::fs::write(&codelet, gxx_src).unwrap();
         let stub = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/popc/stub");
         let scratch = dir.join("scratch");
         let b = Build {
@@ -551,10 +558,39 @@ public:
             opt: "-O2",
             keep: false,
         };
-        let r = check_file(&b, &obj, "; vertex Scale\n", 3).unwrap();
+        let r = check_file(&b, &obj, &format!("; vertex {name}\n"), seeds).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(r.vertices.len(), 1);
         Some(r.vertices[0].1.clone())
+    }
+
+    #[test]
+    fn exiting_on_both_sides_agrees_and_on_one_is_caught() {
+        let v = |body: &str| {
+            format!(
+                "#include <poplar/Vertex.hpp>\n#include <cstdlib>\nusing namespace poplar;\n\
+                 class Quit : public Vertex {{\npublic:\n  Output<Vector<int>> out;\n  \
+                 void compute() {{ {body} }}\n}};\n"
+            )
+        };
+        let Some(both) = check(&v("exit(1);"), &v("exit(1);"), "Quit", 2) else { return };
+        assert_eq!(both, Outcome::Pass { compared: 2, tolerance: false, exits: true });
+        let Some(Outcome::Mismatch(m)) = check(&v("out[0] = 1;"), &v("exit(1);"), "Quit", 2) else {
+            panic!("an exit on one side went unnoticed")
+        };
+        assert!(m.contains("called exit"), "{m}");
+    }
+
+    #[test]
+    fn seeds_with_undefined_behaviour_are_not_compared() {
+        // Signed overflow on every seed: C++ gives it no meaning.
+        let src = "#include <poplar/Vertex.hpp>\nusing namespace poplar;\n\
+                   class Wrap : public Vertex {\npublic:\n  Input<Vector<int>> in;\n  Output<Vector<int>> out;\n  \
+                   void compute() { for (unsigned i = 0; i < in.size(); ++i) out[i] = (in[i] | 1) * 2147483647 * 2; }\n};\n";
+        let Some(Outcome::NotDriven(m)) = check(src, src, "Wrap", 3) else {
+            panic!("undefined behaviour was compared")
+        };
+        assert!(m.contains("undefined behaviour on 3"), "{m}");
     }
 
     #[test]

@@ -60,8 +60,10 @@ pub(super) fn driver_source(codelet: &Path, obj: &Object, drive: &[bool], names:
                     let _ = writeln!(s, "  std::memcpy((void *)&v.{m}, conf_mem + a[{fi}], {});", f.size);
                 }
                 FieldKind::Scalar => {
-                    let _ =
-                        writeln!(s, "  conf_mut(v.{m}).p = reinterpret_cast<decltype(v.{m}.p)>(conf_mem + a[{fi}]);");
+                    let _ = writeln!(
+                        s,
+                        "  conf_mut(v.{m}).p = reinterpret_cast<decltype(v.{m}.p)>(conf_mem + a[{fi}]);"
+                    );
                 }
                 FieldKind::VectorList(_) => {
                     // The sub-vectors from popc's (address, count) table,
@@ -87,8 +89,10 @@ pub(super) fn driver_source(codelet: &Path, obj: &Object, drive: &[bool], names:
                     let _ = writeln!(s, "  conf_mut(v.{m}).n = n[{fi}];");
                 }
                 _ => {
-                    let _ =
-                        writeln!(s, "  conf_mut(v.{m}).p = reinterpret_cast<decltype(v.{m}.p)>(conf_mem + a[{fi}]);");
+                    let _ = writeln!(
+                        s,
+                        "  conf_mut(v.{m}).p = reinterpret_cast<decltype(v.{m}.p)>(conf_mem + a[{fi}]);"
+                    );
                     let _ = writeln!(s, "  conf_mut(v.{m}).n = n[{fi}];");
                 }
             }
