@@ -289,10 +289,12 @@ pub fn markdown(reports: &[FileReport], quick: bool, seeds: u64, machine: &[(Str
     );
     let _ = writeln!(
         s,
-        "| PopLibs: ≥ 95% of those that compile pass the differential check | {} of {} ({}) | {} |",
+        "| PopLibs: ≥ 95% of those that compile pass the differential check | {} of {} ({}; {} of them \
+         only by exiting on both sides) | {} |",
         poplibs.pass,
         poplibs.vertices,
         pct(poplibs.pass, poplibs.vertices),
+        poplibs.exits,
         met(poplibs.vertices > 0 && poplibs.pass * 20 >= poplibs.vertices * 19)
     );
     let speed = speed(reports);
