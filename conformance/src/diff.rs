@@ -19,18 +19,22 @@
 //!
 //! A seed on which popc traps (an out-of-bounds index drawn at random, say)
 //! is outside the vertex's contract and skipped, as is one on which the g++
-//! build crashes, exceeds [`GXX_TIMEOUT`] or writes outside the fields
-//! (popc writing outside them where g++ does not is a mismatch); a vertex
-//! passes only when at least one seed ran on both sides and every such seed
-//! agreed.
+//! build crashes, exceeds [`GXX_TIMEOUT`], reaches undefined behaviour
+//! (UBSan stops it, see [`driver`]) or writes outside the fields (popc
+//! writing outside them where g++ does not is a mismatch). A seed on which
+//! the codelet calls `exit` or `abort` agrees when it does so on both
+//! sides. A vertex passes only when at least one seed ran on both sides
+//! and every such seed agreed.
 
-use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use linker::gp::{ElemType, FieldKind, Object, VertexBase, VertexType};
 use popc::state::{layout, Placed};
+
+mod driver;
+pub use driver::clip;
+use driver::{build_driver, run_gxx, Gxx};
 
 /// Tile memory of one run.
 pub const MEM: usize = 1 << 16;
@@ -41,14 +45,20 @@ pub const ULP_FLOAT: u64 = 4;
 pub const ULP_HALF: u64 = 1;
 /// Longest a g++-built vertex may run on all its seeds.
 pub const GXX_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longest it may run on one seed (one that loops for ever on metadata
+/// drawn at random leaves time for the next).
+pub const GXX_SEED_TIMEOUT: Duration = Duration::from_secs(1);
 /// Longest popc's code for a vertex may run on the seeds g++'s finished.
 pub const POPC_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// What the check found for one vertex.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
-    /// Every seed that ran on both sides agreed (`compared` of them).
-    Pass { compared: usize, tolerance: bool },
+    /// Every seed that ran on both sides agreed (`compared` of them);
+    /// `tolerance`: only within the ulp bound; `exits`: every one of them
+    /// by calling `exit` or `abort` on both sides (a codelet whose C++
+    /// path is `exit(1)`, as popfloat's IPU-only ones are).
+    Pass { compared: usize, tolerance: bool, exits: bool },
     /// The first difference.
     Mismatch(String),
     /// The vertex could not be run on both sides, and why.
@@ -128,29 +138,56 @@ struct Input {
     regions: Vec<(usize, u32, usize)>,
 }
 
+impl Input {
+    /// This input as the driver reads it: field count, addresses, counts, memory.
+    fn record(&self) -> Vec<u8> {
+        let mut r = Vec::with_capacity(4 + 8 * self.addrs.len() + MEM);
+        r.extend((self.addrs.len() as u32).to_le_bytes());
+        r.extend(self.addrs.iter().flat_map(|(a, _)| a.to_le_bytes()));
+        r.extend(self.addrs.iter().flat_map(|(_, n)| n.to_le_bytes()));
+        r.extend(&self.mem);
+        r
+    }
+}
+
 fn make_input(vt: &VertexType, seed: u64) -> Result<Input, String> {
-    let n = SIZES[seed as usize % SIZES.len()];
-    // Several workers' worth of sub-vectors, usually.
-    let lists = LISTS[seed as usize % LISTS.len()];
-    let wide = seed % 2 == 1;
+    // Unit seeds (after the drawn ones): every integer is 1 and every edge
+    // has 6 or 12 elements, in 6 sub-vectors, the smallest well-formed
+    // worklists and counts (a count of 1, a step of 1, a size that 2 and 3
+    // divide), which worklist-driven vertices need to finish at all.
+    let unit = seed as usize >= SIZES.len();
+    let (n, lists) = if unit {
+        (6 * (1 + seed as usize % 2), 6)
+    } else {
+        // Several workers' worth of sub-vectors, usually.
+        (SIZES[seed as usize], LISTS[seed as usize])
+    };
+    let wide = seed % 2 == 1 && !unit;
     let has_list = vt.fields.iter().any(|f| matches!(f.kind, FieldKind::VectorList(_)));
     let dim = if has_list { n.min(lists) } else { n };
     let mut rng = Rng::new(seed + 1);
+    let value = |rng: &mut Rng, e: ElemType, n: usize, wide: bool| {
+        let v = rng.value(e, n, wide);
+        let integer = !matches!(e, ElemType::Float | ElemType::Double | ElemType::Half | ElemType::Quarter);
+        if unit && integer {
+            "1".to_string()
+        } else {
+            v
+        }
+    };
     let mut fields = Vec::new();
     for f in &vt.fields {
+        let list =
+            |rng: &mut Rng, k: usize| (0..k).map(|_| value(rng, f.elem, n, wide)).collect::<Vec<_>>().join(", ");
         let v = match f.kind {
             // Counts and indices: always within every dimension.
-            FieldKind::Plain => rng.value(f.elem, dim.saturating_sub(1), false),
-            FieldKind::Scalar => format!("[{}]", rng.value(f.elem, n, wide)),
-            FieldKind::VectorList(_) => {
-                let one =
-                    |rng: &mut Rng| (0..n).map(|_| rng.value(f.elem, n, wide)).collect::<Vec<_>>().join(", ");
-                format!(
-                    "[{}]",
-                    (0..lists).map(|_| format!("[{}]", one(&mut rng))).collect::<Vec<_>>().join(", ")
-                )
-            }
-            _ => format!("[{}]", (0..n).map(|_| rng.value(f.elem, n, wide)).collect::<Vec<_>>().join(", ")),
+            FieldKind::Plain => value(&mut rng, f.elem, dim.saturating_sub(1), false),
+            FieldKind::Scalar => format!("[{}]", list(&mut rng, 1)),
+            FieldKind::VectorList(_) => format!(
+                "[{}]",
+                (0..lists).map(|_| format!("[{}]", list(&mut rng, n))).collect::<Vec<_>>().join(", ")
+            ),
+            _ => format!("[{}]", list(&mut rng, n)),
         };
         fields.push((f.name.clone(), v));
         if popc::state::metadata_size(f.elem, f.kind) > 0 {
@@ -183,364 +220,6 @@ fn make_input(vt: &VertexType, seed: u64) -> Result<Input, String> {
         }
     }
     Ok(Input { mem, addrs, regions })
-}
-
-/// The C++ of the driver for `obj`'s vertices that `drive` selects, each
-/// named in C++ as `names` says.
-pub fn driver_source(codelet: &Path, obj: &Object, drive: &[bool], names: &[String]) -> String {
-    let mut s = String::new();
-    let _ = writeln!(s, "#include \"{}\"", codelet.display());
-    s.push_str("#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n");
-    let _ = writeln!(s, "alignas(64) static unsigned char conf_mem[{MEM}];");
-    s.push_str(FIELD_KIND);
-    for (vi, vt) in obj.vertex_types.iter().enumerate() {
-        if !drive[vi] {
-            continue;
-        }
-        let name = &names[vi];
-        let _ = writeln!(s, "static void conf_run{vi}(const unsigned *a, const unsigned *n) {{");
-        let _ = writeln!(s, "  alignas({name}) static unsigned char buf[sizeof({name})];");
-        let _ = writeln!(s, "  std::memset(buf, 0, sizeof buf);");
-        let _ = writeln!(s, "  {name} &v = *reinterpret_cast<{name} *>(buf);");
-        for f in &vt.fields {
-            let (k, what) = match f.kind {
-                FieldKind::Plain => (0, "a plain member"),
-                FieldKind::Scalar => (1, "a one-element edge"),
-                FieldKind::Vector(_) => (2, "a vector"),
-                FieldKind::VectorList(_) => (3, "a vector list"),
-            };
-            let _ = writeln!(
-                s,
-                "  static_assert(conf_kind<decltype(v.{m})>::value == {k}, \"conf: popc lays out field '{m}' as {what}, its C++ type is not one\");",
-                m = f.name
-            );
-        }
-        for (fi, f) in vt.fields.iter().enumerate() {
-            let m = &f.name;
-            match f.kind {
-                FieldKind::Plain => {
-                    let _ = writeln!(s, "  static_assert(sizeof(v.{m}) == {}, \"field size\");", f.size);
-                    let _ = writeln!(s, "  std::memcpy((void *)&v.{m}, conf_mem + a[{fi}], {});", f.size);
-                }
-                FieldKind::Scalar => {
-                    let _ =
-                        writeln!(s, "  v.{m}.p = reinterpret_cast<decltype(v.{m}.p)>(conf_mem + a[{fi}]);");
-                }
-                FieldKind::VectorList(_) => {
-                    // The sub-vectors from popc's (address, count) table,
-                    // read past its end as popc's code would read it.
-                    let _ = writeln!(s, "  static std::remove_pointer<decltype(v.{m}.p)>::type l{fi}[256];");
-                    let _ = writeln!(
-                        s,
-                        "  for (unsigned j = 0; j < 256 && a[{fi}] + 8 * j + 8 <= sizeof conf_mem; ++j) {{"
-                    );
-                    let _ = writeln!(s, "    unsigned sa, sn;");
-                    let _ = writeln!(s, "    std::memcpy(&sa, conf_mem + a[{fi}] + 8 * j, 4);");
-                    let _ = writeln!(s, "    std::memcpy(&sn, conf_mem + a[{fi}] + 8 * j + 4, 4);");
-                    let _ = writeln!(
-                        s,
-                        "    l{fi}[j].p = reinterpret_cast<decltype(l{fi}[j].p)>(conf_mem + sa);"
-                    );
-                    let _ = writeln!(s, "    l{fi}[j].n = sn;");
-                    let _ = writeln!(s, "  }}");
-                    let _ = writeln!(s, "  v.{m}.p = l{fi};");
-                    let _ = writeln!(s, "  v.{m}.n = n[{fi}];");
-                }
-                _ => {
-                    let _ =
-                        writeln!(s, "  v.{m}.p = reinterpret_cast<decltype(v.{m}.p)>(conf_mem + a[{fi}]);");
-                    let _ = writeln!(s, "  v.{m}.n = n[{fi}];");
-                }
-            }
-        }
-        // A quarter edge's metadata: the address popc's state holds after
-        // the field's own words.
-        for f in &vt.fields {
-            let md = popc::state::metadata_size(f.elem, f.kind);
-            if md > 0 {
-                let at = popc::state::STATE + f.offset + f.size - md;
-                let _ = writeln!(
-                    s,
-                    "  {{ unsigned ma; std::memcpy(&ma, conf_mem + {at}, 4); v.{}.md = conf_mem + ma; }}",
-                    f.name
-                );
-            }
-        }
-        if vt.base == VertexBase::MultiVertex {
-            s.push_str("  for (unsigned w = 0; w < 6; ++w) v.compute(w);\n");
-        } else {
-            s.push_str("  v.compute();\n");
-        }
-        for (fi, f) in vt.fields.iter().enumerate() {
-            if f.kind == FieldKind::Plain {
-                let _ = writeln!(
-                    s,
-                    "  std::memcpy(conf_mem + a[{fi}], (const void *)&v.{}, {});",
-                    f.name, f.size
-                );
-            }
-        }
-        s.push_str("}\n");
-    }
-    s.push_str("typedef void (*conf_fn)(const unsigned *, const unsigned *);\n");
-    s.push_str("static const conf_fn conf_fns[] = {");
-    for (vi, d) in drive.iter().enumerate() {
-        if *d {
-            let _ = write!(s, "conf_run{vi}, ");
-        } else {
-            s.push_str("nullptr, ");
-        }
-    }
-    s.push_str("nullptr};\n");
-    s.push_str(
-        r#"// driver VERTEX IN OUT: IN holds runs of (u32 fields, u32 addr[fields],
-// u32 count[fields], memory); OUT receives the memory after each run.
-int main(int argc, char **argv) {
-  if (argc != 4) return 2;
-  int vi = std::atoi(argv[1]);
-  FILE *in = std::fopen(argv[2], "rb"), *out = std::fopen(argv[3], "wb");
-  if (!in || !out || !conf_fns[vi]) return 2;
-  static unsigned a[4096], n[4096];
-  unsigned nf;
-  while (std::fread(&nf, 4, 1, in) == 1) {
-    if (nf > 4096 || std::fread(a, 4, nf, in) != nf || std::fread(n, 4, nf, in) != nf ||
-        std::fread(conf_mem, 1, sizeof conf_mem, in) != sizeof conf_mem) return 2;
-    conf_fns[vi](a, n);
-    std::fwrite(conf_mem, 1, sizeof conf_mem, out);
-    std::fflush(out);
-  }
-  return 0;
-}
-"#,
-    );
-    s
-}
-
-/// C++ for the driver: the kind of a field's type in the stub headers (0
-/// plain, 1 one-element edge, 2 vector, 3 vector list), to check popc's
-/// layout of each field against the type C++ gives it.
-const FIELD_KIND: &str = r#"#include <type_traits>
-#include <utility>
-template <class T, class = void> struct conf_has_p : std::false_type {};
-template <class T> struct conf_has_p<T, std::void_t<decltype(std::declval<T &>().p)>> : std::true_type {};
-template <class T, class = void> struct conf_has_n : std::false_type {};
-template <class T> struct conf_has_n<T, std::void_t<decltype(std::declval<T &>().n)>> : std::true_type {};
-template <class T, bool = conf_has_p<T>::value> struct conf_kind { static constexpr int value = 0; };
-template <class T> struct conf_kind<T, true> {
-  using E = typename std::remove_pointer<decltype(std::declval<T &>().p)>::type;
-  static constexpr int value = !conf_has_n<T>::value ? 1 : conf_has_p<E>::value ? 3 : 2;
-};
-"#;
-
-/// The lines of the driver that belong to each vertex (for blaming g++ errors).
-fn driver_lines(src: &str, count: usize) -> Vec<Option<usize>> {
-    let mut owner = None;
-    let mut out = Vec::new();
-    for l in src.lines() {
-        if let Some(rest) = l.strip_prefix("static void conf_run") {
-            owner = rest.split('(').next().and_then(|x| x.parse::<usize>().ok()).filter(|v| *v < count);
-        } else if l.starts_with("typedef") {
-            owner = None;
-        }
-        out.push(owner);
-    }
-    out
-}
-
-/// Builds the driver; vertices whose driver code g++ rejects are dropped
-/// (with g++'s first error) and the build retried.
-fn build_driver(
-    b: &Build,
-    obj: &Object,
-    drive: &mut [bool],
-    reasons: &mut [Option<Outcome>],
-) -> Result<PathBuf, String> {
-    let (codelet, dir) = (b.codelet, b.scratch);
-    let exe = dir.join("driver");
-    let mut names: Vec<String> = obj.vertex_types.iter().map(|v| v.name.clone()).collect();
-    for _ in 0..8 {
-        if !drive.iter().any(|d| *d) {
-            return Err("no vertex left to drive".into());
-        }
-        let src = driver_source(codelet, obj, drive, &names);
-        let cpp = dir.join("driver.cpp");
-        std::fs::write(&cpp, &src).map_err(|e| format!("cannot write the driver: {e}"))?;
-        let out = Command::new("g++")
-            .current_dir(b.root)
-            // popc ignores access specifiers; the driver sets private fields too.
-            // Tile memory is untyped: no type-based alias assumptions either.
-            .args([
-                b.opt,
-                "-std=c++17",
-                "-w",
-                "-fmax-errors=50",
-                "-fno-access-control",
-                "-fno-strict-aliasing",
-                "-D__POPC__",
-                "-I",
-            ])
-            .arg(b.stub)
-            .args(b.flags)
-            .arg(&cpp)
-            .arg("-o")
-            .arg(&exe)
-            .output()
-            .map_err(|e| format!("cannot run g++: {e}"))?;
-        if out.status.success() {
-            return Ok(exe);
-        }
-        let err = String::from_utf8_lossy(&out.stderr);
-        let owners = driver_lines(&src, drive.len());
-        let cpp_name = cpp.to_string_lossy().into_owned();
-        let err = err.replace(&format!("{}/", b.root.display()), "");
-        let errors: Vec<&str> =
-            err.lines().filter(|l| l.contains(": error: ") || l.contains(": fatal error: ")).collect();
-        // An error in the codelet or its headers is the file's, whatever
-        // else it set off in the driver.
-        if let Some(first) = errors.iter().find(|l| !l.starts_with(&cpp_name)) {
-            return Err(format!("g++ cannot build the file: {}", clip(first, 200)));
-        }
-        let mut blamed = false;
-        // Vertices renamed this round: their other errors may be the same one.
-        let mut renamed = Vec::new();
-        for l in &errors {
-            let Some(rest) = l.strip_prefix(&cpp_name).and_then(|r| r.strip_prefix(':')) else { continue };
-            let Some(line) = rest.split(':').next().and_then(|x| x.parse::<usize>().ok()) else { continue };
-            if let Some(Some(vi)) = owners.get(line.wrapping_sub(1)) {
-                if renamed.contains(vi) {
-                    continue;
-                }
-                if let Some(fixed) = enum_argument(&names[*vi], l) {
-                    names[*vi] = fixed;
-                    renamed.push(*vi);
-                    blamed = true;
-                    continue;
-                }
-                if drive[*vi] {
-                    drive[*vi] = false;
-                    let msg = l.split_once(": error: ").map(|x| x.1).unwrap_or(l);
-                    reasons[*vi] = Some(match msg.split_once("conf: ") {
-                        // The field kind check: popc and C++ disagree on the type.
-                        Some((_, m)) => Outcome::Mismatch(m.trim_end_matches(['"', '’', '\'']).to_string()),
-                        None => Outcome::NotDriven(format!("g++ rejects its driver: {}", clip(msg, 160))),
-                    });
-                    blamed = true;
-                }
-            }
-        }
-        if !blamed {
-            let first = err.lines().find(|l| l.contains("error")).unwrap_or("g++ failed");
-            return Err(format!("g++ cannot build the file: {}", clip(first, 200)));
-        }
-    }
-    Err("g++ kept rejecting the driver".into())
-}
-
-pub fn clip(s: &str, n: usize) -> String {
-    let s = s.trim();
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        format!("{}…", s.chars().take(n).collect::<String>())
-    }
-}
-
-/// popc names a vertex's enumeration-typed template arguments by value
-/// (`NonLinearity1D<float,4>`), which C++ does not convert; given g++'s
-/// "could not convert ‘4’ from ‘int’ to ‘E’", the name with that argument
-/// spelled `static_cast<E>(4)`.
-fn enum_argument(name: &str, error: &str) -> Option<String> {
-    let rest = error.split_once("could not convert ‘")?.1;
-    let (value, rest) = rest.split_once("’ from ‘int’ to ‘")?;
-    let (ty, _) = rest.split_once('’')?;
-    if value.is_empty() || !value.chars().all(|c| c.is_ascii_digit() || c == '-') {
-        return None;
-    }
-    let (head, args) = name.split_once('<')?;
-    let args = args.strip_suffix('>')?;
-    // Top-level arguments only (nested `<…>` left alone).
-    let mut out = Vec::new();
-    let (mut depth, mut cur, mut done) = (0, String::new(), false);
-    let mut push = |cur: &mut String, out: &mut Vec<String>| {
-        if !done && cur.trim() == value {
-            out.push(format!("static_cast<{ty}>({value})"));
-            done = true;
-        } else {
-            out.push(cur.clone());
-        }
-        cur.clear();
-    };
-    for c in args.chars() {
-        match c {
-            '<' => depth += 1,
-            '>' => depth -= 1,
-            ',' if depth == 0 => {
-                push(&mut cur, &mut out);
-                continue;
-            }
-            _ => {}
-        }
-        cur.push(c);
-    }
-    push(&mut cur, &mut out);
-    done.then(|| format!("{head}<{}>", out.join(",")))
-}
-
-/// Runs the g++ build of vertex `vi` on `inputs`; per input, the memory
-/// afterwards or `None` when it crashed or ran out of time.
-fn run_gxx(exe: &Path, dir: &Path, vi: usize, inputs: &[Input]) -> Vec<Option<Vec<u8>>> {
-    let mut results: Vec<Option<Vec<u8>>> = Vec::new();
-    let deadline = Instant::now() + GXX_TIMEOUT;
-    while results.len() < inputs.len() {
-        let start = results.len();
-        let inp = dir.join(format!("in{vi}"));
-        let outp = dir.join(format!("out{vi}"));
-        let mut blob = Vec::new();
-        for i in &inputs[start..] {
-            blob.extend((i.addrs.len() as u32).to_le_bytes());
-            blob.extend(i.addrs.iter().flat_map(|(a, _)| a.to_le_bytes()));
-            blob.extend(i.addrs.iter().flat_map(|(_, n)| n.to_le_bytes()));
-            blob.extend(&i.mem);
-        }
-        if std::fs::write(&inp, &blob).is_err() {
-            results.resize(inputs.len(), None);
-            break;
-        }
-        let child = Command::new(exe)
-            .arg(vi.to_string())
-            .arg(&inp)
-            .arg(&outp)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn();
-        let finished = match child {
-            Ok(mut c) => loop {
-                match c.try_wait() {
-                    Ok(Some(_)) => break true,
-                    Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
-                    _ => {
-                        let _ = c.kill();
-                        let _ = c.wait();
-                        break false;
-                    }
-                }
-            },
-            Err(_) => false,
-        };
-        let got = std::fs::read(&outp).unwrap_or_default();
-        let done = got.len() / MEM;
-        for k in 0..done.min(inputs.len() - start) {
-            results.push(Some(got[k * MEM..(k + 1) * MEM].to_vec()));
-        }
-        if results.len() < inputs.len() {
-            // The run at `results.len()` crashed (or all ran out of time).
-            results.push(None);
-            if !finished {
-                results.resize(inputs.len(), None);
-            }
-        }
-    }
-    results
 }
 
 /// Distance in units in the last place between two finite values of the
@@ -671,6 +350,10 @@ pub struct Build<'a> {
     /// which computes the same for code without undefined behaviour, and
     /// builds several times faster).
     pub opt: &'a str,
+    /// Also write each seed's input and popc's memory after it to
+    /// `in.VERTEX.SEED` and `popc.VERTEX.SEED` in `scratch`, for reading a
+    /// mismatch.
+    pub keep: bool,
 }
 
 /// Runs the whole check for one compiled file. `ir` is popc's `-S` text (to find
@@ -692,7 +375,7 @@ pub fn check_file(b: &Build, obj: &Object, ir: &str, seeds: u64) -> Result<FileR
         let outcome = match (&exe, reason) {
             (_, Some(r)) => r.clone(),
             (Err(e), None) => Outcome::NotDriven(e.clone()),
-            (Ok(exe), None) => check_vertex(vt, vi, exe, scratch, seeds, calls_host(ir, &vt.name)),
+            (Ok(exe), None) => check_vertex(vt, vi, exe, b, seeds, calls_host(ir, &vt.name)),
         };
         results.push((vt.name.clone(), outcome));
     }
@@ -708,7 +391,8 @@ fn calls_host(ir: &str, name: &str) -> bool {
     body[..end].contains("call_indirect")
 }
 
-fn check_vertex(vt: &VertexType, vi: usize, exe: &Path, dir: &Path, seeds: u64, tolerant: bool) -> Outcome {
+fn check_vertex(vt: &VertexType, vi: usize, exe: &Path, b: &Build, seeds: u64, tolerant: bool) -> Outcome {
+    let dir = b.scratch;
     let mut inputs = Vec::new();
     for s in 0..seeds {
         match make_input(vt, s) {
@@ -722,15 +406,14 @@ fn check_vertex(vt: &VertexType, vi: usize, exe: &Path, dir: &Path, seeds: u64, 
         Err(e) => return Outcome::NotDriven(format!("cannot load popc's code: {e}")),
     };
     // popc's code runs on its own thread, only on the seeds g++'s build
-    // finished: should it still not return, the check reports it and moves
-    // on (the thread is left to the end of the process).
+    // finished or exited on: should it still not return, the check reports
+    // it and moves on (the thread is left to the end of the process).
     let jobs: Vec<(usize, Vec<u8>)> = gxx
         .iter()
         .enumerate()
-        .filter(|(_, g)| g.is_some())
+        .filter(|(_, g)| matches!(g, Gxx::Memory(_) | Gxx::Exit))
         .map(|(k, _)| (k, inputs[k].mem.clone()))
         .collect();
-    let crashes = inputs.len() - jobs.len();
     let expected = jobs.len();
     let (tx, rx) = std::sync::mpsc::channel();
     let spawned = std::thread::Builder::new().name("popc-run".into()).spawn(move || {
@@ -745,7 +428,7 @@ fn check_vertex(vt: &VertexType, vi: usize, exe: &Path, dir: &Path, seeds: u64, 
         return Outcome::NotDriven(format!("cannot start a thread: {e}"));
     }
     let deadline = Instant::now() + POPC_TIMEOUT;
-    let (mut compared, mut tolerance, mut traps, mut outside) = (0, false, 0, 0);
+    let (mut compared, mut exits, mut tolerance, mut traps, mut outside) = (0, 0, false, 0, 0);
     for _ in 0..expected {
         let Ok((k, status, mem)) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) else {
             return Outcome::Mismatch(format!(
@@ -753,11 +436,35 @@ fn check_vertex(vt: &VertexType, vi: usize, exe: &Path, dir: &Path, seeds: u64, 
                 POPC_TIMEOUT.as_secs()
             ));
         };
-        if status != linker::abi::STATUS_OK {
-            traps += 1;
-            continue;
+        if b.keep {
+            // `driver VERTEX in.V.SEED out` reruns g++'s side of one seed.
+            let _ = std::fs::write(dir.join(format!("in.{vi}.{k}")), inputs[k].record());
+            let _ = std::fs::write(dir.join(format!("popc.{vi}.{k}")), &mem);
         }
-        let Some(g) = &gxx[k] else { continue };
+        match (&gxx[k], status) {
+            // Both ended the program the codelet's way.
+            (Gxx::Exit, linker::abi::STATUS_EXIT) => {
+                compared += 1;
+                exits += 1;
+                continue;
+            }
+            (Gxx::Exit, linker::abi::STATUS_OK) => {
+                return Outcome::Mismatch(format!(
+                    "seed {k}: g++'s build called exit or abort, popc's code returned"
+                ))
+            }
+            (Gxx::Memory(_), linker::abi::STATUS_EXIT) => {
+                return Outcome::Mismatch(format!(
+                    "seed {k}: popc's code called exit or abort, g++'s build returned"
+                ))
+            }
+            (_, linker::abi::STATUS_OK) => {}
+            _ => {
+                traps += 1;
+                continue;
+            }
+        }
+        let Gxx::Memory(g) = &gxx[k] else { continue };
         if writes_outside(vt, &inputs[k], g) {
             outside += 1;
             continue;
@@ -771,12 +478,31 @@ fn check_vertex(vt: &VertexType, vi: usize, exe: &Path, dir: &Path, seeds: u64, 
         }
     }
     if compared == 0 {
-        return Outcome::NotDriven(format!(
-            "no seed ran on both sides (g++'s build crashed or timed out on {crashes}, popc's code trapped on \
-             {traps}, g++'s build wrote outside the fields on {outside})"
-        ));
+        return Outcome::NotDriven(not_run(&gxx, traps, outside));
     }
-    Outcome::Pass { compared, tolerance }
+    Outcome::Pass { compared, tolerance, exits: exits == compared }
+}
+
+/// Why no seed of a vertex ran on both sides: what happened to each.
+fn not_run(gxx: &[Gxx], traps: usize, outside: usize) -> String {
+    let count = |f: &dyn Fn(&Gxx) -> bool| gxx.iter().filter(|g| f(g)).count();
+    let mut parts = Vec::new();
+    let ub: Vec<&str> =
+        gxx.iter().filter_map(|g| if let Gxx::Undefined(m) = g { Some(m.as_str()) } else { None }).collect();
+    if let Some(first) = ub.first() {
+        parts.push(format!("g++'s build reached undefined behaviour on {} (first: {first})", ub.len()));
+    }
+    for (n, what) in [
+        (count(&|g| *g == Gxx::Crash), "g++'s build crashed on"),
+        (count(&|g| *g == Gxx::Timeout), "g++'s build timed out on"),
+        (traps, "popc's code trapped on"),
+        (outside, "g++'s build wrote outside the fields on"),
+    ] {
+        if n > 0 {
+            parts.push(format!("{what} {n}"));
+        }
+    }
+    format!("no seed ran on both sides: {}", parts.join(", "))
 }
 
 #[cfg(test)]
@@ -813,53 +539,75 @@ public:
 
     /// popc compiles `SCALE` with factor 2; g++ builds it with `gxx_factor`.
     fn check_scale(gxx_factor: &str) -> Option<Outcome> {
-        if Command::new("g++").arg("--version").output().is_err() {
+        check(&SCALE.replace("FACTOR", "2.0f"), &SCALE.replace("FACTOR", gxx_factor), "Scale", 3)
+    }
+
+    /// popc compiles `popc_src`, g++ builds `gxx_src`; the outcome for the
+    /// one vertex `name` on the first `seeds` seeds.
+    fn check(popc_src: &str, gxx_src: &str, name: &str, seeds: u64) -> Option<Outcome> {
+        if std::process::Command::new("g++").arg("--version").output().is_err() {
             eprintln!("NOTICE: g++ not found; skipping");
             return None;
         }
-        let dir = std::env::temp_dir().join(format!("conformance-test-{}-{gxx_factor}", std::process::id()));
+        static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("conformance-test-{}-{run}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let src = SCALE.replace("FACTOR", "2.0f");
-        let obj = popc::compile("scale.cpp", &src, &popc::Options::default(), &popc::NoIncludes, &[])
+        let obj = popc::compile("v.cpp", popc_src, &popc::Options::default(), &popc::NoIncludes, &[])
             .unwrap_or_else(|d| panic!("{}", d.render()));
-        let codelet = dir.join("scale.cpp");
-        std::fs::write(&codelet, SCALE.replace("FACTOR", gxx_factor)).unwrap();
+        let codelet = dir.join("v.cpp");
+        std::fs::write(&codelet, gxx_src).unwrap();
         let stub = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/popc/stub");
         let scratch = dir.join("scratch");
-        let b =
-            Build { root: &dir, codelet: &codelet, flags: &[], stub: &stub, scratch: &scratch, opt: "-O2" };
-        let r = check_file(&b, &obj, "; vertex Scale\n", 3).unwrap();
+        let b = Build {
+            root: &dir,
+            codelet: &codelet,
+            flags: &[],
+            stub: &stub,
+            scratch: &scratch,
+            opt: "-O2",
+            keep: false,
+        };
+        let r = check_file(&b, &obj, &format!("; vertex {name}\n"), seeds).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(r.vertices.len(), 1);
         Some(r.vertices[0].1.clone())
     }
 
     #[test]
+    fn exiting_on_both_sides_agrees_and_on_one_is_caught() {
+        let v = |body: &str| {
+            format!(
+                "#include <poplar/Vertex.hpp>\n#include <cstdlib>\nusing namespace poplar;\n\
+                 class Quit : public Vertex {{\npublic:\n  Output<Vector<int>> out;\n  \
+                 void compute() {{ {body} }}\n}};\n"
+            )
+        };
+        let Some(both) = check(&v("exit(1);"), &v("exit(1);"), "Quit", 2) else { return };
+        assert_eq!(both, Outcome::Pass { compared: 2, tolerance: false, exits: true });
+        let Some(Outcome::Mismatch(m)) = check(&v("out[0] = 1;"), &v("exit(1);"), "Quit", 2) else {
+            panic!("an exit on one side went unnoticed")
+        };
+        assert!(m.contains("called exit"), "{m}");
+    }
+
+    #[test]
+    fn seeds_with_undefined_behaviour_are_not_compared() {
+        // Signed overflow on every seed: C++ gives it no meaning.
+        let src = "#include <poplar/Vertex.hpp>\nusing namespace poplar;\n\
+                   class Wrap : public Vertex {\npublic:\n  Input<Vector<int>> in;\n  Output<Vector<int>> out;\n  \
+                   void compute() { for (unsigned i = 0; i < in.size(); ++i) out[i] = (in[i] | 1) * 2147483647 * 2; }\n};\n";
+        let Some(Outcome::NotDriven(m)) = check(src, src, "Wrap", 3) else {
+            panic!("undefined behaviour was compared")
+        };
+        assert!(m.contains("undefined behaviour on 3"), "{m}");
+    }
+
+    #[test]
     fn same_source_passes_and_a_different_one_is_caught() {
         let Some(same) = check_scale("2.0f") else { return };
-        assert_eq!(same, Outcome::Pass { compared: 3, tolerance: false });
+        assert_eq!(same, Outcome::Pass { compared: 3, tolerance: false, exits: false });
         let Some(Outcome::Mismatch(m)) = check_scale("3.0f") else { panic!("a wrong result went unnoticed") };
         assert!(m.starts_with("out["), "{m}");
-    }
-
-    #[test]
-    fn enumeration_arguments_are_spelled_as_casts() {
-        let e = "d.cpp:9:3: error: could not convert ‘4’ from ‘int’ to ‘popnn::NonLinearityType’";
-        assert_eq!(
-            enum_argument("popnn::NL<float,4>", e).as_deref(),
-            Some("popnn::NL<float,static_cast<popnn::NonLinearityType>(4)>")
-        );
-        assert_eq!(enum_argument("popnn::NL<float,5>", e), None);
-        assert_eq!(enum_argument("popnn::NL<float,4>", "error: something else"), None);
-    }
-
-    #[test]
-    fn driver_errors_are_blamed_on_their_vertex() {
-        let src = "#include \"x\"\nstatic void conf_run0(const unsigned *a, const unsigned *n) {\n  v.x;\n}\nstatic void conf_run2(const unsigned *a) {\n  bad;\n}\ntypedef int t;\n";
-        let owners = driver_lines(src, 3);
-        assert_eq!(owners[0], None);
-        assert_eq!(owners[2], Some(0));
-        assert_eq!(owners[5], Some(2));
-        assert_eq!(owners[7], None);
     }
 }

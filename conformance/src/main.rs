@@ -13,7 +13,8 @@
 //! the g++ side at `-O0`, skips the g++ timings and the independent count,
 //! and prints the summary without
 //! writing the file; `--only TEXT` keeps the files whose path has TEXT (and
-//! writes nothing either, unless `--out FILE` says where).
+//! writes nothing either, unless `--out FILE` says where). `--keep` leaves
+//! the generated drivers and their inputs in the scratch directory.
 
 #![forbid(unsafe_code)]
 
@@ -33,7 +34,8 @@ use rayon::prelude::*;
 use corpus::SourceFile;
 
 /// Seeds per vertex in a full run and in `--quick`.
-const SEEDS_FULL: u64 = 6;
+/// (Six drawn at random, then two unit seeds: see `diff::make_input`.)
+const SEEDS_FULL: u64 = 8;
 const SEEDS_QUICK: u64 = 2;
 
 struct Args {
@@ -42,9 +44,12 @@ struct Args {
     write: bool,
     out: PathBuf,
     only: Option<String>,
+    /// Leave the scratch directory (drivers, their inputs and outputs) in place.
+    keep: bool,
 }
 
-const USAGE: &str = "usage: conformance CORPUS_DIR [--quick] [--no-write] [--out FILE] [--only SUBSTRING]";
+const USAGE: &str =
+    "usage: conformance CORPUS_DIR [--quick] [--no-write] [--out FILE] [--only SUBSTRING] [--keep]";
 
 fn parse_args() -> Result<Args, String> {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -55,6 +60,7 @@ fn parse_args() -> Result<Args, String> {
         write: true,
         out: repo.join("CONFORMANCE.md"),
         only: None,
+        keep: false,
     };
     let mut corpus = None;
     let mut explicit_out = false;
@@ -62,6 +68,7 @@ fn parse_args() -> Result<Args, String> {
     while let Some(x) = it.next() {
         match x.as_str() {
             "--quick" => a.quick = true,
+            "--keep" => a.keep = true,
             "--no-write" => a.write = false,
             "--out" => {
                 a.out = it.next().ok_or("--out needs a file")?.into();
@@ -232,6 +239,7 @@ fn run(args: &Args) -> Result<(), String> {
                                 stub: &stub,
                                 scratch: &dir,
                                 opt: if args.quick { "-O0" } else { "-O2" },
+                                keep: args.keep,
                             };
                             diff::check_file(&b, &out.object, &out.ir_text, seeds)
                         }))
@@ -255,7 +263,11 @@ fn run(args: &Args) -> Result<(), String> {
         }
         eprintln!("conformance: g++ timing pass {:.1} s", t.elapsed().as_secs_f64());
     }
-    let _ = std::fs::remove_dir_all(&scratch);
+    if args.keep {
+        eprintln!("conformance: scratch files kept in {}", scratch.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
 
     let reports: Vec<FileReport> = files
         .into_iter()

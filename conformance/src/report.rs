@@ -20,6 +20,8 @@ struct Tally {
     uncounted_files: usize,
     pass: usize,
     tolerance: usize,
+    /// Passing vertices whose every compared seed exited on both sides.
+    exits: usize,
     mismatch: usize,
     not_driven: usize,
     popc_secs: f64,
@@ -46,9 +48,10 @@ impl Tally {
         if let Some(Ok(d)) = &r.diff {
             for (_, o) in &d.vertices {
                 match o {
-                    Outcome::Pass { tolerance, .. } => {
+                    Outcome::Pass { tolerance, exits, .. } => {
                         self.pass += 1;
                         self.tolerance += *tolerance as usize;
+                        self.exits += *exits as usize;
                     }
                     Outcome::Mismatch(_) => self.mismatch += 1,
                     Outcome::NotDriven(_) => self.not_driven += 1,
@@ -286,10 +289,12 @@ pub fn markdown(reports: &[FileReport], quick: bool, seeds: u64, machine: &[(Str
     );
     let _ = writeln!(
         s,
-        "| PopLibs: ≥ 95% of those that compile pass the differential check | {} of {} ({}) | {} |",
+        "| PopLibs: ≥ 95% of those that compile pass the differential check | {} of {} ({}; {} of them \
+         only by exiting on both sides) | {} |",
         poplibs.pass,
         poplibs.vertices,
         pct(poplibs.pass, poplibs.vertices),
+        poplibs.exits,
         met(poplibs.vertices > 0 && poplibs.pass * 20 >= poplibs.vertices * 19)
     );
     let speed = speed(reports);
@@ -351,13 +356,19 @@ pub fn markdown(reports: &[FileReport], quick: bool, seeds: u64, machine: &[(Str
          round-to-nearest-even on both sides. Before running, the driver checks at compile time that \
          each field's C++ type is of the kind popc laid out (plain member, one-element edge, vector, \
          vector list); a disagreement is a mismatch. A seed on which popc traps (input outside the vertex's \
-         contract), or the g++ build crashes, runs past {} s or writes outside the vertex's fields, is \
-         skipped; a vertex passes only when at \
+         contract), or the g++ build crashes, runs past {} s, reaches undefined behaviour (the driver is \
+         built with UBSan's `bool`, `enum`, `float-cast-overflow`, `signed-integer-overflow`, \
+         `shift-exponent`, `integer-divide-by-zero`, `return`, `unreachable` and `vla-bound` checks, \
+         and `-fpermissive`, since clang, the IPU's compiler, accepts what PopLibs writes there) or \
+         writes outside the vertex's fields, is skipped. A seed on which the codelet calls `exit` or \
+         `abort` agrees when both sides do so ({} passing vertices agreed only that way: their C++ path \
+         is `exit(1)`, listed below). A vertex passes only when at \
          least one seed ran on both sides and all such seeds agree. A vertex that cannot be driven \
          (non-scalar plain fields, a driver g++ rejects, no seed within its contract) is listed \
          as not driven, never as passing.\n",
         total.tolerance,
-        GXX_TIMEOUT.as_secs()
+        GXX_TIMEOUT.as_secs(),
+        total.exits
     );
 
     // Per file.
@@ -437,6 +448,24 @@ pub fn markdown(reports: &[FileReport], quick: bool, seeds: u64, machine: &[(Str
     if !any {
         s.push_str("None.\n");
     }
+    s.push_str("\n## Passing by exiting only\n\n");
+    any = false;
+    for r in reports {
+        let Some(Ok(d)) = &r.diff else { continue };
+        let names: Vec<&str> = d
+            .vertices
+            .iter()
+            .filter(|(_, o)| matches!(o, Outcome::Pass { exits: true, .. }))
+            .map(|(n, _)| n.as_str())
+            .collect();
+        if let Some(first) = names.first() {
+            let _ = writeln!(s, "- {} ({}): `{first}`{}", r.file.rel, names.len(), more(names.len(), 1));
+            any = true;
+        }
+    }
+    if !any {
+        s.push_str("None.\n");
+    }
     s.push_str("\n## Not driven\n\nGrouped by file and reason, with the first few vertex names.\n\n");
     any = false;
     for r in reports {
@@ -457,9 +486,15 @@ pub fn markdown(reports: &[FileReport], quick: bool, seeds: u64, machine: &[(Str
         }
         for (why, names) in groups {
             let shown: Vec<String> = names.iter().take(3).map(|n| format!("`{n}`")).collect();
-            let more = if names.len() > 3 { format!(" and {} more", names.len() - 3) } else { String::new() };
-            let _ =
-                writeln!(s, "- {} ({}): {}{more}: {}", r.file.rel, names.len(), shown.join(", "), cell(why));
+            let _ = writeln!(
+                s,
+                "- {} ({}): {}{}: {}",
+                r.file.rel,
+                names.len(),
+                shown.join(", "),
+                more(names.len(), 3),
+                cell(why)
+            );
             any = true;
         }
     }
@@ -472,4 +507,13 @@ pub fn markdown(reports: &[FileReport], quick: bool, seeds: u64, machine: &[(Str
         let _ = writeln!(s, "- {}: {}", r.file.rel, r.file.host.unwrap_or(""));
     }
     s
+}
+
+/// " and N more" after the first `shown` of `total` names.
+fn more(total: usize, shown: usize) -> String {
+    if total > shown {
+        format!(" and {} more", total - shown)
+    } else {
+        String::new()
+    }
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 namespace stub_half {
 inline uint32_t bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
@@ -42,6 +43,15 @@ struct half {
   half &operator-=(float o) { return *this = half(float(*this) - o); }
   half &operator*=(float o) { return *this = half(float(*this) * o); }
   half &operator/=(float o) { return *this = half(float(*this) / o); }
+  // An integer operand converts to half first, as in `h = h * i` (below).
+  template <class I, class = typename std::enable_if<std::is_integral<I>::value>::type>
+  half &operator+=(I o) { return *this = half(float(*this) + float(half(float(o)))); }
+  template <class I, class = typename std::enable_if<std::is_integral<I>::value>::type>
+  half &operator-=(I o) { return *this = half(float(*this) - float(half(float(o)))); }
+  template <class I, class = typename std::enable_if<std::is_integral<I>::value>::type>
+  half &operator*=(I o) { return *this = half(float(*this) * float(half(float(o)))); }
+  template <class I, class = typename std::enable_if<std::is_integral<I>::value>::type>
+  half &operator/=(I o) { return *this = half(float(*this) / float(half(float(o)))); }
 };
 inline half operator+(half a, half b) { return half(float(a) + float(b)); }
 inline half operator-(half a, half b) { return half(float(a) - float(b)); }
@@ -54,3 +64,37 @@ inline float operator*(half a, float b) { return float(a) * b; }
 inline float operator*(float a, half b) { return a * float(b); }
 inline float operator-(half a, float b) { return float(a) - b; }
 inline float operator/(half a, float b) { return float(a) / b; }
+// An integer operand converts to half first (half ranks above every
+// integer type, as in popc), a double operand makes the arithmetic double;
+// without these, `1 / h` would be ambiguous between the half operators and
+// the built-in float ones.
+template <class I> using stub_half_int = typename std::enable_if<std::is_integral<I>::value, half>::type;
+#define STUB_HALF_MIXED(op)                                                                        \
+  template <class I> inline stub_half_int<I> operator op(I a, half b) { return half(float(a)) op b; }  \
+  template <class I> inline stub_half_int<I> operator op(half a, I b) { return a op half(float(b)); }  \
+  inline double operator op(double a, half b) { return a op double(float(b)); }                   \
+  inline double operator op(half a, double b) { return double(float(a)) op b; }
+STUB_HALF_MIXED(+)
+STUB_HALF_MIXED(-)
+STUB_HALF_MIXED(*)
+STUB_HALF_MIXED(/)
+#undef STUB_HALF_MIXED
+inline float operator-(float a, half b) { return a - float(b); }
+inline float operator/(float a, half b) { return a / float(b); }
+// The limits popc gives `half` (without this, `lowest()` would be a
+// default-constructed zero).
+namespace std {
+template <> struct numeric_limits<half> {
+  static half of(uint16_t b) { half h; h.b = b; return h; }
+  static constexpr bool is_specialized = true, is_signed = true, is_integer = false, is_exact = false;
+  static constexpr bool has_infinity = true, has_quiet_NaN = true;
+  static constexpr int digits = 11, radix = 2;
+  static half max() { return of(0x7bff); }
+  static half min() { return of(0x0400); }
+  static half lowest() { return of(0xfbff); }
+  static half epsilon() { return of(0x1400); }
+  static half denorm_min() { return of(0x0001); }
+  static half infinity() { return of(0x7c00); }
+  static half quiet_NaN() { return of(0x7e00); }
+};
+} // namespace std
