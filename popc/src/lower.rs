@@ -74,6 +74,13 @@ pub enum V {
         elem: Scalar,
         addr: Value,
     },
+    /// `Vector<Input<T>>`: the address of an array of element addresses,
+    /// and its count when the layout stores one.
+    Edges {
+        elem: Scalar,
+        addr: Value,
+        count: Option<Value>,
+    },
     Lambda(Rc<LambdaVal>),
     /// A function named as a value (`auto f = reduce<Op, T>;`): calling
     /// it calls the function by that name (a template-id keeps its
@@ -297,6 +304,18 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                         let n = l.load_tile_raw(at4, types::I32)?;
                         V::List { elem: *elem, addr: a, count: n }
                     }
+                    FieldKind::ScalarList(lay) => {
+                        l.cost(cost::STATE_WORD);
+                        let a = l.load_tile_raw(at, types::I32)?;
+                        let count = if has_size(*lay) {
+                            l.cost(cost::STATE_WORD);
+                            let at4 = l.b.ins().iadd_imm_s(at, 4);
+                            Some(l.load_tile_raw(at4, types::I32)?)
+                        } else {
+                            None
+                        };
+                        V::Edges { elem: *elem, addr: a, count }
+                    }
                     FieldKind::Plain => unreachable!(),
                 },
                 FieldTy::Plain(t) => V::L(t.clone(), Place::Tile(at)),
@@ -306,7 +325,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                     V::EdgeS { addr, .. } | V::Vec { addr, .. } => {
                         l.readonly.insert(*addr);
                     }
-                    V::List { addr, .. } => {
+                    V::List { addr, .. } | V::Edges { addr, .. } => {
                         l.readonly.insert(*addr);
                     }
                     _ => {}

@@ -166,7 +166,7 @@ impl Lowerer<'_, '_> {
                 (Ty::Ptr(_), V::C(..)) => 2,
                 (Ty::Ptr(_), _) => return None,
                 (Ty::Auto, _) => 0,
-                (Ty::Edge(_), V::Vec { .. } | V::List { .. } | V::EdgeS { .. }) => 0,
+                (Ty::Edge(_), V::Vec { .. } | V::List { .. } | V::Edges { .. } | V::EdgeS { .. }) => 0,
                 (Ty::Edge(_), _) => return None,
                 (Ty::Array(..), V::Void) => 1,
                 (_, V::Void) if t.scalar().is_some() => 1,

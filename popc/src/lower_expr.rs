@@ -526,6 +526,13 @@ impl Lowerer<'_, '_> {
                 let n = self.load_scalar(Scalar::UInt, Place::Tile(at4));
                 V::Vec { elem, addr: a, count: Some(n) }
             }
+            V::Edges { elem, addr, count: _ } => {
+                let off = scaled(self, 4);
+                let at = self.b.ins().iadd(addr, off);
+                let a = self.load_scalar(Scalar::UInt, Place::Tile(at));
+                self.derive(addr, a);
+                V::EdgeS { elem, addr: a }
+            }
             V::L(Ty::Array(t, n), Place::Host(h)) => {
                 // Local arrays live on the host stack: check the index.
                 let bad = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, i, n as i64);
@@ -773,6 +780,10 @@ impl Lowerer<'_, '_> {
                 None => err(span, "this vector's layout has no size(); its length comes from the graph"),
             },
             (V::List { count, .. }, "size") => Ok(V::R(Scalar::UInt, *count)),
+            (V::Edges { count, .. }, "size") => match count {
+                Some(c) => Ok(V::R(Scalar::UInt, *c)),
+                None => err(span, "this vector's layout has no size(); its length comes from the graph"),
+            },
             (V::Vec { elem, addr, .. }, "begin" | "data") => Ok(V::Ptr(Ty::S(*elem), *addr)),
             (V::Vec { elem, addr, count: Some(c) }, "end") => {
                 let off = self.b.ins().imul_imm_s(*c, elem.size() as i64);

@@ -780,8 +780,8 @@ impl Program {
                     FieldTy::Edge { kind, .. } => {
                         let size = match kind {
                             FieldKind::Scalar => 4,
-                            FieldKind::Vector(l) if has_size(*l) => 8,
-                            FieldKind::Vector(_) => 4,
+                            FieldKind::Vector(l) | FieldKind::ScalarList(l) if has_size(*l) => 8,
+                            FieldKind::Vector(_) | FieldKind::ScalarList(_) => 4,
                             _ => 8,
                         };
                         (size, 4)
@@ -855,14 +855,19 @@ impl Program {
                         let FieldTy::Edge { elem, kind, .. } = self.edge_inner(ia, env, full, dir, 1)? else {
                             unreachable!()
                         };
-                        let FieldKind::Vector(_) = kind else {
-                            return err(
-                                t.span,
-                                format!("field '{full}': a vector of scalar edges is not supported"),
-                            );
-                        };
                         let layout = self.layout(args.get(1), env)?;
-                        return Ok(FieldTy::Edge { dir, elem, kind: FieldKind::VectorList(layout) });
+                        let kind = match kind {
+                            FieldKind::Vector(_) => FieldKind::VectorList(layout),
+                            // `Vector<Input<T>>`: each element its own edge.
+                            FieldKind::Scalar => FieldKind::ScalarList(layout),
+                            _ => {
+                                return err(
+                                    t.span,
+                                    format!("field '{full}': vectors nested more than two levels are not supported"),
+                                )
+                            }
+                        };
+                        return Ok(FieldTy::Edge { dir, elem, kind });
                     }
                 }
                 // A vector that is not an edge (`Vector<unsigned> offsets`):

@@ -377,7 +377,7 @@ impl Lowerer<'_, '_> {
                         self.def_ptr(var, a);
                         V::L(Ty::Ptr(t), Place::Var(var))
                     }
-                    v @ (V::Lambda(_) | V::Func(_) | V::Vec { .. } | V::List { .. }) => v,
+                    v @ (V::Lambda(_) | V::Func(_) | V::Vec { .. } | V::List { .. } | V::Edges { .. }) => v,
                     v @ V::L(Ty::Class(_) | Ty::Array(..), _) => {
                         let V::L(t, _) = &v else { unreachable!() };
                         let t = t.clone();
