@@ -54,3 +54,12 @@ inline float operator*(half a, float b) { return float(a) * b; }
 inline float operator*(float a, half b) { return a * float(b); }
 inline float operator-(half a, float b) { return float(a) - b; }
 inline float operator/(half a, float b) { return float(a) / b; }
+// An int operand converts to half, as on the IPU (`1 - h` is half).
+inline half operator+(int a, half b) { return half(a) + b; }
+inline half operator-(int a, half b) { return half(a) - b; }
+inline half operator*(int a, half b) { return half(a) * b; }
+inline half operator/(int a, half b) { return half(a) / b; }
+inline half operator+(half a, int b) { return a + half(b); }
+inline half operator-(half a, int b) { return a - half(b); }
+inline half operator*(half a, int b) { return a * half(b); }
+inline half operator/(half a, int b) { return a / half(b); }
