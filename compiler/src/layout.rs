@@ -145,7 +145,11 @@ pub fn layout_memory(
     out.descriptors = vec![0; graph.vertices.len()];
     for v in graph.vertices.keys() {
         let vt = resolved.vertex_info(codelets, v);
-        if !vt.fields.iter().any(|f| matches!(f.kind, gp::FieldKind::VectorList(_) | gp::FieldKind::ScalarList(_))) {
+        if !vt
+            .fields
+            .iter()
+            .any(|f| matches!(f.kind, gp::FieldKind::VectorList(_) | gp::FieldKind::ScalarList(_)))
+        {
             continue;
         }
         // An (address, count) pair per sub-vector; an address per scalar item.

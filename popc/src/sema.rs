@@ -863,7 +863,9 @@ impl Program {
                             _ => {
                                 return err(
                                     t.span,
-                                    format!("field '{full}': vectors nested more than two levels are not supported"),
+                                    format!(
+                                    "field '{full}': vectors nested more than two levels are not supported"
+                                ),
                                 )
                             }
                         };

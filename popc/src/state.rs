@@ -209,7 +209,9 @@ pub fn dump(vt: &VertexType, placed: &[Placed], mem: &[u8]) -> String {
         let s = match p {
             Placed::Plain => decode(f.elem, &mem[(STATE + f.offset) as usize..]),
             Placed::Flat(a, n) => format!("[{}]", items(*a, *n)),
-            Placed::Scattered(v) => format!("[{}]", v.iter().map(|a| items(*a, 1)).collect::<Vec<_>>().join(", ")),
+            Placed::Scattered(v) => {
+                format!("[{}]", v.iter().map(|a| items(*a, 1)).collect::<Vec<_>>().join(", "))
+            }
             Placed::List(v) => format!(
                 "[{}]",
                 v.iter().map(|(a, n)| format!("[{}]", items(*a, *n))).collect::<Vec<_>>().join(", ")
