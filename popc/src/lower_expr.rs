@@ -126,6 +126,9 @@ impl Lowerer<'_, '_> {
                 }
                 self.binop(*op, x, y, span)?
             }
+            ExprKind::Assign(None, lhs, rhs) if tie_args(lhs).is_some() => {
+                self.assign_tie(tie_args(lhs).unwrap_or_default(), rhs, span)?
+            }
             ExprKind::Assign(op, lhs, rhs) => {
                 let l = self.expr(lhs)?;
                 let r = self.expr(rhs)?;
@@ -435,6 +438,41 @@ impl Lowerer<'_, '_> {
     }
 
     /// The current value of an lvalue, as an rvalue (pointers stay pointers).
+    /// `std::tie(a, b, …) = t`: each name gets the field of the pair or
+    /// tuple `t` in its position (`std::ignore` skips one). The fields are
+    /// read before any is written, as `t` is a temporary in C++.
+    fn assign_tie(&mut self, names: &[Expr], rhs: &Expr, span: Span) -> Result<V> {
+        let r = self.expr(rhs)?;
+        let V::L(Ty::Class(c), Place::Host(h)) = r else {
+            return err(rhs.span, "std::tie(…) = needs a std::pair or std::tuple value on the right");
+        };
+        if c.fields.len() != names.len() {
+            return err(
+                span,
+                format!(
+                    "std::tie of {} names from '{}', which has {} fields",
+                    names.len(),
+                    c.name,
+                    c.fields.len()
+                ),
+            );
+        }
+        let mut values = Vec::new();
+        for f in &c.fields {
+            let crate::sema::FieldTy::Plain(t) = &f.ty else { unreachable!() };
+            let at = self.b.ins().iadd_imm_s(h, f.offset as i64);
+            values.push(self.load_value(V::L(t.clone(), Place::Host(at)), span)?);
+        }
+        for (n, v) in names.iter().zip(values) {
+            if matches!(&n.kind, ExprKind::Name(p) if p.last() == "ignore") {
+                continue;
+            }
+            let l = self.expr(n)?;
+            self.assign(l, v, n.span)?;
+        }
+        Ok(V::Void)
+    }
+
     fn load_value(&mut self, v: V, span: Span) -> Result<V> {
         Ok(match v {
             V::L(Ty::Ptr(t), p) => {
@@ -1031,4 +1069,12 @@ fn const_expr(s: Scalar, c: CV, span: Span) -> Expr {
     };
     let ty = TypeName { span, kind: TypeKind::Scalar(s), is_const: false };
     Expr { span, kind: ExprKind::Cast(CastKind::Static, ty, Box::new(inner)) }
+}
+
+/// The arguments of `std::tie(…)` (or `tie(…)`), when `e` is that call.
+fn tie_args(e: &Expr) -> Option<&[Expr]> {
+    let ExprKind::Call(f, args) = &e.kind else { return None };
+    let ExprKind::Name(p) = &f.kind else { return None };
+    let std = p.segs.len() == 1 || (p.segs.len() == 2 && p.segs[0].name == "std");
+    (std && p.last() == "tie").then_some(args.as_slice())
 }

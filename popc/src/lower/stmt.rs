@@ -241,6 +241,19 @@ impl Lowerer<'_, '_> {
                 };
                 self.jump(cont, &[]);
             }
+            StmtKind::Return(Some(Expr { kind: ExprKind::InitList(l), .. }))
+                if matches!(self.frames.last().map(|f| f.ret_other), Some(RetOther::Agg(_))) =>
+            {
+                // `return {a, b};` from a function returning a class: built in place.
+                let Some(frame) = self.frames.last() else { unreachable!() };
+                let (exit, ty, RetOther::Agg(h)) = (frame.exit, frame.ret_ty.clone(), frame.ret_other) else {
+                    unreachable!()
+                };
+                self.zero(h, ty.size());
+                self.init_aggregate(&ty, h, l, s.span)?;
+                self.jump(exit, &[]);
+                return Ok(());
+            }
             StmtKind::Return(e) => {
                 let v = match e {
                     Some(e) => Some(self.expr(e)?),
