@@ -140,6 +140,9 @@ pub struct Lowerer<'a, 'b> {
     next_base: Option<usize>,
     /// The object a method about to be inlined is called on (`this`).
     pub(crate) next_this: Option<V>,
+    /// The reference members of helper-class objects, by the object's host
+    /// address: bound by the constructor, visible as names in methods.
+    pub(crate) obj_refs: HashMap<Value, Rc<HashMap<String, V>>>,
     /// Tile addresses of `Input` edge data and addresses derived from them
     /// (elements, pointer arithmetic, casts): a write through one is a
     /// compile error, never a silent change of a `const` tensor.
@@ -262,6 +265,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             env: Env { class: Some(c.clone()), ..c.env.clone() },
             next_base: None,
             next_this: None,
+            obj_refs: HashMap::new(),
             readonly: Default::default(),
             readonly_vars: Default::default(),
             half_src: HashMap::new(),
@@ -1024,6 +1028,11 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 Place::Var(_) => continue,
             };
             bound.insert(f.name.clone(), V::L(t.clone(), at));
+        }
+        if let Place::Host(h) = place {
+            if let Some(refs) = self.obj_refs.get(h) {
+                bound.extend(refs.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
         }
         bound.insert("<this>".into(), obj.clone());
     }

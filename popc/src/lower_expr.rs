@@ -57,14 +57,32 @@ impl Lowerer<'_, '_> {
             },
             ExprKind::Name(p) => self.name(p, span)?,
             ExprKind::Member(obj, name, arrow) => {
-                if matches!(obj.kind, ExprKind::This) {
+                // `this->m`: the member of the method's object (or the
+                // vertex's field), never a local or parameter named `m`.
+                let this = match obj.kind {
+                    ExprKind::This => self.lookup("<this>"),
+                    _ => None,
+                };
+                if matches!(obj.kind, ExprKind::This) && this.is_none() {
+                    if let Some(f) = self.field(name) {
+                        return Ok(f);
+                    }
                     let p = Path { span, global: false, segs: vec![Seg { name: name.clone(), args: None }] };
                     return self.name(&p, span);
                 }
-                let o = self.expr(obj)?;
-                let o = if *arrow { self.deref_object(o) } else { o };
+                let o = match this {
+                    Some(o) => o,
+                    None => self.expr(obj)?,
+                };
+                let arrow = *arrow && !matches!(obj.kind, ExprKind::This);
+                let o = if arrow { self.deref_object(o) } else { o };
                 match o {
                     V::L(Ty::Class(c), place @ (Place::Host(_) | Place::Tile(_))) => {
+                        if let Place::Host(h) = place {
+                            if let Some(v) = self.obj_refs.get(&h).and_then(|r| r.get(name)) {
+                                return Ok(v.clone());
+                            }
+                        }
                         let Some(f) = c.fields.iter().find(|f| f.name == *name) else {
                             return err(span, format!("'{}' has no member '{name}'", c.name));
                         };
@@ -394,6 +412,24 @@ impl Lowerer<'_, '_> {
     /// effects, so nothing is run that C++ would not run).
     pub(crate) fn local_type(&mut self, t: &TypeName) -> Result<Ty> {
         match &t.kind {
+            // `decltype(edge)` of a vertex field: its edge type.
+            TypeKind::Decltype(e) if matches!(&e.kind, ExprKind::Name(p) if p.simple().is_some_and(|n| self.lookup(n).is_none())) =>
+            {
+                let ExprKind::Name(p) = &e.kind else { unreachable!() };
+                let n = p.simple().unwrap_or_default();
+                let field = self.env.class.as_ref().and_then(|c| c.fields.iter().find(|f| f.name == n));
+                match field {
+                    Some(f @ crate::sema::FieldInfo { ty: crate::sema::FieldTy::Edge { .. }, .. }) => {
+                        Ok(Ty::Edge(Box::new(f.ty.clone())))
+                    }
+                    _ => match self.expr(e)? {
+                        V::L(t, _) => Ok(t),
+                        V::C(s, _) | V::R(s, _) | V::EdgeS { elem: s, .. } => Ok(Ty::S(s)),
+                        V::Ptr(t, _) => Ok(Ty::Ptr(Box::new(t))),
+                        _ => err(e.span, "'decltype' of this name is not supported"),
+                    },
+                }
+            }
             TypeKind::Decltype(e) if matches!(e.kind, ExprKind::Name(_)) => match self.expr(e)? {
                 V::L(t, _) => Ok(t),
                 V::C(s, _) | V::R(s, _) | V::EdgeS { elem: s, .. } => Ok(Ty::S(s)),
@@ -422,6 +458,30 @@ impl Lowerer<'_, '_> {
                 }
             }
             TypeKind::Ref(inner) => self.local_type(inner),
+            // `S<decltype(a), T>`: each `decltype` argument resolved here,
+            // then bound in the environment under a name of its own.
+            TypeKind::Named(p)
+                if p.segs.iter().any(|s| s.args.as_ref().is_some_and(|a| a.iter().any(is_decltype))) =>
+            {
+                let mut p = p.clone();
+                let mut tb = (*self.env.tb).clone();
+                for seg in &mut p.segs {
+                    for a in seg.args.iter_mut().flatten() {
+                        if let TArg::Type(at) = a {
+                            if matches!(at.kind, TypeKind::Decltype(_)) {
+                                let ty = self.local_type(at)?;
+                                let name = format!("<decltype {}>", tb.len());
+                                tb.insert(name.clone(), TVal::Type(ty));
+                                let seg = Seg { name, args: None };
+                                at.kind =
+                                    TypeKind::Named(Path { span: at.span, global: false, segs: vec![seg] });
+                            }
+                        }
+                    }
+                }
+                let env = Env { tb: Rc::new(tb), ..self.env.clone() };
+                self.p.resolve_type(&TypeName { kind: TypeKind::Named(p), ..t.clone() }, &env)
+            }
             _ => self.p.resolve_type(t, &self.env),
         }
     }
@@ -1077,4 +1137,9 @@ fn tie_args(e: &Expr) -> Option<&[Expr]> {
     let ExprKind::Name(p) = &f.kind else { return None };
     let std = p.segs.len() == 1 || (p.segs.len() == 2 && p.segs[0].name == "std");
     (std && p.last() == "tie").then_some(args.as_slice())
+}
+
+/// Whether template argument `a` is a `decltype(…)` type.
+fn is_decltype(a: &TArg) -> bool {
+    matches!(a, TArg::Type(TypeName { kind: TypeKind::Decltype(_), .. }))
 }

@@ -148,8 +148,18 @@ pub struct ClassInst {
     pub outer: Option<Rc<ClassInst>>,
     pub base: Option<VertexBase>,
     pub fields: Vec<FieldInfo>,
+    /// Reference members of a helper class: no storage; each object binds
+    /// them when its constructor runs (`Lowerer::construct`).
+    pub refs: Vec<String>,
     pub size: u32,
     pub align: u32,
+}
+
+impl ClassInst {
+    /// Whether the class declares a constructor that does work.
+    pub fn has_ctor(&self) -> bool {
+        self.decl.ast.members.iter().any(|m| matches!(m, Member::Ctor(_)))
+    }
 }
 
 /// All declarations of a translation unit.
@@ -654,6 +664,7 @@ impl Program {
                 outer,
                 base: None,
                 fields: Vec::new(),
+                refs: Vec::new(),
                 size: 0,
                 align: 1,
             }));
@@ -747,6 +758,7 @@ impl Program {
             outer: outer.clone(),
             base,
             fields: vec![],
+            refs: vec![],
             size: 0,
             align: 1,
         };
@@ -758,6 +770,7 @@ impl Program {
             outer,
             base,
             fields: vec![],
+            refs: vec![],
             size: 0,
             align: 1,
         });
@@ -765,8 +778,23 @@ impl Program {
         let mut off = 0u64;
         let mut align = 1u32;
         for m in &decl.ast.members {
+            if let (Member::Ctor(c), Some(_)) = (m, base) {
+                return err(
+                    c.span,
+                    format!(
+                        "a vertex's constructor cannot do work: the graph sets its fields (class '{name}')"
+                    ),
+                );
+            }
             let Member::Field(f) = m else { continue };
             if f.is_static {
+                continue;
+            }
+            if matches!(f.ty.kind, TypeKind::Ref(_)) && base.is_none() {
+                if f.names.len() > 1 || !f.names[0].2.is_empty() {
+                    return err(f.span, "declare one reference member per declaration");
+                }
+                inst.refs.push(f.names[0].0.clone());
                 continue;
             }
             for (fname, fspan, dims) in &f.names {
