@@ -1,6 +1,7 @@
 // Stub `half`: 16-bit storage, arithmetic in float, round to nearest even
 // on every construction (the same integer algorithm as popc's IR).
 #pragma once
+#include <type_traits>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -54,12 +55,30 @@ inline float operator*(half a, float b) { return float(a) * b; }
 inline float operator*(float a, half b) { return a * float(b); }
 inline float operator-(half a, float b) { return float(a) - b; }
 inline float operator/(half a, float b) { return float(a) / b; }
-// An int operand converts to half, as on the IPU (`1 - h` is half).
-inline half operator+(int a, half b) { return half(a) + b; }
-inline half operator-(int a, half b) { return half(a) - b; }
-inline half operator*(int a, half b) { return half(a) * b; }
-inline half operator/(int a, half b) { return half(a) / b; }
-inline half operator+(half a, int b) { return a + half(b); }
-inline half operator-(half a, int b) { return a - half(b); }
-inline half operator*(half a, int b) { return a * half(b); }
-inline half operator/(half a, int b) { return a / half(b); }
+// An integer operand converts to half, as on the IPU and in popc (`1 - h`
+// and `h / 2u` are half).
+template <class I> using stub_if_int = typename std::enable_if<std::is_integral<I>::value, half>::type;
+template <class I> stub_if_int<I> operator+(I a, half b) { return half(float(a)) + b; }
+template <class I> stub_if_int<I> operator-(I a, half b) { return half(float(a)) - b; }
+template <class I> stub_if_int<I> operator*(I a, half b) { return half(float(a)) * b; }
+template <class I> stub_if_int<I> operator/(I a, half b) { return half(float(a)) / b; }
+template <class I> stub_if_int<I> operator+(half a, I b) { return a + half(float(b)); }
+template <class I> stub_if_int<I> operator-(half a, I b) { return a - half(float(b)); }
+template <class I> stub_if_int<I> operator*(half a, I b) { return a * half(float(b)); }
+template <class I> stub_if_int<I> operator/(half a, I b) { return a / half(float(b)); }
+// The limits of IEEE half, as popc gives them.
+template <> struct std::numeric_limits<half> {
+  static constexpr bool is_specialized = true;
+  static constexpr bool is_signed = true;
+  static constexpr bool is_integer = false;
+  static constexpr bool has_infinity = true;
+  static constexpr bool has_quiet_NaN = true;
+  static constexpr int digits = 11;
+  static half max() { return half(65504.0f); }
+  static half min() { return half(6.103515625e-05f); }
+  static half lowest() { return half(-65504.0f); }
+  static half epsilon() { return half(0.0009765625f); }
+  static half infinity() { return half(std::numeric_limits<float>::infinity()); }
+  static half quiet_NaN() { return half(std::numeric_limits<float>::quiet_NaN()); }
+  static half denorm_min() { return half(5.9604644775390625e-08f); }
+};
