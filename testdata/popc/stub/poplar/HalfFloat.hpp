@@ -2,6 +2,7 @@
 // on every construction (the same integer algorithm as popc's IR).
 #pragma once
 #include <type_traits>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -82,3 +83,8 @@ template <> struct std::numeric_limits<half> {
   static half quiet_NaN() { return half(std::numeric_limits<float>::quiet_NaN()); }
   static half denorm_min() { return half(5.9604644775390625e-08f); }
 };
+// `std::sqrt` of a half is a half, as in popc: the result is rounded
+// before any further arithmetic.
+namespace std {
+inline half sqrt(half x) { return half(std::sqrt(float(x))); }
+}
