@@ -78,7 +78,10 @@ pub fn exchange(graph: &Graph, resolved: &Resolved, codelets: &Codelets, plan: &
             let _ = writeln!(o, "  {v} {}", vt.name);
             for e in plan.vertex_edges(v) {
                 let f = &vt.fields[e.field as usize];
-                let item = if matches!(f.kind, linker::gp::FieldKind::VectorList(_)) {
+                let item = if matches!(
+                    f.kind,
+                    linker::gp::FieldKind::VectorList(_) | linker::gp::FieldKind::ScalarList(_)
+                ) {
                     format!("[{}]", e.item)
                 } else {
                     String::new()

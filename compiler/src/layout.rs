@@ -145,20 +145,29 @@ pub fn layout_memory(
     out.descriptors = vec![0; graph.vertices.len()];
     for v in graph.vertices.keys() {
         let vt = resolved.vertex_info(codelets, v);
-        if !vt.fields.iter().any(|f| matches!(f.kind, gp::FieldKind::VectorList(_))) {
+        if !vt
+            .fields
+            .iter()
+            .any(|f| matches!(f.kind, gp::FieldKind::VectorList(_) | gp::FieldKind::ScalarList(_)))
+        {
             continue;
         }
-        let items = plan
+        // An (address, count) pair per sub-vector; an address per scalar item.
+        let bytes: u64 = plan
             .vertex_edges(v)
             .iter()
-            .filter(|e| matches!(vt.fields[e.field as usize].kind, gp::FieldKind::VectorList(_)))
-            .count() as u64;
+            .map(|e| match vt.fields[e.field as usize].kind {
+                gp::FieldKind::VectorList(_) => 8,
+                gp::FieldKind::ScalarList(_) => 4,
+                _ => 0,
+            })
+            .sum();
         let tile = mapping.vertex_tiles[v.index()] as usize;
         let at = align(cur[tile], 4);
         tiles[tile].gaps += at - cur[tile];
         out.descriptors[v.index()] = addr(at);
-        cur[tile] = at + items * 8;
-        tiles[tile].descriptors += items * 8;
+        cur[tile] = at + bytes;
+        tiles[tile].descriptors += bytes;
     }
 
     // The exchange arena: per tile, per owner, a bump allocator from 0.

@@ -347,6 +347,20 @@ fn write_state(cx: &Ctx<'_>, v: VertexId, base: u64, region: &mut [u8]) {
                     put(region, at + 4, &(count as u32).to_le_bytes());
                 }
             }
+            gp::FieldKind::ScalarList(_) => {
+                let array = desc;
+                let mut items = 0u32;
+                while let Some(x) = edges.get(e).filter(|x| x.field == k as u32) {
+                    put(region, desc - base, &cx.edge_addr(x.loc).to_le_bytes());
+                    desc += 4;
+                    items += 1;
+                    e += 1;
+                }
+                put(region, at, &(array as u32).to_le_bytes());
+                if f.size >= 8 {
+                    put(region, at + 4, &items.to_le_bytes());
+                }
+            }
             gp::FieldKind::VectorList(_) => {
                 let array = desc;
                 let mut items = 0u32;

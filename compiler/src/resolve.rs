@@ -108,6 +108,7 @@ fn kind_words(f: &gp::Field) -> String {
         gp::FieldKind::Scalar => format!("{dir}<{e}>"),
         gp::FieldKind::Vector(_) => format!("{dir}<Vector<{e}>>"),
         gp::FieldKind::VectorList(_) => format!("Vector<{dir}<Vector<{e}>>>"),
+        gp::FieldKind::ScalarList(_) => format!("Vector<{dir}<{e}>>"),
         gp::FieldKind::Plain => e.to_string(),
     }
 }
@@ -277,6 +278,23 @@ fn check_field(graph: &Graph, f: &gp::Field, value: &FieldValue) -> Result<(), (
         }
         (gp::FieldKind::Vector(_), FieldValue::Edge(view)) => check_view(view),
         (gp::FieldKind::VectorList(_), FieldValue::EdgeList(views)) => views.iter().try_for_each(check_view),
+        (gp::FieldKind::ScalarList(_), FieldValue::EdgeList(views)) => views.iter().try_for_each(|view| {
+            let n = view.num_elements();
+            if n != 1 {
+                return Err((
+                    format!(
+                        "field `{}` is a vector of scalar edges; each item takes exactly one element, got {n}",
+                        f.name
+                    ),
+                    decl(),
+                ));
+            }
+            check_view(view)
+        }),
+        (gp::FieldKind::ScalarList(_), FieldValue::Edge(_)) => Err((
+            format!("field `{}` is a vector of scalar edges and takes a list of elements `[t[0], u[3], …]`", f.name),
+            decl(),
+        )),
         (gp::FieldKind::VectorList(_), FieldValue::Edge(_)) => Err((
             format!("field `{}` is a vector list and takes a list of tensors `[t0, t1, …]`", f.name),
             decl(),

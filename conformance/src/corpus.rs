@@ -140,6 +140,66 @@ pub fn host_reason(text: &str) -> Option<&'static str> {
     defines_main.then_some("defines main")
 }
 
+/// The sibling sources (same directory, relative paths as `f.rel` spells
+/// them) that define function `name`: PopLibs builds all of a library's
+/// codelets into one object, so a file may call a function that another
+/// `.cpp` beside it defines (`MultiSlice.cpp` and
+/// `MultiSliceUpdateCommon.cpp`). A definition is `name`, optional template
+/// arguments, a balanced parameter list, then `{` before any `;`.
+pub fn definers(root: &Path, f: &SourceFile, name: &str) -> Vec<String> {
+    let Some(dir) = f.path.parent() else { return vec![] };
+    let Ok(rd) = std::fs::read_dir(dir) else { return vec![] };
+    let mut paths: Vec<PathBuf> = rd
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "cpp") && *p != f.path)
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .filter(|p| {
+            std::fs::read(p).is_ok_and(|b| defines(&strip_comments(&String::from_utf8_lossy(&b)), name))
+        })
+        .map(|p| p.strip_prefix(root).unwrap_or(&p).to_string_lossy().replace('\\', "/"))
+        .collect()
+}
+
+/// Whether `code` (comments stripped) defines a function called `name`.
+fn defines(code: &str, name: &str) -> bool {
+    let b = code.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut at = 0;
+    while let Some(i) = code[at..].find(name) {
+        let s = at + i;
+        let mut e = s + name.len();
+        at = e;
+        if (s > 0 && word(b[s - 1])) || (e < b.len() && word(b[e])) {
+            continue;
+        }
+        let mut depth = 0i32;
+        let mut seen_params = false;
+        while e < b.len() {
+            match b[e] {
+                b'<' | b'(' => depth += 1,
+                b'>' | b')' => {
+                    depth -= 1;
+                    if b[e] == b')' && depth == 0 {
+                        seen_params = true;
+                    }
+                }
+                b'{' if depth == 0 => return seen_params,
+                b';' if depth == 0 => break,
+                b'=' | b',' if depth == 0 => break,
+                _ => {}
+            }
+            if depth < 0 {
+                break;
+            }
+            e += 1;
+        }
+    }
+    false
+}
+
 /// `text` with `//` and `/* */` comments and the insides of string and
 /// character literals blanked.
 fn strip_comments(text: &str) -> String {
@@ -228,6 +288,15 @@ mod tests {
         assert_eq!(find("tut1_variables/start_here/tut1.cpp").host, Some("includes <iostream>"));
         assert_eq!(find("tut3_vertices/complete/tut3_codelets.cpp").host, None);
         assert_eq!(find("popops/codelets/Iota.cpp").library, "popops");
+    }
+
+    #[test]
+    fn definitions_are_told_from_declarations_and_calls() {
+        assert!(defines("unsigned split(unsigned n, const int *p) {\n return n; }", "split"));
+        assert!(defines("template <typename T> T pick<T>(T a) noexcept { return a; }", "pick"));
+        assert!(!defines("unsigned split(unsigned n);", "split"));
+        assert!(!defines("void f() { auto x = split(3, p); }", "split"));
+        assert!(!defines("unsigned resplit(unsigned n) {}", "split"));
     }
 
     #[test]

@@ -212,6 +212,11 @@ fn make_input(vt: &VertexType, seed: u64) -> Result<Input, String> {
                 addrs.push((st, 1));
                 regions.push((i, st, 1));
             }
+            Placed::Scattered(l) => {
+                let table = u32::from_le_bytes(mem[st as usize..st as usize + 4].try_into().unwrap());
+                addrs.push((table, l.len() as u32));
+                regions.extend(l.iter().map(|a| (i, *a, 1)));
+            }
             Placed::List(l) => {
                 let table = u32::from_le_bytes(mem[st as usize..st as usize + 4].try_into().unwrap());
                 addrs.push((table, l.len() as u32));

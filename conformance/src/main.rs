@@ -105,6 +105,8 @@ pub struct Compiled {
     /// The vertex types, or the first error (`file:line:col: error: …`).
     pub result: Result<linker::gp::Object, String>,
     pub secs: f64,
+    /// Sibling sources compiled with it (relative paths), if any.
+    pub with: Vec<String>,
 }
 
 /// Everything measured about one codelet file.
@@ -118,28 +120,86 @@ pub struct FileReport {
     pub gxx_secs: Option<Result<f64, String>>,
 }
 
-fn compile_one(root: &Path, f: &SourceFile, emit_ir: bool) -> (Result<popc::Output, String>, f64) {
-    let source = match std::fs::read(&f.path) {
-        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-        Err(e) => return (Err(format!("cannot read: {e}")), 0.0),
+/// How many times a file is recompiled with more sibling sources before its
+/// error stands.
+const MAX_COMPANIONS: usize = 8;
+
+/// Compiles `f`, joined with the sibling sources it needs: when popc says
+/// a function is declared but not defined and another `.cpp` of the same
+/// directory defines it, the file is compiled again together with that one
+/// (`popc a.cpp b.cpp`), as PopLibs links a library's codelets into one
+/// object. Returns the result, the time of the last compile, and the
+/// companions used (relative paths).
+fn compile_one(
+    root: &Path,
+    f: &SourceFile,
+    emit_ir: bool,
+) -> (Result<popc::Output, String>, f64, Vec<String>) {
+    let read = |rel: &str| -> Result<String, String> {
+        std::fs::read(root.join(rel))
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .map_err(|e| format!("{rel}: error: cannot read: {e}"))
+    };
+    let mut sources = match read(&f.rel) {
+        Ok(s) => vec![(f.rel.clone(), s)],
+        Err(m) => return (Err(m), 0.0, vec![]),
     };
     let mut opts = match popc::Options::from_args(&f.flags) {
         Ok(o) => o,
-        Err(m) => return (Err(m), 0.0),
+        Err(m) => return (Err(m), 0.0, vec![]),
     };
     opts.emit_ir = emit_ir;
     let fs = CorpusFs(root.to_path_buf());
-    let t = Instant::now();
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        popc::compile_full(&f.rel, &source, &opts, &fs, &[])
-    }));
-    let secs = t.elapsed().as_secs_f64();
-    let r = match r {
-        Ok(Ok(o)) => Ok(o),
-        Ok(Err(d)) => Err(d.render().lines().next().unwrap_or("error").to_string()),
-        Err(_) => Err(format!("{}: error: popc panicked (internal compiler error)", f.rel)),
-    };
-    (r, secs)
+    loop {
+        let t = Instant::now();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            popc::compile_sources(&sources, &opts, &fs, &[])
+        }));
+        let secs = t.elapsed().as_secs_f64();
+        let r = match r {
+            Ok(Ok(o)) => Ok(o),
+            Ok(Err(d)) => Err(d.render().lines().next().unwrap_or("error").to_string()),
+            Err(_) => Err(format!("{}: error: popc panicked (internal compiler error)", f.rel)),
+        };
+        let companions: Vec<String> = sources[1..].iter().map(|(rel, _)| rel.clone()).collect();
+        let Err(m) = &r else { return (r, secs, companions) };
+        let missing = m
+            .split_once("error: function '")
+            .and_then(|(_, rest)| rest.split_once("' is declared but not defined"))
+            .map(|(name, _)| name.rsplit("::").next().unwrap_or(name).to_string());
+        let more: Vec<String> = match missing {
+            Some(name) if sources.len() <= MAX_COMPANIONS => corpus::definers(root, f, &name)
+                .into_iter()
+                .filter(|rel| !sources.iter().any(|(s, _)| s == rel))
+                .collect(),
+            _ => vec![],
+        };
+        if more.is_empty() {
+            return (r, secs, companions);
+        }
+        for rel in more {
+            match read(&rel) {
+                Ok(s) => sources.push((rel, s)),
+                Err(m) => return (Err(m), secs, companions),
+            }
+        }
+    }
+}
+
+/// The source g++ builds for `f`: the file itself, or, when popc compiled
+/// it with companions, a file in `dir` including it and them in order.
+fn joined_unit(root: &Path, f: &SourceFile, with: &[String], dir: &Path) -> Result<PathBuf, String> {
+    if with.is_empty() {
+        return Ok(f.path.clone());
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create '{}': {e}", dir.display()))?;
+    let mut text = String::new();
+    for rel in std::iter::once(&f.rel).chain(with) {
+        text.push_str(&format!("#include \"{}\"\n", root.join(rel).display()));
+    }
+    let unit = dir.join("joined.cpp");
+    std::fs::write(&unit, text).map_err(|e| format!("cannot write '{}': {e}", unit.display()))?;
+    Ok(unit)
 }
 
 /// `g++ -O2 -c` of one file against the stub headers, timed.
@@ -202,8 +262,8 @@ fn run(args: &Args) -> Result<(), String> {
     let t = Instant::now();
     let mut compiled: Vec<Option<Compiled>> = files.iter().map(|_| None).collect();
     for &i in &codelets {
-        let (r, secs) = compile_one(&root, &files[i], false);
-        compiled[i] = Some(Compiled { result: r.map(|o| o.object), secs });
+        let (r, secs, with) = compile_one(&root, &files[i], false);
+        compiled[i] = Some(Compiled { result: r.map(|o| o.object), secs, with });
     }
     eprintln!("conformance: popc pass {:.2} s", t.elapsed().as_secs_f64());
 
@@ -223,7 +283,7 @@ fn run(args: &Args) -> Result<(), String> {
                 let diff = match (&c.result, gxx) {
                     (Ok(_), false) => Some(Err("g++ not found".to_string())),
                     (Ok(_), true) => {
-                        let (r, _) = compile_one(&root, f, true);
+                        let (r, _, with) = compile_one(&root, f, true);
                         Some(r.and_then(|out| {
                             let listed = out.ir_text.lines().filter(|l| l.starts_with("; vertex ")).count();
                             if listed != out.object.vertex_types.len() {
@@ -232,9 +292,11 @@ fn run(args: &Args) -> Result<(), String> {
                                     out.object.vertex_types.len()
                                 ));
                             }
+                            // g++ sees the companions as one translation unit with the file.
+                            let unit = joined_unit(&root, f, &with, &dir)?;
                             let b = diff::Build {
                                 root: &root,
-                                codelet: &f.path,
+                                codelet: &unit,
                                 flags: &f.flags,
                                 stub: &stub,
                                 scratch: &dir,

@@ -183,7 +183,10 @@ pub fn markdown(reports: &[FileReport], quick: bool, seeds: u64, machine: &[(Str
          feature examples (`../shared/corpus`, MIT). Each codelet file is compiled through the popc \
          library with PopLibs' own flags (`-I include -I lib/<lib> -I lib/<lib>/codelets -DNDEBUG`; \
          tutorials: their own directory); host programs (those including `<iostream>` or defining \
-         `main`) are listed and left out.\n\n",
+         `main`) are listed and left out. PopLibs links all codelets of a library into one object, \
+         so a file that calls a function it only declares is compiled again together with the \
+         sibling `.cpp` files that define it (`popc a.cpp b.cpp`; \"compiled with …\" below), and \
+         g++ builds them as one unit; the vertices counted are still the file's own.\n\n",
     );
     if quick {
         s.push_str("**Quick run**: fewer seeds, the g++ side built at `-O0`, no g++ timings, no independent instantiation count.\n\n");
@@ -380,7 +383,13 @@ pub fn markdown(reports: &[FileReport], quick: bool, seeds: u64, machine: &[(Str
             let (status, verts, time) = match &r.popc {
                 Some(c) => match &c.result {
                     Ok(o) => (
-                        "compiled".to_string(),
+                        if c.with.is_empty() {
+                            "compiled".to_string()
+                        } else {
+                            let names: Vec<&str> =
+                                c.with.iter().map(|w| w.rsplit('/').next().unwrap_or(w)).collect();
+                            format!("compiled with {}", names.join(", "))
+                        },
                         o.vertex_types.len().to_string(),
                         format!("{:.1} ms", c.secs * 1e3),
                     ),

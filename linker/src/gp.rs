@@ -102,6 +102,10 @@ pub enum FieldKind {
     VectorList(Layout),
     /// A plain member (`unsigned n;`), stored by value in the state.
     Plain,
+    /// `Vector<Input<T>, L>`: a list of one-element edges; state holds the
+    /// u32 address of an array of u32 element addresses, then, for
+    /// [`Layout::Span`]-like layouts, the u32 count.
+    ScalarList(Layout),
 }
 
 /// One field of a vertex type, in declaration order.

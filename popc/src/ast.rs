@@ -253,6 +253,18 @@ pub enum Member {
     Field(FieldDecl),
     Method(Function),
     Item(Item),
+    /// A constructor that does work (member initialisers or a body).
+    Ctor(Ctor),
+}
+
+/// `S(params) : member(args), … { body }` of a helper class.
+#[derive(Clone, Debug)]
+pub struct Ctor {
+    pub span: Span,
+    pub params: Vec<Param>,
+    /// Member initialisers: member name, its span, the arguments.
+    pub inits: Vec<(String, Span, Vec<Expr>)>,
+    pub body: Vec<Stmt>,
 }
 
 #[derive(Clone, Debug)]

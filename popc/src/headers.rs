@@ -41,8 +41,22 @@ pub fn builtin_header(name: &str) -> Option<&'static str> {
              #define UINT32_MAX 4294967295u\n#define INT16_MAX 32767\n#define INT16_MIN (-32768)\n\
              #define UINT16_MAX 65535\n#define INT8_MAX 127\n#define INT8_MIN (-128)\n#define UINT8_MAX 255\n"
         }
+        // Pairs and tuples of up to four elements are plain structs (popc has
+        // no variadic templates); `std::tie(…) = t` is built in.
+        "utility" => {
+            "#pragma once\nnamespace std {\n\
+             template <class A, class B> struct pair { A first; B second; };\n\
+             template <class A, class B> pair<A, B> make_pair(A a, B b) { return {a, b}; }\n}\n"
+        }
+        "tuple" => {
+            "#pragma once\n#include <utility>\nnamespace std {\n\
+             template <class A, class B = void, class C = void, class D = void> struct tuple { A a; B b; C c; D d; };\n\
+             template <class A, class B, class C> struct tuple<A, B, C, void> { A a; B b; C c; };\n\
+             template <class A, class B> struct tuple<A, B, void, void> { A a; B b; };\n\
+             template <class A> struct tuple<A, void, void, void> { A a; };\n}\n"
+        }
         "cstdlib" | "stdlib.h" | "cstring" | "string.h" | "limits" | "type_traits" | "algorithm"
-        | "array" | "utility" | "tuple" | "print.h" | "cstdio" | "stdio.h" | "cstddef" | "stddef.h" => {
+        | "array" | "print.h" | "cstdio" | "stdio.h" | "cstddef" | "stddef.h" => {
             "#pragma once\n"
         }
         "cassert" | "assert.h" => "#pragma once\n",

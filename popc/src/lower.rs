@@ -74,6 +74,13 @@ pub enum V {
         elem: Scalar,
         addr: Value,
     },
+    /// `Vector<Input<T>>`: the address of an array of element addresses,
+    /// and its count when the layout stores one.
+    Edges {
+        elem: Scalar,
+        addr: Value,
+        count: Option<Value>,
+    },
     Lambda(Rc<LambdaVal>),
     /// A function named as a value (`auto f = reduce<Op, T>;`): calling
     /// it calls the function by that name (a template-id keeps its
@@ -133,6 +140,9 @@ pub struct Lowerer<'a, 'b> {
     next_base: Option<usize>,
     /// The object a method about to be inlined is called on (`this`).
     pub(crate) next_this: Option<V>,
+    /// The reference members of helper-class objects, by the object's host
+    /// address: bound by the constructor, visible as names in methods.
+    pub(crate) obj_refs: HashMap<Value, Rc<HashMap<String, V>>>,
     /// Tile addresses of `Input` edge data and addresses derived from them
     /// (elements, pointer arithmetic, casts): a write through one is a
     /// compile error, never a silent change of a `const` tensor.
@@ -258,6 +268,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             env: Env { class: Some(c.clone()), ..c.env.clone() },
             next_base: None,
             next_this: None,
+            obj_refs: HashMap::new(),
             readonly: Default::default(),
             readonly_vars: Default::default(),
             half_src: HashMap::new(),
@@ -301,6 +312,18 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                         let n = l.load_tile_raw(at4, types::I32)?;
                         V::List { elem: *elem, addr: a, count: n }
                     }
+                    FieldKind::ScalarList(lay) => {
+                        l.cost(cost::STATE_WORD);
+                        let a = l.load_tile_raw(at, types::I32)?;
+                        let count = if has_size(*lay) {
+                            l.cost(cost::STATE_WORD);
+                            let at4 = l.b.ins().iadd_imm_s(at, 4);
+                            Some(l.load_tile_raw(at4, types::I32)?)
+                        } else {
+                            None
+                        };
+                        V::Edges { elem: *elem, addr: a, count }
+                    }
                     FieldKind::Plain => unreachable!(),
                 },
                 FieldTy::Plain(t) => V::L(t.clone(), Place::Tile(at)),
@@ -324,7 +347,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                     V::EdgeS { addr, .. } | V::Vec { addr, .. } => {
                         l.readonly.insert(*addr);
                     }
-                    V::List { addr, .. } => {
+                    V::List { addr, .. } | V::Edges { addr, .. } => {
                         l.readonly.insert(*addr);
                     }
                     _ => {}
@@ -1033,6 +1056,11 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 Place::Var(_) => continue,
             };
             bound.insert(f.name.clone(), V::L(t.clone(), at));
+        }
+        if let Place::Host(h) = place {
+            if let Some(refs) = self.obj_refs.get(h) {
+                bound.extend(refs.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
         }
         bound.insert("<this>".into(), obj.clone());
     }

@@ -166,7 +166,7 @@ impl Lowerer<'_, '_> {
                 (Ty::Ptr(_), V::C(..)) => 2,
                 (Ty::Ptr(_), _) => return None,
                 (Ty::Auto, _) => 0,
-                (Ty::Edge(_), V::Vec { .. } | V::List { .. } | V::EdgeS { .. }) => 0,
+                (Ty::Edge(_), V::Vec { .. } | V::List { .. } | V::Edges { .. } | V::EdgeS { .. }) => 0,
                 (Ty::Edge(_), _) => return None,
                 (Ty::Array(..), V::Void) => 1,
                 (_, V::Void) if t.scalar().is_some() => 1,
@@ -293,9 +293,9 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    /// A class object built by `T{a, b}`, `T{}` or `T()`: aggregate
-    /// initialisation of a temporary (constructors that do work are
-    /// refused where the class is parsed).
+    /// A class object built by `T{a, b}`, `T{}` or `T()`: the class's
+    /// constructor when it has one that does work, else aggregate
+    /// initialisation of a temporary.
     pub(crate) fn construct(&mut self, ty: &Ty, args: &[Expr], span: Span) -> Result<V> {
         let Ty::Class(c) = ty else { return err(span, "not a class type") };
         if c.base.is_some() {
@@ -303,6 +303,16 @@ impl Lowerer<'_, '_> {
         }
         let copy = matches!(args, [a] if !matches!(a.kind, ExprKind::InitList(_)));
         let h = self.stack(ty.size(), ty.align());
+        if c.has_ctor() {
+            let vals = self.args(args)?;
+            if let [v @ V::L(Ty::Class(_), _)] = vals.as_slice() {
+                self.zero(h, ty.size());
+                self.copy_aggregate(ty, h, v.clone(), span)?;
+            } else {
+                self.run_ctor(c, h, vals, span)?;
+            }
+            return Ok(V::L(ty.clone(), Place::Host(h)));
+        }
         self.zero(h, ty.size());
         let obj = V::L(ty.clone(), Place::Host(h));
         if copy {

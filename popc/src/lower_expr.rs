@@ -57,14 +57,32 @@ impl Lowerer<'_, '_> {
             },
             ExprKind::Name(p) => self.name(p, span)?,
             ExprKind::Member(obj, name, arrow) => {
-                if matches!(obj.kind, ExprKind::This) {
+                // `this->m`: the member of the method's object (or the
+                // vertex's field), never a local or parameter named `m`.
+                let this = match obj.kind {
+                    ExprKind::This => self.lookup("<this>"),
+                    _ => None,
+                };
+                if matches!(obj.kind, ExprKind::This) && this.is_none() {
+                    if let Some(f) = self.field(name) {
+                        return Ok(f);
+                    }
                     let p = Path { span, global: false, segs: vec![Seg { name: name.clone(), args: None }] };
                     return self.name(&p, span);
                 }
-                let o = self.expr(obj)?;
-                let o = if *arrow { self.deref_object(o) } else { o };
+                let o = match this {
+                    Some(o) => o,
+                    None => self.expr(obj)?,
+                };
+                let arrow = *arrow && !matches!(obj.kind, ExprKind::This);
+                let o = if arrow { self.deref_object(o) } else { o };
                 match o {
                     V::L(Ty::Class(c), place @ (Place::Host(_) | Place::Tile(_))) => {
+                        if let Place::Host(h) = place {
+                            if let Some(v) = self.obj_refs.get(&h).and_then(|r| r.get(name)) {
+                                return Ok(v.clone());
+                            }
+                        }
                         let Some(f) = c.fields.iter().find(|f| f.name == *name) else {
                             return err(span, format!("'{}' has no member '{name}'", c.name));
                         };
@@ -125,6 +143,9 @@ impl Lowerer<'_, '_> {
                     return Ok(v);
                 }
                 self.binop(*op, x, y, span)?
+            }
+            ExprKind::Assign(None, lhs, rhs) if tie_args(lhs).is_some() => {
+                self.assign_tie(tie_args(lhs).unwrap_or_default(), rhs, span)?
             }
             ExprKind::Assign(op, lhs, rhs) => {
                 let l = self.expr(lhs)?;
@@ -413,6 +434,24 @@ impl Lowerer<'_, '_> {
     /// effects, so nothing is run that C++ would not run).
     pub(crate) fn local_type(&mut self, t: &TypeName) -> Result<Ty> {
         match &t.kind {
+            // `decltype(edge)` of a vertex field: its edge type.
+            TypeKind::Decltype(e) if matches!(&e.kind, ExprKind::Name(p) if p.simple().is_some_and(|n| self.lookup(n).is_none())) =>
+            {
+                let ExprKind::Name(p) = &e.kind else { unreachable!() };
+                let n = p.simple().unwrap_or_default();
+                let field = self.env.class.as_ref().and_then(|c| c.fields.iter().find(|f| f.name == n));
+                match field {
+                    Some(f @ crate::sema::FieldInfo { ty: crate::sema::FieldTy::Edge { .. }, .. }) => {
+                        Ok(Ty::Edge(Box::new(f.ty.clone())))
+                    }
+                    _ => match self.expr(e)? {
+                        V::L(t, _) => Ok(t),
+                        V::C(s, _) | V::R(s, _) | V::EdgeS { elem: s, .. } => Ok(Ty::S(s)),
+                        V::Ptr(t, _) => Ok(Ty::Ptr(Box::new(t))),
+                        _ => err(e.span, "'decltype' of this name is not supported"),
+                    },
+                }
+            }
             TypeKind::Decltype(e) if matches!(e.kind, ExprKind::Name(_)) => match self.expr(e)? {
                 V::L(t, _) => Ok(t),
                 V::C(s, _) | V::R(s, _) | V::EdgeS { elem: s, .. } => Ok(Ty::S(s)),
@@ -441,6 +480,30 @@ impl Lowerer<'_, '_> {
                 }
             }
             TypeKind::Ref(inner) => self.local_type(inner),
+            // `S<decltype(a), T>`: each `decltype` argument resolved here,
+            // then bound in the environment under a name of its own.
+            TypeKind::Named(p)
+                if p.segs.iter().any(|s| s.args.as_ref().is_some_and(|a| a.iter().any(is_decltype))) =>
+            {
+                let mut p = p.clone();
+                let mut tb = (*self.env.tb).clone();
+                for seg in &mut p.segs {
+                    for a in seg.args.iter_mut().flatten() {
+                        if let TArg::Type(at) = a {
+                            if matches!(at.kind, TypeKind::Decltype(_)) {
+                                let ty = self.local_type(at)?;
+                                let name = format!("<decltype {}>", tb.len());
+                                tb.insert(name.clone(), TVal::Type(ty));
+                                let seg = Seg { name, args: None };
+                                at.kind =
+                                    TypeKind::Named(Path { span: at.span, global: false, segs: vec![seg] });
+                            }
+                        }
+                    }
+                }
+                let env = Env { tb: Rc::new(tb), ..self.env.clone() };
+                self.p.resolve_type(&TypeName { kind: TypeKind::Named(p), ..t.clone() }, &env)
+            }
             _ => self.p.resolve_type(t, &self.env),
         }
     }
@@ -457,6 +520,41 @@ impl Lowerer<'_, '_> {
     }
 
     /// The current value of an lvalue, as an rvalue (pointers stay pointers).
+    /// `std::tie(a, b, …) = t`: each name gets the field of the pair or
+    /// tuple `t` in its position (`std::ignore` skips one). The fields are
+    /// read before any is written, as `t` is a temporary in C++.
+    fn assign_tie(&mut self, names: &[Expr], rhs: &Expr, span: Span) -> Result<V> {
+        let r = self.expr(rhs)?;
+        let V::L(Ty::Class(c), Place::Host(h)) = r else {
+            return err(rhs.span, "std::tie(…) = needs a std::pair or std::tuple value on the right");
+        };
+        if c.fields.len() != names.len() {
+            return err(
+                span,
+                format!(
+                    "std::tie of {} names from '{}', which has {} fields",
+                    names.len(),
+                    c.name,
+                    c.fields.len()
+                ),
+            );
+        }
+        let mut values = Vec::new();
+        for f in &c.fields {
+            let crate::sema::FieldTy::Plain(t) = &f.ty else { unreachable!() };
+            let at = self.b.ins().iadd_imm_s(h, f.offset as i64);
+            values.push(self.load_value(V::L(t.clone(), Place::Host(at)), span)?);
+        }
+        for (n, v) in names.iter().zip(values) {
+            if matches!(&n.kind, ExprKind::Name(p) if p.last() == "ignore") {
+                continue;
+            }
+            let l = self.expr(n)?;
+            self.assign(l, v, n.span)?;
+        }
+        Ok(V::Void)
+    }
+
     fn load_value(&mut self, v: V, span: Span) -> Result<V> {
         Ok(match v {
             V::L(Ty::Ptr(t), p) => {
@@ -547,6 +645,13 @@ impl Lowerer<'_, '_> {
                 let at4 = self.b.ins().iadd_imm_s(at, 4);
                 let n = self.load_scalar(Scalar::UInt, Place::Tile(at4));
                 V::Vec { elem, addr: a, count: Some(n) }
+            }
+            V::Edges { elem, addr, count: _ } => {
+                let off = scaled(self, 4);
+                let at = self.b.ins().iadd(addr, off);
+                let a = self.load_scalar(Scalar::UInt, Place::Tile(at));
+                self.derive(addr, a);
+                V::EdgeS { elem, addr: a }
             }
             V::L(Ty::Array(t, n), Place::Host(h)) => {
                 // Local arrays live on the host stack: check the index.
@@ -795,6 +900,10 @@ impl Lowerer<'_, '_> {
                 None => err(span, "this vector's layout has no size(); its length comes from the graph"),
             },
             (V::List { count, .. }, "size") => Ok(V::R(Scalar::UInt, *count)),
+            (V::Edges { count, .. }, "size") => match count {
+                Some(c) => Ok(V::R(Scalar::UInt, *c)),
+                None => err(span, "this vector's layout has no size(); its length comes from the graph"),
+            },
             (V::Vec { elem, addr, .. }, "begin" | "data") => Ok(V::Ptr(Ty::S(*elem), *addr)),
             (V::Vec { elem, addr, count: Some(c) }, "end") => {
                 let off = self.b.ins().imul_imm_s(*c, elem.size() as i64);
@@ -1049,4 +1158,17 @@ fn const_expr(s: Scalar, c: CV, span: Span) -> Expr {
     };
     let ty = TypeName { span, kind: TypeKind::Scalar(s), is_const: false };
     Expr { span, kind: ExprKind::Cast(CastKind::Static, ty, Box::new(inner)) }
+}
+
+/// The arguments of `std::tie(…)` (or `tie(…)`), when `e` is that call.
+fn tie_args(e: &Expr) -> Option<&[Expr]> {
+    let ExprKind::Call(f, args) = &e.kind else { return None };
+    let ExprKind::Name(p) = &f.kind else { return None };
+    let std = p.segs.len() == 1 || (p.segs.len() == 2 && p.segs[0].name == "std");
+    (std && p.last() == "tie").then_some(args.as_slice())
+}
+
+/// Whether template argument `a` is a `decltype(…)` type.
+fn is_decltype(a: &TArg) -> bool {
+    matches!(a, TArg::Type(TypeName { kind: TypeKind::Decltype(_), .. }))
 }

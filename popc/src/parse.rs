@@ -430,6 +430,37 @@ impl Parser {
         head.then(|| name.text.to_string())
     }
 
+    /// Whether the constructor or destructor declaration ahead has member
+    /// initialisers or a non-empty body (looked at without consuming it).
+    fn ctor_does_work(&self) -> bool {
+        let mut i = 0;
+        while !self.peek_at(i).is(Tok::LParen) && !self.peek_at(i).is(Tok::Eof) {
+            i += 1;
+        }
+        let mut level = 0;
+        loop {
+            let t = self.peek_at(i);
+            if t.is(Tok::Eof) {
+                return false;
+            }
+            if t.is(Tok::LParen) {
+                level += 1;
+            } else if t.is(Tok::RParen) {
+                level -= 1;
+                if level == 0 {
+                    break;
+                }
+            }
+            i += 1;
+        }
+        i += 1;
+        while self.peek_at(i).is_ident("noexcept") || self.peek_at(i).is_ident("constexpr") {
+            i += 1;
+        }
+        let t = self.peek_at(i);
+        t.is(Tok::Colon) || (t.is(Tok::LBrace) && !self.peek_at(i + 1).is(Tok::RBrace))
+    }
+
     fn skip_parens(&mut self) -> Result<()> {
         self.expect(Tok::LParen, "'('")?;
         let mut level = 1;
@@ -750,6 +781,50 @@ impl Parser {
         let ctor = (self.at_kw(class) && self.peek_at(1).is(Tok::LParen))
             || (self.at(Tok::Tilde) && self.peek_at(1).is_ident(class))
             || (self.at_kw("explicit"));
+        if ctor && self.ctor_does_work() {
+            let span = self.span();
+            self.eat_kw("explicit");
+            if !(self.at_kw(class) && self.peek_at(1).is(Tok::LParen)) {
+                return err(
+                    span,
+                    format!("destructors that do work are not supported in codelets (class '{class}')"),
+                );
+            }
+            self.bump();
+            let params = self.params()?;
+            while self.eat_kw("noexcept") || self.eat_kw("constexpr") {}
+            self.skip_attributes()?;
+            let mut inits = Vec::new();
+            if self.eat(Tok::Colon) {
+                loop {
+                    let (name, nspan) = self.ident()?;
+                    let args = if self.at(Tok::LBrace) {
+                        match self.init_list()?.kind {
+                            ExprKind::InitList(l) => l,
+                            _ => unreachable!(),
+                        }
+                    } else {
+                        self.expect(Tok::LParen, "'(' or '{' after a member name")?;
+                        let mut args = Vec::new();
+                        while !self.eat(Tok::RParen) {
+                            args.push(self.assign_expr()?);
+                            if !self.eat(Tok::Comma) {
+                                self.expect(Tok::RParen, "')'")?;
+                                break;
+                            }
+                        }
+                        args
+                    };
+                    inits.push((name, nspan, args));
+                    if !self.eat(Tok::Comma) {
+                        break;
+                    }
+                }
+            }
+            let body = self.block()?;
+            members.push(Member::Ctor(Ctor { span, params, inits, body }));
+            return Ok(());
+        }
         if ctor {
             let span = self.span();
             while !self.at(Tok::LParen) && !self.at(Tok::Eof) {
@@ -965,10 +1040,18 @@ impl Parser {
             return Ok(Some(self.init_list()?));
         }
         if self.at(Tok::LParen) {
+            // `T x(a)` is `x` from `a`; `T x(a, b)` the constructor's
+            // arguments, kept as a list.
             let span = self.bump().span;
-            let e = self.expr()?;
+            let mut args = vec![self.assign_expr()?];
+            while self.eat(Tok::Comma) {
+                args.push(self.assign_expr()?);
+            }
             self.expect(Tok::RParen, "')'")?;
-            return Ok(Some(Expr { span, kind: e.kind }));
+            return Ok(Some(match args.len() {
+                1 => Expr { span, kind: args.remove(0).kind },
+                _ => Expr { span, kind: ExprKind::InitList(args) },
+            }));
         }
         Ok(None)
     }

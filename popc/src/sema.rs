@@ -148,8 +148,18 @@ pub struct ClassInst {
     pub outer: Option<Rc<ClassInst>>,
     pub base: Option<VertexBase>,
     pub fields: Vec<FieldInfo>,
+    /// Reference members of a helper class: no storage; each object binds
+    /// them when its constructor runs (`Lowerer::construct`).
+    pub refs: Vec<String>,
     pub size: u32,
     pub align: u32,
+}
+
+impl ClassInst {
+    /// Whether the class declares a constructor that does work.
+    pub fn has_ctor(&self) -> bool {
+        self.decl.ast.members.iter().any(|m| matches!(m, Member::Ctor(_)))
+    }
 }
 
 /// All declarations of a translation unit.
@@ -655,6 +665,7 @@ impl Program {
                 outer,
                 base: None,
                 fields: Vec::new(),
+                refs: Vec::new(),
                 size: 0,
                 align: 1,
             }));
@@ -766,6 +777,7 @@ impl Program {
             outer: outer.clone(),
             base,
             fields: vec![],
+            refs: vec![],
             size: 0,
             align: 1,
         };
@@ -777,6 +789,7 @@ impl Program {
             outer,
             base,
             fields: vec![],
+            refs: vec![],
             size: 0,
             align: 1,
         });
@@ -784,8 +797,23 @@ impl Program {
         let mut off = 0u64;
         let mut align = 1u32;
         for m in &decl.ast.members {
+            if let (Member::Ctor(c), Some(_)) = (m, base) {
+                return err(
+                    c.span,
+                    format!(
+                        "a vertex's constructor cannot do work: the graph sets its fields (class '{name}')"
+                    ),
+                );
+            }
             let Member::Field(f) = m else { continue };
             if f.is_static {
+                continue;
+            }
+            if matches!(f.ty.kind, TypeKind::Ref(_)) && base.is_none() {
+                if f.names.len() > 1 || !f.names[0].2.is_empty() {
+                    return err(f.span, "declare one reference member per declaration");
+                }
+                inst.refs.push(f.names[0].0.clone());
                 continue;
             }
             for (fname, fspan, dims) in &f.names {
@@ -799,8 +827,8 @@ impl Program {
                     FieldTy::Edge { kind, elem, .. } => {
                         let size = match kind {
                             FieldKind::Scalar => 4,
-                            FieldKind::Vector(l) if has_size(*l) => 8,
-                            FieldKind::Vector(_) => 4,
+                            FieldKind::Vector(l) | FieldKind::ScalarList(l) if has_size(*l) => 8,
+                            FieldKind::Vector(_) | FieldKind::ScalarList(_) => 4,
                             _ => 8,
                         };
                         (size + crate::state::metadata_size(elem.elem(), *kind), 4)
@@ -890,14 +918,21 @@ impl Program {
                         let FieldTy::Edge { elem, kind, .. } = self.edge_inner(ia, env, full, dir, 1)? else {
                             unreachable!()
                         };
-                        let FieldKind::Vector(_) = kind else {
-                            return err(
-                                t.span,
-                                format!("field '{full}': a vector of scalar edges is not supported"),
-                            );
-                        };
                         let layout = self.layout(args.get(1), env)?;
-                        return Ok(FieldTy::Edge { dir, elem, kind: FieldKind::VectorList(layout) });
+                        let kind = match kind {
+                            FieldKind::Vector(_) => FieldKind::VectorList(layout),
+                            // `Vector<Input<T>>`: each element its own edge.
+                            FieldKind::Scalar => FieldKind::ScalarList(layout),
+                            _ => {
+                                return err(
+                                    t.span,
+                                    format!(
+                                    "field '{full}': vectors nested more than two levels are not supported"
+                                ),
+                                )
+                            }
+                        };
+                        return Ok(FieldTy::Edge { dir, elem, kind });
                     }
                 }
                 // A vector that is not an edge (`Vector<unsigned> offsets`):

@@ -121,6 +121,8 @@ pub enum Placed {
     List(Vec<(u32, usize)>),
     /// A plain member, stored in the state itself.
     Plain,
+    /// A vector of one-element edges: each element's own address.
+    Scattered(Vec<u32>),
 }
 
 /// Writes the state of `vt` at [`STATE`] and each field's value (by name;
@@ -176,6 +178,26 @@ pub fn layout(vt: &VertexType, fields: &[(String, String)], mem: &mut [u8]) -> R
                 }
                 placed.push(Placed::Flat(a, items.len()));
             }
+            FieldKind::ScalarList(_) => {
+                // The address table, then each element in its own 8-byte slot,
+                // last first, so no code can get by assuming they are adjacent.
+                let items = parse_list(val.unwrap_or("[0]"));
+                let table = alloc(items.len().max(1) * 4)?;
+                let mut at = vec![0; items.len()];
+                for (i, it) in items.iter().enumerate().rev() {
+                    let a = alloc(sz)?;
+                    let b = encode(f.elem, it);
+                    mem[a as usize..a as usize + sz].copy_from_slice(&b);
+                    let t = table as usize + i * 4;
+                    mem[t..t + 4].copy_from_slice(&a.to_le_bytes());
+                    at[i] = a;
+                }
+                mem[st..st + 4].copy_from_slice(&table.to_le_bytes());
+                if f.size == 8 {
+                    mem[st + 4..st + 8].copy_from_slice(&(items.len() as u32).to_le_bytes());
+                }
+                placed.push(Placed::Scattered(at));
+            }
             FieldKind::VectorList(_) => {
                 let lists = parse_nested(val.unwrap_or("[]"));
                 let table = alloc(lists.len().max(1) * 8)?;
@@ -214,6 +236,9 @@ pub fn dump(vt: &VertexType, placed: &[Placed], mem: &[u8]) -> String {
         let s = match p {
             Placed::Plain => decode(f.elem, &mem[(STATE + f.offset) as usize..]),
             Placed::Flat(a, n) => format!("[{}]", items(*a, *n)),
+            Placed::Scattered(v) => {
+                format!("[{}]", v.iter().map(|a| items(*a, 1)).collect::<Vec<_>>().join(", "))
+            }
             Placed::List(v) => format!(
                 "[{}]",
                 v.iter().map(|(a, n)| format!("[{}]", items(*a, *n))).collect::<Vec<_>>().join(", ")

@@ -111,7 +111,7 @@ fn memory(vt: &VertexType, n: u32, p: Placement, start: u32, bound: u32) -> Vec<
                     mem[at + 4..at + 8].copy_from_slice(&n.to_le_bytes());
                 }
             }
-            FieldKind::VectorList(_) => unreachable!("no vector lists here"),
+            FieldKind::VectorList(_) | FieldKind::ScalarList(_) => unreachable!("no vector lists here"),
         }
     }
     mem

@@ -45,6 +45,7 @@ pub(super) fn driver_source(codelet: &Path, obj: &Object, drive: &[bool], names:
                 FieldKind::Scalar => (1, "a one-element edge"),
                 FieldKind::Vector(_) => (2, "a vector"),
                 FieldKind::VectorList(_) => (3, "a vector list"),
+                FieldKind::ScalarList(_) => (4, "a vector of one-element edges"),
             };
             let _ = writeln!(
                 s,
@@ -64,6 +65,23 @@ pub(super) fn driver_source(codelet: &Path, obj: &Object, drive: &[bool], names:
                         s,
                         "  conf_mut(v.{m}).p = reinterpret_cast<decltype(v.{m}.p)>(conf_mem + a[{fi}]);"
                     );
+                }
+                FieldKind::ScalarList(_) => {
+                    // The edges from popc's table of element addresses.
+                    let _ = writeln!(s, "  static std::remove_pointer<decltype(v.{m}.p)>::type l{fi}[256];");
+                    let _ = writeln!(
+                        s,
+                        "  for (unsigned j = 0; j < 256 && a[{fi}] + 4 * j + 4 <= sizeof conf_mem; ++j) {{"
+                    );
+                    let _ = writeln!(s, "    unsigned ea;");
+                    let _ = writeln!(s, "    std::memcpy(&ea, conf_mem + a[{fi}] + 4 * j, 4);");
+                    let _ = writeln!(
+                        s,
+                        "    l{fi}[j].p = reinterpret_cast<decltype(l{fi}[j].p)>(conf_mem + ea);"
+                    );
+                    let _ = writeln!(s, "  }}");
+                    let _ = writeln!(s, "  v.{m}.p = l{fi};");
+                    let _ = writeln!(s, "  v.{m}.n = n[{fi}];");
                 }
                 FieldKind::VectorList(_) => {
                     // The sub-vectors from popc's (address, count) table,
@@ -161,7 +179,8 @@ int main(int argc, char **argv) {
 }
 
 /// C++ for the driver: the kind of a field's type in the stub headers (0
-/// plain, 1 one-element edge, 2 vector, 3 vector list), to check popc's
+/// plain, 1 one-element edge, 2 vector, 3 vector list, 4 vector of
+/// one-element edges), to check popc's
 /// layout of each field against the type C++ gives it.
 ///
 /// `conf_mut`: a field declared `const` (`const Vector<unsigned> offsets;`)
@@ -176,7 +195,8 @@ template <class T> struct conf_has_n<T, std::void_t<decltype(std::declval<T &>()
 template <class T, bool = conf_has_p<T>::value> struct conf_kind { static constexpr int value = 0; };
 template <class T> struct conf_kind<T, true> {
   using E = typename std::remove_pointer<decltype(std::declval<T &>().p)>::type;
-  static constexpr int value = !conf_has_n<T>::value ? 1 : conf_has_p<E>::value ? 3 : 2;
+  static constexpr int value =
+      !conf_has_n<T>::value ? 1 : !conf_has_p<E>::value ? 2 : conf_has_n<E>::value ? 3 : 4;
 };
 "#;
 

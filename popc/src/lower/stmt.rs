@@ -241,6 +241,19 @@ impl Lowerer<'_, '_> {
                 };
                 self.jump(cont, &[]);
             }
+            StmtKind::Return(Some(Expr { kind: ExprKind::InitList(l), .. }))
+                if matches!(self.frames.last().map(|f| f.ret_other), Some(RetOther::Agg(_))) =>
+            {
+                // `return {a, b};` from a function returning a class: built in place.
+                let Some(frame) = self.frames.last() else { unreachable!() };
+                let (exit, ty, RetOther::Agg(h)) = (frame.exit, frame.ret_ty.clone(), frame.ret_other) else {
+                    unreachable!()
+                };
+                self.zero(h, ty.size());
+                self.init_aggregate(&ty, h, l, s.span)?;
+                self.jump(exit, &[]);
+                return Ok(());
+            }
             StmtKind::Return(e) => {
                 let v = match e {
                     Some(e) => Some(self.expr(e)?),
@@ -374,7 +387,7 @@ impl Lowerer<'_, '_> {
                         self.def_ptr(var, a);
                         V::L(Ty::Ptr(t), Place::Var(var))
                     }
-                    v @ (V::Lambda(_) | V::Func(_) | V::Vec { .. } | V::List { .. }) => v,
+                    v @ (V::Lambda(_) | V::Func(_) | V::Vec { .. } | V::List { .. } | V::Edges { .. }) => v,
                     v @ V::L(Ty::Class(_) | Ty::Array(..), _) => {
                         let V::L(t, _) = &v else { unreachable!() };
                         let t = t.clone();
@@ -440,6 +453,25 @@ impl Lowerer<'_, '_> {
                     }
                 }
                 let h = self.stack(ty.size(), ty.align());
+                if let Ty::Class(c) = &ty {
+                    if c.has_ctor() {
+                        // `S s{a, b}`, `S s(a)`: the constructor; `S s = t`: a copy.
+                        let args = match (&d.init, init) {
+                            (Some(Expr { kind: ExprKind::InitList(l), .. }), _) => self.args(l)?,
+                            (_, Some(v @ V::L(Ty::Class(_), _))) => {
+                                self.zero(h, ty.size());
+                                self.copy_aggregate(&ty, h, v, d.span)?;
+                                self.bind(&d.name, V::L(ty.clone(), Place::Host(h)));
+                                return Ok(());
+                            }
+                            (_, Some(v)) => vec![v],
+                            (_, None) => vec![],
+                        };
+                        self.run_ctor(c, h, args, d.span)?;
+                        self.bind(&d.name, V::L(ty.clone(), Place::Host(h)));
+                        return Ok(());
+                    }
+                }
                 // Zero, then initialise.
                 self.zero(h, ty.size());
                 if let Some(Expr { kind: ExprKind::InitList(l), .. }) = &d.init {
@@ -454,6 +486,81 @@ impl Lowerer<'_, '_> {
                 return err(d.span, "an edge or vector type can only be the type of a vertex field")
             }
         }
+        Ok(())
+    }
+
+    /// Runs a constructor of helper class `c` on the object at host address
+    /// `h`, inlined like a method: the object is zeroed, reference members
+    /// are bound to the arguments their initialisers name, other member
+    /// initialisers become assignments ahead of the body.
+    pub(crate) fn run_ctor(&mut self, c: &Rc<ClassInst>, h: Value, args: Vec<V>, span: Span) -> Result<()> {
+        let fits = |k: &Ctor| {
+            let required = k.params.iter().filter(|p| p.default.is_none()).count();
+            (required..=k.params.len()).contains(&args.len())
+        };
+        let mut ctors = c.decl.ast.members.iter().filter_map(|m| match m {
+            Member::Ctor(k) if fits(k) => Some(k),
+            _ => None,
+        });
+        let (Some(k), None) = (ctors.next(), ctors.next()) else {
+            return err(
+                span,
+                format!("no single constructor of '{}' takes {} argument(s)", c.name, args.len()),
+            );
+        };
+        let ty = Ty::Class(c.clone());
+        self.zero(h, ty.size());
+        let mut refs = HashMap::new();
+        let mut body = Vec::new();
+        for (name, nspan, init) in &k.inits {
+            if c.refs.contains(name) {
+                // A reference member names a reference parameter.
+                let param = match init.as_slice() {
+                    [Expr { kind: ExprKind::Name(p), .. }] => p.simple().and_then(|n| {
+                        k.params.iter().position(|q| {
+                            q.name.as_deref() == Some(n) && matches!(q.ty.kind, TypeKind::Ref(_))
+                        })
+                    }),
+                    _ => None,
+                };
+                let Some(v) = param.and_then(|i| args.get(i)) else {
+                    return err(
+                        *nspan,
+                        format!("reference member '{name}' must be initialised from a reference parameter"),
+                    );
+                };
+                refs.insert(name.clone(), v.clone());
+                continue;
+            }
+            if !c.fields.iter().any(|f| f.name == *name) {
+                return err(*nspan, format!("'{}' has no member '{name}'", c.name));
+            }
+            let [value] = init.as_slice() else {
+                return err(*nspan, format!("member initialiser of '{name}' takes one value"));
+            };
+            let this = Box::new(Expr { span: *nspan, kind: ExprKind::This });
+            let lhs = Expr { span: *nspan, kind: ExprKind::Member(this, name.clone(), true) };
+            let assign = ExprKind::Assign(None, Box::new(lhs), Box::new(value.clone()));
+            body.push(Stmt { span: *nspan, kind: StmtKind::Expr(Expr { span: *nspan, kind: assign }) });
+        }
+        if let Some(r) = c.refs.iter().find(|r| !refs.contains_key(*r)) {
+            return err(k.span, format!("reference member '{r}' is not initialised by this constructor"));
+        }
+        self.obj_refs.insert(h, Rc::new(refs));
+        body.extend(k.body.iter().cloned());
+        let f = Function {
+            span: k.span,
+            name: c.name.clone(),
+            tparams: None,
+            ret: TypeName { span: k.span, kind: TypeKind::Void, is_const: false },
+            params: k.params.clone(),
+            body: Some(body),
+            is_constexpr: false,
+            is_static: false,
+        };
+        self.next_this = Some(V::L(ty, Place::Host(h)));
+        let env = Env { class: Some(c.clone()), ..c.env.clone() };
+        self.inline(&f, env, args, span)?;
         Ok(())
     }
 

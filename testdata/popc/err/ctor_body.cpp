@@ -1,9 +1,13 @@
-// A constructor that does work is refused by name, not silently skipped
-// (declared-only, defaulted and empty ones are accepted and mean nothing).
+// A vertex's constructor cannot do work: the graph, not code, sets its
+// fields (declared-only, defaulted and empty ones are accepted and mean
+// nothing; helper classes may have constructors that do work).
 #include <poplar/Vertex.hpp>
-struct Scaled {
+using namespace poplar;
+class Scaled : public Vertex {
+public:
   Scaled() = default;
-  ~Scaled() {}
   Scaled(int k) : factor(k) {}
   int factor;
+  Output<int> out;
+  void compute() { *out = factor; }
 };

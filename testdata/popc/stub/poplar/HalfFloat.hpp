@@ -1,6 +1,8 @@
 // Stub `half`: 16-bit storage, arithmetic in float, round to nearest even
 // on every construction (the same integer algorithm as popc's IR).
 #pragma once
+#include <type_traits>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -98,3 +100,8 @@ template <> struct numeric_limits<half> {
   static half quiet_NaN() { return of(0x7e00); }
 };
 } // namespace std
+// `std::sqrt` of a half is a half, as in popc: the result is rounded
+// before any further arithmetic.
+namespace std {
+inline half sqrt(half x) { return half(std::sqrt(float(x))); }
+}
