@@ -1,7 +1,7 @@
-// A qualified type popc does not model (Poplar's 8-bit float) is named in full.
+// A qualified type popc does not know is named in full.
 #include <poplar/Vertex.hpp>
 #include <poplar/QuarterFloat.hpp>
 float roundTrip(float x) {
-  poplar::quarter q(x);
+  poplar::octave q(x);
   return float(q);
 }
