@@ -630,9 +630,6 @@ impl Program {
         if let Some(tp) = &primary.ast.tparams {
             self.bind_args(tp, args, env, &mut tb, span)?;
             key = tp.iter().map(|p| tb[&p.name].clone()).collect();
-            if let Some((d, b)) = self.pick_specialisation(decls, primary, &key, span)? {
-                chosen = (d, Some(b));
-            }
         } else if !args.is_empty() {
             return err(span, format!("'{}' is not a template", primary.qual));
         }
@@ -650,6 +647,13 @@ impl Program {
         };
         if let Some(c) = self.cache.borrow().get(&name) {
             return Ok(c.clone());
+        }
+        // The specialisation is picked once per instance (the name depends
+        // only on the arguments).
+        if primary.ast.tparams.is_some() {
+            if let Some((d, b)) = self.pick_specialisation(decls, primary, &key, span)? {
+                chosen = (d, Some(b));
+            }
         }
         if self.building.borrow().contains(&name) {
             // Named while its own definition is being built (in its base
