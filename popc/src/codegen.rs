@@ -156,7 +156,36 @@ pub fn emit(isa: &dyn TargetIsa, l: Lowered, debug: bool) -> Result<Compiled> {
     let Lowered { funcs, name, span, returns_bool, ir_text, stack_size } = l;
     let mut out = Vec::new();
     for func in funcs {
-        let mut ctx = Context::for_function(func);
+        // Each thread keeps one Cranelift context (and its register
+        // allocator's) across functions, as Cranelift advises: the
+        // allocations are reused, the results are the same.
+        let ctx = CONTEXT.with(|c| c.take());
+        let mut ctx = ctx.unwrap_or_else(Context::new);
+        ctx.clear();
+        ctx.func = func;
+        let r = emit_function(isa, &mut ctx, &name, span, debug);
+        CONTEXT.with(|c| c.set(Some(ctx)));
+        out.push(r?);
+    }
+    let counting = out.pop().unwrap();
+    let plain = out.pop().unwrap();
+    Ok(Compiled { plain, counting, returns_bool, ir_text, stack_size })
+}
+
+thread_local! {
+    static CONTEXT: std::cell::Cell<Option<Context>> = const { std::cell::Cell::new(None) };
+}
+
+/// Machine code, relocations and (with `debug`) the line table of the
+/// function in `ctx`.
+fn emit_function(
+    isa: &dyn TargetIsa,
+    ctx: &mut Context,
+    name: &str,
+    span: crate::diag::Span,
+    debug: bool,
+) -> Result<Function> {
+    {
         let code = ctx.compile(isa, &mut ControlPlane::default()).map_err(|e| {
             Diagnostic::new(span, format!("code generation failed for '{name}': {:?}", e.inner))
         })?;
@@ -182,9 +211,6 @@ pub fn emit(isa: &dyn TargetIsa, l: Lowered, debug: bool) -> Result<Compiled> {
                 }
             }
         }
-        out.push(Function { code: bytes, relocs, lines });
+        Ok(Function { code: bytes, relocs, lines })
     }
-    let counting = out.pop().unwrap();
-    let plain = out.pop().unwrap();
-    Ok(Compiled { plain, counting, returns_bool, ir_text, stack_size })
 }
