@@ -33,6 +33,11 @@ use rayon::prelude::*;
 
 use corpus::SourceFile;
 
+/// popc's compile times are measured with the allocator its binaries
+/// (`popc`, `poplar-compile`) use.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Seeds per vertex in a full run and in `--quick`.
 /// (Six drawn at random, then two unit seeds: see `diff::make_input`.)
 const SEEDS_FULL: u64 = 8;

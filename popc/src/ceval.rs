@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use crate::ast::*;
 use crate::diag::{err, Result, Span};
-use crate::sema::{Env, Program, TVal, Ty, CV};
+use crate::sema::{ClassInst, Env, Program, TVal, Ty, CV};
 use crate::types::Scalar;
 
 /// Steps a constant evaluation may take.
@@ -387,11 +387,13 @@ impl Ev<'_> {
                 }
             }
         }
-        // Static members of the current class.
-        if let Some(c) = &env.class {
-            // The initialiser sees the class's other members too.
+        // Static members of the current class, by their own name (a
+        // qualified name is looked up as written first: `F<N-1>::v` inside
+        // `F<N>` is not `F<N>::v`). The initialiser sees the class's other
+        // members too.
+        if let (Some(c), true) = (&env.class, path.segs.len() == 1) {
             let cenv = Env { class: Some(c.clone()), ..c.env.clone() };
-            if let Some(v) = self.static_member(&c.decl.ast, &cenv, path.last(), path.segs.len() == 1)? {
+            if let Some(v) = self.static_member(c, &cenv, path.last())? {
                 return Ok(v);
             }
         }
@@ -415,9 +417,15 @@ impl Ev<'_> {
             let mut cp = path.clone();
             cp.segs.pop();
             let tn = TypeName { span, kind: TypeKind::Named(cp.clone()), is_const: false };
-            if let Ok(Ty::Class(c)) = p.resolve_type(&tn, env) {
+            let class = p.resolve_type(&tn, env);
+            if let Err(d) = &class {
+                if d.is_limit() {
+                    return Err(d.clone());
+                }
+            }
+            if let Ok(Ty::Class(c)) = class {
                 let cenv = Env { class: Some(c.clone()), ..c.env.clone() };
-                if let Some(v) = self.static_member(&c.decl.ast, &cenv, path.last(), false)? {
+                if let Some(v) = self.static_member(&c, &cenv, path.last())? {
                     return Ok(v);
                 }
             }
@@ -426,7 +434,7 @@ impl Ev<'_> {
                 let args = cp.segs.last().unwrap().args.clone().unwrap_or_default();
                 let c = p.instantiate(&decls, &args, env, span)?;
                 let cenv = Env { class: Some(c.clone()), ..c.env.clone() };
-                if let Some(v) = self.static_member(&c.decl.ast, &cenv, path.last(), false)? {
+                if let Some(v) = self.static_member(&c, &cenv, path.last())? {
                     return Ok(v);
                 }
             }
@@ -442,17 +450,23 @@ impl Ev<'_> {
                 }
             }
         }
+        if let (Some(c), true) = (&env.class, path.segs.len() >= 2) {
+            if let Some(v) = self.static_member(c, &c.env, path.last())? {
+                return Ok(v);
+            }
+        }
         err(span, format!("'{name}' is not a constant expression"))
     }
 
-    fn static_member(
-        &mut self,
-        c: &Class,
-        cenv: &Env,
-        n: &str,
-        _simple: bool,
-    ) -> Result<Option<(Scalar, CV)>> {
-        for m in &c.members {
+    /// The value of static constant member `n` of class instance `c`,
+    /// evaluated once per instance (memoised in [`Program::statics`]) in
+    /// a frame of its own.
+    fn static_member(&mut self, c: &ClassInst, cenv: &Env, n: &str) -> Result<Option<(Scalar, CV)>> {
+        let key = (c.name.clone(), n.to_string());
+        if let Some(v) = self.p.statics.borrow().get(&key) {
+            return Ok(Some(*v));
+        }
+        for m in &c.decl.ast.members {
             if let Member::Field(f) = m {
                 if f.is_static && f.names.iter().any(|x| x.0 == n) && f.init.is_some() {
                     self.depth += 1;
@@ -466,8 +480,17 @@ impl Ev<'_> {
                             ),
                         );
                     }
-                    let r = self.static_member_inner(c, cenv, n);
+                    let saved = std::mem::replace(&mut self.locals, vec![HashMap::new()]);
+                    let r = self.static_member_inner(&c.decl.ast, cenv, n);
+                    self.locals = saved;
                     self.depth -= 1;
+                    // An instance still being built is incomplete (its
+                    // parameters unbound): its values are not kept.
+                    if let Ok(Some(v)) = &r {
+                        if !self.p.building.borrow().contains(&c.name) {
+                            self.p.statics.borrow_mut().insert(key, *v);
+                        }
+                    }
                     return r;
                 }
             }

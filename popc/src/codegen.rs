@@ -46,6 +46,12 @@ pub fn make_isa(triple: Option<&str>, opt: u8) -> std::result::Result<Arc<dyn Ta
     let mut flags = settings::builder();
     flags.set("opt_level", opt_level_name(opt)).map_err(|e| e.to_string())?;
     flags.set("is_pic", "true").map_err(|e| e.to_string())?;
+    // Cranelift's IR verifier runs between its passes (about a fifth of
+    // compile time); the lowering's output is checked by it in debug
+    // builds and tests, and trusted in release builds.
+    flags
+        .set("enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })
+        .map_err(|e| e.to_string())?;
     let mut ib = isa::lookup_by_name(&host).map_err(|e| e.to_string())?;
     if cfg!(target_arch = "x86_64") {
         for f in ["has_sse3", "has_ssse3", "has_sse41", "has_sse42", "has_popcnt"] {
@@ -77,18 +83,32 @@ fn stack_estimate(func: &ir::Function) -> u64 {
     slots + u64::from(FRAME_BYTES)
 }
 
-pub fn compile_vertex(
+/// One vertex type lowered to Cranelift IR, both variants, not yet
+/// compiled: what [`emit`] takes, on any thread.
+pub struct Lowered {
+    /// The plain and counting entry functions.
+    funcs: [ir::Function; 2],
+    name: String,
+    span: crate::diag::Span,
+    pub returns_bool: bool,
+    pub ir_text: String,
+    pub stack_size: u32,
+}
+
+/// Lowers vertex class `c` (both variants) to Cranelift IR. Uses the
+/// program's shared state, so it runs on the compiling thread.
+pub fn lower(
     isa: &dyn TargetIsa,
     p: &Program,
     src: &SourceMap,
     c: &Rc<ClassInst>,
     opts: &crate::Options,
-) -> Result<Compiled> {
+) -> Result<Lowered> {
     let (debug, want_ir) = (opts.debug, opts.emit_ir);
     // SIMD loop copies only where the baseline ISA has 128-bit float
     // vectors (SSE on x86-64, Neon on AArch64); elsewhere loops stay scalar.
     let vectorize = opts.vectorize && cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
-    let mut out = Vec::new();
+    let mut funcs = Vec::new();
     let mut returns_bool = false;
     let mut ir_text = String::new();
     let mut stack_size = 0;
@@ -115,12 +135,59 @@ pub fn compile_vertex(
             ));
         }
         stack_size = stack_size.max(stack as u32);
-        let mut ctx = Context::for_function(func);
+        funcs.push(func);
+    }
+    let counting = funcs.pop().unwrap();
+    let plain = funcs.pop().unwrap();
+    Ok(Lowered {
+        funcs: [plain, counting],
+        name: c.name.clone(),
+        span: c.decl.ast.span,
+        returns_bool,
+        ir_text,
+        stack_size,
+    })
+}
+
+/// Compiles a lowered vertex to machine code. Independent of every other
+/// vertex and of the thread it runs on, so vertices may be emitted in
+/// parallel with byte-identical results.
+pub fn emit(isa: &dyn TargetIsa, l: Lowered, debug: bool) -> Result<Compiled> {
+    let Lowered { funcs, name, span, returns_bool, ir_text, stack_size } = l;
+    let mut out = Vec::new();
+    for func in funcs {
+        // Each thread keeps one Cranelift context (and its register
+        // allocator's) across functions, as Cranelift advises: the
+        // allocations are reused, the results are the same.
+        let ctx = CONTEXT.with(|c| c.take());
+        let mut ctx = ctx.unwrap_or_else(Context::new);
+        ctx.clear();
+        ctx.func = func;
+        let r = emit_function(isa, &mut ctx, &name, span, debug);
+        CONTEXT.with(|c| c.set(Some(ctx)));
+        out.push(r?);
+    }
+    let counting = out.pop().unwrap();
+    let plain = out.pop().unwrap();
+    Ok(Compiled { plain, counting, returns_bool, ir_text, stack_size })
+}
+
+thread_local! {
+    static CONTEXT: std::cell::Cell<Option<Context>> = const { std::cell::Cell::new(None) };
+}
+
+/// Machine code, relocations and (with `debug`) the line table of the
+/// function in `ctx`.
+fn emit_function(
+    isa: &dyn TargetIsa,
+    ctx: &mut Context,
+    name: &str,
+    span: crate::diag::Span,
+    debug: bool,
+) -> Result<Function> {
+    {
         let code = ctx.compile(isa, &mut ControlPlane::default()).map_err(|e| {
-            Diagnostic::new(
-                c.decl.ast.span,
-                format!("code generation failed for '{}': {:?}", c.name, e.inner),
-            )
+            Diagnostic::new(span, format!("code generation failed for '{name}': {:?}", e.inner))
         })?;
         let bytes = code.code_buffer().to_vec();
         let mut relocs = Vec::new();
@@ -128,10 +195,7 @@ pub fn compile_vertex(
             let symbol = match &r.target {
                 FinalizedRelocTarget::ExternalName(ir::ExternalName::LibCall(l)) => l.to_string(),
                 other => {
-                    return Err(Diagnostic::new(
-                        c.decl.ast.span,
-                        format!("unexpected relocation {other:?} in '{}'", c.name),
-                    ))
+                    return Err(Diagnostic::new(span, format!("unexpected relocation {other:?} in '{name}'")))
                 }
             };
             relocs.push(Reloc { offset: r.offset, symbol, addend: r.addend });
@@ -147,9 +211,6 @@ pub fn compile_vertex(
                 }
             }
         }
-        out.push(Function { code: bytes, relocs, lines });
+        Ok(Function { code: bytes, relocs, lines })
     }
-    let counting = out.pop().unwrap();
-    let plain = out.pop().unwrap();
-    Ok(Compiled { plain, counting, returns_bool, ir_text, stack_size })
 }

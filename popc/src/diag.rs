@@ -19,11 +19,16 @@ pub struct Span {
 #[derive(Clone, Debug, Default)]
 pub struct SourceMap {
     pub files: Vec<(String, String)>,
+    /// Per file, the byte offset of each line's start: [`SourceMap::line`]
+    /// is a binary search, not a scan (lowering asks it per statement).
+    line_starts: Vec<Vec<u32>>,
 }
 
 impl SourceMap {
     pub fn add(&mut self, name: &str, text: &str) -> u32 {
         self.files.push((name.to_string(), text.to_string()));
+        let starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i as u32 + 1)).collect();
+        self.line_starts.push(starts);
         (self.files.len() - 1) as u32
     }
 
@@ -35,8 +40,12 @@ impl SourceMap {
     /// 1-based line of a span's start.
     pub fn line(&self, span: Span) -> u32 {
         let Some((_, t)) = self.files.get(span.file as usize) else { return 0 };
-        let end = (span.lo as usize).min(t.len());
-        t.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() as u32 + 1
+        let end = (span.lo as usize).min(t.len()) as u32;
+        match self.line_starts.get(span.file as usize) {
+            // The lines starting at or before `end`.
+            Some(starts) => starts.partition_point(|&s| s <= end) as u32,
+            None => t.as_bytes()[..end as usize].iter().filter(|&&b| b == b'\n').count() as u32 + 1,
+        }
     }
 }
 
@@ -51,6 +60,13 @@ pub struct Diagnostic {
 impl Diagnostic {
     pub fn new(span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic { span, message: message.into(), notes: Vec::new() }
+    }
+
+    /// Whether this error is one of the resource limits (depth, steps,
+    /// instances, inlined size): such errors stand wherever they arise,
+    /// never swallowed by a caller trying another reading of the code.
+    pub fn is_limit(&self) -> bool {
+        ["depth", "steps", "instances", "inlined code"].iter().any(|w| self.message.contains(w))
     }
 }
 

@@ -347,10 +347,10 @@ fn build(
     }
     let mut seen = std::collections::HashSet::new();
     classes.retain(|c| seen.insert(c.name.clone()));
+    let compiled = compile_all(isa, &prog, sources, &classes, opts)?;
     let mut vts = Vec::new();
     let mut ir_text = String::new();
-    for c in &classes {
-        let comp = codegen::compile_vertex(isa, &prog, sources, c, opts)?;
+    for (c, comp) in classes.iter().zip(compiled) {
         ir_text.push_str(&comp.ir_text);
         let fields = c
             .fields
@@ -387,6 +387,55 @@ fn build(
         });
     }
     Ok(Output { object: Object { source: file_name.to_string(), vertex_types: vts }, ir_text, unresolved })
+}
+
+/// Lowers each vertex class in order on this thread (the program's state
+/// is not shared) and compiles the lowered functions on rayon's pool as
+/// they come, each independently, so the code is the same whatever the
+/// thread count. With one thread in the pool, everything runs here. The
+/// first error in vertex order is the one reported, as if compiled one
+/// by one.
+fn compile_all(
+    isa: &dyn cranelift_codegen::isa::TargetIsa,
+    prog: &sema::Program,
+    sources: &diag::SourceMap,
+    classes: &[Rc<sema::ClassInst>],
+    opts: &Options,
+) -> Result<Vec<codegen::Compiled>, Diagnostic> {
+    if rayon::current_num_threads() <= 1 {
+        return classes
+            .iter()
+            .map(|c| codegen::emit(isa, codegen::lower(isa, prog, sources, c, opts)?, opts.debug))
+            .collect();
+    }
+    let slots: Vec<std::sync::Mutex<Option<Result<codegen::Compiled, Diagnostic>>>> =
+        classes.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let mut lowering_error = None;
+    rayon::in_place_scope(|s| {
+        for (c, slot) in classes.iter().zip(&slots) {
+            match codegen::lower(isa, prog, sources, c, opts) {
+                Ok(l) => s.spawn(move |_| {
+                    let r = codegen::emit(isa, l, opts.debug);
+                    *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+                }),
+                Err(d) => {
+                    lowering_error = Some(d);
+                    break;
+                }
+            }
+        }
+    });
+    let mut out = Vec::new();
+    for slot in slots {
+        match slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some(r) => out.push(r?),
+            None => break,
+        }
+    }
+    match lowering_error {
+        Some(d) => Err(d),
+        None => Ok(out),
+    }
 }
 
 /// Instantiates a vertex type from its canonical name (`ns::X<float,4>`).

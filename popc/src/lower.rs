@@ -175,7 +175,20 @@ pub struct Lowerer<'a, 'b> {
     /// check then carries no constant block arguments. Ordered, so code
     /// is deterministic.
     trap_stubs: std::collections::BTreeMap<(u32, i64), Block>,
+    /// Calls inlined so far into this entry function (see
+    /// [`MAX_INLINED_CALLS`]).
+    inlined: u32,
 }
+
+/// Calls one vertex's entry function may inline, and Cranelift blocks it
+/// may have. Every call is inlined, so code grows with the call tree, not
+/// the source (a chain of functions each calling the previous one twice
+/// doubles per level), and Cranelift's SSA construction needs memory in
+/// variables times blocks: without bounds a 700-byte file needs
+/// gigabytes. PopLibs' largest vertices inline 44 calls and have 367
+/// blocks. Documented in ARCHITECTURE.md (popc, limits).
+pub const MAX_INLINED_CALLS: u32 = 1024;
+pub const MAX_BLOCKS: usize = 1 << 17;
 
 /// The Cranelift type holding a scalar.
 pub fn cl_pub(s: Scalar) -> ir::Type {
@@ -279,6 +292,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             load_memo: HashMap::new(),
             lims,
             trap_stubs: Default::default(),
+            inlined: 0,
         };
         l.line = src.line(c.decl.ast.span);
         l.cost(cost::VERTEX_ENTRY);
@@ -464,6 +478,22 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 self.brif(c, body, exit);
             }
             None => self.jump(body, &[]),
+        }
+        Ok(())
+    }
+
+    /// The bound on one entry function's blocks ([`MAX_BLOCKS`]), checked
+    /// at each statement and inlined call; `within` names the function
+    /// being lowered or inlined.
+    pub(crate) fn check_size(&self, span: Span, within: &str) -> Result<()> {
+        if self.b.func.dfg.num_blocks() > MAX_BLOCKS {
+            return err(
+                span,
+                format!(
+                    "inlined code too large: vertex code has more than {MAX_BLOCKS} blocks in '{within}' \
+                     (popc inlines every call)"
+                ),
+            );
         }
         Ok(())
     }
@@ -831,6 +861,18 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         if self.calls.len() > 64 {
             return err(span, "calls nested too deeply");
         }
+        self.inlined += 1;
+        if self.inlined > MAX_INLINED_CALLS {
+            return err(
+                span,
+                format!(
+                    "inlined code too large: this call of '{}' is the {}th call inlined into one vertex \
+                     (popc inlines every call; the limit is {MAX_INLINED_CALLS})",
+                    f.name, self.inlined
+                ),
+            );
+        }
+        self.check_size(span, &f.name)?;
         let Some(body) = &f.body else {
             return err(span, format!("function '{}' has no definition", f.name));
         };
@@ -992,7 +1034,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
     pub(crate) fn const_value(&mut self, e: &Expr) -> Result<(Scalar, CV)> {
         match ceval::eval(self.p, e, &self.env) {
             Ok(v) => Ok(v),
-            Err(d) if d.message.contains("depth") || d.message.contains("steps") => Err(d),
+            Err(d) if d.is_limit() => Err(d),
             Err(d) => match self.expr(e) {
                 Ok(V::C(s, c)) => Ok((s, c)),
                 _ => Err(d),

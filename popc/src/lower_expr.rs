@@ -323,7 +323,7 @@ impl Lowerer<'_, '_> {
         }
         match ceval::eval(self.p, &Expr { span, kind: ExprKind::Name(p.clone()) }, &self.env) {
             Ok((s, c)) => Ok(V::C(s, c)),
-            Err(d) if d.message.contains("depth") || d.message.contains("steps") => Err(d),
+            Err(d) if d.is_limit() => Err(d),
             Err(_) if !self.call_candidates(p).unwrap_or_default().is_empty() => {
                 Ok(V::Func(Rc::new(p.clone())))
             }

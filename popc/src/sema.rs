@@ -181,9 +181,19 @@ pub struct Program {
     /// (its argument is not evaluated), as with `<cassert>`.
     pub ndebug: bool,
     pub depth: RefCell<u32>,
+    /// Values of static constant members already evaluated, by class
+    /// instance and member name: each is evaluated once, so recursive
+    /// templates (`F<N>::v = F<N-1>::v + F<N-2>::v`) cost linear work.
+    pub statics: RefCell<HashMap<(String, String), (Scalar, CV)>>,
 }
 
 pub const MAX_INSTANTIATION_DEPTH: u32 = 64;
+
+/// Class template instances one compilation may build (each counted
+/// once): bounds the work of templates that fan out, where memoising
+/// does not help (`G<N-1, 2*K>` and `G<N-1, 2*K+1>`). See ARCHITECTURE.md
+/// (popc, limits).
+pub const MAX_INSTANTIATIONS: usize = 100_000;
 
 /// The largest object (local array or struct, class) in bytes: more than
 /// any tile's memory holds (the largest preset tile has 638,976 bytes), and
@@ -458,7 +468,7 @@ impl Program {
                 Ok(Ty::Class(c)) => return self.class_member_type(&c, last, env, p.span),
                 Ok(t) if last.name == "type" => return Ok(t),
                 Ok(t) => return err(p.span, format!("'{}' has no member type '{}'", t.spell(), last.name)),
-                Err(e) if e.message.contains("depth") => return Err(e),
+                Err(e) if e.is_limit() => return Err(e),
                 Err(_) => {}
             }
         }
@@ -631,9 +641,6 @@ impl Program {
         if let Some(tp) = &primary.ast.tparams {
             self.bind_args(tp, args, env, &mut tb, span)?;
             key = tp.iter().map(|p| tb[&p.name].clone()).collect();
-            if let Some((d, b)) = self.pick_specialisation(decls, primary, &key, span)? {
-                chosen = (d, Some(b));
-            }
         } else if !args.is_empty() {
             return err(span, format!("'{}' is not a template", primary.qual));
         }
@@ -652,6 +659,13 @@ impl Program {
         if let Some(c) = self.cache.borrow().get(&name) {
             return Ok(c.clone());
         }
+        // The specialisation is picked once per instance (the name depends
+        // only on the arguments).
+        if primary.ast.tparams.is_some() {
+            if let Some((d, b)) = self.pick_specialisation(decls, primary, &key, span)? {
+                chosen = (d, Some(b));
+            }
+        }
         if self.building.borrow().contains(&name) {
             // Named while its own definition is being built (in its base
             // clause, as a template argument): an incomplete class, which
@@ -669,6 +683,9 @@ impl Program {
                 size: 0,
                 align: 1,
             }));
+        }
+        if self.cache.borrow().len() >= MAX_INSTANTIATIONS {
+            return err(span, format!("more than {MAX_INSTANTIATIONS} class template instances in one compilation (popc's limit)"));
         }
         {
             let mut d = self.depth.borrow_mut();

@@ -95,3 +95,53 @@ fn several_sources_one_object() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// HARDENING.md #3 through the binary under a 2 GiB address-space cap:
+/// the 700-byte inlining blow-up (which needed over 4 GiB) and the
+/// Fibonacci template end with exit 1 and `file:line:col: error:`, or
+/// compile, within seconds.
+#[test]
+fn resource_reproducers_under_a_memory_cap() {
+    let dir = std::env::temp_dir().join(format!("popc-cli-caps-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let head = "#include <poplar/Vertex.hpp>\nusing namespace poplar;\n";
+    let vertex = |e: &str| {
+        format!("class V : public Vertex {{\npublic:\n  Output<int> out;\n  void compute() {{ *out = {e}; }}\n}};\n")
+    };
+    let mut chain = format!("{head}int g0(int x){{return x*3+1;}}\n");
+    for i in 1..=13 {
+        chain += &format!("int g{i}(int x){{return g{p}(x)+g{p}(x+1);}}\n", p = i - 1);
+    }
+    chain += &vertex("g13(1)");
+    let fib = format!(
+        "{head}template<int N> struct F {{ static constexpr int v = F<N-1>::v + F<N-2>::v; }};\n\
+         template<> struct F<0> {{ static constexpr int v = 0; }};\ntemplate<> struct F<1> {{ static constexpr int v = 1; }};\n{}",
+        vertex("F<60>::v")
+    );
+    for (name, src, expect) in
+        [("chain", chain, Some("chain.cpp:4:28: error: inlined code too large")), ("fib", fib, None)]
+    {
+        let file = dir.join(format!("{name}.cpp"));
+        std::fs::write(&file, src).unwrap();
+        let t = std::time::Instant::now();
+        let r = Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 2097152; exec \"$0\" \"$@\"")
+            .arg(env!("CARGO_BIN_EXE_popc"))
+            .arg(&file)
+            .arg("-o")
+            .arg(dir.join(format!("{name}.gp")))
+            .output()
+            .unwrap();
+        assert!(t.elapsed() < std::time::Duration::from_secs(30), "{name}: {:?}", t.elapsed());
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        match expect {
+            Some(e) => {
+                assert_eq!(r.status.code(), Some(1), "{name}: {stderr}");
+                assert!(stderr.contains(e), "{name}: expected '{e}' in {stderr}");
+            }
+            None => assert!(r.status.success(), "{name}: {stderr}"),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -213,3 +213,79 @@ fn huge_objects_are_rejected() {
     rejects(src + &vertex("S39 s; *out = x;"), "is too large");
     accepts(vertex("int a[1000][64]; a[x & 7][3] = x; *out = a[x & 7][3];"));
 }
+
+/// HARDENING.md #3: a file of functions each calling the previous one
+/// twice doubles the inlined code per level; the bound on inlined calls
+/// stops it at the call that passes the limit, named with its position.
+#[test]
+fn inlining_blow_up_is_bounded() {
+    let chain = |levels: usize| {
+        let mut src = String::from("int g0(int x) { return x * 3 + 1; }\n");
+        for i in 1..=levels {
+            src.push_str(&format!("int g{i}(int x) {{ return g{p}(x) + g{p}(x + 1); }}\n", p = i - 1));
+        }
+        src + &vertex(&format!("*out = g{levels}(x);"))
+    };
+    let t = Instant::now();
+    match on_small_stack(chain(13)) {
+        Ok(_) => panic!("a 2^13-call tree compiled"),
+        Err(text) => assert!(
+            text.contains("limits.cpp:2:")
+                && text.contains("error: inlined code too large: this call of 'g0' is the 1025th call"),
+            "{}",
+            head(&text)
+        ),
+    }
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    // 2^9 - 1 calls are within the limit, and the result is right.
+    accepts(chain(9));
+}
+
+/// HARDENING.md #3: a Fibonacci class template evaluates each `F<N>::v`
+/// once (memoised), so `F<60>` is linear work; recursion past the depth
+/// limit and templates that fan out past the instance limit are clean
+/// errors.
+#[test]
+fn template_recursion_is_memoised_and_bounded() {
+    let fib = |n: u32| {
+        format!(
+            "template<int N> struct F {{ static constexpr int v = F<N-1>::v + F<N-2>::v; }};\n\
+             template<> struct F<0> {{ static constexpr int v = 0; }};\n\
+             template<> struct F<1> {{ static constexpr int v = 1; }};\n\
+             static_assert(F<20>::v == 6765, \"fib\");\n{}",
+            vertex(&format!("*out = F<{n}>::v;"))
+        )
+    };
+    let t = Instant::now();
+    accepts(fib(60));
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    rejects(fib(100), "template instantiation depth exceeds 64");
+    // 2^30 distinct instances: stopped at the limit.
+    let fan =
+        "template<int N, int K> struct G { static constexpr int v = G<N-1, 2*K>::v + G<N-1, 2*K+1>::v; };\n\
+               template<int K> struct G<0, K> { static constexpr int v = K; };\n";
+    let t = Instant::now();
+    rejects(
+        fan.to_string() + &vertex("*out = G<30, 0>::v;"),
+        "more than 100000 class template instances in one compilation",
+    );
+    assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
+    accepts(fan.to_string() + &vertex("*out = G<10, 0>::v;"));
+}
+
+/// HARDENING.md #3: long bodies and long `switch`es compile in time
+/// linear in their length (the line of each statement is a binary search;
+/// a `switch` dispatches through a table, not a chain of compares).
+#[test]
+fn long_bodies_and_switches_compile() {
+    let body = |n: usize| (0..n).map(|i| format!("x = x * 3 + {};\n", i % 7)).collect::<String>();
+    let switch = |n: usize| {
+        let cases: String = (0..n).map(|i| format!("case {i}: x = {}; break;\n", i * 7 % 1000)).collect();
+        format!("switch (x) {{\n{cases}default: x = -1;\n}}\n*out = x;")
+    };
+    let t = Instant::now();
+    accepts(vertex(&(body(20_000) + "*out = x;")));
+    accepts(vertex(&switch(20_000)));
+    assert!(t.elapsed() < Duration::from_secs(60), "{:?}", t.elapsed());
+    rejects(vertex("switch (x) { case 1: x = 2; break; case 1: x = 3; }"), "duplicate case value 1");
+}

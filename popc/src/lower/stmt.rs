@@ -22,6 +22,8 @@ impl Lowerer<'_, '_> {
     pub(crate) fn stmt(&mut self, s: &Stmt) -> Result<()> {
         let _level = crate::diag::deeper(s.span)?;
         self.set_line(s.span);
+        let within = self.calls.last().map_or("", |k| k.split('@').next().unwrap_or(""));
+        self.check_size(s.span, within)?;
         match &s.kind {
             StmtKind::Empty => {}
             StmtKind::Expr(e) => {
@@ -753,16 +755,54 @@ impl Lowerer<'_, '_> {
             }
         }
         let default = labels.iter().find(|l| l.0.is_none()).map_or(exit, |l| l.1);
+        // Dispatch through a jump table or a balanced search
+        // (`cranelift_frontend::Switch`), linear in the cases to compile;
+        // a chain of compares would make a dominator tree as deep as the
+        // case list, which the register allocator handles in quadratic
+        // time. The counting variant counts what the chain the model
+        // describes (a compare and a branch per label, in order) costs:
+        // each target goes through a block adding its own count.
+        let mut table = cranelift_frontend::Switch::new();
+        let mut values = std::collections::HashSet::new();
+        let mut landings = Vec::new();
+        let mut tested = 0;
         for (v, blk) in &labels {
-            if let Some(v) = v {
-                let c = self.b.ins().icmp_imm_s(IntCC::Equal, x, *v as i64);
-                let next = self.b.create_block();
-                self.cost(cost::COMPARE);
-                self.brif(c, *blk, next);
-                self.b.switch_to_block(next);
+            let Some(v) = v else { continue };
+            let key = *v as i64 as u64;
+            if !values.insert(key) {
+                let span = stmts
+                    .iter()
+                    .filter_map(|st| match &st.kind {
+                        StmtKind::Case(e) => Some(e.span),
+                        _ => None,
+                    })
+                    .nth(tested)
+                    .unwrap_or(body.span);
+                return err(span, format!("duplicate case value {v}"));
             }
+            tested += 1;
+            let to = if self.counting { self.b.create_block() } else { *blk };
+            landings.push((to, tested, *blk));
+            table.set_entry(key as u128, to);
         }
-        self.jump(default, &[]);
+        let otherwise = if self.counting { self.b.create_block() } else { default };
+        self.flush();
+        table.emit(&mut self.b, x, otherwise);
+        if self.counting {
+            let step = cost::COMPARE + cost::BRANCH;
+            for (to, n, blk) in landings {
+                self.b.switch_to_block(to);
+                // The last compare's branch is `jump`'s own.
+                self.cost(n as u64 * step - cost::BRANCH);
+                self.jump(blk, &[]);
+            }
+            self.b.switch_to_block(otherwise);
+            self.cost(tested as u64 * step);
+            self.jump(default, &[]);
+        } else {
+            let dead = self.b.create_block();
+            self.b.switch_to_block(dead);
+        }
         self.loops.push((exit, self.loops.last().map_or(self.trap, |l| l.1)));
         self.scopes.push(HashMap::new());
         let mut li = 0;
