@@ -185,7 +185,8 @@ pub fn host_table() -> &'static HostTable {
                 ),
                 (
                     QuarterToF32,
-                    crate::quarter::host_quarter_to_f32 as extern "C" fn(u32, u32, i32) -> f32 as *const c_void,
+                    crate::quarter::host_quarter_to_f32 as extern "C" fn(u32, u32, i32) -> f32
+                        as *const c_void,
                 ),
                 (
                     F32ToQuarter,

@@ -45,7 +45,8 @@ pub fn to_f32(bits: u8, format: Format, scale: i32) -> f32 {
     let exp = i32::from((bits & 0x7f) >> m_bits);
     let mant = i32::from(bits) & ((1 << m_bits) - 1);
     // value = significand * 2^(exponent - m_bits), significand an integer.
-    let (significand, exponent) = if exp == 0 { (mant, 1 - bias) } else { (mant | (1 << m_bits), exp - bias) };
+    let (significand, exponent) =
+        if exp == 0 { (mant, 1 - bias) } else { (mant | (1 << m_bits), exp - bias) };
     let v = f64::from(significand) * 2f64.powi(exponent - m_bits + scale.clamp(-400, 400));
     let v = v as f32;
     if bits & 0x80 != 0 {

@@ -542,7 +542,10 @@ impl Ev<'_> {
             return self.trait_value(path.last(), targs, env, span);
         }
         // `std::get<I>(e)` of a tuple: `e` evaluated at component `I`.
-        if path.last() == "get" && args.len() == 1 && !path.segs.iter().any(|s| s.name != "std" && s.name != "get") {
+        if path.last() == "get"
+            && args.len() == 1
+            && !path.segs.iter().any(|s| s.name != "std" && s.name != "get")
+        {
             let targs = path.segs.last().and_then(|s| s.args.as_deref()).unwrap_or(&[]);
             let [i] = targs else { return err(span, "std::get takes one template argument") };
             let (_, i) = p.targ_const(i, env)?;

@@ -755,7 +755,10 @@ impl Program {
                     let (_, v) = self.targ_const(cond, &env)?;
                     let pick = if v != CV::I(0) && v != CV::F(0.0) { yes } else { no };
                     let TArg::Type(TypeName { kind: TypeKind::Named(q), .. }) = pick else {
-                        return err(b.span, "only Vertex, MultiVertex and SupervisorVertex may be base classes");
+                        return err(
+                            b.span,
+                            "only Vertex, MultiVertex and SupervisorVertex may be base classes",
+                        );
                     };
                     p = q;
                 }

@@ -18,14 +18,16 @@ const SCALES: [i32; 7] = [-32, -7, -1, 0, 1, 5, 31];
 /// The floats converted to quarter: for each format and scale, every
 /// value's neighbourhood, plus specials.
 fn probes() -> Vec<f32> {
-    let mut v = vec![0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, f32::MAX, f32::MIN_POSITIVE, 1e-45];
+    let mut v =
+        vec![0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, f32::MAX, f32::MIN_POSITIVE, 1e-45];
     for f in [Format::F143, Format::F152] {
         for s in SCALES {
             for b in 0..=0x7fu8 {
                 let x = to_f32(b, f, s);
                 let y = to_f32(b.saturating_add(1).min(0x7f), f, s);
                 let mid = (x + y) / 2.0;
-                for p in [x, mid, f32::from_bits(mid.to_bits() + 1), f32::from_bits(mid.to_bits().max(1) - 1)] {
+                for p in [x, mid, f32::from_bits(mid.to_bits() + 1), f32::from_bits(mid.to_bits().max(1) - 1)]
+                {
                     v.push(p);
                     v.push(-p);
                 }
@@ -92,7 +94,14 @@ fn popc_and_the_stub_header_agree() {
     let src = dir.join("quarter.cpp");
     std::fs::write(&src, cpp).unwrap();
     let exe = dir.join("quarter");
-    let out = Command::new("g++").args(["-O2", "-std=c++17", "-I"]).arg(&stub).arg(&src).arg("-o").arg(&exe).output().unwrap();
+    let out = Command::new("g++")
+        .args(["-O2", "-std=c++17", "-I"])
+        .arg(&stub)
+        .arg(&src)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "g++ failed:\n{}", String::from_utf8_lossy(&out.stderr));
     let run = Command::new(&exe).output().unwrap();
     let got = String::from_utf8_lossy(&run.stdout).to_string();

@@ -1,7 +1,8 @@
-// A qualified type popc does not know is named in full.
+// A qualified type popc does not model (Poplar's host-side metadata class)
+// is named in full.
 #include <poplar/Vertex.hpp>
 #include <poplar/QuarterFloat.hpp>
 float roundTrip(float x) {
-  poplar::octave q(x);
-  return float(q);
+  poplar::QuarterMetadata md(x);
+  return float(md.getScale());
 }
