@@ -174,7 +174,7 @@ fn cell(s: &str) -> String {
 }
 
 /// The whole report.
-pub fn markdown(reports: &[FileReport], quick: bool, seeds: u64, machine: &[(String, String)]) -> String {
+pub fn markdown(reports: &[FileReport], quick: bool, seeds: usize, machine: &[(String, String)]) -> String {
     let mut s = String::new();
     s.push_str("# Conformance: popc on the public codelet corpus\n\n");
     s.push_str(
