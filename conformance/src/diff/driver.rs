@@ -193,6 +193,7 @@ pub(super) fn build_driver(
     let (codelet, dir) = (b.codelet, b.scratch);
     let exe = dir.join("driver");
     let mut names: Vec<String> = obj.vertex_types.iter().map(|v| v.name.clone()).collect();
+    let mut killed = false;
     for _ in 0..8 {
         if !drive.iter().any(|d| *d) {
             return Err("no vertex left to drive".into());
@@ -230,6 +231,12 @@ pub(super) fn build_driver(
             .map_err(|e| format!("cannot run g++: {e}"))?;
         if out.status.success() {
             return Ok(exe);
+        }
+        // Stopped by a signal (the machine short of memory, say), not by
+        // the source: build again, once.
+        if out.status.code().is_none() && !killed {
+            killed = true;
+            continue;
         }
         let err = String::from_utf8_lossy(&out.stderr);
         let owners = driver_lines(&src, drive.len());
@@ -271,7 +278,8 @@ pub(super) fn build_driver(
             }
         }
         if !blamed {
-            let first = err.lines().find(|l| l.contains("error")).unwrap_or("g++ failed");
+            let failed = format!("g++ failed ({})", out.status);
+            let first = err.lines().find(|l| l.contains("error")).unwrap_or(&failed);
             return Err(format!("g++ cannot build the file: {}", clip(first, 200)));
         }
     }
