@@ -158,15 +158,15 @@ pub(super) fn driver_source(codelet: &Path, obj: &Object, drive: &[bool], names:
         r#"// driver VERTEX IN OUT: IN holds runs of (u32 fields, u32 addr[fields],
 // u32 count[fields], memory); OUT receives the memory after each run.
 int main(int argc, char **argv) {
-  if (argc != 4) return 2;
+  if (argc != 4) return 87;
   int vi = std::atoi(argv[1]);
   FILE *in = std::fopen(argv[2], "rb"), *out = std::fopen(argv[3], "wb");
-  if (!in || !out || !conf_fns[vi]) return 2;
+  if (!in || !out || !conf_fns[vi]) return 87;
   static unsigned a[4096], n[4096];
   unsigned nf;
   while (std::fread(&nf, 4, 1, in) == 1) {
     if (nf > 4096 || std::fread(a, 4, nf, in) != nf || std::fread(n, 4, nf, in) != nf ||
-        std::fread(conf_mem, 1, sizeof conf_mem, in) != sizeof conf_mem) return 2;
+        std::fread(conf_mem, 1, sizeof conf_mem, in) != sizeof conf_mem) return 87;
     conf_fns[vi](a, n);
     std::fwrite(conf_mem, 1, sizeof conf_mem, out);
     std::fflush(out);
@@ -226,6 +226,7 @@ pub(super) fn build_driver(
     let (codelet, dir) = (b.codelet, b.scratch);
     let exe = dir.join("driver");
     let mut names: Vec<String> = obj.vertex_types.iter().map(|v| v.name.clone()).collect();
+    let mut killed = false;
     for _ in 0..8 {
         if !drive.iter().any(|d| *d) {
             return Err("no vertex left to drive".into());
@@ -263,6 +264,12 @@ pub(super) fn build_driver(
             .map_err(|e| format!("cannot run g++: {e}"))?;
         if out.status.success() {
             return Ok(exe);
+        }
+        // Stopped by a signal (the machine short of memory, say), not by
+        // the source: build again, once.
+        if out.status.code().is_none() && !killed {
+            killed = true;
+            continue;
         }
         let err = String::from_utf8_lossy(&out.stderr);
         let owners = driver_lines(&src, drive.len());
@@ -304,7 +311,8 @@ pub(super) fn build_driver(
             }
         }
         if !blamed {
-            let first = err.lines().find(|l| l.contains("error")).unwrap_or("g++ failed");
+            let failed = format!("g++ failed ({})", out.status);
+            let first = err.lines().find(|l| l.contains("error")).unwrap_or(&failed);
             return Err(format!("g++ cannot build the file: {}", clip(first, 200)));
         }
     }
@@ -378,6 +386,9 @@ pub(super) enum Gxx {
 
 /// The driver's exit status when UBSan stops it.
 pub(super) const UBSAN_EXIT: i32 = 86;
+/// The driver's own exit status when it cannot read its input (`return
+/// 87` in its `main`): not the codelet's doing.
+const DRIVER_FAILED: i32 = 87;
 
 /// Runs the g++ build of vertex `vi` on `inputs`: one process for as many
 /// seeds as it gets through, restarted after the seed that ended it.
@@ -451,6 +462,7 @@ pub(super) fn run_gxx(exe: &Path, dir: &Path, vi: usize, inputs: &[Input]) -> Ve
                 let line = text.lines().find_map(|l| l.split_once("runtime error: ")).map(|x| x.1);
                 Gxx::Undefined(clip(line.unwrap_or("undefined behaviour"), 100))
             }
+            (Some(DRIVER_FAILED), _) => Gxx::Crash,
             (Some(_), _) | (_, Some(6)) => Gxx::Exit,
             _ => Gxx::Crash,
         });
