@@ -353,7 +353,7 @@ pub fn markdown(reports: &[FileReport], quick: bool, seeds: u64, machine: &[(Str
          elements ({} passing vertices needed that bound). `half` goes through the same \
          round-to-nearest-even on both sides. Before running, the driver checks at compile time that \
          each field's C++ type is of the kind popc laid out (plain member, one-element edge, vector, \
-         vector list); a disagreement is a mismatch. A seed on which popc traps (input outside the vertex's \
+         vector list, vector of one-element edges); a disagreement is a mismatch. A seed on which popc traps (input outside the vertex's \
          contract), or the g++ build crashes, runs past {} s or writes outside the vertex's fields, is \
          skipped; a vertex passes only when at \
          least one seed ran on both sides and all such seeds agree. A vertex that cannot be driven \
