@@ -360,7 +360,7 @@ pub fn markdown(reports: &[FileReport], quick: bool, seeds: usize, machine: &[(S
          elements ({} passing vertices needed that bound). `half` goes through the same \
          round-to-nearest-even on both sides. Before running, the driver checks at compile time that \
          each field's C++ type is of the kind popc laid out (plain member, one-element edge, vector, \
-         vector list); a disagreement is a mismatch. A seed on which popc traps (input outside the vertex's \
+         vector list, vector of one-element edges); a disagreement is a mismatch. A seed on which popc traps (input outside the vertex's \
          contract), or the g++ build crashes, runs past {} s, reaches undefined behaviour (the driver is \
          built with UBSan's `bool`, `enum`, `float-cast-overflow`, `signed-integer-overflow`, \
          `shift-exponent`, `integer-divide-by-zero`, `return`, `unreachable` and `vla-bound` checks, \

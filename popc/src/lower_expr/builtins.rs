@@ -358,8 +358,132 @@ impl Lowerer<'_, '_> {
         Ok(if arg_t == Scalar::Half { V::R(Scalar::Half, self.round_half(r)) } else { V::R(comp, r) })
     }
 
+    /// One end of a `memcpy`/`memset`: tile memory, or a local (host stack
+    /// memory of `size` bytes, or a register variable of one scalar).
+    fn mem_end(&mut self, e: &Expr, span: Span) -> Result<MemEnd> {
+        let v = match &e.kind {
+            ExprKind::Unary(UnOp::AddrOf, inner) => self.expr(inner)?,
+            _ => self.expr(e)?,
+        };
+        Ok(match v {
+            V::L(t, Place::Host(h)) => MemEnd::Host(h, t.size()),
+            V::L(Ty::S(s), Place::Var(var)) if matches!(e.kind, ExprKind::Unary(UnOp::AddrOf, _)) => {
+                MemEnd::Var(var, s)
+            }
+            V::L(t, Place::Tile(a)) if matches!(e.kind, ExprKind::Unary(UnOp::AddrOf, _)) => {
+                let _ = t;
+                MemEnd::Tile(a)
+            }
+            v => {
+                let p = self.cast(CastKind::Static, &Ty::Ptr(Box::new(Ty::S(Scalar::UChar))), v, span)?;
+                let V::Ptr(_, a) = p else { unreachable!() };
+                MemEnd::Tile(a)
+            }
+        })
+    }
+
+    /// `memcpy`/`memset` where an end is a local: the length must be a
+    /// constant within the local; register variables go through a stack slot.
+    fn mem_fn_local(
+        &mut self,
+        name: &str,
+        d: MemEnd,
+        src: Option<MemEnd>,
+        fill: Option<Value>,
+        n: &Expr,
+        span: Span,
+    ) -> Result<V> {
+        let (_, len) = self.const_value(n).map_err(|_| {
+            crate::diag::Diagnostic::new(
+                n.span,
+                format!("'{name}' of a local variable needs a constant length"),
+            )
+        })?;
+        let len = match len {
+            CV::I(v) if (0..=i128::from(crate::sema::MAX_OBJECT_SIZE)).contains(&v) => v as u32,
+            _ => return err(n.span, format!("'{name}' length out of range")),
+        };
+        let host = |l: &mut Self, end: MemEnd| -> Result<MemEnd> {
+            Ok(match end {
+                MemEnd::Var(var, s) => {
+                    if len > s.size() {
+                        return err(
+                            span,
+                            format!("'{name}' of {len} bytes overruns a {}-byte variable", s.size()),
+                        );
+                    }
+                    let h = l.stack(s.size(), 8);
+                    let x = l.b.use_var(var);
+                    l.store_scalar(s, Place::Host(h), x);
+                    MemEnd::Host(h, s.size())
+                }
+                MemEnd::Host(_, size) if len > size => {
+                    return err(span, format!("'{name}' of {len} bytes overruns a {size}-byte local"))
+                }
+                e => e,
+            })
+        };
+        let dh = host(self, d)?;
+        let sh = match src {
+            Some(e) => Some(host(self, e)?),
+            None => None,
+        };
+        if let MemEnd::Tile(a) = dh {
+            self.check_writable(Place::Tile(a), span)?;
+        }
+        let at = |l: &mut Self, e: MemEnd, i: u32| -> Place {
+            match e {
+                MemEnd::Tile(a) => Place::Tile(l.b.ins().iadd_imm_s(a, i64::from(i))),
+                MemEnd::Host(h, _) => Place::Host(l.b.ins().iadd_imm_s(h, i64::from(i))),
+                MemEnd::Var(..) => unreachable!(),
+            }
+        };
+        for i in 0..len {
+            let byte = match (sh, fill) {
+                (Some(e), _) => {
+                    let p = at(self, e, i);
+                    self.load_scalar(Scalar::UChar, p)
+                }
+                (_, Some(f)) => f,
+                _ => unreachable!(),
+            };
+            let p = at(self, dh, i);
+            self.store_scalar(Scalar::UChar, p, byte);
+        }
+        if let (MemEnd::Var(var, s), MemEnd::Host(h, _)) = (d, dh) {
+            let x = self.load_scalar(s, Place::Host(h));
+            self.b.def_var(var, x);
+        }
+        Ok(V::Void)
+    }
+
     pub(crate) fn mem_fn(&mut self, name: &str, args: &[Expr], span: Span) -> Result<V> {
         let [a, b, n] = args else { return err(span, format!("'{name}' takes three arguments")) };
+        let local = |e: &Expr| match &e.kind {
+            ExprKind::Unary(UnOp::AddrOf, _) | ExprKind::Name(_) => true,
+            _ => false,
+        };
+        if local(a) || (name == "memcpy" && local(b)) {
+            let d = self.mem_end(a, span)?;
+            let (src, fill) = if name == "memcpy" {
+                (Some(self.mem_end(b, span)?), None)
+            } else {
+                let v = self.expr(b)?;
+                (None, Some(self.rv_as(v, Scalar::UChar, span)?))
+            };
+            if !matches!(d, MemEnd::Tile(_)) || !matches!(src, None | Some(MemEnd::Tile(_))) {
+                return self.mem_fn_local(name, d, src, fill, n, span);
+            }
+            let MemEnd::Tile(d) = d else { unreachable!() };
+            self.check_writable(Place::Tile(d), span)?;
+            let s = src.map(|e| match e {
+                MemEnd::Tile(a) => a,
+                _ => unreachable!(),
+            });
+            let n = self.expr(n)?;
+            let n = self.rv_as(n, Scalar::UInt, span)?;
+            return self.copy_loop(d, s, fill, n);
+        }
         let dst = self.expr(a)?;
         let dst = self.cast(CastKind::Static, &Ty::Ptr(Box::new(Ty::S(Scalar::UChar))), dst, span)?;
         let V::Ptr(_, d) = dst else { unreachable!() };
@@ -374,7 +498,11 @@ impl Lowerer<'_, '_> {
         } else {
             (None, Some(self.rv_as(src, Scalar::UChar, span)?))
         };
-        // Check both ranges once, then copy byte by byte.
+        self.copy_loop(d, s, fill, n)
+    }
+
+    /// `d[i] = s[i]` (or `fill`) for `i < n`, byte by byte in tile memory.
+    fn copy_loop(&mut self, d: Value, s: Option<Value>, fill: Option<Value>, n: Value) -> Result<V> {
         let i = self.b.declare_var(types::I32);
         let z = self.b.ins().iconst(types::I32, 0);
         self.b.def_var(i, z);
@@ -458,4 +586,15 @@ impl Lowerer<'_, '_> {
         self.b.ins().call_indirect(sref, fp, &[ctx, fbuf, len, abuf, nargs]);
         Ok(V::C(Scalar::Int, CV::I(0)))
     }
+}
+
+/// One end of a `memcpy`/`memset`.
+#[derive(Clone, Copy)]
+enum MemEnd {
+    /// A tile address.
+    Tile(Value),
+    /// Host stack memory of a local and its size in bytes.
+    Host(Value, u32),
+    /// A register variable holding one scalar.
+    Var(cranelift_frontend::Variable, Scalar),
 }

@@ -41,6 +41,10 @@ template <typename T> struct Edge {
   T &operator[](unsigned i) const { return p[i]; }
   operator T &() const { return *p; }
   T *get() const { return p; }
+  // Writing a value through a one-element edge (`outs[i] = x` of a
+  // `Vector<Output<T>>`) writes the element.
+  template <class U, class = typename std::enable_if<std::is_convertible<U, T>::value>::type>
+  const Edge &operator=(const U &v) const { *p = v; return *this; }
 };
 template <typename T, VectorLayout L, unsigned A, bool I> struct Edge<Vector<T, L, A, I>> : Vector<T, L, A, I> {};
 enum class VectorListLayout { DELTAN, DELTANELEMENTS, COMPACT_DELTAN };
