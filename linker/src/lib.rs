@@ -23,4 +23,5 @@ pub mod host;
 pub mod image;
 pub mod link;
 pub mod printf;
+pub mod profile;
 pub mod valid;

@@ -39,15 +39,12 @@
 //!
 //! Cycle sums saturate at `u64::MAX` rather than wrap.
 
-/// Fixed cycles each tile that takes part in an exchange spends on it
-/// (the exchange code's setup and the last word's flight).
-pub const EXCHANGE_OVERHEAD_CYCLES: u64 = 16;
-
-/// Host link bandwidth (PCIe Gen4 x16 class, about 64 GB/s).
-pub const HOST_BYTES_PER_SECOND: f64 = 64.0e9;
-
-/// Latency of one host transfer, in nanoseconds.
-pub const HOST_LATENCY_NS: f64 = 500.0;
+// The exchange and host-transfer formulas are shared with the compiler's
+// graph profile (its exchange and host exchange cycles by tile).
+pub use linker::profile::{
+    exchange_tile_cycles, host_transfer_cycles, EXCHANGE_OVERHEAD_CYCLES, HOST_BYTES_PER_SECOND,
+    HOST_LATENCY_NS,
+};
 
 /// The exchange part of a predicate broadcast for `if`, `switch` and each
 /// loop test (its sync is charged as a sync).
@@ -57,23 +54,6 @@ pub fn branch_exchange_cycles() -> u64 {
 
 /// A `repeat` iteration or a `call`: one tile-local branch.
 pub const LOOP_CYCLES: u64 = 1;
-
-/// Exchange cycles of one tile that sends `sent` and receives `received` bytes.
-pub fn exchange_tile_cycles(sent: u64, received: u64, bytes_per_cycle: u32) -> u64 {
-    let bytes = sent.max(received);
-    if bytes == 0 {
-        return 0;
-    }
-    bytes.div_ceil(u64::from(bytes_per_cycle.max(1))).saturating_add(EXCHANGE_OVERHEAD_CYCLES)
-}
-
-/// Cycles of a host transfer of `bytes` at a clock of `clock_mhz`.
-pub fn host_transfer_cycles(bytes: u64, clock_mhz: f64) -> u64 {
-    let hz = clock_mhz * 1.0e6;
-    let seconds = bytes as f64 / HOST_BYTES_PER_SECOND + HOST_LATENCY_NS * 1.0e-9;
-    // `as` saturates for out-of-range floats.
-    (seconds * hz).ceil() as u64
-}
 
 /// Tile cycles of a compute phase, from per-worker instruction counts: the
 /// workers issue in turn, so the tile is busy until its busiest worker is
