@@ -188,7 +188,7 @@ fn by_tile(s: &mut String, g: &GraphProfile) {
         for (i, &n) in counts.iter().enumerate() {
             let from = lo + i as u64 * step;
             let bar = "*".repeat(n.saturating_mul(40).div_ceil(most) as usize);
-            let _ = writeln!(s, "    {:>5} - {:<5}{bar:<40}{:>8}", from, from + step, thousands(n));
+            let _ = writeln!(s, "    {from:>5} - {:>2} {bar:<40}{:>8}", from + step, thousands(n));
         }
         let _ = writeln!(s);
     }
