@@ -71,6 +71,8 @@ pub struct MemoryLayout {
     pub vertex_state: Vec<u32>,
     /// Per vertex: the address of its descriptor arrays (0 when it has no vector list).
     pub descriptors: Vec<u32>,
+    /// Per vertex: the bytes of its descriptor arrays.
+    pub descriptor_bytes: Vec<u32>,
     /// Per buffer: its address.
     pub buffer_addr: Vec<u32>,
     /// Per tile.
@@ -143,6 +145,7 @@ pub fn layout_memory(
         stack[tile] = stack[tile].max(u64::from(vt.stack_size));
     }
     out.descriptors = vec![0; graph.vertices.len()];
+    out.descriptor_bytes = vec![0; graph.vertices.len()];
     for v in graph.vertices.keys() {
         let vt = resolved.vertex_info(codelets, v);
         if !vt
@@ -166,6 +169,7 @@ pub fn layout_memory(
         let at = align(cur[tile], 4);
         tiles[tile].gaps += at - cur[tile];
         out.descriptors[v.index()] = addr(at);
+        out.descriptor_bytes[v.index()] = addr(bytes);
         cur[tile] = at + bytes;
         tiles[tile].descriptors += bytes;
     }

@@ -1,19 +1,31 @@
-//! `--report`: the graph profile of the Poplar user guide ("Graph profile"):
-//! target, graph counts, vertex types, compute sets, exchanges (bytes sent
-//! and received by tile, per internal exchange), the program structure
-//! (flattened, with `children` indices), and memory by tile and by
-//! category. Arrays indexed by tile have one entry per tile. Cycle estimates
-//! are the simulator's business and are left out. Beyond the guide's keys,
-//! `variables` lists each tensor's bytes on the tiles that hold it (sparse
-//! `[tile, bytes]` pairs), `memory.byTile.vertices` counts vertices per tile
-//! and `vertexTypes.codeSizes` gives each type's code bytes, for
-//! `poplar-report`'s per-tile view.
+//! `--report`: the graph profile of the Poplar user guide ("Graph profile"),
+//! as `report::schema::GraphProfile`, the struct every reader parses: the
+//! target (with its sync delays), graph counts, vertex types, compute sets,
+//! internal, IPU-to-IPU and host exchanges (bytes each tile really sends
+//! and receives, and its cycles), the program structure (flattened, with
+//! `children` indices) and memory ([`memory`]: by tile, by category, region
+//! and overlap, by compute set and by vertex type). Arrays indexed by tile
+//! have one entry per tile.
+//!
+//! Programs and exchanges are numbered by `linker::profile::ProgramTree`,
+//! the numbering the runtime's execution profile uses for `programTrace`
+//! and its steps, so the two profiles' indices and names agree. Compute
+//! cycles are measured by the simulator, not estimated here, so
+//! `computeSets.cycleEstimates` is left out.
+//!
+//! Beyond the guide's keys, `variables` lists each tensor's bytes on the
+//! tiles that hold it (sparse `[tile, bytes]` pairs), `memory.byTile.vertices`
+//! counts vertices per tile and `vertexTypes.codeSizes` gives each type's
+//! code bytes, for `poplar-report`'s per-tile view.
 
-use serde_json::{json, Value};
+mod memory;
 
+use ::report::schema::{
+    ComputeSets, Exchanges, GraphCounts, GraphProfile, GraphTarget, OtherExchanges, ProgramNode, VertexTypes,
+};
 use ir::{FieldValue, Graph};
-use linker::image::{Exchange, Step};
 use linker::link::Unlinked;
+use linker::profile::{self as numbering, ExchangeSource, NodeKind, ProgramTree, TreeInput};
 
 use crate::exchange::ExchangePlan;
 use crate::layout::MemoryLayout;
@@ -21,79 +33,114 @@ use crate::mapping::TileMapping;
 use crate::resolve::Resolved;
 use crate::Codelets;
 
-struct Programs {
-    list: Vec<Value>,
-    exchanges: Vec<(String, Exchange)>,
+/// The programs of an unlinked image as both profiles number them.
+pub fn program_tree(u: &Unlinked<'_>) -> ProgramTree {
+    ProgramTree::new(&TreeInput {
+        programs: &u.programs,
+        functions: &u.functions,
+        compute_sets: u
+            .compute_sets
+            .iter()
+            .map(|c| {
+                (c.name.as_str(), !c.exchange_in.transfers.is_empty(), !c.exchange_out.transfers.is_empty())
+            })
+            .collect(),
+        streams: u.streams.iter().map(|s| s.name.as_str()).collect(),
+        remote_buffers: u.remote_buffers.iter().map(|b| b.name.as_str()).collect(),
+    })
 }
 
-impl Programs {
-    fn push(&mut self, v: Value) -> usize {
-        self.list.push(v);
-        self.list.len() - 1
-    }
-
-    fn exchange(&mut self, name: String, x: &Exchange) -> usize {
-        self.exchanges.push((name, x.clone()));
-        self.exchanges.len() - 1
-    }
-
-    fn seq(&mut self, u: &Unlinked<'_>, body: &[Step]) -> usize {
-        let children: Vec<usize> = body.iter().map(|s| self.step(u, s)).collect();
-        self.push(json!({"type": "Sequence", "children": children}))
-    }
-
-    fn step(&mut self, u: &Unlinked<'_>, s: &Step) -> usize {
-        match s {
-            Step::Execute(c) => {
-                let cs = &u.compute_sets[*c as usize];
-                let mut children = Vec::new();
-                if !cs.exchange_in.transfers.is_empty() {
-                    let x = self.exchange(format!("{}/ExchangePre", cs.name), &cs.exchange_in);
-                    children.push(self.push(json!({"type": "DoExchange", "exchange": x, "name": format!("{}/ExchangePre", cs.name)})));
-                }
-                children.push(self.push(json!({"type": "OnTileExecute", "computeSet": c})));
-                if !cs.exchange_out.transfers.is_empty() {
-                    let x = self.exchange(format!("{}/ExchangePost", cs.name), &cs.exchange_out);
-                    children.push(self.push(json!({"type": "DoExchange", "exchange": x, "name": format!("{}/ExchangePost", cs.name)})));
-                }
-                self.push(json!({"type": "Sequence", "children": children}))
-            }
-            Step::Copy(c) => {
-                let x = self.exchange(format!("copy{c}"), &u.copies[*c as usize]);
-                self.push(json!({"type": "DoExchange", "exchange": x, "name": format!("copy{c}")}))
-            }
-            Step::StreamIn { stream, .. } | Step::StreamOut { stream, .. } => {
-                self.push(json!({"type": "StreamCopy", "name": u.streams[*stream as usize].name}))
-            }
-            Step::RemoteRead { buffer, .. } | Step::RemoteWrite { buffer, .. } => {
-                self.push(json!({"type": "StreamCopy", "name": u.remote_buffers[*buffer as usize].name}))
-            }
-            Step::Print { label, .. } => {
-                self.push(json!({"type": "StreamCopy", "name": format!("print {label}")}))
-            }
-            Step::Repeat { count, body } => {
-                let b = self.seq(u, body);
-                self.push(json!({"type": "Repeat", "repeatCount": count, "children": [b]}))
-            }
-            Step::While { cond, body, .. } => {
-                let c = self.seq(u, cond);
-                let b = self.seq(u, body);
-                self.push(json!({"type": "RepeatWhileTrue", "children": [c, b]}))
-            }
-            Step::If { then, otherwise, .. } => {
-                let a = self.seq(u, then);
-                let b = self.seq(u, otherwise);
-                self.push(json!({"type": "IfElse", "children": [a, b]}))
-            }
-            Step::Switch { cases, default, .. } => {
-                let mut children: Vec<usize> = cases.iter().map(|(_, b)| self.seq(u, b)).collect();
-                children.push(self.seq(u, default));
-                self.push(json!({"type": "Switch", "children": children}))
-            }
-            Step::Call(f) => self.push(json!({"type": "Call", "target": f})),
-            Step::Sync => self.push(json!({"type": "Sync"})),
+fn program_node(n: &numbering::Node) -> ProgramNode {
+    let mut p = ProgramNode {
+        kind: String::new(),
+        children: n.children.clone(),
+        name: n.name.clone(),
+        exchange: None,
+        compute_set: None,
+        repeat_count: None,
+        target: None,
+    };
+    p.kind = match n.kind {
+        NodeKind::Sequence => "Sequence",
+        NodeKind::DoExchange(x) => {
+            p.exchange = Some(x);
+            "DoExchange"
         }
+        NodeKind::OnTileExecute(c) => {
+            p.compute_set = Some(c);
+            "OnTileExecute"
+        }
+        NodeKind::StreamCopy(x) => {
+            p.exchange = Some(x);
+            "StreamCopy"
+        }
+        NodeKind::Repeat(count) => {
+            p.repeat_count = Some(count);
+            "Repeat"
+        }
+        NodeKind::RepeatWhileTrue => "RepeatWhileTrue",
+        NodeKind::IfElse => "IfElse",
+        NodeKind::Switch => "Switch",
+        NodeKind::Call(f) => {
+            p.target = Some(f);
+            "Call"
+        }
+        NodeKind::Sync => "Sync",
     }
+    .to_string();
+    p
+}
+
+/// Internal exchanges: bytes each tile sends and receives, and its cycles.
+fn exchanges(u: &Unlinked<'_>, tree: &ProgramTree, num_tiles: usize) -> Exchanges {
+    let bpc = u.target.exchange_bytes_per_cycle;
+    let mut x = Exchanges {
+        names: Vec::new(),
+        bytes_sent_by_tile: Vec::new(),
+        bytes_received_by_tile: Vec::new(),
+        cycles_by_tile: Vec::new(),
+    };
+    for (name, source) in &tree.exchanges {
+        let transfers = match *source {
+            ExchangeSource::Pre(c) => &u.compute_sets[c as usize].exchange_in,
+            ExchangeSource::Post(c) => &u.compute_sets[c as usize].exchange_out,
+            ExchangeSource::Copy(c) => &u.copies[c as usize],
+        };
+        let (mut sent, mut received, mut cycles) =
+            (vec![0; num_tiles], vec![0; num_tiles], vec![0; num_tiles]);
+        for (t, s, r) in transfers.bytes_by_tile() {
+            sent[t as usize] = s;
+            received[t as usize] = r;
+            cycles[t as usize] = linker::cost::exchange_tile_cycles(s, r, bpc);
+        }
+        x.names.push(name.clone());
+        x.bytes_sent_by_tile.push(sent);
+        x.bytes_received_by_tile.push(received);
+        x.cycles_by_tile.push(cycles);
+    }
+    x
+}
+
+/// Host exchanges: every tile taking part waits for the whole transfer.
+fn host_exchanges(u: &Unlinked<'_>, tree: &ProgramTree, num_tiles: usize) -> OtherExchanges {
+    let mut x = OtherExchanges::default();
+    for h in &tree.host_exchanges {
+        let cycles = linker::cost::host_transfer_cycles(h.bytes(), u.target.clock_mhz);
+        let (mut sent, mut received, mut est) = (vec![0; num_tiles], vec![0; num_tiles], vec![0; num_tiles]);
+        for (t, b) in h.bytes_by_tile() {
+            if h.to_device {
+                received[t as usize] = b;
+            } else {
+                sent[t as usize] = b;
+            }
+            est[t as usize] = cycles;
+        }
+        x.names.push(h.name.clone());
+        x.bytes_sent_by_tile.push(sent);
+        x.bytes_received_by_tile.push(received);
+        x.estimated_cycles_by_tile.push(est);
+    }
+    x
 }
 
 /// The graph profile as pretty JSON text.
@@ -108,18 +155,21 @@ pub fn graph_profile(
 ) -> String {
     let tg = &graph.target;
     let num_tiles = tg.total_tiles() as usize;
-    let target = json!({
-        "type": if tg.preset == ir::Preset::Cpu { "CPU" } else { "IPU_MODEL" },
-        "name": tg.preset.name(),
-        "bytesPerIPU": u64::from(tg.bytes_per_tile) * u64::from(tg.tiles_per_ipu),
-        "bytesPerTile": tg.bytes_per_tile,
-        "clockFrequency": f64::from(tg.clock_mhz) * 1e6,
-        "numIPUs": tg.ipus,
-        "tilesPerIPU": tg.tiles_per_ipu,
-        "numTiles": num_tiles,
-        "numWorkerContexts": tg.workers,
-        "totalMemory": u64::from(tg.bytes_per_tile) * num_tiles as u64,
-    });
+    let target = GraphTarget {
+        kind: if tg.preset == ir::Preset::Cpu { "CPU" } else { "IPU_MODEL" }.into(),
+        name: tg.preset.name().into(),
+        bytes_per_ipu: u64::from(tg.bytes_per_tile) * u64::from(tg.tiles_per_ipu),
+        bytes_per_tile: u64::from(tg.bytes_per_tile),
+        clock_frequency: f64::from(tg.clock_mhz) * 1e6,
+        num_ipus: tg.ipus,
+        tiles_per_ipu: tg.tiles_per_ipu,
+        num_tiles: num_tiles as u32,
+        num_worker_contexts: tg.workers,
+        total_memory: u64::from(tg.bytes_per_tile) * num_tiles as u64,
+        // The simulator's sync costs every tile the same `sync_cycles`.
+        relative_sync_delay_by_tile: vec![0; tg.tiles_per_ipu as usize],
+        min_sync_delay: u64::from(tg.sync_cycles),
+    };
     let num_edges: usize = graph
         .vertices
         .values()
@@ -130,22 +180,21 @@ pub fn graph_profile(
             FieldValue::Literal(_) => 0,
         })
         .sum();
-    let graph_info = json!({
-        "numComputeSets": graph.compute_sets.len(),
-        "numEdges": num_edges,
-        "numVars": graph.tensors.len(),
-        "numVertices": graph.vertices.len(),
-    });
+    let counts = GraphCounts {
+        num_compute_sets: graph.compute_sets.len() as u64,
+        num_edges: num_edges as u64,
+        num_vars: graph.tensors.len() as u64,
+        num_vertices: graph.vertices.len() as u64,
+    };
     let types: Vec<&linker::gp::VertexType> =
         (0..resolved.types.len() as u32).map(|t| resolved.type_info(codelets, t)).collect();
-    let vertex_types = json!({
-        "names": types.iter().map(|t| t.name.clone()).collect::<Vec<_>>(),
-        "sizes": types.iter().map(|t| t.state_size).collect::<Vec<_>>(),
-        "codeSizes": types.iter().map(|t| t.plain.code.len()).collect::<Vec<_>>(),
-    });
-    let mut cs_names = Vec::new();
-    let mut cs_counts = Vec::new();
-    let mut cs_types = Vec::new();
+    let vertex_types = VertexTypes {
+        names: types.iter().map(|t| t.name.clone()).collect(),
+        sizes: types.iter().map(|t| u64::from(t.state_size)).collect(),
+        code_sizes: types.iter().map(|t| t.plain.code.len() as u64).collect(),
+    };
+    let mut compute_sets =
+        ComputeSets { names: Vec::new(), vertex_counts: Vec::new(), vertex_types: Vec::new() };
     for c in graph.compute_sets.values() {
         let mut counts: Vec<(u32, u64)> = Vec::new();
         for &v in &c.vertices {
@@ -156,103 +205,28 @@ pub fn graph_profile(
             }
         }
         counts.sort();
-        cs_names.push(c.name.clone());
-        cs_types.push(counts.iter().map(|x| x.0).collect::<Vec<_>>());
-        cs_counts.push(counts.iter().map(|x| x.1).collect::<Vec<_>>());
+        compute_sets.names.push(c.name.clone());
+        compute_sets.vertex_types.push(counts.iter().map(|x| x.0).collect());
+        compute_sets.vertex_counts.push(counts.iter().map(|x| x.1).collect());
     }
-    let compute_sets = json!({"names": cs_names, "vertexCounts": cs_counts, "vertexTypes": cs_types});
 
-    let mut progs = Programs { list: Vec::new(), exchanges: Vec::new() };
-    let mut control = Vec::new();
-    for p in &u.programs {
-        control.push(progs.seq(u, &p.body));
-    }
-    let mut functions = Vec::new();
-    for p in &u.functions {
-        functions.push(progs.seq(u, &p.body));
-    }
-    let mut sent = Vec::new();
-    let mut received = Vec::new();
-    let mut cycles = Vec::new();
-    let mut names = Vec::new();
-    for (name, x) in &progs.exchanges {
-        let mut s = vec![0u64; num_tiles];
-        let mut r = vec![0u64; num_tiles];
-        for t in &x.transfers {
-            s[t.src_tile as usize] += u64::from(t.bytes);
-            r[t.dst_tile as usize] += u64::from(t.bytes);
-        }
-        let bw = u64::from(tg.exchange_bytes_per_cycle.max(1));
-        cycles.push(s.iter().zip(&r).map(|(a, b)| (*a.max(b)).div_ceil(bw)).collect::<Vec<_>>());
-        sent.push(s);
-        received.push(r);
-        names.push(name.clone());
-    }
-    let exchanges = json!({
-        "names": names,
-        "bytesSentByTile": sent,
-        "bytesReceivedByTile": received,
-        "cyclesByTile": cycles,
-    });
-
-    let tiles = &layout.tiles;
-    let limit = u64::from(tg.bytes_per_tile);
-    let totals: Vec<u64> = tiles.iter().map(|m| m.total).collect();
-    let by_tile = json!({
-        "total": tiles.iter().map(|m| m.total - m.gaps).collect::<Vec<_>>(),
-        "totalIncludingGaps": totals,
-        "overflowed": totals.iter().map(|&t| t.saturating_sub(limit)).collect::<Vec<_>>(),
-        "vertices": tiles.iter().map(|m| m.vertices).collect::<Vec<_>>(),
-    });
-    let mut by_category = serde_json::Map::new();
-    let cats = tiles.first().map(|m| m.categories().map(|c| c.0)).unwrap_or_default();
-    for (i, name) in cats.iter().enumerate() {
-        let per_tile: Vec<u64> = tiles.iter().map(|m| m.categories()[i].1).collect();
-        by_category.insert((*name).to_string(), json!({"total": per_tile}));
-    }
-    let code: u64 = types.iter().map(|t| (t.plain.code.len() + t.counting.code.len()) as u64).sum();
-    by_category.insert(
-        "vertexCode".into(),
-        json!({"total": code, "note": "shared code segment, not in tile memory"}),
-    );
-    let memory = json!({"byTile": by_tile, "byCategory": by_category});
+    let tree = program_tree(u);
     let _ = plan;
-    let variables: Vec<Value> = graph
-        .tensors
-        .iter()
-        .map(|(t, tensor)| {
-            let size = u64::from(tensor.elem.size_in_bytes());
-            let mut on_tile: Vec<(u32, u64)> = Vec::new();
-            for iv in &mapping.tensors[ir::EntityRef::index(t)] {
-                let bytes = (iv.end - iv.start) * size;
-                match on_tile.iter_mut().find(|x| x.0 == iv.tile) {
-                    Some(x) => x.1 += bytes,
-                    None => on_tile.push((iv.tile, bytes)),
-                }
-            }
-            on_tile.sort_unstable();
-            json!({
-                "name": tensor.name,
-                "kind": if tensor.kind == ir::TensorKind::Const { "constant" } else { "variable" },
-                "bytes": tensor.num_elements() * size,
-                "tiles": on_tile.iter().map(|&(t, b)| [u64::from(t), b]).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-
-    let profile = json!({
-        "target": target,
-        "optimizationInfo": {},
-        "graph": graph_info,
-        "vertexTypes": vertex_types,
-        "computeSets": compute_sets,
-        "exchanges": exchanges,
-        "programs": progs.list,
-        "controlPrograms": control,
-        "functionPrograms": functions,
-        "memory": memory,
-        "variables": variables,
-    });
+    let profile = GraphProfile {
+        target,
+        graph: counts,
+        vertex_types,
+        compute_sets,
+        exchanges: exchanges(u, &tree, num_tiles),
+        external_exchanges: OtherExchanges::default(),
+        host_exchanges: host_exchanges(u, &tree, num_tiles),
+        programs: tree.nodes.iter().map(program_node).collect(),
+        control_programs: tree.control.clone(),
+        function_programs: tree.functions.clone(),
+        memory: memory::memory(graph, resolved, codelets, mapping, layout, &types),
+        variables: memory::variables(graph, mapping),
+        optimization_info: Default::default(),
+    };
     let mut s = serde_json::to_string_pretty(&profile).unwrap_or_default();
     s.push('\n');
     s

@@ -101,15 +101,6 @@ pub const HOST_BYTES_PER_SECOND: f64 = 64.0e9;
 /// Latency of one host transfer, in nanoseconds.
 pub const HOST_LATENCY_NS: f64 = 500.0;
 
-/// The exchange part of a predicate broadcast for `if`, `switch` and each
-/// loop test (its sync is charged as a sync).
-pub fn branch_exchange_cycles() -> u64 {
-    EXCHANGE_OVERHEAD_CYCLES + 1
-}
-
-/// A `repeat` iteration or a `call`: one tile-local branch.
-pub const LOOP_CYCLES: u64 = 1;
-
 /// Exchange cycles of one tile that sends `sent` and receives `received` bytes.
 pub fn exchange_tile_cycles(sent: u64, received: u64, bytes_per_cycle: u32) -> u64 {
     let bytes = sent.max(received);
@@ -126,6 +117,15 @@ pub fn host_transfer_cycles(bytes: u64, clock_mhz: f64) -> u64 {
     // `as` saturates for out-of-range floats.
     (seconds * hz).ceil() as u64
 }
+
+/// The exchange part of a predicate broadcast for `if`, `switch` and each
+/// loop test (its sync is charged as a sync).
+pub fn branch_exchange_cycles() -> u64 {
+    EXCHANGE_OVERHEAD_CYCLES + 1
+}
+
+/// A `repeat` iteration or a `call`: one tile-local branch.
+pub const LOOP_CYCLES: u64 = 1;
 
 /// Tile cycles of a compute phase, from per-worker instruction counts: the
 /// workers issue in turn, so the tile is busy until its busiest worker is

@@ -28,5 +28,6 @@ pub mod host;
 pub mod image;
 pub mod link;
 pub mod printf;
+pub mod profile;
 pub mod quarter;
 pub mod valid;

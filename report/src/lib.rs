@@ -10,6 +10,7 @@
 //! one. [`auto`] reads the `autoReport.*` engine options that make the
 //! compiler and the runtime write profiles and this page without flags;
 //! [`progress`] is what both show on a terminal while they work.
+//! [`summary`] prints a graph profile as Poplar's profile summary does.
 //!
 //! No I/O here except in the binary and in [`auto::write_report`].
 
@@ -18,6 +19,7 @@
 pub mod auto;
 pub mod progress;
 pub mod schema;
+pub mod summary;
 pub mod view;
 
 pub use schema::{ExecutionProfile, GraphProfile};

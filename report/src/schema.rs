@@ -1,8 +1,11 @@
-//! Typed views of the two profiles: the graph profile `poplar-compile
-//! --report` writes and the execution profile `poplar-run --profile` writes.
-//! Field names are the JSON keys (Poplar's, camelCase). Keys added after the
-//! first version default to empty, so older profiles still load; unknown
-//! keys are ignored.
+//! The two profiles' shapes, defined once: the graph profile `poplar-compile
+//! --report` writes and the execution profile `poplar-run --profile` writes
+//! are these structs serialised (the compiler's `report` module and the
+//! runtime's `profile` module build them), and every reader parses them
+//! back into the same structs. Field names are the JSON keys (Poplar's,
+//! camelCase, with the meanings of the Poplar user guide's "Graph profile"
+//! and "Execution profile"). Keys added after the first version default to
+//! empty, so older profiles still load; unknown keys are ignored.
 
 use std::collections::BTreeMap;
 
@@ -17,6 +20,13 @@ pub struct GraphProfile {
     pub vertex_types: VertexTypes,
     pub compute_sets: ComputeSets,
     pub exchanges: Exchanges,
+    /// IPU-to-IPU exchanges (the simulator models none: every exchange of
+    /// a multi-IPU target is internal).
+    #[serde(default)]
+    pub external_exchanges: OtherExchanges,
+    /// Exchanges with the host: one per `StreamCopy` program.
+    #[serde(default)]
+    pub host_exchanges: OtherExchanges,
     /// The program tree, flattened; `children` index this list.
     pub programs: Vec<ProgramNode>,
     /// Roots of the user's control programs in `programs`.
@@ -26,6 +36,8 @@ pub struct GraphProfile {
     pub memory: Memory,
     #[serde(default)]
     pub variables: Vec<Variable>,
+    #[serde(default)]
+    pub optimization_info: BTreeMap<String, f64>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -44,6 +56,14 @@ pub struct GraphTarget {
     pub num_tiles: u32,
     pub num_worker_contexts: u32,
     pub total_memory: u64,
+    #[serde(default, rename = "bytesPerIPU")]
+    pub bytes_per_ipu: u64,
+    /// Per tile of one IPU: its sync delay minus [`Self::min_sync_delay`].
+    #[serde(default)]
+    pub relative_sync_delay_by_tile: Vec<u64>,
+    /// Cycles for the tile nearest the sync controller.
+    #[serde(default)]
+    pub min_sync_delay: u64,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -76,6 +96,16 @@ pub struct ComputeSets {
     pub vertex_types: Vec<Vec<u32>>,
 }
 
+/// IPU-to-IPU or host exchanges; each array is per exchange, then per tile.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OtherExchanges {
+    pub names: Vec<String>,
+    pub bytes_sent_by_tile: Vec<Vec<u64>>,
+    pub bytes_received_by_tile: Vec<Vec<u64>>,
+    pub estimated_cycles_by_tile: Vec<Vec<u64>>,
+}
+
 /// Internal exchanges; each array is per exchange, then per tile.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -96,7 +126,8 @@ pub struct ProgramNode {
     pub children: Vec<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// `DoExchange`: index into [`Exchanges`].
+    /// `DoExchange`: index into [`Exchanges`]; `StreamCopy`: into
+    /// `hostExchanges`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exchange: Option<u32>,
     /// `OnTileExecute`: index into [`ComputeSets`].
@@ -116,6 +147,28 @@ pub struct Memory {
     /// Category name to its bytes: per tile, or one figure for memory
     /// outside the tiles (code).
     pub by_category: BTreeMap<String, Category>,
+    #[serde(default)]
+    pub by_compute_set: VertexMemory,
+    #[serde(default)]
+    pub by_vertex_type: VertexMemory,
+}
+
+/// Vertex memory by compute set or by vertex type, then by tile.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VertexMemory {
+    /// Code in tile memory (none here: vertex code is in the shared segment).
+    pub code_bytes: Vec<Vec<u64>>,
+    pub copy_ptr_bytes: Vec<Vec<u64>>,
+    /// Vector-list descriptors.
+    pub descriptor_bytes: Vec<Vec<u64>>,
+    /// Edge pointers in the vertex states.
+    pub edge_ptr_bytes: Vec<Vec<u64>>,
+    /// Alignment padding before the vertices' states and descriptors.
+    pub padding_bytes: Vec<Vec<u64>>,
+    /// Vertex states other than edge pointers.
+    pub vertex_data_bytes: Vec<Vec<u64>>,
+    pub total_bytes: Vec<Vec<u64>>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -127,14 +180,43 @@ pub struct MemoryByTile {
     /// Bytes past `bytesPerTile` (0 when the tile fits).
     pub overflowed: Vec<u64>,
     #[serde(default)]
+    pub overflowed_including_gaps: Vec<u64>,
+    /// The simulator models no interleaved region: zeros.
+    #[serde(default)]
+    pub interleaved: Vec<u64>,
+    #[serde(default)]
+    pub interleaved_including_gaps: Vec<u64>,
+    /// Bytes below `bytesPerTile`.
+    #[serde(default)]
+    pub non_interleaved: Vec<u64>,
+    #[serde(default)]
+    pub non_interleaved_including_gaps: Vec<u64>,
+    #[serde(default)]
     pub vertices: Vec<u64>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Category {
     pub total: CategoryTotal,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// A tile category's bytes by memory region.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interleaved: Option<Overlap>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub non_interleaved: Option<Overlap>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overflowed: Option<Overlap>,
+}
+
+/// Bytes by tile of memory some variables share with others that are
+/// never live at the same time (`overlapped`), and of the rest.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Overlap {
+    pub non_overlapped: Vec<u64>,
+    pub overlapped: Vec<u64>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -153,6 +235,11 @@ pub struct Variable {
     pub bytes: u64,
     /// `[tile, bytes]` pairs, by tile.
     pub tiles: Vec<[u64; 2]>,
+    /// Indices into `programs` of the programs during which the variable
+    /// is live; absent: always live (every tensor here is: tile memory is
+    /// allocated once for the whole run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub live_in: Option<Vec<u32>>,
 }
 
 /// The execution profile of a `sim` run.
@@ -161,7 +248,10 @@ pub struct Variable {
 pub struct ExecutionProfile {
     pub profiler_mode: String,
     pub target: ExecTarget,
+    /// Roots of the programs run, in order: indices into the graph
+    /// profile's `programs` (its `controlPrograms`).
     pub program_trace: Vec<u32>,
+    /// The user programs' names, by index of `controlPrograms`.
     pub programs: Vec<String>,
     pub compute_sets: Vec<String>,
     pub vertex_types: Vec<String>,
@@ -171,7 +261,35 @@ pub struct ExecutionProfile {
     pub compute_set_runs: Vec<u64>,
     pub cycles_by_vertex_type: Vec<u64>,
     pub instances_by_vertex_type: Vec<u64>,
+    /// By vertex id: the cycles of its last run (0: never ran).
+    #[serde(default)]
+    pub vertex_cycles: Vec<u64>,
+    /// Per host exchange (the graph profile's `hostExchanges`), per tile:
+    /// cycles summed over its runs.
+    #[serde(default)]
+    pub host_exchange_cycles: Vec<Vec<u64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<ExecMemory>,
     pub simulation: Simulation,
+}
+
+/// The image's tile memory as loaded.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecMemory {
+    pub bytes_by_tile: Vec<u64>,
+    pub total: u64,
+    pub max_tile: u64,
+    pub bytes_per_tile: u64,
+}
+
+/// What a run on a device without a cycle model records.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepsOnlyProfile {
+    /// `CPU`, or `NONE` when profiling was off.
+    pub profiler_mode: String,
+    pub steps_executed: u64,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -193,6 +311,10 @@ pub struct Simulation {
     pub steps: Vec<ExecStep>,
     #[serde(default)]
     pub steps_not_recorded: u64,
+    /// Cycles of the tiles' own loop counters and calls, in no step: with
+    /// the steps' cycles they add up to `cycles`.
+    #[serde(default)]
+    pub control_cycles: u64,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -205,32 +327,57 @@ pub struct TileCycles {
     pub sync: u64,
     #[serde(default)]
     pub global_exchange: u64,
+    #[serde(default)]
+    pub copy_shared_structure: u64,
 }
 
 /// One step of the run: `OnTileExecute`, `DoExchange`, `StreamCopy` or `Sync`.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExecStep {
     #[serde(rename = "type")]
     pub kind: String,
-    #[serde(default)]
+    /// `Sync`: `Internal` or `External`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync_type: Option<String>,
+    /// Index into the graph profile's `programs` (absent for `Sync`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program: Option<u32>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     #[serde(default)]
     pub cycles: u64,
     #[serde(default)]
     pub cycles_from: Option<u64>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles_to: Option<u64>,
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub active_tiles: u32,
-    #[serde(default)]
-    pub tile_balance: f64,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tile_balance: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active_tile_balance: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compute_set: Option<u32>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thread_balance: Option<f64>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_data: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_balance: Option<f64>,
+    /// `DoExchange`: index into the graph profile's `exchanges` (absent for
+    /// a branch's predicate broadcast, which has no exchange program).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exchange: Option<u32>,
+    /// `StreamCopy`: index into the graph profile's `hostExchanges`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_exchange: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles_overlapped: Option<u64>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// Parses a graph profile; the error names what is wrong and where.

@@ -168,7 +168,13 @@ impl View {
             mem_by_cat,
             outside,
             total: g.memory.by_tile.total_including_gaps.clone(),
-            overflow: g.memory.by_tile.overflowed.clone(),
+            // Bytes past the tile's end, gaps included (older profiles
+            // have only `overflowed`, which counted them).
+            overflow: if g.memory.by_tile.overflowed_including_gaps.is_empty() {
+                g.memory.by_tile.overflowed.clone()
+            } else {
+                g.memory.by_tile.overflowed_including_gaps.clone()
+            },
             vertices: g.memory.by_tile.vertices.clone(),
             variables,
             variables_left_out: left_out,
@@ -222,7 +228,7 @@ impl Exec {
                     step_names.len() - 1
                 }
             };
-            let balance = (st.tile_balance * 1000.0).round().clamp(0.0, 1000.0) as u64;
+            let balance = (st.tile_balance.unwrap_or(0.0) * 1000.0).round().clamp(0.0, 1000.0) as u64;
             steps.push([kind, from, st.cycles, u64::from(st.active_tiles), balance, index as u64]);
         }
         let tc = &s.tile_cycles;

@@ -1,9 +1,11 @@
 //! The report, the trace and `autoReport` on the real pipeline: every
-//! `testdata/run` case that runs cleanly is compiled with its graph profile,
-//! run on `sim` through `poplar-run`'s own code path with `--profile` and
-//! `--trace`, and then
+//! `testdata/run` case is compiled with its graph profile and run on `sim`
+//! (through `poplar-run`'s own code path with `--profile`, `--trace` and
+//! `--summary`; a case that fails at run time through the engine, whose
+//! profile then covers the run up to the failure), and then
 //! - both profiles must parse into the typed schema and agree with each
-//!   other (tiles, compute sets, vertex types, per-tile array lengths);
+//!   other and with the summary ([`cross_check`]: indices resolve, names
+//!   match, step cycles add up to the total, per-tile bytes fit the tile);
 //! - the page must embed the data, reach nothing outside itself, and carry
 //!   its script and styles inline;
 //! - the trace must satisfy the trace-event format (see [`check_trace`]).
@@ -22,7 +24,6 @@ fn cases() -> Vec<PathBuf> {
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.join("graph.pir").is_file())
-        .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with("err_"))
         .collect();
     dirs.sort();
     dirs
@@ -44,6 +45,12 @@ fn compile(dir: &Path) -> (Image, String) {
 
 /// Runs a case on sim with extra arguments; returns (status, stderr).
 fn run(dir: &Path, image: &Image, extra: &[String], env: &runtime::cli::Env) -> (i32, String) {
+    let (code, _, err) = run_out(dir, image, extra, env);
+    (code, err)
+}
+
+/// Runs a case on sim with extra arguments; returns (status, stdout, stderr).
+fn run_out(dir: &Path, image: &Image, extra: &[String], env: &runtime::cli::Env) -> (i32, String, String) {
     let cmd = std::fs::read_to_string(dir.join("cmd")).unwrap_or_default();
     let mut argv = vec![dir.join("graph.pir").to_string_lossy().into_owned()];
     argv.extend(cmd.split_whitespace().map(|a| a.replace("$DIR", &dir.to_string_lossy())));
@@ -55,12 +62,46 @@ fn run(dir: &Path, image: &Image, extra: &[String], env: &runtime::cli::Env) -> 
     let compile = |_: &Path| Ok((image.clone(), Vec::new()));
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let code = runtime::cli::main(&argv, env, &compile, &mut out, &mut err);
-    (code, String::from_utf8_lossy(&err).into_owned())
+    (code, String::from_utf8_lossy(&out).into_owned(), String::from_utf8_lossy(&err).into_owned())
 }
 
-fn cross_check(name: &str, g: &GraphProfile, e: &ExecutionProfile) {
+/// Runs a case's first program on a sim engine with profiling: its
+/// execution profile and summary, also when the run fails.
+fn run_engine(image: &Image) -> (String, String) {
+    let loaded = runtime::load_image(image.clone()).expect("image loads");
+    // A bound for the cases that would run for ever without their
+    // `--max-cycles`.
+    let opts = runtime::EngineOptions {
+        device: runtime::DeviceKind::Sim,
+        profile: true,
+        max_cycles: Some(1_000_000),
+        ..Default::default()
+    };
+    let mut e = runtime::Engine::new(loaded, &opts);
+    let _ = e.run(0);
+    (serde_json::to_string(&e.profile_json()).unwrap(), e.summary())
+}
+
+/// The number after `label` on the summary's line that has it.
+fn summary_figure(name: &str, summary: &str, label: &str) -> u64 {
+    let line = summary.lines().find(|l| l.trim_start().starts_with(label));
+    let line = line.unwrap_or_else(|| panic!("{name}: no '{label}' in the summary:\n{summary}"));
+    let digits: String = line[line.find(label).unwrap() + label.len()..]
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == ',')
+        .filter(|c| *c != ',')
+        .collect();
+    digits.parse().unwrap_or_else(|_| panic!("{name}: no figure in '{line}'"))
+}
+
+fn cross_check(name: &str, g: &GraphProfile, e: &ExecutionProfile, summary: &str) {
     let tiles = g.target.num_tiles as usize;
     assert_eq!(e.target.num_tiles as usize, tiles, "{name}: tiles");
+    // The case ran, so every tile fits.
+    for (t, &b) in g.memory.by_tile.total_including_gaps.iter().enumerate() {
+        assert!(b <= g.target.bytes_per_tile, "{name}: tile {t} uses {b} bytes");
+    }
     assert_eq!(e.compute_sets, g.compute_sets.names, "{name}: compute set names");
     assert_eq!(e.vertex_types, g.vertex_types.names, "{name}: vertex type names");
     for (what, v) in [
@@ -88,11 +129,31 @@ fn cross_check(name: &str, g: &GraphProfile, e: &ExecutionProfile) {
         let on_tiles: u64 = v.tiles.iter().map(|p| p[1]).sum();
         assert_eq!(on_tiles, v.bytes, "{name}: variable {} by tile", v.name);
     }
-    for n in &g.programs {
-        for &c in &n.children {
-            assert!((c as usize) < g.programs.len(), "{name}: program child {c}");
-        }
-    }
+    check_programs(name, g);
+    check_memory(name, g);
+    check_steps(name, g, e);
+    // The summary prints the same figures.
+    assert_eq!(summary_figure(name, summary, "Total cycles:"), e.simulation.cycles, "{name}: summary cycles");
+    assert_eq!(
+        summary_figure(name, summary, "Number of vertices:"),
+        g.graph.num_vertices,
+        "{name}: summary vertices"
+    );
+    let with_gaps: u64 = g.memory.by_tile.total_including_gaps.iter().sum();
+    assert_eq!(summary_figure(name, summary, "Total:"), with_gaps, "{name}: summary memory");
+    // The graph profile's own summary.
+    let gs = report::summary::graph_summary(g);
+    assert_eq!(summary_figure(name, &gs, "Including Gaps:"), with_gaps, "{name}: graph summary memory");
+    let without: u64 = g.memory.by_tile.total.iter().sum();
+    let region_total =
+        gs.lines().skip_while(|l| !l.contains("By Memory Region:")).collect::<Vec<_>>().join("\n");
+    assert_eq!(
+        summary_figure(name, &region_total, "Total:"),
+        without,
+        "{name}: graph summary excluding gaps"
+    );
+    assert_eq!(summary_figure(name, &gs, "Number of edges:"), g.graph.num_edges, "{name}: edges");
+    assert_eq!(summary_figure(name, &gs, "Number of variables:"), g.graph.num_vars, "{name}: variables");
     // Every recorded step lies within the run and they follow each other.
     let mut end = 0;
     for s in &e.simulation.steps {
@@ -109,6 +170,182 @@ fn cross_check(name: &str, g: &GraphProfile, e: &ExecutionProfile) {
         if let Some(sum) = parts.iter().try_fold(0u64, |a, &b| a.checked_add(b)) {
             assert_eq!(sum, all, "{name}: tileCycles add up to cycles x tiles");
         }
+    }
+}
+
+/// Every index of the program list resolves, and names are the names of
+/// what they index.
+fn check_programs(name: &str, g: &GraphProfile) {
+    let n = g.programs.len();
+    for &root in g.control_programs.iter().chain(&g.function_programs) {
+        assert!((root as usize) < n, "{name}: root {root}");
+    }
+    for (i, p) in g.programs.iter().enumerate() {
+        for &c in &p.children {
+            assert!((c as usize) < n && c as usize > i, "{name}: program {i}'s child {c}");
+        }
+        match p.kind.as_str() {
+            "DoExchange" => {
+                let x = p.exchange.unwrap_or_else(|| panic!("{name}: DoExchange {i} without exchange"));
+                assert_eq!(p.name.as_ref(), g.exchanges.names.get(x as usize), "{name}: exchange {x}'s name");
+            }
+            "StreamCopy" => {
+                let x = p.exchange.unwrap_or_else(|| panic!("{name}: StreamCopy {i} without exchange"));
+                assert_eq!(
+                    p.name.as_ref(),
+                    g.host_exchanges.names.get(x as usize),
+                    "{name}: host exchange {x}"
+                );
+            }
+            "OnTileExecute" => {
+                let c =
+                    p.compute_set.unwrap_or_else(|| panic!("{name}: OnTileExecute {i} without compute set"));
+                assert_eq!(p.name.as_ref(), g.compute_sets.names.get(c as usize), "{name}: compute set {c}");
+            }
+            "Call" => {
+                let f = p.target.unwrap_or_else(|| panic!("{name}: Call {i} without target"));
+                assert!((f as usize) < g.function_programs.len(), "{name}: call target {f}");
+            }
+            _ => {}
+        }
+    }
+    // Exchanges: one row per exchange, one entry per tile, and no tile
+    // sends or receives more than its memory holds.
+    let tiles = g.target.num_tiles as usize;
+    let x = &g.exchanges;
+    let h = &g.host_exchanges;
+    for (rows, count) in [
+        (&x.bytes_sent_by_tile, x.names.len()),
+        (&x.bytes_received_by_tile, x.names.len()),
+        (&x.cycles_by_tile, x.names.len()),
+        (&h.bytes_sent_by_tile, h.names.len()),
+        (&h.bytes_received_by_tile, h.names.len()),
+        (&h.estimated_cycles_by_tile, h.names.len()),
+    ] {
+        assert_eq!(rows.len(), count, "{name}: exchange rows");
+        assert!(rows.iter().all(|r| r.len() == tiles), "{name}: exchange row length");
+    }
+    for (xi, row) in x.bytes_sent_by_tile.iter().chain(&x.bytes_received_by_tile).enumerate() {
+        for (t, &b) in row.iter().enumerate() {
+            assert!(b <= g.target.bytes_per_tile, "{name}: tile {t} moves {b} bytes in exchange row {xi}");
+        }
+    }
+    assert_eq!(
+        g.target.relative_sync_delay_by_tile.len(),
+        g.target.tiles_per_ipu as usize,
+        "{name}: sync delays"
+    );
+}
+
+/// Memory by tile, by category and by vertex: the parts add up.
+fn check_memory(name: &str, g: &GraphProfile) {
+    let tiles = g.target.num_tiles as usize;
+    let limit = g.target.bytes_per_tile;
+    let b = &g.memory.by_tile;
+    for t in 0..tiles {
+        assert_eq!(
+            b.total[t],
+            b.interleaved[t] + b.non_interleaved[t] + b.overflowed[t],
+            "{name}: tile {t} total"
+        );
+        assert_eq!(
+            b.total_including_gaps[t],
+            b.interleaved_including_gaps[t]
+                + b.non_interleaved_including_gaps[t]
+                + b.overflowed_including_gaps[t],
+            "{name}: tile {t} total including gaps"
+        );
+        assert!(b.total[t] <= b.total_including_gaps[t], "{name}: tile {t} gaps");
+        assert!(b.non_interleaved_including_gaps[t] <= limit, "{name}: tile {t} region");
+        let mut by_cat = 0;
+        for (cat, c) in &g.memory.by_category {
+            if let CategoryTotal::ByTile(v) = &c.total {
+                let regions = [&c.interleaved, &c.non_interleaved, &c.overflowed];
+                let split: u64 = regions
+                    .iter()
+                    .map(|r| r.as_ref().map_or(0, |r| r.overlapped[t] + r.non_overlapped[t]))
+                    .sum();
+                assert_eq!(split, v[t], "{name}: tile {t}: {cat} by region");
+                by_cat += v[t];
+            }
+        }
+        assert_eq!(by_cat, b.total_including_gaps[t], "{name}: tile {t}: categories add up");
+    }
+    // Vertex memory: states and descriptors, by vertex type.
+    let cat = |c: &str| match &g.memory.by_category[c].total {
+        CategoryTotal::ByTile(v) => v.clone(),
+        CategoryTotal::Outside(_) => panic!("{name}: {c} outside the tiles"),
+    };
+    let (states, descriptors) = (cat("vertexInstanceState"), cat("vectorListDescriptor"));
+    let vt = &g.memory.by_vertex_type;
+    let cs = &g.memory.by_compute_set;
+    assert_eq!(vt.total_bytes.len(), g.vertex_types.names.len(), "{name}: byVertexType rows");
+    assert_eq!(cs.total_bytes.len(), g.compute_sets.names.len(), "{name}: byComputeSet rows");
+    for t in 0..tiles {
+        let sum = |rows: &[Vec<u64>]| rows.iter().map(|r| r[t]).sum::<u64>();
+        assert_eq!(
+            sum(&vt.edge_ptr_bytes) + sum(&vt.vertex_data_bytes),
+            states[t],
+            "{name}: tile {t} states"
+        );
+        assert_eq!(sum(&vt.descriptor_bytes), descriptors[t], "{name}: tile {t} descriptors");
+    }
+}
+
+/// The execution profile's steps against the graph profile's programs.
+fn check_steps(name: &str, g: &GraphProfile, e: &ExecutionProfile) {
+    let tiles = g.target.num_tiles as usize;
+    for &p in &e.program_trace {
+        assert!(g.control_programs.contains(&p), "{name}: programTrace {p} is no control program");
+    }
+    assert_eq!(e.vertex_cycles.len() as u64, g.graph.num_vertices, "{name}: vertexCycles");
+    assert_eq!(e.host_exchange_cycles.len(), g.host_exchanges.names.len(), "{name}: hostExchangeCycles");
+    let mut sum = e.simulation.control_cycles;
+    for (i, s) in e.simulation.steps.iter().enumerate() {
+        sum = sum.saturating_add(s.cycles);
+        if s.kind == "Sync" {
+            assert!(s.program.is_none() && s.sync_type.is_some(), "{name}: sync step {i}");
+            continue;
+        }
+        let p = s.program.unwrap_or_else(|| panic!("{name}: step {i} has no program"));
+        let node = g.programs.get(p as usize).unwrap_or_else(|| panic!("{name}: step {i}'s program {p}"));
+        assert_eq!(s.name, node.name, "{name}: step {i}'s name");
+        match s.kind.as_str() {
+            "OnTileExecute" => {
+                assert_eq!(node.kind, "OnTileExecute", "{name}: step {i}");
+                assert_eq!(s.compute_set, node.compute_set, "{name}: step {i}'s compute set");
+            }
+            "StreamCopy" => {
+                assert_eq!(node.kind, "StreamCopy", "{name}: step {i}");
+                let x = s.host_exchange.unwrap_or_else(|| panic!("{name}: step {i} has no hostExchange"));
+                assert_eq!(Some(x), node.exchange, "{name}: step {i}'s host exchange");
+                let est = &g.host_exchanges.estimated_cycles_by_tile[x as usize];
+                assert_eq!(est.iter().copied().max(), Some(s.cycles), "{name}: step {i}'s cycles");
+            }
+            "DoExchange" => match s.exchange {
+                Some(x) => {
+                    assert_eq!(node.kind, "DoExchange", "{name}: step {i}");
+                    assert_eq!(Some(x), node.exchange, "{name}: step {i}'s exchange");
+                    let c = &g.exchanges.cycles_by_tile[x as usize];
+                    assert_eq!(c.iter().copied().max(), Some(s.cycles), "{name}: step {i}'s cycles");
+                    let active = c.iter().filter(|&&c| c > 0).count();
+                    assert_eq!(active, s.active_tiles as usize, "{name}: step {i}'s active tiles");
+                }
+                // A branch's predicate broadcast.
+                None => assert!(
+                    ["IfElse", "Switch", "RepeatWhileTrue"].contains(&node.kind.as_str()),
+                    "{name}: step {i} is an exchange of a {}",
+                    node.kind
+                ),
+            },
+            other => panic!("{name}: step {i} has type {other}"),
+        }
+    }
+    if e.simulation.steps_not_recorded == 0 && e.simulation.cycles != u64::MAX {
+        assert_eq!(sum, e.simulation.cycles, "{name}: steps and control cycles add up to the total");
+    }
+    for row in &e.host_exchange_cycles {
+        assert_eq!(row.len(), tiles, "{name}: hostExchangeCycles row");
     }
 }
 
@@ -213,26 +450,29 @@ fn every_run_case_reports_and_traces() {
             exec.to_string_lossy().into_owned(),
             "--trace".to_string(),
             trace.to_string_lossy().into_owned(),
+            "--summary".to_string(),
         ];
-        let (code, err) = run(&dir, &image, &extra, &Default::default());
-        if err.contains("--trace needs the sim device") {
-            continue;
-        }
-        assert_eq!(code, 0, "{name}: {err}");
-        let exec_text = std::fs::read_to_string(&exec).unwrap();
+        let (code, out, err) = run_out(&dir, &image, &extra, &Default::default());
+        let cpu_only = err.contains("--trace needs the sim device");
+        let cli = code == 0 && !cpu_only;
+        assert!(cli || cpu_only || name.starts_with("err_"), "{name}: {err}");
+        let (exec_text, summary) =
+            if cli { (std::fs::read_to_string(&exec).unwrap(), out) } else { run_engine(&image) };
         let g =
             report::schema::parse_graph(&graph_text).unwrap_or_else(|e| panic!("{name}: graph profile: {e}"));
         let e = report::schema::parse_execution(&exec_text)
             .unwrap_or_else(|e| panic!("{name}: exec profile: {e}"));
-        cross_check(&name, &g, &e);
+        cross_check(&name, &g, &e, &summary);
         let html = report::render(&name, &g, Some(&e));
         check_page(&name, &html, &g);
-        check_trace(
-            &name,
-            &std::fs::read_to_string(&trace).unwrap(),
-            e.simulation.cycles,
-            e.target.clock_mhz,
-        );
+        if cli {
+            check_trace(
+                &name,
+                &std::fs::read_to_string(&trace).unwrap(),
+                e.simulation.cycles,
+                e.target.clock_mhz,
+            );
+        }
         if name == "tut3" {
             let view = report::view::View::new(&name, &g, Some(&e));
             let text = serde_json::to_string_pretty(&view).unwrap() + "\n";
@@ -241,7 +481,7 @@ fn every_run_case_reports_and_traces() {
         let _ = std::fs::remove_dir_all(&tmp);
         checked += 1;
     }
-    assert!(checked >= 5, "only {checked} run cases checked");
+    assert_eq!(checked, cases().len(), "every run case is checked");
 }
 
 #[test]

@@ -334,13 +334,18 @@ impl Engine {
 
     /// The execution profile (sim with profiling on), else a CPU-mode stub.
     pub fn profile_json(&self) -> serde_json::Value {
-        match &self.machine.rec {
-            Some(rec) => rec.to_json(self.image(), &self.machine.totals),
-            None => serde_json::json!({
-                "profilerMode": if self.device() == DeviceKind::Cpu { "CPU" } else { "NONE" },
-                "stepsExecuted": self.machine.totals.steps,
+        let value = match &self.machine.rec {
+            Some(rec) => serde_json::to_value(rec.to_profile(
+                self.image(),
+                &self.machine.loaded.tree,
+                &self.machine.totals,
+            )),
+            None => serde_json::to_value(report::schema::StepsOnlyProfile {
+                profiler_mode: if self.device() == DeviceKind::Cpu { "CPU" } else { "NONE" }.into(),
+                steps_executed: self.machine.totals.steps,
             }),
-        }
+        };
+        value.unwrap_or_default()
     }
 
     /// Writes the Chrome trace of the run (`--trace`); `None` when the
@@ -352,6 +357,13 @@ impl Engine {
 
     /// A `printProfileSummary`-style text summary.
     pub fn summary(&self) -> String {
-        profile::summary(self.image(), &self.machine.totals, self.machine.rec.as_ref(), self.device().name())
+        let loaded = &self.machine.loaded;
+        profile::summary(
+            &loaded.image,
+            &loaded.tree,
+            &self.machine.totals,
+            self.machine.rec.as_ref(),
+            self.device().name(),
+        )
     }
 }

@@ -28,6 +28,7 @@ use std::time::Instant;
 use linker::abi::{TileCtx, STATUS_OK};
 use linker::gp::VertexBase;
 use linker::image::{element_count, Exchange, Region, ScalarRef, Step};
+use linker::profile::StepIds;
 
 use crate::cost;
 use crate::error::{Fault, HostError, RunError, StepPath};
@@ -88,6 +89,10 @@ pub(crate) struct ExchangeInfo {
     pub active_tiles: u32,
     /// Largest bytes sent or received by one tile.
     pub max_tile_bytes: u64,
+    /// Bytes sent plus received, summed over tiles, and the largest of one
+    /// tile (the profile's data balance).
+    pub tile_data: u64,
+    pub max_tile_data: u64,
 }
 
 /// Per-tile result of a compute phase.
@@ -388,11 +393,12 @@ impl Machine {
             .get(index)
             .ok_or_else(|| RunError::Program(format!("there is no program {index}")))?;
         if let Some(rec) = &mut self.rec {
-            rec.program_trace.push(index as u32);
+            rec.program_trace.push(loaded.tree.control[index]);
         }
         let label = format!("program '{}'", program.name);
         let mut path = Vec::new();
-        let r = self.steps(&program.body, &label, &mut path, index as u32, &mut out);
+        let ids = &loaded.tree.program_steps[index];
+        let r = self.steps(&program.body, ids, &label, &mut path, index as u32, &mut out);
         self.flush_output(&mut out, 0);
         r
     }
@@ -408,17 +414,19 @@ impl Machine {
         }
     }
 
+    /// Runs `steps`; `ids` are their nodes in the profiles' program list.
     fn steps(
         &mut self,
         steps: &[Step],
+        ids: &[StepIds],
         label: &str,
         path: &mut Vec<usize>,
         program: u32,
         out: &mut Sink,
     ) -> Result<(), RunError> {
-        for (i, step) in steps.iter().enumerate() {
+        for (i, (step, id)) in steps.iter().zip(ids).enumerate() {
             path.push(i);
-            let r = self.step(step, label, path, program, out);
+            let r = self.step(step, id, label, path, program, out);
             path.pop();
             self.flush_output(out, OUTPUT_CHUNK);
             r?;
@@ -489,17 +497,22 @@ impl Machine {
         }
     }
 
-    /// A predicate broadcast: a sync, then a one-word exchange on every tile.
-    fn control(&mut self, program: u32) {
+    /// A predicate broadcast: a sync, then a one-word exchange on every
+    /// tile; `node` is the branch or loop in the profiles.
+    fn control(&mut self, program: u32, node: u32) {
         if self.kind == DeviceKind::Sim {
             self.sync(program);
             let c = cost::branch_exchange_cycles();
             let tiles = self.loaded.image.tiles.len() as u64;
+            let from = self.totals.cycles;
             self.totals.charge(program, |t| {
                 t.cycles = t.cycles.saturating_add(c);
                 t.exchange = t.exchange.saturating_add(c);
                 t.exchange_tile = t.exchange_tile.saturating_add(c.saturating_mul(tiles));
             });
+            if let Some(rec) = &mut self.rec {
+                rec.broadcast(node, from, c, tiles as u32);
+            }
         }
     }
 
@@ -507,10 +520,14 @@ impl Machine {
     fn loop_step(&mut self, program: u32) {
         if self.kind == DeviceKind::Sim {
             self.totals.charge(program, |t| t.cycles = t.cycles.saturating_add(cost::LOOP_CYCLES));
+            if let Some(rec) = &mut self.rec {
+                rec.control_cycles = rec.control_cycles.saturating_add(cost::LOOP_CYCLES);
+            }
         }
     }
 
-    fn host_transfer(&mut self, program: u32, name: &str, regions: &[Region]) {
+    /// A host transfer: `node` is its `StreamCopy` in the profiles.
+    fn host_transfer(&mut self, program: u32, node: u32, regions: &[Region]) {
         if self.kind != DeviceKind::Sim {
             return;
         }
@@ -526,13 +543,15 @@ impl Machine {
             let mut tiles: Vec<u32> = regions.iter().map(|r| r.tile).collect();
             tiles.sort_unstable();
             tiles.dedup();
-            rec.stream_copy(program, name, from, c, tiles.len() as u32, bytes);
+            let loaded = self.loaded.clone();
+            rec.stream_copy(&loaded.tree, node, from, c, tiles.len() as u32, bytes);
         }
     }
 
     fn step(
         &mut self,
         step: &Step,
+        id: &StepIds,
         label: &str,
         path: &mut Vec<usize>,
         program: u32,
@@ -547,16 +566,10 @@ impl Machine {
                 let (xin, xout) = self.cs_info[cs].clone();
                 let name = &image.compute_sets[cs].name;
                 self.sync(program);
-                if !image.compute_sets[cs].exchange_in.transfers.is_empty() {
-                    self.exchange(
-                        &image.compute_sets[cs].exchange_in,
-                        &xin,
-                        2 * cs,
-                        program,
-                        &format!("{name}/ExchangeIn"),
-                    );
+                if let Some(node) = id.pre {
+                    self.exchange(&image.compute_sets[cs].exchange_in, &xin, 2 * cs, program, node);
                 }
-                self.compute(cs, program)
+                self.compute(cs, program, id.node)
                     .map_err(|fault| RunError::Vertex { fault, step: self.where_(label, path, step) })?;
                 if let Some(tile) = self.printf_full.take() {
                     return Err(RunError::Program(format!(
@@ -566,22 +579,16 @@ impl Machine {
                         self.where_(label, path, step)
                     )));
                 }
-                if !image.compute_sets[cs].exchange_out.transfers.is_empty() {
+                if let Some(node) = id.post {
                     self.sync(program);
-                    self.exchange(
-                        &image.compute_sets[cs].exchange_out,
-                        &xout,
-                        2 * cs + 1,
-                        program,
-                        &format!("{name}/ExchangeOut"),
-                    );
+                    self.exchange(&image.compute_sets[cs].exchange_out, &xout, 2 * cs + 1, program, node);
                 }
             }
             Step::Copy(c) => {
                 let info = self.copy_info[*c as usize].clone();
                 self.sync(program);
                 let xi = 2 * image.compute_sets.len() + *c as usize;
-                self.exchange(&image.copies[*c as usize], &info, xi, program, &format!("Copy{c}"));
+                self.exchange(&image.copies[*c as usize], &info, xi, program, id.node);
             }
             Step::StreamIn { stream, regions } => {
                 let s = &image.streams[*stream as usize];
@@ -600,11 +607,10 @@ impl Machine {
                     *pos = (*pos + take) % buf.len();
                 }
                 self.scatter(regions, &data);
-                self.host_transfer(program, &s.name, regions);
+                self.host_transfer(program, id.node, regions);
             }
             Step::StreamOut { stream, regions } => {
                 let data = self.gather(regions);
-                let s = &image.streams[*stream as usize];
                 let (buf, pos, connected) = &mut self.host.streams[*stream as usize];
                 if *connected && !buf.is_empty() {
                     let mut at = 0;
@@ -617,7 +623,7 @@ impl Machine {
                 } else {
                     buf.extend_from_slice(&data);
                 }
-                self.host_transfer(program, &s.name, regions);
+                self.host_transfer(program, id.node, regions);
             }
             Step::RemoteRead { buffer, repeat, regions } => {
                 let b = &image.remote_buffers[*buffer as usize];
@@ -625,7 +631,7 @@ impl Machine {
                 let at = block * *repeat as usize;
                 let data = self.host.remote_read(*buffer as usize, at, block)?;
                 self.scatter(regions, &data);
-                self.host_transfer(program, &b.name, regions);
+                self.host_transfer(program, id.node, regions);
             }
             Step::RemoteWrite { buffer, repeat, regions } => {
                 let b = &image.remote_buffers[*buffer as usize];
@@ -633,47 +639,51 @@ impl Machine {
                 let at = block * *repeat as usize;
                 let data = self.gather(regions);
                 self.host.remote_mut(*buffer as usize)?[at..at + block].copy_from_slice(&data);
-                self.host_transfer(program, &b.name, regions);
+                self.host_transfer(program, id.node, regions);
             }
             Step::Print { label: text, elem, shape, regions } => {
                 let data = self.gather(regions);
                 let s = format::print_tensor(text, *elem, shape, &data);
                 self.host.output.extend_from_slice(s.as_bytes());
-                self.host_transfer(program, text, regions);
+                self.host_transfer(program, id.node, regions);
             }
             Step::Repeat { count, body } => {
                 for _ in 0..*count {
-                    self.steps(body, label, path, program, out)?;
+                    self.steps(body, &id.bodies[0], label, path, program, out)?;
                     self.loop_step(program);
                     self.charge(label, path, step)?;
                 }
             }
             Step::While { cond, pred, body } => loop {
-                self.steps(cond, label, path, program, out)?;
-                self.control(program);
+                self.steps(cond, &id.bodies[0], label, path, program, out)?;
+                self.control(program, id.node);
                 self.charge(label, path, step)?;
                 if self.scalar(pred) == 0 {
                     break;
                 }
-                self.steps(body, label, path, program, out)?;
+                self.steps(body, &id.bodies[1], label, path, program, out)?;
             },
             Step::If { pred, then, otherwise } => {
-                self.control(program);
-                let body = if self.scalar(pred) != 0 { then } else { otherwise };
-                self.steps(body, label, path, program, out)?;
+                self.control(program, id.node);
+                let (body, ids) =
+                    if self.scalar(pred) != 0 { (then, &id.bodies[0]) } else { (otherwise, &id.bodies[1]) };
+                self.steps(body, ids, label, path, program, out)?;
             }
             Step::Switch { selector, cases, default } => {
-                self.control(program);
+                self.control(program, id.node);
                 let v = self.scalar_exact(selector);
-                let body = cases.iter().find(|(c, _)| *c == v).map_or(default, |(_, b)| b);
-                self.steps(body, label, path, program, out)?;
+                let case = cases.iter().position(|(c, _)| *c == v);
+                let body = case.map_or(default, |i| &cases[i].1);
+                let ids = &id.bodies[case.unwrap_or(cases.len())];
+                self.steps(body, ids, label, path, program, out)?;
             }
             Step::Call(f) => {
                 self.loop_step(program);
                 let func = &image.functions[*f as usize];
                 let label = format!("function '{}'", func.name);
                 let mut inner = Vec::new();
-                self.steps(&func.body, &label, &mut inner, program, out)?;
+                let ids = &loaded.tree.function_steps[*f as usize];
+                self.steps(&func.body, ids, &label, &mut inner, program, out)?;
             }
             Step::Sync => self.sync(program),
         }
@@ -681,7 +691,8 @@ impl Machine {
     }
 
     /// Performs one exchange phase and charges its cycles.
-    fn exchange(&mut self, x: &Exchange, info: &ExchangeInfo, xi: usize, program: u32, name: &str) {
+    /// One exchange phase; `node` is its `DoExchange` in the profiles.
+    fn exchange(&mut self, x: &Exchange, info: &ExchangeInfo, xi: usize, program: u32, node: u32) {
         let ptrs = Shared(self.ptrs.as_ptr() as *mut usize);
         let run = |lo: usize, hi: usize| {
             for tr in &x.transfers[lo..hi] {
@@ -711,14 +722,15 @@ impl Machine {
                 t.exchange_tile = t.exchange_tile.saturating_add(info.tile_cycles);
             });
             if let Some(rec) = &mut self.rec {
-                rec.exchange(program, name, from, info, x);
+                let loaded = self.loaded.clone();
+                rec.exchange(&loaded.tree, node, from, info, x);
             }
         }
     }
 
     /// Runs every vertex of compute set `cs`; on failure, the fault of the
     /// lowest failing tile.
-    fn compute(&mut self, cs_index: usize, program: u32) -> Result<(), Box<Fault>> {
+    fn compute(&mut self, cs_index: usize, program: u32, node: u32) -> Result<(), Box<Fault>> {
         let loaded = self.loaded.clone();
         let image = &loaded.image;
         let cs = &image.compute_sets[cs_index];
@@ -739,9 +751,9 @@ impl Machine {
             _ => u64::MAX,
         };
         let record = self.rec.is_some();
-        let vcounts = std::sync::Mutex::new(Vec::<(u32, u64)>::new());
+        let vcounts = std::sync::Mutex::new(Vec::<(u32, u32, u64)>::new());
         let run = |lo: usize, hi: usize| -> Option<Box<Fault>> {
-            let mut local_counts: Vec<(u32, u64)> = Vec::new();
+            let mut local_counts: Vec<(u32, u32, u64)> = Vec::new();
             for w in &cs.tiles[lo..hi] {
                 let t = w.tile as usize;
                 let tile = &image.tiles[t];
@@ -817,7 +829,7 @@ impl Machine {
                         }
                     }
                     if record && sim {
-                        local_counts.push((v.vertex_type, total));
+                        local_counts.push((v.id, v.vertex_type, total));
                     }
                 }
                 if sim {
@@ -881,7 +893,7 @@ impl Machine {
                     })
                     .collect();
                 rec.compute(
-                    program,
+                    node,
                     cs_index as u32,
                     &cs.name,
                     from,
@@ -944,43 +956,17 @@ fn exchange_info(x: &Exchange, ntiles: usize, bpc: u32) -> ExchangeInfo {
     if x.transfers.is_empty() {
         return ExchangeInfo::default();
     }
-    // A tile sends each distinct source byte once (the exchange can
-    // broadcast one send to many tiles), so sent bytes are the union of its
-    // source ranges; received bytes are summed.
-    let mut sent = std::collections::BTreeMap::<u32, (u64, u64)>::new();
-    let mut bytes = 0u64;
-    let mut sources: Vec<(u32, u32, u32)> = Vec::with_capacity(x.transfers.len());
-    for tr in &x.transfers {
-        bytes += u64::from(tr.bytes);
-        sent.entry(tr.dst_tile).or_default().1 += u64::from(tr.bytes);
-        sources.push((tr.src_tile, tr.src_offset, tr.src_offset + tr.bytes));
-    }
-    sources.sort_unstable();
-    let mut i = 0;
-    while i < sources.len() {
-        let (tile, mut lo, mut hi) = sources[i];
-        let mut total = 0u64;
-        while i < sources.len() && sources[i].0 == tile {
-            let (_, a, b) = sources[i];
-            if a > hi {
-                total += u64::from(hi - lo);
-                (lo, hi) = (a, b);
-            } else {
-                hi = hi.max(b);
-            }
-            i += 1;
-        }
-        total += u64::from(hi - lo);
-        sent.entry(tile).or_default().0 += total;
-    }
+    let bytes = x.transfers.iter().map(|t| u64::from(t.bytes)).sum();
     let _ = ntiles;
     let mut info = ExchangeInfo { bytes, ..Default::default() };
-    for (_, (s, r)) in sent {
+    for (_, s, r) in x.bytes_by_tile() {
         let c = cost::exchange_tile_cycles(s, r, bpc);
         info.cycles = info.cycles.max(c);
         info.tile_cycles = info.tile_cycles.saturating_add(c);
         info.active_tiles += 1;
         info.max_tile_bytes = info.max_tile_bytes.max(s.max(r));
+        info.tile_data = info.tile_data.saturating_add(s + r);
+        info.max_tile_data = info.max_tile_data.max(s + r);
     }
     info
 }

@@ -21,6 +21,8 @@ pub struct Loaded {
     pub(crate) plain: Vec<usize>,
     /// Entry address of each vertex type's counting variant.
     pub(crate) counting: Vec<usize>,
+    /// The programs as the profiles number them.
+    pub tree: linker::profile::ProgramTree,
 }
 
 impl std::fmt::Debug for Loaded {
@@ -57,7 +59,8 @@ pub fn load_valid(image: ValidImage) -> Result<Loaded, LoadError> {
     let base = code.as_ptr() as usize;
     let plain = image.vertex_types.iter().map(|v| base + v.plain.0 as usize).collect();
     let counting = image.vertex_types.iter().map(|v| base + v.counting.0 as usize).collect();
-    Ok(Loaded { image, _code: code, plain, counting })
+    let tree = linker::profile::ProgramTree::of_image(&image);
+    Ok(Loaded { image, _code: code, plain, counting, tree })
 }
 
 /// The header names the baseline ISA the code was generated for (checked

@@ -1,13 +1,17 @@
 //! The execution profile of the `sim` device, shaped like Poplar's
 //! (`profilerMode`, `programTrace`, `simulation.{cycles, tileCycles,
-//! steps}`, `computeSetCyclesByTile`, cycles by vertex type), and the text
-//! summary in the style of `printProfileSummary`.
+//! steps}`, `computeSetCyclesByTile`, cycles by vertex type and by vertex,
+//! host exchange cycles), and the text summary in the style of
+//! `printProfileSummary`. The profile is `report::schema::ExecutionProfile`,
+//! the struct the readers parse; its program and exchange indices are those
+//! of the graph profile (both number them with `linker::profile`).
 //!
-//! Pure: the recorder collects numbers, [`Recorder::to_json`] and
-//! [`summary`] turn them into values and text.
+//! Pure: the recorder collects numbers, [`Recorder::to_profile`] and
+//! [`summary`] turn them into the profile and text.
 
 use linker::image::{Exchange, Image};
-use serde_json::{json, Value};
+use linker::profile::{NodeKind, ProgramTree};
+use report::schema::{ExecMemory, ExecStep, ExecTarget, ExecutionProfile, Simulation, TileCycles};
 
 use crate::exec::ExchangeInfo;
 use crate::totals::Totals;
@@ -19,8 +23,8 @@ pub const MAX_RECORDED_STEPS: usize = 20_000;
 #[derive(Clone, Debug)]
 struct StepRec {
     kind: &'static str,
-    program: u32,
-    name: String,
+    /// The step's node in the programs list (none for a sync).
+    program: Option<u32>,
     from: u64,
     cycles: u64,
     active_tiles: u32,
@@ -28,6 +32,10 @@ struct StepRec {
     tile_cycles: u64,
     active: u64,
     total_data: u64,
+    /// Exchanges: the tiles' bytes sent plus received, summed, and the
+    /// largest of one tile (for the data balance).
+    tile_data: u64,
+    max_tile_data: u64,
     compute_set: Option<u32>,
 }
 
@@ -44,6 +52,12 @@ pub struct Recorder {
     cs_cycles: Vec<u64>,
     /// Per vertex type: (cycles, instances executed).
     by_type: Vec<(u64, u64)>,
+    /// Per vertex id: cycles of its last run.
+    by_vertex: Vec<u64>,
+    /// Per host exchange, per tile (allocated on first run).
+    host_by_tile: Vec<Vec<u64>>,
+    /// Cycles of loop counters and calls, in no step.
+    pub(crate) control_cycles: u64,
     /// The timeline for `--trace`, when asked for.
     pub(crate) trace: Option<crate::trace::TraceRec>,
 }
@@ -59,6 +73,9 @@ impl Recorder {
             cs_runs: vec![0; image.compute_sets.len()],
             cs_cycles: vec![0; image.compute_sets.len()],
             by_type: vec![(0, 0); image.vertex_types.len()],
+            by_vertex: vec![0; image.tiles.iter().map(|t| t.vertices.len()).sum()],
+            host_by_tile: Vec::new(),
+            control_cycles: 0,
             trace: None,
         }
     }
@@ -77,79 +94,121 @@ impl Recorder {
         }
         self.push(StepRec {
             kind: "Sync",
-            program: 0,
-            name: String::new(),
+            program: None,
             from,
             cycles,
             active_tiles: self.num_tiles as u32,
             tile_cycles: 0,
             active: 0,
             total_data: 0,
+            tile_data: 0,
+            max_tile_data: 0,
             compute_set: None,
         });
     }
 
+    /// A host transfer: `node` is its `StreamCopy`; every tile waits for it,
+    /// `tiles` take part.
     pub(crate) fn stream_copy(
         &mut self,
-        program: u32,
-        name: &str,
+        tree: &ProgramTree,
+        node: u32,
         from: u64,
         cycles: u64,
         tiles: u32,
         bytes: u64,
     ) {
+        let NodeKind::StreamCopy(x) = tree.nodes[node as usize].kind else {
+            unreachable!("a host transfer's node is a StreamCopy")
+        };
+        let host = &tree.host_exchanges[x as usize];
         if let Some(t) = &mut self.trace {
-            t.host(name, from, cycles, bytes);
+            t.host(&host.name, from, cycles, bytes);
+        }
+        let by_tile = host.bytes_by_tile();
+        if self.host_by_tile.len() < tree.host_exchanges.len() {
+            self.host_by_tile.resize(tree.host_exchanges.len(), Vec::new());
+        }
+        let row = &mut self.host_by_tile[x as usize];
+        if row.is_empty() {
+            *row = vec![0; self.num_tiles];
+        }
+        for &(t, _) in &by_tile {
+            row[t as usize] = row[t as usize].saturating_add(cycles);
         }
         self.push(StepRec {
             kind: "StreamCopy",
-            program,
-            name: name.to_string(),
+            program: Some(node),
             from,
             cycles,
             active_tiles: tiles,
             tile_cycles: cycles.saturating_mul(u64::from(tiles)),
             active: 0,
             total_data: bytes,
+            tile_data: bytes,
+            max_tile_data: by_tile.iter().map(|p| p.1).max().unwrap_or(0),
             compute_set: None,
         });
     }
 
+    /// An exchange phase: `node` is its `DoExchange`.
     pub(crate) fn exchange(
         &mut self,
-        program: u32,
-        name: &str,
+        tree: &ProgramTree,
+        node: u32,
         from: u64,
         info: &ExchangeInfo,
         x: &Exchange,
     ) {
+        let name = tree.nodes[node as usize].name.as_deref().unwrap_or_default();
         if let Some(t) = &mut self.trace {
             t.exchange(name, from, info.cycles, info.bytes, x);
         }
         self.push(StepRec {
             kind: "DoExchange",
-            program,
-            name: name.to_string(),
+            program: Some(node),
             from,
             cycles: info.cycles,
             active_tiles: info.active_tiles,
             tile_cycles: info.tile_cycles,
             active: 0,
             total_data: info.bytes,
+            tile_data: info.tile_data,
+            max_tile_data: info.max_tile_data,
             compute_set: None,
         });
     }
 
+    /// A branch's or loop test's predicate broadcast (one word to every
+    /// tile): an exchange step of the branch's node `node`.
+    pub(crate) fn broadcast(&mut self, node: u32, from: u64, cycles: u64, tiles: u32) {
+        self.push(StepRec {
+            kind: "DoExchange",
+            program: Some(node),
+            from,
+            cycles,
+            active_tiles: tiles,
+            tile_cycles: cycles.saturating_mul(u64::from(tiles)),
+            active: 0,
+            total_data: 4 * u64::from(tiles),
+            tile_data: 8 * u64::from(tiles),
+            max_tile_data: 8,
+            compute_set: None,
+        });
+    }
+
+    /// A compute phase: `node` is its `OnTileExecute`; `vertex_cycles` has
+    /// each vertex's (id, type, cycles).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn compute(
         &mut self,
-        program: u32,
+        node: u32,
         cs: u32,
         name: &str,
         from: u64,
         cycles: u64,
         per_tile: &[(u32, u64, u64)],
-        vertex_counts: &[(u32, u64)],
+        vertex_cycles: &[(u32, u32, u64)],
     ) {
         if let Some(t) = &mut self.trace {
             t.compute(name, from, cycles, per_tile);
@@ -168,104 +227,132 @@ impl Recorder {
         }
         self.cs_runs[c] += 1;
         self.cs_cycles[c] = self.cs_cycles[c].saturating_add(cycles);
-        for &(vt, n) in vertex_counts {
+        for &(id, vt, n) in vertex_cycles {
             let e = &mut self.by_type[vt as usize];
             e.0 = e.0.saturating_add(n);
             e.1 += 1;
+            if let Some(v) = self.by_vertex.get_mut(id as usize) {
+                *v = n;
+            }
         }
         self.push(StepRec {
             kind: "OnTileExecute",
-            program,
-            name: name.to_string(),
+            program: Some(node),
             from,
             cycles,
             active_tiles: per_tile.len() as u32,
             tile_cycles,
             active,
             total_data: 0,
+            tile_data: 0,
+            max_tile_data: 0,
             compute_set: Some(cs),
         });
     }
 
-    /// The execution profile as JSON.
-    pub fn to_json(&self, image: &Image, totals: &Totals) -> Value {
-        let steps: Vec<Value> = self
+    /// The execution profile.
+    pub fn to_profile(&self, image: &Image, tree: &ProgramTree, totals: &Totals) -> ExecutionProfile {
+        let tiles = self.num_tiles as u64;
+        let steps = self
             .steps
             .iter()
             .map(|s| {
+                let to = Some(s.from.saturating_add(s.cycles));
                 if s.kind == "Sync" {
-                    return json!({
-                        "type": "Sync",
-                        "syncType": "Internal",
-                        "cycles": s.cycles,
-                        "cyclesFrom": s.from,
-                        "cyclesTo": s.from.saturating_add(s.cycles),
-                    });
+                    return ExecStep {
+                        kind: "Sync".into(),
+                        sync_type: Some("Internal".into()),
+                        cycles: s.cycles,
+                        cycles_from: Some(s.from),
+                        cycles_to: to,
+                        ..Default::default()
+                    };
                 }
-                let balance = ratio(s.tile_cycles, s.cycles.saturating_mul(self.num_tiles as u64));
-                let active_balance = ratio(s.tile_cycles, s.cycles.saturating_mul(u64::from(s.active_tiles)));
-                let mut v = json!({
-                    "type": s.kind,
-                    "program": s.program,
-                    "name": s.name,
-                    "cycles": s.cycles,
-                    "cyclesFrom": s.from,
-                    "cyclesTo": s.from.saturating_add(s.cycles),
-                    "activeTiles": s.active_tiles,
-                    "tileBalance": balance,
-                    "activeTileBalance": active_balance,
-                });
+                let node = s.program.map(|p| &tree.nodes[p as usize]);
+                let mut step = ExecStep {
+                    kind: s.kind.into(),
+                    program: s.program,
+                    name: node.and_then(|n| n.name.clone()),
+                    cycles: s.cycles,
+                    cycles_from: Some(s.from),
+                    cycles_to: to,
+                    active_tiles: s.active_tiles,
+                    tile_balance: Some(ratio(s.tile_cycles, s.cycles.saturating_mul(tiles))),
+                    active_tile_balance: Some(ratio(
+                        s.tile_cycles,
+                        s.cycles.saturating_mul(u64::from(s.active_tiles)),
+                    )),
+                    ..Default::default()
+                };
+                match node.map(|n| &n.kind) {
+                    Some(NodeKind::DoExchange(x)) => step.exchange = Some(*x),
+                    Some(NodeKind::StreamCopy(x)) => step.host_exchange = Some(*x),
+                    _ => {}
+                }
                 if let Some(cs) = s.compute_set {
-                    v["computeSet"] = json!(cs);
-                    v["threadBalance"] = json!(ratio(s.active, s.tile_cycles));
-                    v["cyclesOverlapped"] = json!(0);
+                    step.compute_set = Some(cs);
+                    step.thread_balance = Some(ratio(s.active, s.tile_cycles));
                 } else {
-                    v["totalData"] = json!(s.total_data);
+                    step.total_data = Some(s.total_data);
+                    step.data_balance = Some(ratio(s.tile_data, s.max_tile_data.saturating_mul(tiles)));
                 }
-                v
+                if s.kind != "StreamCopy" {
+                    // Phases follow each other: nothing overlaps.
+                    step.cycles_overlapped = Some(0);
+                }
+                step
             })
             .collect();
-        let by_tile: Vec<Value> = self
+        let by_tile = self
             .cs_by_tile
             .iter()
-            .map(|v| if v.is_empty() { json!(vec![0u64; self.num_tiles]) } else { json!(v) })
+            .map(|v| if v.is_empty() { vec![0u64; self.num_tiles] } else { v.clone() })
             .collect();
-        json!({
-            "profilerMode": "IPU_MODEL",
-            "target": {
-                "name": image.target.name,
-                "numTiles": image.tiles.len(),
-                "bytesPerTile": image.target.bytes_per_tile,
-                "clockMHz": image.target.clock_mhz,
-                "numWorkerContexts": image.target.workers,
+        let host_exchange_cycles = (0..tree.host_exchanges.len())
+            .map(|x| match self.host_by_tile.get(x) {
+                Some(v) if !v.is_empty() => v.clone(),
+                _ => vec![0u64; self.num_tiles],
+            })
+            .collect();
+        ExecutionProfile {
+            profiler_mode: "IPU_MODEL".into(),
+            target: ExecTarget {
+                name: image.target.name.clone(),
+                num_tiles: image.tiles.len() as u32,
+                bytes_per_tile: image.target.bytes_per_tile,
+                clock_mhz: image.target.clock_mhz,
+                num_worker_contexts: image.target.workers,
             },
-            "programTrace": self.program_trace,
-            "programs": image.programs.iter().map(|p| p.name.clone()).collect::<Vec<_>>(),
-            "computeSets": image.compute_sets.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
-            "vertexTypes": image.vertex_types.iter().map(|v| v.name.clone()).collect::<Vec<_>>(),
-            "computeSetCyclesByTile": by_tile,
-            "computeSetCycles": self.cs_cycles,
-            "computeSetRuns": self.cs_runs,
-            "cyclesByVertexType": self.by_type.iter().map(|e| e.0).collect::<Vec<_>>(),
-            "instancesByVertexType": self.by_type.iter().map(|e| e.1).collect::<Vec<_>>(),
-            "memory": memory_json(image),
-            "simulation": {
-                "cycles": totals.cycles,
+            program_trace: self.program_trace.clone(),
+            programs: image.programs.iter().map(|p| p.name.clone()).collect(),
+            compute_sets: image.compute_sets.iter().map(|c| c.name.clone()).collect(),
+            vertex_types: image.vertex_types.iter().map(|v| v.name.clone()).collect(),
+            compute_set_cycles_by_tile: by_tile,
+            compute_set_cycles: self.cs_cycles.clone(),
+            compute_set_runs: self.cs_runs.clone(),
+            cycles_by_vertex_type: self.by_type.iter().map(|e| e.0).collect(),
+            instances_by_vertex_type: self.by_type.iter().map(|e| e.1).collect(),
+            vertex_cycles: self.by_vertex.clone(),
+            host_exchange_cycles,
+            memory: Some(exec_memory(image)),
+            simulation: Simulation {
+                cycles: totals.cycles,
                 // Summed over tiles, as the user guide defines them: they
                 // add up to `cycles` times the number of tiles.
-                "tileCycles": {
-                    "activeCompute": totals.compute_active,
-                    "compute": totals.compute_tile,
-                    "doExchange": totals.exchange_tile,
-                    "streamCopy": totals.host.saturating_mul(image.tiles.len() as u64),
-                    "sync": totals.sync_tile(image.tiles.len() as u64),
-                    "globalExchange": 0,
-                    "copySharedStructure": 0,
+                tile_cycles: TileCycles {
+                    active_compute: totals.compute_active,
+                    compute: totals.compute_tile,
+                    do_exchange: totals.exchange_tile,
+                    stream_copy: totals.host.saturating_mul(tiles),
+                    sync: totals.sync_tile(tiles),
+                    global_exchange: 0,
+                    copy_shared_structure: 0,
                 },
-                "steps": steps,
-                "stepsNotRecorded": self.dropped_steps,
-            }
-        })
+                steps,
+                steps_not_recorded: self.dropped_steps,
+                control_cycles: self.control_cycles,
+            },
+        }
     }
 }
 
@@ -277,33 +364,28 @@ fn ratio(a: u64, b: u64) -> f64 {
     }
 }
 
-fn memory_json(image: &Image) -> Value {
+fn exec_memory(image: &Image) -> ExecMemory {
     let used: Vec<u64> = image.tiles.iter().map(|t| u64::from(t.mem_size)).collect();
-    json!({
-        "bytesByTile": used,
-        "total": used.iter().sum::<u64>(),
-        "maxTile": used.iter().copied().max().unwrap_or(0),
-        "bytesPerTile": image.target.bytes_per_tile,
-    })
+    ExecMemory {
+        total: used.iter().sum::<u64>(),
+        max_tile: used.iter().copied().max().unwrap_or(0),
+        bytes_by_tile: used,
+        bytes_per_tile: image.target.bytes_per_tile,
+    }
 }
 
-/// Digits with thousands separators, as the Poplar summary prints them.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use report::summary::{decimal, thousands};
 
 /// A text summary in the style of `printProfileSummary`: target, memory,
 /// then (on `sim`) the execution totals, cycles by vertex type and by
 /// compute set.
-pub fn summary(image: &Image, totals: &Totals, rec: Option<&Recorder>, device: &str) -> String {
+pub fn summary(
+    image: &Image,
+    tree: &ProgramTree,
+    totals: &Totals,
+    rec: Option<&Recorder>,
+    device: &str,
+) -> String {
     use std::fmt::Write;
     let t = &image.target;
     let mut s = String::new();
@@ -354,7 +436,8 @@ pub fn summary(image: &Image, totals: &Totals, rec: Option<&Recorder>, device: &
     };
     let mut executed: Vec<&str> = Vec::new();
     for &p in &rec.program_trace {
-        let name = image.programs.get(p as usize).map_or("<unknown>", |p| p.name.as_str());
+        let program = tree.control.iter().position(|&root| root == p);
+        let name = program.and_then(|i| image.programs.get(i)).map_or("<unknown>", |p| p.name.as_str());
         if !executed.contains(&name) {
             executed.push(name);
         }
@@ -430,14 +513,6 @@ fn execution_block(s: &mut String, totals: &Totals, tiles: u64, clock_mhz: f64) 
         let label = format!("Tile average {what}:");
         let _ = writeln!(s, "  {label:<54}{} ({share:.1}% of total)", decimal(average));
     }
-}
-
-/// `x` with one decimal and thousands separators: `3,801.8`.
-fn decimal(x: f64) -> String {
-    // In u128: a tile average can come near 2^64 cycles.
-    let tenths = (x * 10.0).round() as u128;
-    let whole = u64::try_from(tenths / 10).unwrap_or(u64::MAX);
-    format!("{}.{}", thousands(whole), tenths % 10)
 }
 
 fn kib(b: u64) -> String {

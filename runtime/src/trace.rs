@@ -142,12 +142,7 @@ impl TraceRec {
 
     pub(crate) fn exchange(&mut self, name: &str, from: u64, cycles: u64, bytes: u64, x: &Exchange) {
         self.step(STEPS_TRACK, Cat::Exchange, name, from, cycles, bytes);
-        let mut per_tile = std::collections::BTreeMap::<u32, (u64, u64)>::new();
-        for tr in &x.transfers {
-            per_tile.entry(tr.src_tile).or_default().0 += u64::from(tr.bytes);
-            per_tile.entry(tr.dst_tile).or_default().1 += u64::from(tr.bytes);
-        }
-        for (t, (sent, received)) in per_tile {
+        for (t, sent, received) in x.bytes_by_tile() {
             let c = cost::exchange_tile_cycles(sent, received, self.bytes_per_cycle).min(cycles);
             let s = &mut self.scratch[(t / self.group) as usize];
             s.0 = s.0.max(c);

@@ -1,16 +1,18 @@
 //! `poplar-report graph.json [exec.json] -o report.html`: writes the
-//! self-contained HTML report of [`report::render`]. Exit 0, 1 on a bad
-//! input or an unwritable output, 2 on a usage error.
+//! self-contained HTML report of [`report::render`]; `--summary` prints the
+//! graph profile's Target, Graph and Memory summary ([`report::summary`]).
+//! Exit 0, 1 on a bad input or an unwritable output, 2 on a usage error.
 
 #![forbid(unsafe_code)]
 
 use std::path::PathBuf;
 
 const USAGE: &str = "\
-usage: poplar-report <graph-profile.json> [execution-profile.json] -o <report.html>
+usage: poplar-report <graph-profile.json> [execution-profile.json] [-o <report.html>] [--summary]
 
 graph-profile.json      from poplar-compile --report (or autoReport)
 execution-profile.json  from poplar-run --profile on the sim device (optional)
+--summary               print the target, graph and memory summary to stdout
 ";
 
 fn main() {
@@ -21,6 +23,7 @@ fn main() {
 fn run(argv: &[String]) -> i32 {
     let mut inputs = Vec::new();
     let mut output: Option<PathBuf> = None;
+    let mut summary = false;
     let mut i = 0;
     while i < argv.len() {
         let a = &argv[i];
@@ -34,6 +37,7 @@ fn run(argv: &[String]) -> i32 {
                 println!("poplar-report {}", env!("CARGO_PKG_VERSION"));
                 return 0;
             }
+            "--summary" => summary = true,
             "-o" => match argv.get(i) {
                 Some(p) => {
                     output = Some(PathBuf::from(p));
@@ -49,7 +53,9 @@ fn run(argv: &[String]) -> i32 {
     if inputs.is_empty() || inputs.len() > 2 {
         return usage("expected a graph profile and optionally an execution profile");
     }
-    let Some(output) = output else { return usage("no output file (-o report.html)") };
+    if output.is_none() && !summary {
+        return usage("no output file (-o report.html)");
+    }
     let read =
         |p: &PathBuf| std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()));
     let result = (|| {
@@ -62,9 +68,15 @@ fn run(argv: &[String]) -> i32 {
             .and_then(|d| d.file_name())
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| gname.clone());
+        if summary {
+            let g = report::schema::parse_graph(&graph)
+                .map_err(|e| format!("{gname}: not a graph profile: {e}"))?;
+            print!("{}", report::summary::graph_summary(&g));
+        }
+        let Some(output) = &output else { return Ok(()) };
         let html =
             report::render_text(&title, (&gname, &graph), exec.as_deref().map(|t| (ename.as_str(), t)))?;
-        std::fs::write(&output, html).map_err(|e| format!("cannot write {}: {e}", output.display()))
+        std::fs::write(output, html).map_err(|e| format!("cannot write {}: {e}", output.display()))
     })();
     match result {
         Ok(()) => 0,
