@@ -133,6 +133,7 @@ pub fn resolve_vertices(graph: &Graph, spans: &Spans, codelets: &Codelets) -> Re
 
     for (v, vx) in graph.vertices.iter() {
         let vspan = *spans.vertices.get(v);
+        let iteration = || spans.vertex_iterations.get(v.index());
         let tr =
             *cache.entry(&vx.vtype).or_insert_with(|| by_name.get(&normalize_type_name(&vx.vtype)).copied());
         out.field_start.push(out.field_source.len() as u32);
@@ -153,7 +154,7 @@ pub fn resolve_vertices(graph: &Graph, spans: &Spans, codelets: &Codelets) -> Re
                 let more = if names.len() > 8 { ", …" } else { "" };
                 d = d.with_note(format!("the codelets define: {}{more}", shown.join(", ")));
             }
-            errs.push(d);
+            errs.push(d.in_iteration(iteration()));
             out.vertex_type.push(0);
             continue;
         };
@@ -178,20 +179,22 @@ pub fn resolve_vertices(graph: &Graph, spans: &Spans, codelets: &Codelets) -> Re
                         fspan,
                         format!("vertex type `{}` has no field `{}`", vt.name, f.name),
                     )
-                    .with_note(format!("its fields are: {}", names.join(", "))),
+                    .with_note(format!("its fields are: {}", names.join(", ")))
+                    .in_iteration(iteration()),
                 );
                 continue;
             };
             if source[k] != u32::MAX {
                 errs.push(
                     ir::Diagnostic::error(fspan, format!("field `{}` is set twice", f.name))
-                        .with_secondary(spans.field(v, source[k] as usize), "first set here"),
+                        .with_secondary(spans.field(v, source[k] as usize), "first set here")
+                        .in_iteration(iteration()),
                 );
                 continue;
             }
             source[k] = i as u32;
             if let Err(msg) = check_field(graph, &vt.fields[k], &f.value) {
-                errs.push(ir::Diagnostic::error(fspan, msg.0).with_note(msg.1));
+                errs.push(ir::Diagnostic::error(fspan, msg.0).with_note(msg.1).in_iteration(iteration()));
             }
         }
         if !source.contains(&u32::MAX) {
@@ -211,7 +214,8 @@ pub fn resolve_vertices(graph: &Graph, spans: &Spans, codelets: &Codelets) -> Re
                     vspan,
                     format!("vertex `{}` does not set field{s} {}", vt.name, quoted(&missing)),
                 )
-                .with_label("every field of the vertex type must be set"),
+                .with_label("every field of the vertex type must be set")
+                .in_iteration(iteration()),
             );
         }
     }

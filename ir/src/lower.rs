@@ -171,10 +171,19 @@ impl Lowerer {
         if self.aborted {
             return Reported;
         }
-        // One error per position and message (loops repeat them).
-        if !self.errors.iter().any(|e| e.primary == d.primary && e.message == d.message) {
-            self.errors.push(d);
+        // One error per position and message: a loop's other iterations
+        // are counted in the first one's note.
+        if let Some(e) = self.errors.iter_mut().find(|e| e.primary == d.primary && e.message == d.message) {
+            e.repeats += 1;
+            return Reported;
         }
+        let d = if d.iteration.is_none() && !self.env.is_empty() {
+            let it: Vec<String> = self.env.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+            d.in_iteration(Some(it.join(", ")))
+        } else {
+            d
+        };
+        self.errors.push(d);
         if self.errors.len() >= MAX_ERRORS {
             self.errors.push(Diagnostic::error_no_span(format!("too many errors ({MAX_ERRORS}); stopping")));
             self.aborted = true;
@@ -479,6 +488,7 @@ impl Lowerer {
                     if let Ok(mapping) = self.lower_mapping(m) {
                         let t = &self.graph.tensors[id];
                         let view = View::whole(id, &t.shape);
+                        self.spans.mapping_iterations.record(self.graph.mappings.len(), &self.env);
                         self.graph.mappings.push(MapStmt { view, mapping });
                         self.spans.mappings.push(d.span);
                     }
@@ -499,6 +509,7 @@ impl Lowerer {
                 let v = self.eval_view(view);
                 let m = self.lower_mapping(mapping);
                 if let (Ok((v, _)), Ok(m)) = (v, m) {
+                    self.spans.mapping_iterations.record(self.graph.mappings.len(), &self.env);
                     self.graph.mappings.push(MapStmt { view: v, mapping: m });
                     self.spans.mappings.push(*span);
                 }
@@ -587,13 +598,7 @@ impl Lowerer {
         let check_tile = |l: &mut Lowerer, e: &Expr<'_>, t: i64, end: bool| -> R<u32> {
             let limit = if end { total as i64 } else { total as i64 - 1 };
             if t < 0 || t > limit {
-                return Err(l.err(
-                    e.span,
-                    format!(
-                        "tile {t} is out of range: the target has {total} tiles (0 to {})",
-                        total.saturating_sub(1)
-                    ),
-                ));
+                return Err(l.error(tile_out_of_range(e.span, t, total)));
             }
             Ok(t as u32)
         };
@@ -706,13 +711,7 @@ impl Lowerer {
                 let t = self.eval_int(e)?;
                 let total = self.graph.target.total_tiles();
                 if t < 0 || t >= total as i64 {
-                    return Err(self.err(
-                        e.span,
-                        format!(
-                            "tile {t} is out of range: the target has {total} tiles (0 to {})",
-                            total.saturating_sub(1)
-                        ),
-                    ));
+                    return Err(self.error(tile_out_of_range(e.span, t, total)));
                 }
                 Some(t as u32)
             }
@@ -750,6 +749,7 @@ impl Lowerer {
         let id = self.graph.vertices.push(Vertex { vtype, compute_set: cs, tile, fields, cycles });
         self.spans.vertices.set(id, v.span);
         self.spans.set_fields(id, v.fields.iter().map(|f| f.2));
+        self.spans.vertex_iterations.record(id.0 as usize, &self.env);
         Ok(id)
     }
 
@@ -790,6 +790,16 @@ impl Lowerer {
             _ => Ok(FieldValue::Edge(self.eval_view(e)?.0)),
         }
     }
+}
+
+/// A tile number past the target's. The message does not name the tile, so
+/// a loop's iterations share one diagnostic; the label does.
+fn tile_out_of_range(span: Span, tile: i64, total: u32) -> Diagnostic {
+    Diagnostic::error(
+        span,
+        format!("tile out of range: the target has {total} tiles (0 to {})", total.saturating_sub(1)),
+    )
+    .with_label(format!("tile {tile}"))
 }
 
 fn item_span(it: &Item<'_>) -> Span {
