@@ -247,8 +247,12 @@ fn target_options(target: &mut ir::Target, json: &str) -> Result<String, String>
         }
         if !ir::target::TARGET_KEYS.contains(&k.as_str()) {
             let poplar: Vec<&str> = POPLAR_TARGET_OPTIONS.iter().map(|(name, _)| *name).collect();
+            let hint =
+                spelling::did_you_mean(k, ir::target::TARGET_KEYS.into_iter().chain(poplar.iter().copied()))
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_default();
             return Err(err(format!(
-                "unknown target key `{k}` (expected one of: {}; or Poplar's {})",
+                "unknown target key `{k}`{hint} (expected one of: {}; or Poplar's {})",
                 ir::target::TARGET_KEYS.join(", "),
                 poplar.join(", ")
             )));
@@ -461,6 +465,10 @@ mod tests {
         assert!(e.contains("must be one of intraReplicaAndAll, ipuAndAll"), "{e}");
         let e = target_options(&mut t, r#"{"numIPUs": "2"}"#).unwrap_err();
         assert!(e.contains("unknown target key `numIPUs`") && e.contains("ipuLinkConfiguration"), "{e}");
+        let e = target_options(&mut t, r#"{"tile_per_ipu": 4}"#).unwrap_err();
+        assert!(e.contains("unknown target key `tile_per_ipu`; did you mean `tiles_per_ipu`?"), "{e}");
+        let e = target_options(&mut t, r#"{"ipuLinkTopolgy": "line"}"#).unwrap_err();
+        assert!(e.contains("did you mean `ipuLinkTopology`?"), "{e}");
         assert!(target_options(&mut t, r#"{"workers": 0}"#).is_err());
         assert!(target_options(&mut t, "[1]").is_err());
     }

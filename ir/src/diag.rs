@@ -151,7 +151,12 @@ impl Iterations {
             return None;
         }
         let vals = &self.values[a as usize..b as usize];
-        Some(vals.iter().map(|&(n, v)| format!("{} = {v}", self.names[n as usize])).collect::<Vec<_>>().join(", "))
+        Some(
+            vals.iter()
+                .map(|&(n, v)| format!("{} = {v}", self.names[n as usize]))
+                .collect::<Vec<_>>()
+                .join(", "),
+        )
     }
 }
 
@@ -216,7 +221,10 @@ impl Diagnostic {
     }
     /// Adds a note.
     pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
-        self.notes.push(note.into());
+        let note = note.into();
+        if !note.is_empty() {
+            self.notes.push(note);
+        }
         self
     }
 

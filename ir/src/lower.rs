@@ -195,6 +195,34 @@ impl Lowerer {
         self.error(Diagnostic::error(span, msg))
     }
 
+    /// The error for an unknown name (`unknown {what} `name``) with the
+    /// closest declared name of that kind (`candidates`) as a suggestion.
+    /// The candidates are only looked at the first time: a loop repeats it.
+    fn unknown<'n>(
+        &mut self,
+        span: Span,
+        what: &str,
+        name: &str,
+        candidates: impl FnOnce(&Lowerer) -> Vec<String>,
+    ) -> Reported {
+        let d = Diagnostic::error(span, format!("unknown {what} `{name}`"));
+        if self.aborted || self.errors.iter().any(|e| e.primary == d.primary && e.message == d.message) {
+            return self.error(d);
+        }
+        let mut names = candidates(self);
+        names.sort_unstable();
+        let d = match spelling::did_you_mean(name, names.iter().map(String::as_str)) {
+            Some(s) => d.with_note(format!("help: did you mean `{s}`?")),
+            None => d,
+        };
+        self.error(d)
+    }
+
+    /// Declared names of one kind, for [`Lowerer::unknown`].
+    fn sym_names(&self, kind: fn(&Sym) -> bool) -> Vec<String> {
+        self.syms.iter().filter(|(_, (s, _))| kind(s)).map(|(n, _)| n.clone()).collect()
+    }
+
     /// Counts one produced entity; errors past the limit.
     fn tick(&mut self, span: Span) -> R<()> {
         self.charge(span, ENTITY_COST)
@@ -589,7 +617,9 @@ impl Lowerer {
         match self.syms.get(n.name) {
             Some((Sym::Tensor(t), _)) => Ok(*t),
             Some(_) => Err(self.err(n.span, format!("`{}` is not a tensor", n.name))),
-            None => Err(self.err(n.span, format!("unknown tensor `{}`", n.name))),
+            None => {
+                Err(self.unknown(n.span, "tensor", n.name, |l| l.sym_names(|s| matches!(s, Sym::Tensor(_)))))
+            }
         }
     }
 
@@ -598,7 +628,12 @@ impl Lowerer {
         let check_tile = |l: &mut Lowerer, e: &Expr<'_>, t: i64, end: bool| -> R<u32> {
             let limit = if end { total as i64 } else { total as i64 - 1 };
             if t < 0 || t > limit {
-                return Err(l.error(tile_out_of_range(e.span, t, total)));
+                let d = tile_out_of_range(e.span, t, total);
+                return Err(l.error(if end {
+                    d.with_label(format!("tiles end at {t} (exclusive)"))
+                } else {
+                    d
+                }));
             }
             Ok(t as u32)
         };

@@ -29,11 +29,11 @@ impl Lowerer {
             ExprKind::Name(n) => match self.lookup_var(n) {
                 Some(v) => Ok(v),
                 None => {
-                    let msg = match self.syms.get(*n) {
-                        Some(_) => format!("expected an integer, but `{n}` is not a loop variable"),
-                        None => format!("unknown name `{n}`"),
-                    };
-                    Err(self.err(e.span, msg))
+                    if self.syms.contains_key(*n) {
+                        let msg = format!("expected an integer, but `{n}` is not a loop variable");
+                        return Err(self.err(e.span, msg));
+                    }
+                    Err(self.unknown(e.span, "name", n, |l| l.env.iter().map(|(v, _)| v.clone()).collect()))
                 }
             },
             ExprKind::Neg(x) => {
@@ -122,7 +122,9 @@ impl Lowerer {
                 None if self.lookup_var(n).is_some() => {
                     Err(self.err(e.span, format!("expected a tensor, but `{n}` is a loop variable")))
                 }
-                None => Err(self.err(e.span, format!("unknown tensor `{n}`"))),
+                None => {
+                    Err(self.unknown(e.span, "tensor", n, |l| l.sym_names(|s| matches!(s, Sym::Tensor(_)))))
+                }
             },
             ExprKind::Index(base, subs) => {
                 if let ExprKind::Str(_) = base.kind {
