@@ -215,7 +215,7 @@ pub fn compile_sources(
         build(file_name, &items, opts, &sources, &*isa, requested)
     }));
     match r {
-        Ok(r) => r.map_err(|d| fail(d, &sources)),
+        Ok(r) => r.map_err(|errors| Diagnostics { sources: sources.clone(), errors }),
         Err(_) => Err(fail(
             Diagnostic::new(diag::Span { file: 1, lo: 0, hi: 0 }, "internal compiler error (please report)"),
             &sources,
@@ -254,21 +254,25 @@ fn build(
     sources: &diag::SourceMap,
     isa: &dyn cranelift_codegen::isa::TargetIsa,
     requested: &[String],
-) -> Result<Output, Diagnostic> {
+) -> Result<Output, Vec<Diagnostic>> {
     let mut prog =
         sema::Program { ndebug: opts.defines.iter().any(|(k, _)| k == "NDEBUG"), ..Default::default() };
-    prog.collect(items, "")?;
+    prog.collect(items, "").map_err(|d| vec![d])?;
+    // From here on each static assertion, class and vertex is checked on its
+    // own: one failing does not hide the others' errors.
+    let mut errors = Errors::default();
     for (span, e, m, ns) in &prog.asserts {
         let env = sema::Env { ns: ns.clone(), ..Default::default() };
-        let (_, v) = ceval::eval(&prog, e, &env)?;
-        if !ceval::truthy(v) {
-            return diag::err(
+        match ceval::eval(&prog, e, &env) {
+            Ok((_, v)) if !ceval::truthy(v) => errors.push(Diagnostic::new(
                 *span,
                 format!(
                     "static assertion failed{}",
                     m.as_ref().map(|m| format!(": {m}")).unwrap_or_default()
                 ),
-            );
+            )),
+            Ok(_) => {}
+            Err(d) => errors.push(d),
         }
     }
     let mut classes: Vec<Rc<sema::ClassInst>> = Vec::new();
@@ -284,29 +288,46 @@ fn build(
             continue;
         }
         let env = sema::Env { ns: d.ns.clone(), ..Default::default() };
-        let c = prog.instantiate(decls, &[], &env, d.ast.span)?;
-        if c.base.is_some() {
-            classes.push(c);
+        match prog.instantiate(decls, &[], &env, d.ast.span) {
+            Ok(c) if c.base.is_some() => classes.push(c),
+            Ok(_) => {}
+            Err(e) => errors.push(e),
         }
     }
     for (t, ns) in &prog.insts {
         let env = sema::Env { ns: ns.clone(), ..Default::default() };
-        match prog.resolve_type(t, &env)? {
-            sema::Ty::Class(c) if c.base.is_some() => classes.push(c),
-            _ => return diag::err(t.span, "explicit instantiation of a class that is not a vertex"),
+        match prog.resolve_type(t, &env) {
+            Ok(sema::Ty::Class(c)) if c.base.is_some() => classes.push(c),
+            Ok(_) => {
+                errors.push(Diagnostic::new(t.span, "explicit instantiation of a class that is not a vertex"))
+            }
+            Err(e) => errors.push(e),
         }
     }
     for r in requested {
-        let canon =
-            canonical_vertex_name(r).map_err(|m| Diagnostic::new(diag::Span { file: 1, lo: 0, hi: 0 }, m))?;
-        classes.push(instantiate_named(&prog, &canon)?);
+        let canon = canonical_vertex_name(r)
+            .map_err(|m| Diagnostic::new(diag::Span { file: 1, lo: 0, hi: 0 }, m))
+            .and_then(|canon| instantiate_named(&prog, &canon));
+        match canon {
+            Ok(c) => classes.push(c),
+            Err(e) => errors.push(e),
+        }
     }
     let mut seen = std::collections::HashSet::new();
     classes.retain(|c| seen.insert(c.name.clone()));
     let mut vts = Vec::new();
     let mut ir_text = String::new();
     for c in &classes {
-        let comp = codegen::compile_vertex(isa, &prog, sources, c, opts)?;
+        if errors.full() {
+            break;
+        }
+        let comp = match codegen::compile_vertex(isa, &prog, sources, c, opts) {
+            Ok(comp) => comp,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
         ir_text.push_str(&comp.ir_text);
         let fields = c
             .fields
@@ -342,7 +363,39 @@ fn build(
             line: sources.line(c.decl.ast.span),
         });
     }
+    errors.finish()?;
     Ok(Output { object: Object { source: file_name.to_string(), vertex_types: vts }, ir_text })
+}
+
+/// At most this many errors are reported per compilation (each vertex,
+/// class and static assertion is checked on its own); a last line says so.
+pub const MAX_ERRORS: usize = 20;
+
+/// The independent errors of one compilation, each reported once (a
+/// helper function two vertices call fails the same way in both).
+#[derive(Default)]
+struct Errors(Vec<Diagnostic>);
+
+impl Errors {
+    fn push(&mut self, d: Diagnostic) {
+        if !self.full() && !self.0.iter().any(|e| e.span == d.span && e.message == d.message) {
+            self.0.push(d);
+        }
+    }
+    fn full(&self) -> bool {
+        self.0.len() >= MAX_ERRORS
+    }
+    fn finish(mut self) -> Result<(), Vec<Diagnostic>> {
+        if self.0.is_empty() {
+            return Ok(());
+        }
+        // In source order, as the reader meets them.
+        self.0.sort_by_key(|d| (d.span.file, d.span.lo));
+        if self.full() {
+            self.0[MAX_ERRORS - 1].notes.push(format!("stopping after {MAX_ERRORS} errors"));
+        }
+        Err(self.0)
+    }
 }
 
 /// Instantiates a vertex type from its canonical name (`ns::X<float,4>`).
