@@ -357,6 +357,10 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
             };
         }
     };
+    let log = match report::log::LogConfig::from_env() {
+        Ok(l) => l,
+        Err(e) => return (1, String::new(), format!("poplar-compile: error: {e}\n")),
+    };
     let mut dumps = Vec::new();
     for d in &cli.dump {
         match DumpStage::from_name(d) {
@@ -410,7 +414,10 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
         Err(e) => return (1, String::new(), e),
     };
     let mut stdout = String::new();
-    let mut stderr = c.warnings.clone();
+    let mut stderr = String::new();
+    // Warnings and log lines: written where POPLAR_LOG_DEST says, at the end.
+    let mut logged =
+        if log.enabled(report::log::LogLevel::Warn) { c.warnings.clone() } else { String::new() };
     for (stage, text) in &c.dumps {
         if c.dumps.len() > 1 {
             let _ = writeln!(stdout, "== {} ==", stage.name());
@@ -431,13 +438,18 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
     match (&cli.output, &c.image) {
         (Some(path), Some(img)) => {
             let t = std::time::Instant::now();
-            if let Err(e) = write_atomic(path, &img.to_bytes()) {
+            let bytes = img.to_bytes();
+            if let Err(e) = write_atomic(path, &bytes) {
                 return (1, stdout, stderr + &e);
             }
             timings.push(("write image", t.elapsed()));
+            if log.enabled(report::log::LogLevel::Info) {
+                let msg = format!("wrote {} ({} bytes)", path.display(), bytes.len());
+                logged.push_str(&report::log::line(report::log::LogLevel::Info, &msg));
+            }
         }
-        (Some(_), None) => {
-            stderr.push_str("poplar-compile: warning: the graph does not fit in memory; no image written\n")
+        (Some(_), None) if log.enabled(report::log::LogLevel::Warn) => {
+            logged.push_str("poplar-compile: warning: the graph does not fit in memory; no image written\n")
         }
         _ => {}
     }
@@ -447,6 +459,22 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
             let _ = writeln!(stderr, "time: {:>9.3} ms  {name}", d.as_secs_f64() * 1e3);
         }
         let _ = writeln!(stderr, "time: {:>9.3} ms  total", total * 1e3);
+    }
+    match &log.dest {
+        report::log::LogDest::Stderr => stderr.insert_str(0, &logged),
+        report::log::LogDest::Stdout => stdout.insert_str(0, &logged),
+        dest => {
+            let written = dest.open().and_then(|f| match f {
+                Some(mut f) => f
+                    .write_all(logged.as_bytes())
+                    .and_then(|()| f.flush())
+                    .map_err(|e| format!("POPLAR_LOG_DEST: {e}")),
+                None => Ok(()),
+            });
+            if let Err(e) = written {
+                return (1, stdout, stderr + &format!("poplar-compile: error: {e}\n"));
+            }
+        }
     }
     (0, stdout, stderr)
 }
