@@ -312,6 +312,7 @@ pub fn compile_path(path: &Path, opts: &Options) -> Result<Compiled, String> {
     for w in &module.warnings {
         warnings.push_str(&w.render(&file_name, &source));
     }
+    let file_target = module.graph.target.clone();
     if let Some(p) = &opts.target {
         target_override(&mut module.graph, p)?;
     }
@@ -319,6 +320,12 @@ pub fn compile_path(path: &Path, opts: &Options) -> Result<Compiled, String> {
         warnings.push_str(&target_options(&mut module.graph.target, json)?);
     }
     module.graph.target.check().map_err(|m| format!("poplar-compile: error: {m}\n"))?;
+    if module.graph.target != file_target && source.contains("target.") {
+        // The file reads target properties (`target.num_tiles`): lower it
+        // again for the target it will run on.
+        let target = module.graph.target.clone();
+        module = ir::parse_bytes_for(&file_name, &bytes, Some(&target)).map_err(|d| d.render())?;
+    }
     let t = std::time::Instant::now();
     let codelets = load_codelets(&file_name, &source, path, &module, opts)?;
     let codelet_time = t.elapsed();

@@ -90,10 +90,14 @@ struct Lowerer {
     calls: Vec<(Option<FunctionId>, FunctionId, Span)>,
     current_fn: Option<FunctionId>,
     handles_declared: u32,
+    /// The target the caller imposes (overrides from outside the file).
+    forced_target: Option<Target>,
 }
 
-/// Lowers parsed items; `Err` holds the diagnostics.
-pub fn lower(items: &[Item<'_>]) -> Result<(Graph, Spans), Vec<Diagnostic>> {
+/// Lowers parsed items; `Err` holds the diagnostics. `target`, when given,
+/// replaces the file's target (after the file's is checked), so that
+/// `target.num_tiles` and the other properties read the final target.
+pub fn lower(items: &[Item<'_>], target: Option<&Target>) -> Result<(Graph, Spans), Vec<Diagnostic>> {
     let mut l = Lowerer {
         graph: Graph::default(),
         spans: Spans::default(),
@@ -110,7 +114,9 @@ pub fn lower(items: &[Item<'_>]) -> Result<(Graph, Spans), Vec<Diagnostic>> {
         calls: Vec::new(),
         current_fn: None,
         handles_declared: 0,
+        forced_target: target.cloned(),
     };
+    l.declare_target(items);
     // Expand item-level `for` loops into (item, loop environment) pairs.
     let mut flat: Vec<(&Item<'_>, Vec<(String, i64)>)> = Vec::new();
     for it in items {
@@ -360,12 +366,12 @@ impl Lowerer {
         Ok(shape)
     }
 
-    /// First pass: the target, then every name, so items may come in any order.
-    fn declare(&mut self, flat: &[(&Item<'_>, Vec<(String, i64)>)]) {
+    /// The target, before anything else (loop bounds and shapes may read
+    /// its properties): the file's top-level `target` items.
+    fn declare_target(&mut self, items: &[Item<'_>]) {
         let mut target_span: Option<Span> = None;
-        for (it, env) in flat {
+        for it in items {
             if let Item::Target { preset, keys, span } = it {
-                self.env = env.clone();
                 if let Some(prev) = target_span {
                     self.error(
                         Diagnostic::error(*span, "more than one `target` item")
@@ -404,6 +410,19 @@ impl Lowerer {
                     self.err(*span, m);
                 }
                 self.graph.target = t;
+            }
+        }
+        if let Some(t) = &self.forced_target {
+            self.graph.target = t.clone();
+        }
+    }
+
+    /// First pass: every name, so items may come in any order.
+    fn declare(&mut self, flat: &[(&Item<'_>, Vec<(String, i64)>)]) {
+        for (it, env) in flat {
+            if let (Item::Target { span, .. }, false) = (it, env.is_empty()) {
+                self.env = env.clone();
+                self.err(*span, "a `target` item cannot be inside a `for` loop");
             }
         }
         for (it, env) in flat {
@@ -822,6 +841,7 @@ impl Lowerer {
             ExprKind::Call(c) if c.0.name == "min" || c.0.name == "max" => {
                 Ok(FieldValue::Literal(Literal::Int(self.eval_int(e)?)))
             }
+            ExprKind::TargetProp(_) => Ok(FieldValue::Literal(Literal::Int(self.eval_int(e)?))),
             _ => Ok(FieldValue::Edge(self.eval_view(e)?.0)),
         }
     }
