@@ -229,8 +229,12 @@ pub fn map_tiles(
                 errs.push(
                     ir::Diagnostic::error(
                         *spans.vertices.get(v),
-                        format!("tile {t} does not exist (the target has {num_tiles} tiles)"),
+                        format!(
+                            "the vertex's tile does not exist (the target has {num_tiles} tiles, 0 to {})",
+                            num_tiles.saturating_sub(1)
+                        ),
                     )
+                    .with_label(format!("tile {t}"))
                     .in_iteration(spans.vertex_iterations.get(v.index())),
                 );
             } else {
