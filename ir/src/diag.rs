@@ -168,6 +168,16 @@ pub enum Severity {
     Note,
 }
 
+/// Where a `for` loop made a diagnostic.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Repeats {
+    /// The first iteration that produced it (`i = 3, j = 0`).
+    pub iteration: Option<String>,
+    /// How many more times the same message was reported at the same
+    /// position (other iterations), merged into this one.
+    pub more: u64,
+}
+
 /// One message about the source, with an optional primary span, secondary
 /// labels and notes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -179,11 +189,9 @@ pub struct Diagnostic {
     /// Other positions worth showing.
     pub secondary: Vec<(Span, String)>,
     pub notes: Vec<String>,
-    /// The `for` iteration that produced it (`i = 3`), if inside a loop.
-    pub iteration: Option<String>,
-    /// How many more times the same message was reported at the same
-    /// position (other iterations of a loop), merged into this one.
-    pub repeats: u64,
+    /// Where a `for` loop made it: the iteration and how many more
+    /// reported the same (boxed: most diagnostics come from no loop).
+    pub repeats: Option<Box<Repeats>>,
 }
 
 impl Diagnostic {
@@ -195,8 +203,7 @@ impl Diagnostic {
             primary: Some((span, String::new())),
             secondary: Vec::new(),
             notes: Vec::new(),
-            iteration: None,
-            repeats: 0,
+            repeats: None,
         }
     }
     /// A warning at `span`.
@@ -230,21 +237,29 @@ impl Diagnostic {
 
     /// Records the `for` iteration that produced it (`None` outside loops).
     pub fn in_iteration(mut self, iteration: Option<String>) -> Diagnostic {
-        self.iteration = iteration;
+        if iteration.is_some() {
+            self.repeats.get_or_insert_default().iteration = iteration;
+        }
         self
+    }
+
+    /// Counts one more report of the same (and `more` it had merged).
+    pub fn count_repeat(&mut self, more: u64) {
+        let r = self.repeats.get_or_insert_default();
+        r.more = r.more.saturating_add(1).saturating_add(more);
     }
 
     /// The notes to print: its own, then where a loop made it.
     fn all_notes(&self) -> Vec<String> {
         let mut notes = self.notes.clone();
-        let more = match self.repeats {
+        let Some(r) = &self.repeats else { return notes };
+        let more = match r.more {
             0 => String::new(),
-            1 => " (and 1 more)".to_string(),
             n => format!(" (and {n} more)"),
         };
-        match &self.iteration {
+        match &r.iteration {
             Some(it) => notes.push(format!("in iteration {it}{more}")),
-            None if self.repeats > 0 => notes.push(format!("reported {} times", self.repeats + 1)),
+            None if r.more > 0 => notes.push(format!("reported {} times", r.more + 1)),
             None => {}
         }
         notes
@@ -325,7 +340,7 @@ pub fn merge_repeats(items: Vec<Diagnostic>) -> Vec<Diagnostic> {
     for d in items {
         let key = (d.primary.as_ref().map(|p| p.0), d.severity, d.message.clone());
         match seen.get(&key) {
-            Some(&i) => out[i].repeats += 1 + d.repeats,
+            Some(&i) => out[i].count_repeat(d.repeats.map_or(0, |r| r.more)),
             None => {
                 seen.insert(key, out.len());
                 out.push(d);

@@ -180,10 +180,10 @@ impl Lowerer {
         // One error per position and message: a loop's other iterations
         // are counted in the first one's note.
         if let Some(e) = self.errors.iter_mut().find(|e| e.primary == d.primary && e.message == d.message) {
-            e.repeats += 1;
+            e.count_repeat(0);
             return Reported;
         }
-        let d = if d.iteration.is_none() && !self.env.is_empty() {
+        let d = if d.repeats.is_none() && !self.env.is_empty() {
             let it: Vec<String> = self.env.iter().map(|(n, v)| format!("{n} = {v}")).collect();
             d.in_iteration(Some(it.join(", ")))
         } else {
@@ -204,7 +204,7 @@ impl Lowerer {
     /// The error for an unknown name (`unknown {what} `name``) with the
     /// closest declared name of that kind (`candidates`) as a suggestion.
     /// The candidates are only looked at the first time: a loop repeats it.
-    fn unknown<'n>(
+    fn unknown(
         &mut self,
         span: Span,
         what: &str,
