@@ -3,7 +3,8 @@
 //! The PIR front end (`ir`: tensors, target keys), the graph compiler
 //! (vertex types and fields), `popc` (types, functions, members) and the
 //! option readers (`report`: engine options) all suggest names the same
-//! way, so the rule lives here once: Levenshtein distance, case-insensitive,
+//! way, so the rule lives here once: Levenshtein distance with adjacent
+//! transpositions, case-insensitive,
 //! at most a third of the word's length (between 1 and 3). A crate of its
 //! own because those crates share no other one; it depends on nothing.
 
@@ -26,21 +27,31 @@ pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str
     best.map(|(_, c)| c)
 }
 
-/// The number of single-character insertions, deletions and substitutions
-/// that turn `a` into `b` (Levenshtein distance, by characters).
+/// The number of single-character insertions, deletions, substitutions
+/// and swaps of two neighbours that turn `a` into `b` (Levenshtein distance
+/// with adjacent transpositions, by characters): `inptu` is one edit from
+/// `input`, as a typist sees it.
 pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
+    // Three rows: the one before the previous, the previous, the current.
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur: Vec<usize> = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        cur[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (prev[j - 1] + cost).min(prev[j] + 1).min(cur[j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(before[j - 2] + 1);
+            }
+            cur[j] = d;
         }
+        std::mem::swap(&mut before, &mut prev);
+        std::mem::swap(&mut prev, &mut cur);
     }
-    row[b.len()]
+    prev[b.len()]
 }
 
 #[cfg(test)]
@@ -52,6 +63,9 @@ mod tests {
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         assert_eq!(edit_distance("", "abc"), 3);
         assert_eq!(edit_distance("same", "same"), 0);
+        assert_eq!(edit_distance("inptu", "input"), 1);
+        assert_eq!(edit_distance("ab", "ba"), 1);
+        assert_eq!(edit_distance("abc", ""), 3);
     }
 
     #[test]

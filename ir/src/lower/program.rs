@@ -196,7 +196,19 @@ impl Lowerer {
                     e.span,
                     format!("\"{s}\" is a host handle; copies take streams, remote buffers or tensors"),
                 )),
-                None => Err(self.err(e.span, format!("unknown stream \"{s}\""))),
+                None => {
+                    let d = Diagnostic::error(e.span, format!("unknown stream \"{s}\""));
+                    let mut names: Vec<&str> = self
+                        .strs
+                        .iter()
+                        .filter(|(_, (k, _))| matches!(k, StrSym::Stream(_) | StrSym::Remote(_)))
+                        .map(|(n, _)| n.as_str())
+                        .collect();
+                    names.sort_unstable();
+                    let hint =
+                        spelling::did_you_mean(s, names).map(|n| format!("help: did you mean \"{n}\"?"));
+                    Err(self.error(d.with_note(hint.unwrap_or_default())))
+                }
             },
             ExprKind::Index(base, subs) if matches!(base.kind, ExprKind::Str(_)) => {
                 let ExprKind::Str(s) = &base.kind else { return Err(Reported) };

@@ -13,3 +13,7 @@ program main {
 for i in 0..2 {
   map data[j] -> tile 0
 }
+stream "input": float[4] from host
+program load {
+  copy "inptu" -> data
+}
