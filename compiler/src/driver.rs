@@ -230,8 +230,12 @@ fn target_options(target: &mut ir::Target, json: &str) -> Result<String, String>
         }
         if !ir::target::TARGET_KEYS.contains(&k.as_str()) {
             let poplar: Vec<&str> = POPLAR_TARGET_OPTIONS.iter().map(|(name, _)| *name).collect();
+            let hint =
+                spelling::did_you_mean(k, ir::target::TARGET_KEYS.into_iter().chain(poplar.iter().copied()))
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_default();
             return Err(err(format!(
-                "unknown target key `{k}` (expected one of: {}; or Poplar's {})",
+                "unknown target key `{k}`{hint} (expected one of: {}; or Poplar's {})",
                 ir::target::TARGET_KEYS.join(", "),
                 poplar.join(", ")
             )));
@@ -291,6 +295,7 @@ pub fn compile_path(path: &Path, opts: &Options) -> Result<Compiled, String> {
     for w in &module.warnings {
         warnings.push_str(&w.render(&file_name, &source));
     }
+    let file_target = module.graph.target.clone();
     if let Some(p) = &opts.target {
         target_override(&mut module.graph, p)?;
     }
@@ -298,6 +303,12 @@ pub fn compile_path(path: &Path, opts: &Options) -> Result<Compiled, String> {
         warnings.push_str(&target_options(&mut module.graph.target, json)?);
     }
     module.graph.target.check().map_err(|m| format!("poplar-compile: error: {m}\n"))?;
+    if module.graph.target != file_target && source.contains("target.") {
+        // The file reads target properties (`target.num_tiles`): lower it
+        // again for the target it will run on.
+        let target = module.graph.target.clone();
+        module = ir::parse_bytes_for(&file_name, &bytes, Some(&target)).map_err(|d| d.render())?;
+    }
     let t = std::time::Instant::now();
     let codelets = load_codelets(&file_name, &source, path, &module, opts)?;
     let codelet_time = t.elapsed();
@@ -335,6 +346,10 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
                 _ => (1, String::new(), text),
             };
         }
+    };
+    let log = match report::log::LogConfig::from_env() {
+        Ok(l) => l,
+        Err(e) => return (1, String::new(), format!("poplar-compile: error: {e}\n")),
     };
     let mut dumps = Vec::new();
     for d in &cli.dump {
@@ -389,7 +404,10 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
         Err(e) => return (1, String::new(), e),
     };
     let mut stdout = String::new();
-    let mut stderr = c.warnings.clone();
+    let mut stderr = String::new();
+    // Warnings and log lines: written where POPLAR_LOG_DEST says, at the end.
+    let mut logged =
+        if log.enabled(report::log::LogLevel::Warn) { c.warnings.clone() } else { String::new() };
     for (stage, text) in &c.dumps {
         if c.dumps.len() > 1 {
             let _ = writeln!(stdout, "== {} ==", stage.name());
@@ -410,13 +428,18 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
     match (&cli.output, &c.image) {
         (Some(path), Some(img)) => {
             let t = std::time::Instant::now();
-            if let Err(e) = write_atomic(path, &img.to_bytes()) {
+            let bytes = img.to_bytes();
+            if let Err(e) = write_atomic(path, &bytes) {
                 return (1, stdout, stderr + &e);
             }
             timings.push(("write image", t.elapsed()));
+            if log.enabled(report::log::LogLevel::Info) {
+                let msg = format!("wrote {} ({} bytes)", path.display(), bytes.len());
+                logged.push_str(&report::log::line(report::log::LogLevel::Info, &msg));
+            }
         }
-        (Some(_), None) => {
-            stderr.push_str("poplar-compile: warning: the graph does not fit in memory; no image written\n")
+        (Some(_), None) if log.enabled(report::log::LogLevel::Warn) => {
+            logged.push_str("poplar-compile: warning: the graph does not fit in memory; no image written\n")
         }
         _ => {}
     }
@@ -426,6 +449,22 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
             let _ = writeln!(stderr, "time: {:>9.3} ms  {name}", d.as_secs_f64() * 1e3);
         }
         let _ = writeln!(stderr, "time: {:>9.3} ms  total", total * 1e3);
+    }
+    match &log.dest {
+        report::log::LogDest::Stderr => stderr.insert_str(0, &logged),
+        report::log::LogDest::Stdout => stdout.insert_str(0, &logged),
+        dest => {
+            let written = dest.open().and_then(|f| match f {
+                Some(mut f) => f
+                    .write_all(logged.as_bytes())
+                    .and_then(|()| f.flush())
+                    .map_err(|e| format!("POPLAR_LOG_DEST: {e}")),
+                None => Ok(()),
+            });
+            if let Err(e) = written {
+                return (1, stdout, stderr + &format!("poplar-compile: error: {e}\n"));
+            }
+        }
     }
     (0, stdout, stderr)
 }
@@ -444,6 +483,10 @@ mod tests {
         assert!(e.contains("must be one of intraReplicaAndAll, ipuAndAll"), "{e}");
         let e = target_options(&mut t, r#"{"numIPUs": "2"}"#).unwrap_err();
         assert!(e.contains("unknown target key `numIPUs`") && e.contains("ipuLinkConfiguration"), "{e}");
+        let e = target_options(&mut t, r#"{"tile_per_ipu": 4}"#).unwrap_err();
+        assert!(e.contains("unknown target key `tile_per_ipu`; did you mean `tiles_per_ipu`?"), "{e}");
+        let e = target_options(&mut t, r#"{"ipuLinkTopolgy": "line"}"#).unwrap_err();
+        assert!(e.contains("did you mean `ipuLinkTopology`?"), "{e}");
         assert!(target_options(&mut t, r#"{"workers": 0}"#).is_err());
         assert!(target_options(&mut t, "[1]").is_err());
     }

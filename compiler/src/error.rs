@@ -71,9 +71,11 @@ impl Collector {
         self.items.push(d);
     }
 
+    /// `Err` when any item is an error; one message repeated at one
+    /// position (a `for` loop's iterations) becomes one diagnostic.
     pub fn finish(self, stage: Stage) -> Result<(), StageError> {
         if self.items.iter().any(|d| d.severity == ir::Severity::Error) {
-            Err(StageError::new(stage, self.items))
+            Err(StageError::new(stage, ir::diag::merge_repeats(self.items)))
         } else {
             Ok(())
         }

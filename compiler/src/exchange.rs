@@ -487,7 +487,8 @@ fn check_conflicts(
                     errs.push(
                         ir::Diagnostic::error(spans.field(b.vertex, b.field as usize), msg)
                             .with_label("this edge writes it")
-                            .with_secondary(spans.field(a.vertex, a.field as usize), "and so does this one"),
+                            .with_secondary(spans.field(a.vertex, a.field as usize), "and so does this one")
+                            .in_iteration(spans.vertex_iterations.get(b.vertex.index())),
                     );
                 }
                 reported += 1;
@@ -527,7 +528,8 @@ fn check_conflicts(
                             ),
                         )
                         .with_label("this edge reads it")
-                        .with_secondary(spans.field(w.vertex, w.field as usize), "this edge writes it"),
+                        .with_secondary(spans.field(w.vertex, w.field as usize), "this edge writes it")
+                        .in_iteration(spans.vertex_iterations.get(r.vertex.index())),
                     );
                 }
                 reported += 1;

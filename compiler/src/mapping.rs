@@ -133,10 +133,23 @@ pub fn map_tiles(
             Mapping::Linear { .. } => false,
         };
         if bad {
-            errs.push(ir::Diagnostic::error(
-                span,
-                format!("the mapping names tiles the target lacks (it has {num_tiles} tiles)"),
-            ));
+            let label = match ms.mapping {
+                Mapping::Tile(t) => format!("tile {t} does not exist"),
+                Mapping::Tiles(a, b) if a >= b => format!("tiles {a}..{b} is empty"),
+                Mapping::Tiles(_, b) => format!("tile {} does not exist", b - 1),
+                Mapping::Linear { .. } => String::new(),
+            };
+            errs.push(
+                ir::Diagnostic::error(
+                    span,
+                    format!(
+                        "the mapping names tiles the target lacks (it has {num_tiles} tiles, 0 to {})",
+                        num_tiles.saturating_sub(1)
+                    ),
+                )
+                .with_label(label)
+                .in_iteration(spans.mapping_iterations.get(i)),
+            );
             continue;
         }
         // Group the view's runs per tensor, keeping order within each.
@@ -213,10 +226,17 @@ pub fn map_tiles(
     for (v, vx) in graph.vertices.iter() {
         if let Some(t) = vx.tile {
             if t >= num_tiles {
-                errs.push(ir::Diagnostic::error(
-                    *spans.vertices.get(v),
-                    format!("tile {t} does not exist (the target has {num_tiles} tiles)"),
-                ));
+                errs.push(
+                    ir::Diagnostic::error(
+                        *spans.vertices.get(v),
+                        format!(
+                            "the vertex's tile does not exist (the target has {num_tiles} tiles, 0 to {})",
+                            num_tiles.saturating_sub(1)
+                        ),
+                    )
+                    .with_label(format!("tile {t}"))
+                    .in_iteration(spans.vertex_iterations.get(v.index())),
+                );
             } else {
                 load[t as usize] += 1;
             }

@@ -128,33 +128,23 @@ pub fn resolve_vertices(graph: &Graph, spans: &Spans, codelets: &Codelets) -> Re
     let mut used: HashMap<TypeRef, u32> = HashMap::new();
     // Cache per spelling: most graphs repeat a few type names many times.
     let mut cache: HashMap<&str, Option<TypeRef>> = HashMap::new();
+    let mut unknown: HashMap<&str, ir::Diagnostic> = HashMap::new();
     let n = graph.vertices.len();
     out.vertex_type.reserve(n);
     out.field_start.reserve(n);
 
     for (v, vx) in graph.vertices.iter() {
         let vspan = *spans.vertices.get(v);
+        let iteration = || spans.vertex_iterations.get(v.index());
         let tr =
             *cache.entry(&vx.vtype).or_insert_with(|| by_name.get(&normalize_type_name(&vx.vtype)).copied());
         out.field_start.push(out.field_source.len() as u32);
         let Some(tr) = tr else {
-            let mut d = ir::Diagnostic::error(vspan, format!("unknown vertex type `{}`", vx.vtype))
-                .with_label("no codelet defines this type");
-            if codelets.objects.is_empty() {
-                d = d.with_note("the graph has no `codelets` item");
-            } else {
-                let mut names: Vec<&str> = codelets
-                    .objects
-                    .iter()
-                    .flat_map(|o| o.vertex_types.iter().map(|t| t.name.as_str()))
-                    .collect();
-                names.sort_unstable();
-                names.dedup();
-                let shown: Vec<&str> = names.iter().take(8).copied().collect();
-                let more = if names.len() > 8 { ", …" } else { "" };
-                d = d.with_note(format!("the codelets define: {}{more}", shown.join(", ")));
-            }
-            errs.push(d);
+            // Built once per spelling: a loop repeats it.
+            let d =
+                unknown.entry(&vx.vtype).or_insert_with(|| unknown_vertex_type(&vx.vtype, codelets)).clone();
+            let d = ir::Diagnostic { primary: Some((vspan, "no codelet defines this type".into())), ..d };
+            errs.push(d.in_iteration(iteration()));
             out.vertex_type.push(0);
             continue;
         };
@@ -174,25 +164,29 @@ pub fn resolve_vertices(graph: &Graph, spans: &Spans, codelets: &Codelets) -> Re
             let fspan = spans.field(v, i);
             let Some(k) = vt.fields.iter().position(|g| g.name == *f.name) else {
                 let names: Vec<&str> = vt.fields.iter().map(|g| g.name.as_str()).collect();
+                let hint = spelling::did_you_mean(&f.name, names.iter().copied());
                 errs.push(
                     ir::Diagnostic::error(
                         fspan,
                         format!("vertex type `{}` has no field `{}`", vt.name, f.name),
                     )
-                    .with_note(format!("its fields are: {}", names.join(", "))),
+                    .with_note(format!("its fields are: {}", names.join(", ")))
+                    .with_note(hint.map(|s| format!("help: did you mean `{s}`?")).unwrap_or_default())
+                    .in_iteration(iteration()),
                 );
                 continue;
             };
             if source[k] != u32::MAX {
                 errs.push(
                     ir::Diagnostic::error(fspan, format!("field `{}` is set twice", f.name))
-                        .with_secondary(spans.field(v, source[k] as usize), "first set here"),
+                        .with_secondary(spans.field(v, source[k] as usize), "first set here")
+                        .in_iteration(iteration()),
                 );
                 continue;
             }
             source[k] = i as u32;
             if let Err(msg) = check_field(graph, &vt.fields[k], &f.value) {
-                errs.push(ir::Diagnostic::error(fspan, msg.0).with_note(msg.1));
+                errs.push(ir::Diagnostic::error(fspan, msg.0).with_note(msg.1).in_iteration(iteration()));
             }
         }
         if !source.contains(&u32::MAX) {
@@ -212,12 +206,31 @@ pub fn resolve_vertices(graph: &Graph, spans: &Spans, codelets: &Codelets) -> Re
                     vspan,
                     format!("vertex `{}` does not set field{s} {}", vt.name, quoted(&missing)),
                 )
-                .with_label("every field of the vertex type must be set"),
+                .with_label("every field of the vertex type must be set")
+                .in_iteration(iteration()),
             );
         }
     }
     errs.finish(Stage::Resolve)?;
     Ok(out)
+}
+
+/// The error for a vertex type no codelet defines (without its position):
+/// the types the codelets do define, and the closest as a suggestion.
+fn unknown_vertex_type(name: &str, codelets: &Codelets) -> ir::Diagnostic {
+    let d = ir::Diagnostic::error_no_span(format!("unknown vertex type `{name}`"));
+    if codelets.objects.is_empty() {
+        return d.with_note("the graph has no `codelets` item");
+    }
+    let mut names: Vec<&str> =
+        codelets.objects.iter().flat_map(|o| o.vertex_types.iter().map(|t| t.name.as_str())).collect();
+    names.sort_unstable();
+    names.dedup();
+    let shown: Vec<&str> = names.iter().take(8).copied().collect();
+    let more = if names.len() > 8 { ", …" } else { "" };
+    let hint = spelling::did_you_mean(name, names.iter().copied());
+    d.with_note(format!("the codelets define: {}{more}", shown.join(", ")))
+        .with_note(hint.map(|s| format!("help: did you mean `{s}`?")).unwrap_or_default())
 }
 
 fn quoted(names: &[&str]) -> String {

@@ -5,7 +5,9 @@
 // 50,000 DotProductVertex partial sums, then 10,000 ReduceVertex, with the
 // tutorial's tile mappings and cycle estimates. Program `fill` writes the
 // matrix the host program would stream in (see README.md); `main` is the
-// tutorial's sequence.
+// tutorial's sequence. Mappings spread over `target.num_tiles`, as the
+// tutorial's `target.getNumTiles()`, so the file serves any target
+// (`poplar-compile --target mk2`).
 target mk1
 codelets "matrix-mul-codelets.cpp"
 var matrix: float[10000, 1000]
@@ -15,19 +17,19 @@ var outputVector: float[10000]
 stream "inputVector": float[1000] from host
 stream "out": float[10000] to host
 
-for i in 0..1000 { map inputVector[i] -> tile i * 1216 / 1000 }
+for i in 0..1000 { map inputVector[i] -> tile i * target.num_tiles / 1000 }
 for i in 0..5 {
   for row in 0..10000 {
-    map matrix[row, i * 1000 / 5:(i + 1) * 1000 / 5] -> tile (i * 10000 + row) * 1216 / 50000
-    map partials[row, i] -> tile (i * 10000 + row) * 1216 / 50000
+    map matrix[row, i * 1000 / 5:(i + 1) * 1000 / 5] -> tile (i * 10000 + row) * target.num_tiles / 50000
+    map partials[row, i] -> tile (i * 10000 + row) * target.num_tiles / 50000
   }
 }
-for row in 0..10000 { map outputVector[row] -> tile row * 1216 / 10000 }
+for row in 0..10000 { map outputVector[row] -> tile row * target.num_tiles / 10000 }
 
 compute_set fillCS {
   for i in 0..5 {
     for row in 0..10000 {
-      vertex FillMatrix @ tile (i * 10000 + row) * 1216 / 50000 {
+      vertex FillMatrix @ tile (i * 10000 + row) * target.num_tiles / 50000 {
         out = matrix[row, i * 1000 / 5:(i + 1) * 1000 / 5], row = row, col0 = i * 1000 / 5
       }
     }
@@ -36,7 +38,7 @@ compute_set fillCS {
 compute_set mulCS {
   for i in 0..5 {
     for row in 0..10000 {
-      vertex DotProductVertex @ tile (i * 10000 + row) * 1216 / 50000 {
+      vertex DotProductVertex @ tile (i * 10000 + row) * target.num_tiles / 50000 {
         a = matrix[row, i * 1000 / 5:(i + 1) * 1000 / 5],
         b = inputVector[i * 1000 / 5:(i + 1) * 1000 / 5],
         out = partials[row, i]
@@ -46,7 +48,7 @@ compute_set mulCS {
 }
 compute_set reduceCS {
   for row in 0..10000 {
-    vertex ReduceVertex @ tile row * 1216 / 10000 { in = partials[row], out = outputVector[row] } cycles 5 + (5 + 1) / 2
+    vertex ReduceVertex @ tile row * target.num_tiles / 10000 { in = partials[row], out = outputVector[row] } cycles 5 + (5 + 1) / 2
   }
 }
 

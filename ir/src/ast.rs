@@ -229,6 +229,8 @@ pub enum ExprKind<'a> {
     Bool(bool),
     Str(String),
     Name(&'a str),
+    /// `target.num_tiles`: a target property (the name after the dot).
+    TargetProp(&'a str),
     Neg(Box<Expr<'a>>),
     Bin(BinOp, Box<Expr<'a>>, Box<Expr<'a>>),
     Call(Box<(Ident<'a>, Vec<Arg<'a>>)>),

@@ -63,6 +63,10 @@ pub struct Spans {
     pub program_stmts: SecondaryMap<ProgramId, Vec<Span>>,
     /// Statement spans of each function, in pre-order.
     pub function_stmts: SecondaryMap<FunctionId, Vec<Span>>,
+    /// The `for` iteration that made each vertex (by vertex index).
+    pub vertex_iterations: Iterations,
+    /// The `for` iteration that made each [`crate::Graph::mappings`] entry.
+    pub mapping_iterations: Iterations,
     /// Field spans of all vertices, flat; `field_start[v]` is vertex `v`'s first.
     field_spans: Vec<Span>,
     field_start: SecondaryMap<VertexId, u32>,
@@ -89,12 +93,89 @@ impl Spans {
     }
 }
 
+/// Which `for` iteration made each entity of one kind: the loop variables'
+/// values, as runs of consecutive entities made in the same iteration (one
+/// record per iteration, not per entity, and nothing outside loops), so an
+/// error about one entity can name the iteration that produced it.
+#[derive(Clone, Debug, Default)]
+pub struct Iterations {
+    /// Loop variable names, each once.
+    names: Vec<String>,
+    /// `(name index, value)` of every recorded iteration, flat.
+    values: Vec<(u32, i64)>,
+    /// `(first entity, end entity, values start, values end)`, ascending.
+    runs: Vec<(u32, u32, u32, u32)>,
+}
+
+impl Iterations {
+    /// Records that entity `index` was made with loop variables `env`
+    /// (outermost first); entities must be recorded in ascending order.
+    pub fn record(&mut self, index: usize, env: &[(String, i64)]) {
+        if env.is_empty() {
+            return;
+        }
+        let index = u32::try_from(index).unwrap_or(u32::MAX);
+        if let Some(last) = self.runs.last_mut() {
+            let same = last.1 == index
+                && self.values[last.2 as usize..last.3 as usize]
+                    .iter()
+                    .zip(env)
+                    .all(|(&(n, v), (name, w))| v == *w && self.names[n as usize] == *name)
+                && (last.3 - last.2) as usize == env.len();
+            if same {
+                last.1 = index + 1;
+                return;
+            }
+        }
+        let start = self.values.len() as u32;
+        for (name, v) in env {
+            let n = match self.names.iter().rposition(|x| x == name) {
+                Some(n) => n,
+                None => {
+                    self.names.push(name.clone());
+                    self.names.len() - 1
+                }
+            };
+            self.values.push((n as u32, *v));
+        }
+        self.runs.push((index, index + 1, start, self.values.len() as u32));
+    }
+
+    /// The iteration that made entity `index`, as `i = 3, j = 0`; `None`
+    /// outside loops.
+    pub fn get(&self, index: usize) -> Option<String> {
+        let index = u32::try_from(index).ok()?;
+        let k = self.runs.partition_point(|r| r.1 <= index);
+        let &(first, _, a, b) = self.runs.get(k)?;
+        if first > index {
+            return None;
+        }
+        let vals = &self.values[a as usize..b as usize];
+        Some(
+            vals.iter()
+                .map(|&(n, v)| format!("{} = {v}", self.names[n as usize]))
+                .collect::<Vec<_>>()
+                .join(", "),
+        )
+    }
+}
+
 /// How bad a diagnostic is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Severity {
     Error,
     Warning,
     Note,
+}
+
+/// Where a `for` loop made a diagnostic.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Repeats {
+    /// The first iteration that produced it (`i = 3, j = 0`).
+    pub iteration: Option<String>,
+    /// How many more times the same message was reported at the same
+    /// position (other iterations), merged into this one.
+    pub more: u64,
 }
 
 /// One message about the source, with an optional primary span, secondary
@@ -108,6 +189,9 @@ pub struct Diagnostic {
     /// Other positions worth showing.
     pub secondary: Vec<(Span, String)>,
     pub notes: Vec<String>,
+    /// Where a `for` loop made it: the iteration and how many more
+    /// reported the same (boxed: most diagnostics come from no loop).
+    pub repeats: Option<Box<Repeats>>,
 }
 
 impl Diagnostic {
@@ -119,6 +203,7 @@ impl Diagnostic {
             primary: Some((span, String::new())),
             secondary: Vec::new(),
             notes: Vec::new(),
+            repeats: None,
         }
     }
     /// A warning at `span`.
@@ -143,8 +228,41 @@ impl Diagnostic {
     }
     /// Adds a note.
     pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
-        self.notes.push(note.into());
+        let note = note.into();
+        if !note.is_empty() {
+            self.notes.push(note);
+        }
         self
+    }
+
+    /// Records the `for` iteration that produced it (`None` outside loops).
+    pub fn in_iteration(mut self, iteration: Option<String>) -> Diagnostic {
+        if iteration.is_some() {
+            self.repeats.get_or_insert_default().iteration = iteration;
+        }
+        self
+    }
+
+    /// Counts one more report of the same (and `more` it had merged).
+    pub fn count_repeat(&mut self, more: u64) {
+        let r = self.repeats.get_or_insert_default();
+        r.more = r.more.saturating_add(1).saturating_add(more);
+    }
+
+    /// The notes to print: its own, then where a loop made it.
+    fn all_notes(&self) -> Vec<String> {
+        let mut notes = self.notes.clone();
+        let Some(r) = &self.repeats else { return notes };
+        let more = match r.more {
+            0 => String::new(),
+            n => format!(" (and {n} more)"),
+        };
+        match &r.iteration {
+            Some(it) => notes.push(format!("in iteration {it}{more}")),
+            None if r.more > 0 => notes.push(format!("reported {} times", r.more + 1)),
+            None => {}
+        }
+        notes
     }
 
     /// Renders this one diagnostic against `file_name` / `source`.
@@ -177,7 +295,7 @@ impl Diagnostic {
         let d = cs::Diagnostic::new(sev)
             .with_message(&self.message)
             .with_labels(labels)
-            .with_notes(self.notes.clone());
+            .with_notes(self.all_notes());
         let mut out = String::new();
         // First line: `path:line:col: error: message`.
         let (line, col) = match &self.primary {
@@ -191,7 +309,7 @@ impl Diagnostic {
         };
         out.push_str(&format!("{file_name}:{line}:{col}: {sev_word}: {}\n", self.message));
         if self.primary.is_none() {
-            for n in &self.notes {
+            for n in &self.all_notes() {
                 out.push_str(&format!("  = {n}\n"));
             }
             return out;
@@ -200,12 +318,36 @@ impl Diagnostic {
         let mut buf = NoColor::new(Vec::new());
         if term::emit(&mut buf, &config, &file, &d).is_ok() {
             let text = String::from_utf8_lossy(&buf.into_inner()).into_owned();
-            // Drop codespan's own header line (`error: message`).
-            let rest = text.split_once('\n').map(|x| x.1).unwrap_or("");
-            out.push_str(rest);
+            // Drop codespan's own header line (`error: message`) and its
+            // location line (`--> file:line:col`): the first line says both.
+            let mut lines = text.split_inclusive('\n').skip(1).peekable();
+            if lines.peek().is_some_and(|l| l.trim_start().starts_with("-->")) {
+                lines.next();
+            }
+            out.extend(lines);
         }
         out
     }
+}
+
+/// Merges diagnostics that repeat one message at one position (a `for`
+/// loop's iterations): the first is kept, in its place, counting the others
+/// in [`Diagnostic::repeats`].
+pub fn merge_repeats(items: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = Vec::with_capacity(items.len());
+    let mut seen: std::collections::HashMap<(Option<Span>, Severity, String), usize> =
+        std::collections::HashMap::new();
+    for d in items {
+        let key = (d.primary.as_ref().map(|p| p.0), d.severity, d.message.clone());
+        match seen.get(&key) {
+            Some(&i) => out[i].count_repeat(d.repeats.map_or(0, |r| r.more)),
+            None => {
+                seen.insert(key, out.len());
+                out.push(d);
+            }
+        }
+    }
+    out
 }
 
 /// 1-based line and column (in characters) of byte `pos`.

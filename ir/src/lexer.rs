@@ -58,6 +58,10 @@ pub enum Tok<'a> {
     BlockComment,
     #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |lex| lex.slice(), priority = 1)]
     Ident(&'a str),
+    /// `target.num_tiles`: a property of the target, read by integer
+    /// expressions (the part after the dot).
+    #[regex(r"target\.[A-Za-z_][A-Za-z0-9_]*", |lex| &lex.slice()["target.".len()..])]
+    TargetProp(&'a str),
     #[regex(r"[0-9]+", int_dec)]
     #[regex(r"0[xX][0-9a-fA-F]+", int_hex)]
     Int(u64),
@@ -200,6 +204,7 @@ impl std::fmt::Display for Tok<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Tok::Ident(s) => write!(f, "identifier `{s}`"),
+            Tok::TargetProp(s) => write!(f, "target property `target.{s}`"),
             Tok::Int(i) => write!(f, "integer `{i}`"),
             Tok::Float(x) => write!(f, "number `{x}`"),
             Tok::Str(s) => write!(f, "string {s:?}"),

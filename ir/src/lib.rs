@@ -55,6 +55,18 @@ pub struct Module {
 /// Lexical and syntax errors stop at the first; semantic errors are
 /// collected (up to [`lower::MAX_ERRORS`]). Never panics.
 pub fn parse_and_check(file_name: &str, source: &str) -> Result<Module, Diagnostics> {
+    parse_and_check_for(file_name, source, None)
+}
+
+/// Like [`parse_and_check`], with the target the caller imposes (the file's
+/// `target` item with overrides from outside the file applied) in place of
+/// the file's, so that expressions reading `target.num_tiles` size the
+/// graph for it. The file's `target` item is still checked.
+pub fn parse_and_check_for(
+    file_name: &str,
+    source: &str,
+    target: Option<&Target>,
+) -> Result<Module, Diagnostics> {
     let mut diags = Diagnostics::new(file_name, source);
     let items = match grammar::FileParser::new().parse(lexer::tokens(source)) {
         Ok(items) => items,
@@ -63,7 +75,7 @@ pub fn parse_and_check(file_name: &str, source: &str) -> Result<Module, Diagnost
             return Err(diags);
         }
     };
-    match lower::lower(&items) {
+    match lower::lower(&items, target) {
         Ok((graph, spans)) => Ok(Module { graph, spans, warnings: Vec::new() }),
         Err(errs) => {
             diags.items = errs;
@@ -75,8 +87,17 @@ pub fn parse_and_check(file_name: &str, source: &str) -> Result<Module, Diagnost
 /// Like [`parse_and_check`] for raw bytes: invalid UTF-8 is an error at its
 /// position.
 pub fn parse_bytes(file_name: &str, bytes: &[u8]) -> Result<Module, Diagnostics> {
+    parse_bytes_for(file_name, bytes, None)
+}
+
+/// [`parse_bytes`] with an imposed target, as [`parse_and_check_for`].
+pub fn parse_bytes_for(
+    file_name: &str,
+    bytes: &[u8],
+    target: Option<&Target>,
+) -> Result<Module, Diagnostics> {
     match std::str::from_utf8(bytes) {
-        Ok(s) => parse_and_check(file_name, s),
+        Ok(s) => parse_and_check_for(file_name, s, target),
         Err(e) => {
             let good = e.valid_up_to();
             // Render against the valid prefix plus the rest of that line, lossily.

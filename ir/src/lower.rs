@@ -90,10 +90,14 @@ struct Lowerer {
     calls: Vec<(Option<FunctionId>, FunctionId, Span)>,
     current_fn: Option<FunctionId>,
     handles_declared: u32,
+    /// The target the caller imposes (overrides from outside the file).
+    forced_target: Option<Target>,
 }
 
-/// Lowers parsed items; `Err` holds the diagnostics.
-pub fn lower(items: &[Item<'_>]) -> Result<(Graph, Spans), Vec<Diagnostic>> {
+/// Lowers parsed items; `Err` holds the diagnostics. `target`, when given,
+/// replaces the file's target (after the file's is checked), so that
+/// `target.num_tiles` and the other properties read the final target.
+pub fn lower(items: &[Item<'_>], target: Option<&Target>) -> Result<(Graph, Spans), Vec<Diagnostic>> {
     let mut l = Lowerer {
         graph: Graph::default(),
         spans: Spans::default(),
@@ -110,7 +114,9 @@ pub fn lower(items: &[Item<'_>]) -> Result<(Graph, Spans), Vec<Diagnostic>> {
         calls: Vec::new(),
         current_fn: None,
         handles_declared: 0,
+        forced_target: target.cloned(),
     };
+    l.declare_target(items);
     // Expand item-level `for` loops into (item, loop environment) pairs.
     let mut flat: Vec<(&Item<'_>, Vec<(String, i64)>)> = Vec::new();
     for it in items {
@@ -171,10 +177,19 @@ impl Lowerer {
         if self.aborted {
             return Reported;
         }
-        // One error per position and message (loops repeat them).
-        if !self.errors.iter().any(|e| e.primary == d.primary && e.message == d.message) {
-            self.errors.push(d);
+        // One error per position and message: a loop's other iterations
+        // are counted in the first one's note.
+        if let Some(e) = self.errors.iter_mut().find(|e| e.primary == d.primary && e.message == d.message) {
+            e.count_repeat(0);
+            return Reported;
         }
+        let d = if d.repeats.is_none() && !self.env.is_empty() {
+            let it: Vec<String> = self.env.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+            d.in_iteration(Some(it.join(", ")))
+        } else {
+            d
+        };
+        self.errors.push(d);
         if self.errors.len() >= MAX_ERRORS {
             self.errors.push(Diagnostic::error_no_span(format!("too many errors ({MAX_ERRORS}); stopping")));
             self.aborted = true;
@@ -184,6 +199,34 @@ impl Lowerer {
 
     fn err(&mut self, span: Span, msg: impl Into<String>) -> Reported {
         self.error(Diagnostic::error(span, msg))
+    }
+
+    /// The error for an unknown name (`unknown {what} `name``) with the
+    /// closest declared name of that kind (`candidates`) as a suggestion.
+    /// The candidates are only looked at the first time: a loop repeats it.
+    fn unknown(
+        &mut self,
+        span: Span,
+        what: &str,
+        name: &str,
+        candidates: impl FnOnce(&Lowerer) -> Vec<String>,
+    ) -> Reported {
+        let d = Diagnostic::error(span, format!("unknown {what} `{name}`"));
+        if self.aborted || self.errors.iter().any(|e| e.primary == d.primary && e.message == d.message) {
+            return self.error(d);
+        }
+        let mut names = candidates(self);
+        names.sort_unstable();
+        let d = match spelling::did_you_mean(name, names.iter().map(String::as_str)) {
+            Some(s) => d.with_note(format!("help: did you mean `{s}`?")),
+            None => d,
+        };
+        self.error(d)
+    }
+
+    /// Declared names of one kind, for [`Lowerer::unknown`].
+    fn sym_names(&self, kind: fn(&Sym) -> bool) -> Vec<String> {
+        self.syms.iter().filter(|(_, (s, _))| kind(s)).map(|(n, _)| n.clone()).collect()
     }
 
     /// Counts one produced entity; errors past the limit.
@@ -323,12 +366,12 @@ impl Lowerer {
         Ok(shape)
     }
 
-    /// First pass: the target, then every name, so items may come in any order.
-    fn declare(&mut self, flat: &[(&Item<'_>, Vec<(String, i64)>)]) {
+    /// The target, before anything else (loop bounds and shapes may read
+    /// its properties): the file's top-level `target` items.
+    fn declare_target(&mut self, items: &[Item<'_>]) {
         let mut target_span: Option<Span> = None;
-        for (it, env) in flat {
+        for it in items {
             if let Item::Target { preset, keys, span } = it {
-                self.env = env.clone();
                 if let Some(prev) = target_span {
                     self.error(
                         Diagnostic::error(*span, "more than one `target` item")
@@ -367,6 +410,19 @@ impl Lowerer {
                     self.err(*span, m);
                 }
                 self.graph.target = t;
+            }
+        }
+        if let Some(t) = &self.forced_target {
+            self.graph.target = t.clone();
+        }
+    }
+
+    /// First pass: every name, so items may come in any order.
+    fn declare(&mut self, flat: &[(&Item<'_>, Vec<(String, i64)>)]) {
+        for (it, env) in flat {
+            if let (Item::Target { span, .. }, false) = (it, env.is_empty()) {
+                self.env = env.clone();
+                self.err(*span, "a `target` item cannot be inside a `for` loop");
             }
         }
         for (it, env) in flat {
@@ -479,6 +535,7 @@ impl Lowerer {
                     if let Ok(mapping) = self.lower_mapping(m) {
                         let t = &self.graph.tensors[id];
                         let view = View::whole(id, &t.shape);
+                        self.spans.mapping_iterations.record(self.graph.mappings.len(), &self.env);
                         self.graph.mappings.push(MapStmt { view, mapping });
                         self.spans.mappings.push(d.span);
                     }
@@ -499,6 +556,7 @@ impl Lowerer {
                 let v = self.eval_view(view);
                 let m = self.lower_mapping(mapping);
                 if let (Ok((v, _)), Ok(m)) = (v, m) {
+                    self.spans.mapping_iterations.record(self.graph.mappings.len(), &self.env);
                     self.graph.mappings.push(MapStmt { view: v, mapping: m });
                     self.spans.mappings.push(*span);
                 }
@@ -578,7 +636,9 @@ impl Lowerer {
         match self.syms.get(n.name) {
             Some((Sym::Tensor(t), _)) => Ok(*t),
             Some(_) => Err(self.err(n.span, format!("`{}` is not a tensor", n.name))),
-            None => Err(self.err(n.span, format!("unknown tensor `{}`", n.name))),
+            None => {
+                Err(self.unknown(n.span, "tensor", n.name, |l| l.sym_names(|s| matches!(s, Sym::Tensor(_)))))
+            }
         }
     }
 
@@ -587,13 +647,12 @@ impl Lowerer {
         let check_tile = |l: &mut Lowerer, e: &Expr<'_>, t: i64, end: bool| -> R<u32> {
             let limit = if end { total as i64 } else { total as i64 - 1 };
             if t < 0 || t > limit {
-                return Err(l.err(
-                    e.span,
-                    format!(
-                        "tile {t} is out of range: the target has {total} tiles (0 to {})",
-                        total.saturating_sub(1)
-                    ),
-                ));
+                let d = tile_out_of_range(e.span, t, total);
+                return Err(l.error(if end {
+                    d.with_label(format!("tiles end at {t} (exclusive)"))
+                } else {
+                    d
+                }));
             }
             Ok(t as u32)
         };
@@ -706,13 +765,7 @@ impl Lowerer {
                 let t = self.eval_int(e)?;
                 let total = self.graph.target.total_tiles();
                 if t < 0 || t >= total as i64 {
-                    return Err(self.err(
-                        e.span,
-                        format!(
-                            "tile {t} is out of range: the target has {total} tiles (0 to {})",
-                            total.saturating_sub(1)
-                        ),
-                    ));
+                    return Err(self.error(tile_out_of_range(e.span, t, total)));
                 }
                 Some(t as u32)
             }
@@ -750,6 +803,7 @@ impl Lowerer {
         let id = self.graph.vertices.push(Vertex { vtype, compute_set: cs, tile, fields, cycles });
         self.spans.vertices.set(id, v.span);
         self.spans.set_fields(id, v.fields.iter().map(|f| f.2));
+        self.spans.vertex_iterations.record(id.0 as usize, &self.env);
         Ok(id)
     }
 
@@ -787,9 +841,20 @@ impl Lowerer {
             ExprKind::Call(c) if c.0.name == "min" || c.0.name == "max" => {
                 Ok(FieldValue::Literal(Literal::Int(self.eval_int(e)?)))
             }
+            ExprKind::TargetProp(_) => Ok(FieldValue::Literal(Literal::Int(self.eval_int(e)?))),
             _ => Ok(FieldValue::Edge(self.eval_view(e)?.0)),
         }
     }
+}
+
+/// A tile number past the target's. The message does not name the tile, so
+/// a loop's iterations share one diagnostic; the label does.
+fn tile_out_of_range(span: Span, tile: i64, total: u32) -> Diagnostic {
+    Diagnostic::error(
+        span,
+        format!("tile out of range: the target has {total} tiles (0 to {})", total.saturating_sub(1)),
+    )
+    .with_label(format!("tile {tile}"))
 }
 
 fn item_span(it: &Item<'_>) -> Span {

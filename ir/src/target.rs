@@ -114,10 +114,13 @@ impl Target {
                 return Ok(());
             }
             _ => {
+                let hint = spelling::did_you_mean(key, TARGET_KEYS)
+                    .map(|k| format!("; did you mean `{k}`?"))
+                    .unwrap_or_default();
                 return Err(format!(
-                    "unknown target key `{key}` (expected one of: {})",
+                    "unknown target key `{key}`{hint} (expected one of: {})",
                     TARGET_KEYS.join(", ")
-                ))
+                ));
             }
         };
         if value == 0 {

@@ -68,6 +68,23 @@ impl Diagnostic {
     pub fn is_limit(&self) -> bool {
         ["depth", "steps", "instances", "inlined code"].iter().any(|w| self.message.contains(w))
     }
+
+    /// Adds a "did you mean" help naming the candidate closest to `name`
+    /// (the last part of each qualified candidate counts), if one is close.
+    pub fn with_suggestion<'a>(
+        mut self,
+        name: &str,
+        candidates: impl IntoIterator<Item = &'a str>,
+    ) -> Diagnostic {
+        let mut names: Vec<&str> =
+            candidates.into_iter().map(|c| c.rsplit("::").next().unwrap_or(c)).collect();
+        names.sort_unstable();
+        names.dedup();
+        if let Some(s) = spelling::did_you_mean(name, names) {
+            self.notes.push(format!("help: did you mean '{s}'?"));
+        }
+        self
+    }
 }
 
 /// The errors of a failed compilation, with the sources they point into.
@@ -110,8 +127,14 @@ impl Diagnostics {
                 out.push_str("^\n");
             }
             for n in &d.notes {
-                out.push_str(&format!("note: {n}\n"));
+                let prefix = if n.starts_with("help: ") { "" } else { "note: " };
+                out.push_str(&format!("{prefix}{n}\n"));
             }
+        }
+        // A count when there are several (one error needs no summary).
+        if self.errors.len() > 1 {
+            let name = self.sources.files.get(1).or(self.sources.files.first()).map_or("", |f| f.0.as_str());
+            out.push_str(&format!("{name}: {} errors\n", self.errors.len()));
         }
         out
     }

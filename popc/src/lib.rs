@@ -262,7 +262,7 @@ fn compile_units(
     match r {
         Ok(r) => match r {
             Ok(out) => Ok((out, sources)),
-            Err(d) => Err(fail(d, &sources)),
+            Err(errors) => Err(Diagnostics { sources: sources.clone(), errors }),
         },
         Err(_) => Err(fail(
             Diagnostic::new(diag::Span { file: 1, lo: 0, hi: 0 }, "internal compiler error (please report)"),
@@ -302,13 +302,18 @@ fn build(
     sources: &diag::SourceMap,
     isa: &dyn cranelift_codegen::isa::TargetIsa,
     requested: &[String],
-) -> Result<Output, Diagnostic> {
+) -> Result<Output, Vec<Diagnostic>> {
     let mut prog =
         sema::Program { ndebug: opts.defines.iter().any(|(k, _)| k == "NDEBUG"), ..Default::default() };
-    prog.collect(items, "")?;
+    prog.collect(items, "").map_err(|d| vec![d])?;
+    // From here on each static assertion, class and vertex is checked on its
+    // own: one failing does not hide the others' errors.
+    let mut errors = Errors::default();
     for (span, e, m, ns) in &prog.asserts {
         let env = sema::Env { ns: ns.clone(), ..Default::default() };
-        prog.check_assert(*span, e, m.as_deref(), &env)?;
+        if let Err(d) = prog.check_assert(*span, e, m.as_deref(), &env) {
+            errors.push(d);
+        }
     }
     let mut classes: Vec<Rc<sema::ClassInst>> = Vec::new();
     let mut names: Vec<(String, Vec<Rc<sema::ClassDecl>>)> =
@@ -323,16 +328,20 @@ fn build(
             continue;
         }
         let env = sema::Env { ns: d.ns.clone(), ..Default::default() };
-        let c = prog.instantiate(decls, &[], &env, d.ast.span)?;
-        if c.base.is_some() {
-            classes.push(c);
+        match prog.instantiate(decls, &[], &env, d.ast.span) {
+            Ok(c) if c.base.is_some() => classes.push(c),
+            Ok(_) => {}
+            Err(e) => errors.push(e),
         }
     }
     for (t, ns) in &prog.insts {
         let env = sema::Env { ns: ns.clone(), ..Default::default() };
-        match prog.resolve_type(t, &env)? {
-            sema::Ty::Class(c) if c.base.is_some() => classes.push(c),
-            _ => return diag::err(t.span, "explicit instantiation of a class that is not a vertex"),
+        match prog.resolve_type(t, &env) {
+            Ok(sema::Ty::Class(c)) if c.base.is_some() => classes.push(c),
+            Ok(_) => {
+                errors.push(Diagnostic::new(t.span, "explicit instantiation of a class that is not a vertex"))
+            }
+            Err(e) => errors.push(e),
         }
     }
     let mut unresolved = Vec::new();
@@ -347,10 +356,17 @@ fn build(
     }
     let mut seen = std::collections::HashSet::new();
     classes.retain(|c| seen.insert(c.name.clone()));
-    let compiled = compile_all(isa, &prog, sources, &classes, opts)?;
+    let compiled = compile_all(isa, &prog, sources, &classes, opts);
     let mut vts = Vec::new();
     let mut ir_text = String::new();
     for (c, comp) in classes.iter().zip(compiled) {
+        let comp = match comp {
+            Ok(comp) => comp,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
         ir_text.push_str(&comp.ir_text);
         let fields = c
             .fields
@@ -386,22 +402,23 @@ fn build(
             line: sources.line(c.decl.ast.span),
         });
     }
+    errors.finish()?;
     Ok(Output { object: Object { source: file_name.to_string(), vertex_types: vts }, ir_text, unresolved })
 }
 
 /// Lowers each vertex class in order on this thread (the program's state
 /// is not shared) and compiles the lowered functions on rayon's pool as
 /// they come, each independently, so the code is the same whatever the
-/// thread count. With one thread in the pool, everything runs here. The
-/// first error in vertex order is the one reported, as if compiled one
-/// by one.
+/// thread count. With one thread in the pool, everything runs here. Each
+/// class gets its own result, in class order: one failing does not stop
+/// the others (see [`Errors`]).
 fn compile_all(
     isa: &dyn cranelift_codegen::isa::TargetIsa,
     prog: &sema::Program,
     sources: &diag::SourceMap,
     classes: &[Rc<sema::ClassInst>],
     opts: &Options,
-) -> Result<Vec<codegen::Compiled>, Diagnostic> {
+) -> Vec<Result<codegen::Compiled, Diagnostic>> {
     if rayon::current_num_threads() <= 1 {
         return classes
             .iter()
@@ -410,7 +427,6 @@ fn compile_all(
     }
     let slots: Vec<std::sync::Mutex<Option<Result<codegen::Compiled, Diagnostic>>>> =
         classes.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    let mut lowering_error = None;
     rayon::in_place_scope(|s| {
         for (c, slot) in classes.iter().zip(&slots) {
             match codegen::lower(isa, prog, sources, c, opts) {
@@ -418,23 +434,48 @@ fn compile_all(
                     let r = codegen::emit(isa, l, opts.debug);
                     *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
                 }),
-                Err(d) => {
-                    lowering_error = Some(d);
-                    break;
-                }
+                Err(d) => *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(Err(d)),
             }
         }
     });
-    let mut out = Vec::new();
-    for slot in slots {
-        match slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
-            Some(r) => out.push(r?),
-            None => break,
+    slots
+        .into_iter()
+        .map(|slot| {
+            slot.into_inner().unwrap_or_else(|e| e.into_inner()).unwrap_or_else(|| {
+                Err(Diagnostic::new(diag::Span { file: 1, lo: 0, hi: 0 }, "internal compiler error (please report)"))
+            })
+        })
+        .collect()
+}
+
+/// At most this many errors are reported per compilation (each vertex,
+/// class and static assertion is checked on its own); a last line says so.
+pub const MAX_ERRORS: usize = 20;
+
+/// The independent errors of one compilation, each reported once (a
+/// helper function two vertices call fails the same way in both).
+#[derive(Default)]
+struct Errors(Vec<Diagnostic>);
+
+impl Errors {
+    fn push(&mut self, d: Diagnostic) {
+        if !self.full() && !self.0.iter().any(|e| e.span == d.span && e.message == d.message) {
+            self.0.push(d);
         }
     }
-    match lowering_error {
-        Some(d) => Err(d),
-        None => Ok(out),
+    fn full(&self) -> bool {
+        self.0.len() >= MAX_ERRORS
+    }
+    fn finish(mut self) -> Result<(), Vec<Diagnostic>> {
+        if self.0.is_empty() {
+            return Ok(());
+        }
+        // In source order, as the reader meets them.
+        self.0.sort_by_key(|d| (d.span.file, d.span.lo));
+        if self.full() {
+            self.0[MAX_ERRORS - 1].notes.push(format!("stopping after {MAX_ERRORS} errors"));
+        }
+        Err(self.0)
     }
 }
 

@@ -1110,6 +1110,11 @@ impl<'a, 'b> Lowerer<'a, 'b> {
     pub(crate) fn field(&self, n: &str) -> Option<V> {
         self.fields.get(n).cloned()
     }
+    /// The local variables and fields a name may mean here (for "did you mean").
+    pub(crate) fn names_in_scope(&self) -> impl Iterator<Item = &String> {
+        let base = self.frames.last().map_or(0, |f| f.scope_base);
+        self.scopes[base..].iter().flat_map(|s| s.keys()).chain(self.fields.keys())
+    }
     pub(crate) fn scopes_snapshot(&self) -> Vec<HashMap<String, V>> {
         let base = self.frames.last().map_or(0, |f| f.scope_base);
         self.scopes[base..].to_vec()

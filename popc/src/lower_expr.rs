@@ -13,7 +13,7 @@ use linker::abi::{self, HostFn};
 use crate::ast::*;
 use crate::ceval::{self, convert};
 use crate::cost;
-use crate::diag::{err, Result, Span};
+use crate::diag::{err, Diagnostic, Result, Span};
 use crate::lower::{Lowerer, Place, V};
 use crate::sema::{Env, TVal, Ty, CV};
 use crate::types::Scalar;
@@ -84,7 +84,8 @@ impl Lowerer<'_, '_> {
                             }
                         }
                         let Some(f) = c.fields.iter().find(|f| f.name == *name) else {
-                            return err(span, format!("'{}' has no member '{name}'", c.name));
+                            let d = Diagnostic::new(span, format!("'{}' has no member '{name}'", c.name));
+                            return Err(d.with_suggestion(name, c.fields.iter().map(|f| f.name.as_str())));
                         };
                         let crate::sema::FieldTy::Plain(t) = &f.ty else { unreachable!() };
                         match place {
@@ -329,7 +330,16 @@ impl Lowerer<'_, '_> {
             }
             Err(_) => {
                 let n: Vec<&str> = p.segs.iter().map(|s| s.name.as_str()).collect();
-                err(span, format!("use of undeclared identifier '{}'", n.join("::")))
+                let d = Diagnostic::new(span, format!("use of undeclared identifier '{}'", n.join("::")));
+                let last = n.last().copied().unwrap_or_default();
+                let names = self
+                    .names_in_scope()
+                    .chain(self.p.globals.keys())
+                    .chain(self.p.enum_consts.keys())
+                    .chain(self.p.funcs.keys())
+                    .map(String::as_str)
+                    .filter(|k| !k.starts_with('<'));
+                Err(d.with_suggestion(last, names))
             }
         }
     }
@@ -1023,7 +1033,9 @@ impl Lowerer<'_, '_> {
                     format!("function '{full}' is declared but not defined (if another source of the library defines it, compile them together: popc a.cpp b.cpp -o lib.gp)"),
                 );
             }
-            return err(span, format!("use of undeclared function '{full}'"));
+            let d = Diagnostic::new(span, format!("use of undeclared function '{full}'"));
+            let last = full.rsplit("::").next().unwrap_or(&full);
+            return Err(d.with_suggestion(last, self.p.funcs.keys().map(String::as_str)));
         }
         // Constant call?
         if cands.len() == 1 && cands[0].f.is_constexpr && cands[0].this.is_none() {

@@ -3,7 +3,9 @@
 //! Reads the codelet source and its includes from the file system (the only
 //! I/O of the compiler), compiles with the library, and writes the `.gp`
 //! object. Errors go to stderr as `file:line:col: error: …` with exit code
-//! 1; a failed compile writes no output file.
+//! 1; a failed compile writes no output file. `POPLAR_LOG_LEVEL` and
+//! `POPLAR_LOG_DEST` choose the log lines (`INFO`: what was written,
+//! `DEBUG`: each vertex type) and where they go, as for the other tools.
 
 #![forbid(unsafe_code)]
 
@@ -88,6 +90,13 @@ fn main() -> ExitCode {
         args.push("--target".into());
         args.push(t.clone());
     }
+    let log = match report::log::LogConfig::from_env() {
+        Ok(l) => l,
+        Err(m) => {
+            eprintln!("popc: error: {m}");
+            return ExitCode::from(1);
+        }
+    };
     let opts = match popc::Options::from_args(&args) {
         Ok(o) => o,
         Err(m) => {
@@ -115,14 +124,54 @@ fn main() -> ExitCode {
     if cli.emit_ir {
         print!("{}", out.ir_text);
     }
+    let mut logged = String::new();
     if let Some(path) = &cli.output {
-        if let Err(e) = std::fs::write(path, out.object.to_bytes()) {
+        let bytes = out.object.to_bytes();
+        if let Err(e) = std::fs::write(path, &bytes) {
             eprintln!("popc: error: cannot write '{path}': {e}");
             return ExitCode::from(1);
+        }
+        use report::log::{line, LogLevel};
+        if log.enabled(LogLevel::Info) {
+            let n = out.object.vertex_types.len();
+            logged +=
+                &line(LogLevel::Info, &format!("wrote {path}: {n} vertex types, {} bytes", bytes.len()));
+        }
+        if log.enabled(LogLevel::Debug) {
+            for v in &out.object.vertex_types {
+                let code = v.plain.code.len() + v.counting.code.len();
+                let msg =
+                    format!("vertex type {}: {} bytes of state, {code} bytes of code", v.name, v.state_size);
+                logged += &line(LogLevel::Debug, &msg);
+            }
         }
     } else if !cli.emit_ir {
         eprintln!("popc: error: no output file given (-o)");
         return ExitCode::from(1);
     }
+    if let Err(e) = write_log(&log.dest, &logged) {
+        eprintln!("popc: error: {e}");
+        return ExitCode::from(1);
+    }
     ExitCode::SUCCESS
+}
+
+/// Writes log lines where `POPLAR_LOG_DEST` says.
+fn write_log(dest: &report::log::LogDest, text: &str) -> Result<(), String> {
+    use std::io::Write;
+    if text.is_empty() {
+        return Ok(());
+    }
+    match dest {
+        report::log::LogDest::Stdout => print!("{text}"),
+        report::log::LogDest::Stderr => eprint!("{text}"),
+        file => {
+            if let Some(mut f) = file.open()? {
+                f.write_all(text.as_bytes())
+                    .and_then(|()| f.flush())
+                    .map_err(|e| format!("POPLAR_LOG_DEST: {e}"))?;
+            }
+        }
+    }
+    Ok(())
 }

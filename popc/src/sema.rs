@@ -12,7 +12,7 @@ use std::rc::Rc;
 use linker::gp::{Direction, FieldKind, Layout, VertexBase};
 
 use crate::ast::*;
-use crate::diag::{err, Result, Span};
+use crate::diag::{err, Diagnostic, Result, Span};
 use crate::types::Scalar;
 
 /// A compile-time constant.
@@ -516,7 +516,12 @@ impl Program {
             let c = self.instantiate(&decls, &args, env, p.span)?;
             return Ok(Ty::Class(c));
         }
-        err(p.span, format!("unknown type '{name}'"))
+        // The built-in type names a misspelling most often means, beside the declared ones.
+        const BUILTIN: [&str; 9] =
+            ["bool", "char", "short", "int", "long", "float", "double", "half", "unsigned"];
+        let declared = self.classes.keys().chain(self.aliases.keys()).chain(self.enums.keys());
+        let names = declared.map(String::as_str).chain(BUILTIN);
+        Err(Diagnostic::new(p.span, format!("unknown type '{name}'")).with_suggestion(&name, names))
     }
 
     /// A member type of an instantiated class: an alias, or a nested class

@@ -43,37 +43,12 @@ pub fn flag(key: &str, v: &Value) -> Result<bool, String> {
     }
 }
 
-/// The candidate closest to `word` by edit distance, if close enough to
-/// be a likely typo (at most a third of the word's length, and 3).
-pub fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    let limit = (word.chars().count() / 3).clamp(1, 3);
-    candidates
-        .iter()
-        .map(|c| (edit_distance(&word.to_lowercase(), &c.to_lowercase()), *c))
-        .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
-}
-
 /// The error for a key no reader accepts: the key, a likely intended one,
 /// and the accepted keys.
 pub fn unknown_key(key: &str, accepted: &[&str]) -> String {
-    let hint = did_you_mean(key, accepted).map(|k| format!(" (did you mean '{k}'?)")).unwrap_or_default();
+    let hint = spelling::did_you_mean(key, accepted.iter().copied())
+        .map(|k| format!(" (did you mean '{k}'?)"))
+        .unwrap_or_default();
     format!("unknown engine option '{key}'{hint}; accepted options: {}", accepted.join(", "))
 }
 
@@ -192,15 +167,5 @@ mod tests {
         let e = AutoReport::from_engine_options(r#"{"autoReport.all":"yes"}"#).unwrap_err();
         assert!(e.contains("'autoReport.all' must be \"true\" or \"false\""), "{e}");
         assert!(AutoReport::from_engine_options(r#"{"autoReport.directory":""}"#).is_err());
-    }
-
-    #[test]
-    fn suggestions() {
-        assert_eq!(
-            did_you_mean("debug.instrumnt", &["debug.instrument", "debug.maxCycles"]),
-            Some("debug.instrument")
-        );
-        assert_eq!(did_you_mean("frobnicate", &["debug.instrument"]), None);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 }

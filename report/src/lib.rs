@@ -9,14 +9,17 @@
 //! pixels, so a 1,472-tile, million-vertex graph draws as fast as a small
 //! one. [`auto`] reads the `autoReport.*` engine options that make the
 //! compiler and the runtime write profiles and this page without flags;
-//! [`progress`] is what both show on a terminal while they work.
+//! [`progress`] is what both show on a terminal while they work, and
+//! [`log`] reads `POPLAR_LOG_LEVEL` and `POPLAR_LOG_DEST` for all three tools.
 //! [`summary`] prints a graph profile as Poplar's profile summary does.
 //!
-//! No I/O here except in the binary and in [`auto::write_report`].
+//! No I/O here except in the binary, [`auto::write_report`] and
+//! [`log::LogDest::open`].
 
 #![forbid(unsafe_code)]
 
 pub mod auto;
+pub mod log;
 pub mod progress;
 pub mod schema;
 pub mod summary;

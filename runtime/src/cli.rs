@@ -19,11 +19,14 @@ use crate::engine::Engine;
 use crate::exec::DeviceKind;
 use crate::format;
 use crate::options::{EngineOptions, LogLevel};
+use report::log::{LogConfig, LogDest};
 
 /// The environment variables the runtime honours, and the `/dev` listing.
 #[derive(Clone, Debug, Default)]
 pub struct Env {
     pub log_level: Option<String>,
+    /// `POPLAR_LOG_DEST`: `stdout`, `stderr` or a file name.
+    pub log_dest: Option<String>,
     pub engine_options: Option<String>,
     /// Entry names of `/dev` (for `--list-devices`).
     pub dev_entries: Vec<String>,
@@ -39,6 +42,7 @@ impl Env {
             .unwrap_or_default();
         Env {
             log_level: std::env::var("POPLAR_LOG_LEVEL").ok(),
+            log_dest: std::env::var("POPLAR_LOG_DEST").ok(),
             engine_options: std::env::var("POPLAR_ENGINE_OPTIONS").ok(),
             dev_entries,
             progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
@@ -201,20 +205,36 @@ pub fn timeout(argv: &[String]) -> Option<std::time::Duration> {
     parse(argv).ok()?.timeout
 }
 
+/// The command's writers: program output (`out`), errors (`err`) and log
+/// lines, which go where `POPLAR_LOG_DEST` says (one of the two, or `file`).
 struct Log<'a> {
-    level: LogLevel,
+    config: LogConfig,
+    out: &'a mut dyn Write,
     err: &'a mut dyn Write,
+    file: Option<Box<dyn Write>>,
 }
 
 impl Log<'_> {
     fn enabled(&self, level: LogLevel) -> bool {
-        level <= self.level && level != LogLevel::Off
+        self.config.enabled(level)
     }
 
-    fn at(&mut self, level: LogLevel, msg: &str) {
-        if self.enabled(level) {
-            let _ = writeln!(self.err, "PO:[{}] {msg}", level.tag());
+    /// Writes `text` as is when `level` is enabled.
+    fn write(&mut self, level: LogLevel, text: &str) {
+        if !self.enabled(level) {
+            return;
         }
+        let sink: &mut dyn Write = match (&mut self.file, &self.config.dest) {
+            (Some(f), _) => f.as_mut(),
+            (None, LogDest::Stdout) => &mut *self.out,
+            (None, _) => &mut *self.err,
+        };
+        let _ = sink.write_all(text.as_bytes());
+    }
+
+    /// A log line, `PO:[LEVEL] msg`.
+    fn at(&mut self, level: LogLevel, msg: &str) {
+        self.write(level, &report::log::line(level, msg));
     }
 }
 
@@ -236,18 +256,23 @@ pub fn main(argv: &[String], env: &Env, compile: Compile, out: &mut dyn Write, e
         let _ = writeln!(out, "poplar-run {}", env!("CARGO_PKG_VERSION"));
         return 0;
     }
-    let level = match env.log_level.as_deref().map(LogLevel::parse).transpose() {
-        Ok(l) => l.unwrap_or(LogLevel::Off),
+    let config = LogConfig::from_vars(env.log_level.as_deref(), env.log_dest.as_deref());
+    let (config, file) = match config.and_then(|c| c.dest.open().map(|f| (c, f))) {
+        Ok(x) => x,
         Err(e) => {
             let _ = writeln!(err, "poplar-run: error: {e}");
             return 1;
         }
     };
-    let mut log = Log { level, err };
-    match run(&args, env, compile, out, &mut log) {
+    let mut log = Log { config, out, err, file };
+    let r = run(&args, env, compile, &mut log);
+    if let Some(f) = &mut log.file {
+        let _ = f.flush();
+    }
+    match r {
         Ok(()) => 0,
         Err(e) => {
-            let _ = out.flush();
+            let _ = log.out.flush();
             if e.contains("error:") {
                 // Already rendered by the compiler, with its own prefix.
                 let _ = write!(log.err, "{}{}", e, if e.ends_with('\n') { "" } else { "\n" });
@@ -274,9 +299,9 @@ pub fn list_devices(env: &Env) -> String {
     s
 }
 
-fn run(args: &Args, env: &Env, compile: Compile, out: &mut dyn Write, log: &mut Log) -> Result<(), String> {
+fn run(args: &Args, env: &Env, compile: Compile, log: &mut Log) -> Result<(), String> {
     if args.list_devices {
-        let _ = write!(out, "{}", list_devices(env));
+        let _ = write!(log.out, "{}", list_devices(env));
         if args.input.is_none() {
             return Ok(());
         }
@@ -307,8 +332,9 @@ fn run(args: &Args, env: &Env, compile: Compile, out: &mut dyn Write, log: &mut 
     let started = std::time::Instant::now();
     let loaded = if input.extension().is_some_and(|e| e == "pir") {
         let (image, warnings) = compile(input)?;
+        // The compiler's warnings, rendered as poplar-compile writes them.
         for w in warnings {
-            log.at(LogLevel::Warn, &w);
+            log.write(LogLevel::Warn, &format!("{}\n", w.trim_end()));
         }
         crate::load_image(image).map_err(|e| e.to_string())?
     } else {
@@ -382,7 +408,7 @@ fn run(args: &Args, env: &Env, compile: Compile, out: &mut dyn Write, log: &mut 
                     false => Default::default(),
                 };
                 progress.step(format!("program {p} on {}", opts.device.name()));
-                let r = engine.run_to(index, out);
+                let r = engine.run_to(index, &mut *log.out);
                 progress.finish();
                 r.map_err(|e| e.to_string())?;
                 log.at(
@@ -411,7 +437,8 @@ fn run(args: &Args, env: &Env, compile: Compile, out: &mut dyn Write, log: &mut 
                 log.at(LogLevel::Debug, &format!("read {} bytes from '{name}'", bytes.len()));
                 match file {
                     None => {
-                        let _ = out
+                        let _ = log
+                            .out
                             .write_all(format::print_tensor(name, info.elem, &info.shape, &bytes).as_bytes());
                     }
                     Some(f) => {
@@ -447,7 +474,7 @@ fn run(args: &Args, env: &Env, compile: Compile, out: &mut dyn Write, log: &mut 
         }
     }
     if args.summary {
-        let _ = write!(out, "{}", engine.summary());
+        let _ = write!(log.out, "{}", engine.summary());
     }
     Ok(())
 }

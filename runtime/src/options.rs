@@ -117,45 +117,8 @@ impl EngineOptions {
     }
 }
 
-/// Logging levels of `POPLAR_LOG_LEVEL`, least verbose first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum LogLevel {
-    Off,
-    Err,
-    Warn,
-    Info,
-    Debug,
-    Trace,
-}
-
-impl LogLevel {
-    pub fn parse(s: &str) -> Result<LogLevel, String> {
-        Ok(match s.trim().to_ascii_uppercase().as_str() {
-            "OFF" | "" => LogLevel::Off,
-            "ERR" | "ERROR" => LogLevel::Err,
-            "WARN" | "WARNING" => LogLevel::Warn,
-            "INFO" => LogLevel::Info,
-            "DEBUG" => LogLevel::Debug,
-            "TRACE" => LogLevel::Trace,
-            other => {
-                return Err(format!(
-                    "POPLAR_LOG_LEVEL '{other}' is not one of OFF, ERR, WARN, INFO, DEBUG, TRACE"
-                ))
-            }
-        })
-    }
-
-    pub fn tag(self) -> &'static str {
-        match self {
-            LogLevel::Off => "",
-            LogLevel::Err => "ERR",
-            LogLevel::Warn => "WARN",
-            LogLevel::Info => "INFO",
-            LogLevel::Debug => "DEBUG",
-            LogLevel::Trace => "TRACE",
-        }
-    }
-}
+/// Logging levels of `POPLAR_LOG_LEVEL` (shared by the three tools).
+pub use report::log::LogLevel;
 
 #[cfg(test)]
 mod tests {
@@ -179,7 +142,5 @@ mod tests {
         assert!(o.auto_report.graph && o.auto_report.execution);
         let e = o.apply_json(r#"{"autoReport.outputExecutionProfile":"1"}"#).unwrap_err();
         assert!(e.contains("'autoReport.outputExecutionProfile' must be \"true\" or \"false\""), "{e}");
-        assert_eq!(LogLevel::parse("debug").unwrap(), LogLevel::Debug);
-        assert!(LogLevel::parse("LOUD").is_err());
     }
 }

@@ -344,3 +344,41 @@ fn loader_rejects_recursive_functions() {
     let err = runtime::load(&image.to_bytes()).unwrap_err().to_string();
     assert!(err.contains("calls itself"), "{err}");
 }
+
+/// A `.pir` input's compiler warnings show at the default level (WARN), not
+/// at ERR, and go where POPLAR_LOG_DEST says; log lines follow the level.
+#[test]
+fn cli_log_level_and_destination() {
+    let dir = std::env::temp_dir().join(format!("poplar-run-log-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pir = dir.join("graph.pir");
+    let warning = "graph.pir:2:1: warning: 4 elements of tensor `a` have no tile mapping".to_string();
+    let compile = |_: &std::path::Path| Ok((sample(), vec![warning.clone()]));
+    let run = |env: runtime::cli::Env| {
+        let argv = vec![pir.to_string_lossy().to_string(), "--device".into(), "cpu".into()];
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = runtime::cli::main(&argv, &env, &compile, &mut out, &mut err);
+        (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+    };
+    let env = |level: Option<&str>, dest: Option<&str>| runtime::cli::Env {
+        log_level: level.map(str::to_string),
+        log_dest: dest.map(str::to_string),
+        ..Default::default()
+    };
+    let (code, out, err) = run(env(None, None));
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains(&warning) && !out.contains("warning"), "{err}");
+    let (_, _, err) = run(env(Some("ERR"), None));
+    assert!(!err.contains("warning"), "{err}");
+    let (_, out, err) = run(env(Some("INFO"), Some("stdout")));
+    assert!(out.contains(&warning) && out.contains("PO:[INFO] device cpu") && err.is_empty(), "{out}\n{err}");
+    let log = dir.join("run.log");
+    let (_, out, err) = run(env(Some("info"), Some(log.to_str().unwrap())));
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        text.contains(&warning) && text.contains("PO:[INFO]") && !err.contains("PO:") && !out.contains("PO:")
+    );
+    let (code, _, err) = run(env(Some("LOUD"), None));
+    assert!(code == 1 && err.contains("POPLAR_LOG_LEVEL 'LOUD'"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

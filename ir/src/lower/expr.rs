@@ -21,6 +21,31 @@ impl Lowerer {
         self.env.iter().rev().find(|(n, _)| n == name).map(|(_, v)| *v)
     }
 
+    /// `target.<name>`: `num_tiles` (all IPUs' tiles) or one of the target
+    /// keys, as the target stands once every override is applied.
+    pub(crate) fn target_property(&mut self, name: &str, span: Span) -> R<i64> {
+        let t = &self.graph.target;
+        let value = match name {
+            "num_tiles" => Some(t.total_tiles()),
+            key => t.get(key),
+        };
+        match value {
+            Some(v) => Ok(i64::from(v)),
+            None => {
+                let names = std::iter::once("num_tiles").chain(crate::target::TARGET_KEYS);
+                let hint = spelling::did_you_mean(name, names.clone())
+                    .map(|s| format!("help: did you mean `target.{s}`?"))
+                    .unwrap_or_default();
+                let all: Vec<String> = names.map(|n| format!("target.{n}")).collect();
+                Err(self.error(
+                    Diagnostic::error(span, format!("unknown target property `target.{name}`"))
+                        .with_note(hint)
+                        .with_note(format!("the properties are: {}", all.join(", "))),
+                ))
+            }
+        }
+    }
+
     /// Evaluates an integer expression.
     pub(crate) fn eval_int(&mut self, e: &Expr<'_>) -> R<i64> {
         match &e.kind {
@@ -29,13 +54,14 @@ impl Lowerer {
             ExprKind::Name(n) => match self.lookup_var(n) {
                 Some(v) => Ok(v),
                 None => {
-                    let msg = match self.syms.get(*n) {
-                        Some(_) => format!("expected an integer, but `{n}` is not a loop variable"),
-                        None => format!("unknown name `{n}`"),
-                    };
-                    Err(self.err(e.span, msg))
+                    if self.syms.contains_key(*n) {
+                        let msg = format!("expected an integer, but `{n}` is not a loop variable");
+                        return Err(self.err(e.span, msg));
+                    }
+                    Err(self.unknown(e.span, "name", n, |l| l.env.iter().map(|(v, _)| v.clone()).collect()))
                 }
             },
+            ExprKind::TargetProp(p) => self.target_property(p, e.span),
             ExprKind::Neg(x) => {
                 // `-9223372036854775808` as a literal.
                 if let ExprKind::Int(i) = x.kind {
@@ -122,7 +148,9 @@ impl Lowerer {
                 None if self.lookup_var(n).is_some() => {
                     Err(self.err(e.span, format!("expected a tensor, but `{n}` is a loop variable")))
                 }
-                None => Err(self.err(e.span, format!("unknown tensor `{n}`"))),
+                None => {
+                    Err(self.unknown(e.span, "tensor", n, |l| l.sym_names(|s| matches!(s, Sym::Tensor(_)))))
+                }
             },
             ExprKind::Index(base, subs) => {
                 if let ExprKind::Str(_) = base.kind {

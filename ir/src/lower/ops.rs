@@ -242,6 +242,7 @@ impl Lowerer {
         match &e.kind {
             ExprKind::Int(i) => Ok(lit(MapKind::Const(*i as f64))),
             ExprKind::Float(f) => Ok(lit(MapKind::Const(*f))),
+            ExprKind::TargetProp(p) => Ok(lit(MapKind::Const(self.target_property(p, e.span)? as f64))),
             ExprKind::Bool(b) => Ok(Typed {
                 e: MapExpr { elem: ElemType::Bool, kind: MapKind::Const(*b as u8 as f64) },
                 elem: Some(ElemType::Bool),

@@ -48,7 +48,10 @@ impl Lowerer {
                 S::Execute(n, _) => match self.syms.get(n.name) {
                     Some((Sym::ComputeSet(c), _)) => Stmt::Execute(*c),
                     Some(_) => return Err(self.err(n.span, format!("`{}` is not a compute set", n.name))),
-                    None => return Err(self.err(n.span, format!("unknown compute set `{}`", n.name))),
+                    None => {
+                        let names = |l: &Lowerer| l.sym_names(|s| matches!(s, Sym::ComputeSet(_)));
+                        return Err(self.unknown(n.span, "compute set", n.name, names));
+                    }
                 },
                 S::Print { label, view, .. } => {
                     Stmt::Print { label: label.clone(), view: self.eval_view(view)?.0 }
@@ -113,7 +116,10 @@ impl Lowerer {
                         Stmt::Call(f)
                     }
                     Some(_) => return Err(self.err(n.span, format!("`{}` is not a function", n.name))),
-                    None => return Err(self.err(n.span, format!("unknown function `{}`", n.name))),
+                    None => {
+                        let names = |l: &Lowerer| l.sym_names(|s| matches!(s, Sym::Function(_)));
+                        return Err(self.unknown(n.span, "function", n.name, names));
+                    }
                 },
                 S::Block(b, _) => Stmt::Block(self.lower_block(b, spans)),
                 S::For(_) => return Err(Reported),
@@ -190,7 +196,19 @@ impl Lowerer {
                     e.span,
                     format!("\"{s}\" is a host handle; copies take streams, remote buffers or tensors"),
                 )),
-                None => Err(self.err(e.span, format!("unknown stream \"{s}\""))),
+                None => {
+                    let d = Diagnostic::error(e.span, format!("unknown stream \"{s}\""));
+                    let mut names: Vec<&str> = self
+                        .strs
+                        .iter()
+                        .filter(|(_, (k, _))| matches!(k, StrSym::Stream(_) | StrSym::Remote(_)))
+                        .map(|(n, _)| n.as_str())
+                        .collect();
+                    names.sort_unstable();
+                    let hint =
+                        spelling::did_you_mean(s, names).map(|n| format!("help: did you mean \"{n}\"?"));
+                    Err(self.error(d.with_note(hint.unwrap_or_default())))
+                }
             },
             ExprKind::Index(base, subs) if matches!(base.kind, ExprKind::Str(_)) => {
                 let ExprKind::Str(s) = &base.kind else { return Err(Reported) };
