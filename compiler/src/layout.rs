@@ -148,11 +148,7 @@ pub fn layout_memory(
     out.descriptor_bytes = vec![0; graph.vertices.len()];
     for v in graph.vertices.keys() {
         let vt = resolved.vertex_info(codelets, v);
-        if !vt
-            .fields
-            .iter()
-            .any(|f| matches!(f.kind, gp::FieldKind::VectorList(_) | gp::FieldKind::ScalarList(_)))
-        {
+        if !has_descriptor(vt) {
             continue;
         }
         // An (address, count) pair per sub-vector; an address per scalar item.
@@ -240,4 +236,11 @@ pub fn layout_memory(
     }
     d = d.with_note("map tensors over more tiles, or pass --allow-out-of-memory to get the profile");
     (out, Some(StageError::new(Stage::Memory, vec![d])))
+}
+
+/// Whether a vertex of this type gets a descriptor block beside its state:
+/// one (address, count) pair per sub-vector of its vector lists and one
+/// address per item of its vectors of one-element edges.
+pub fn has_descriptor(vt: &gp::VertexType) -> bool {
+    vt.fields.iter().any(|f| matches!(f.kind, gp::FieldKind::VectorList(_) | gp::FieldKind::ScalarList(_)))
 }

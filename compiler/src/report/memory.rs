@@ -89,7 +89,7 @@ fn vertices(
     for v in graph.vertices.keys() {
         let i = ir::EntityRef::index(v);
         let vt = resolved.vertex_info(codelets, v);
-        if !vt.fields.iter().any(|f| matches!(f.kind, gp::FieldKind::VectorList(_))) {
+        if !crate::layout::has_descriptor(vt) {
             continue;
         }
         let tile = mapping.vertex_tiles[i] as usize;
