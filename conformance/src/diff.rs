@@ -177,8 +177,9 @@ fn make_input(vt: &VertexType, seed: u64) -> Result<Input, String> {
     };
     let mut fields = Vec::new();
     for f in &vt.fields {
-        let list =
-            |rng: &mut Rng, k: usize| (0..k).map(|_| value(rng, f.elem, n, wide)).collect::<Vec<_>>().join(", ");
+        let list = |rng: &mut Rng, k: usize| {
+            (0..k).map(|_| value(rng, f.elem, n, wide)).collect::<Vec<_>>().join(", ")
+        };
         let v = match f.kind {
             // Counts and indices: always within every dimension.
             FieldKind::Plain => value(&mut rng, f.elem, dim.saturating_sub(1), false),

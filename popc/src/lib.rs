@@ -7,38 +7,36 @@
 //! (plain, and counting for the simulator's cycle model). `poplar-compile`
 //! calls [`compile`] in process; the `popc` binary wraps it.
 //!
-//! Stages: [`pp`] (preprocessor over [`lex`] tokens) → [`parse`] (syntax
-//! tree, [`ast`]) → [`sema`] (declarations, names, templates, layout, with
-//! [`ceval`] for constants) → [`lower`] (Cranelift IR, every call inlined;
-//! [`vectorize`] adds SIMD copies of elementwise float loops) → [`codegen`]
-//! (machine code for the fixed baseline ISA). [`host`] and [`exec`] run
-//! compiled code in process (tests, the runtime's `cpu` device). The library does no file I/O; errors are [`Diagnostics`]
-//! rendered to text.
+//! The stages, one folder each:
+//! - [`front`]: text to syntax tree ([`front::pp`], the preprocessor over
+//!   [`front::lex`] tokens; [`front::parse`] building [`front::ast`]);
+//! - [`sema`]: declarations, names, templates and layout, with
+//!   [`sema::ceval`] for constants and [`sema::types`] for C++ types;
+//! - [`lower`]: Cranelift IR (every call inlined; [`lower::vectorize`]
+//!   adds SIMD copies of elementwise float loops), then [`codegen`] makes
+//!   machine code for the fixed baseline ISA.
+//!
+//! [`host`] and [`exec`] run compiled code in process (tests, the runtime's
+//! `cpu` device); [`state`] encodes vertex state as the ABI lays it out.
+//! The library does no file I/O; errors are [`Diagnostics`] rendered to
+//! text.
 
 // Unsafe code is confined to the modules that allow it by name.
 #![deny(unsafe_code)]
 
-pub mod ast;
-pub mod ceval;
 pub mod codegen;
-/// The cost table counted codelets use (shared with the simulator).
-pub use linker::cost;
 pub mod diag;
 pub mod exec;
-pub mod half_ir;
-pub mod headers;
-pub mod lex;
+pub mod front;
 pub mod lower;
-mod lower_call;
-mod lower_expr;
-pub mod names;
-pub mod parse;
-pub mod pp;
 pub mod sema;
-mod spec;
 pub mod state;
-pub mod types;
-pub mod vectorize;
+
+/// The cost table counted codelets use (shared with the simulator).
+pub use linker::cost;
+
+use front::{ast, lex, parse, pp};
+use sema::types;
 
 /// The host functions and `printf` formats live below popc and the runtime,
 /// in `linker`; these names keep popc's own paths to them.
@@ -47,7 +45,7 @@ pub use linker::{host, printf};
 use std::rc::Rc;
 
 pub use diag::{Diagnostic, Diagnostics};
-pub use names::canonical_vertex_name;
+pub use sema::names::canonical_vertex_name;
 
 use linker::gp::{Field, FieldKind, Object, VertexType};
 
@@ -442,7 +440,10 @@ fn compile_all(
         .into_iter()
         .map(|slot| {
             slot.into_inner().unwrap_or_else(|e| e.into_inner()).unwrap_or_else(|| {
-                Err(Diagnostic::new(diag::Span { file: 1, lo: 0, hi: 0 }, "internal compiler error (please report)"))
+                Err(Diagnostic::new(
+                    diag::Span { file: 1, lo: 0, hi: 0 },
+                    "internal compiler error (please report)",
+                ))
             })
         })
         .collect()

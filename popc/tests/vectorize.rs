@@ -1,4 +1,4 @@
-//! The SIMD copies of elementwise loops (`popc/src/vectorize.rs`) change
+//! The SIMD copies of elementwise loops (`popc/src/lower/vectorize.rs`) change
 //! nothing observable: every kernel of `testdata/popc/ok/vectorize.cpp` runs,
 //! compiled with and without `-fno-vectorize`, over many sizes and vector
 //! placements (separate, identical, overlapping by one to five elements,

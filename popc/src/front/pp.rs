@@ -1,6 +1,6 @@
 //! The preprocessor: includes, macros and conditional compilation.
 //!
-//! It works on [`lex`](crate::lex) tokens. Directives are recognised by a `#`
+//! It works on [`lex`](crate::front::lex) tokens. Directives are recognised by a `#`
 //! that starts a line; a directive's tokens run to the next line start.
 //! Macro expansion follows the classic rescanning rule with a "disabled"
 //! list standing in for hide sets: a macro name met inside its own expansion
@@ -12,8 +12,8 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use crate::diag::{err, Diagnostic, Result, SourceMap, Span};
-use crate::headers::builtin_header;
-use crate::lex::{invalid_token, lex, lex_lenient, Tok, Token};
+use crate::front::headers::builtin_header;
+use crate::front::lex::{invalid_token, lex, lex_lenient, Tok, Token};
 use crate::IncludeResolver;
 
 #[derive(Clone, Debug)]

@@ -73,11 +73,11 @@
 use cranelift_codegen::ir::{condcodes::IntCC, types, Block, InstBuilder, MemFlagsData, Type, Value};
 use cranelift_frontend::Variable;
 
-use crate::ast::{BinOp, Expr, ExprKind, Stmt, StmtKind, UnOp};
-use crate::ceval::{self, convert};
+use crate::front::ast::{BinOp, Expr, ExprKind, Stmt, StmtKind, UnOp};
 use crate::lower::{cl_pub, Lowerer, Place, V};
+use crate::sema::ceval::{self, convert};
+use crate::sema::types::Scalar;
 use crate::sema::{Ty, CV};
-use crate::types::Scalar;
 
 /// Elements per chunk (f32x4).
 const LANES: i64 = 4;

@@ -1,7 +1,7 @@
 //! Literal tokens to values: integer and floating numbers (with their
 //! suffixes, hexadecimal floats included) and string and character escapes.
 
-use crate::ast::ExprKind;
+use crate::front::ast::ExprKind;
 
 /// Parses a C++ number literal.
 pub(crate) fn parse_number(text: &str) -> Option<ExprKind> {

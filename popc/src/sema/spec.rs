@@ -15,10 +15,10 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use crate::ast::*;
 use crate::diag::{err, Result, Span};
+use crate::front::ast::*;
+use crate::sema::types::Scalar;
 use crate::sema::{ClassDecl, EnumInfo, Env, Program, TVal, Ty, CV};
-use crate::types::Scalar;
 
 /// The first of the unique constants a parameter stands for in partial
 /// ordering: far outside every scalar's range, so no written argument
@@ -103,9 +103,9 @@ impl Program {
     fn targ_equals(&self, pat: &TArg, k: &TVal, env: &Env) -> bool {
         match k {
             TVal::Type(t) => self.targ_type(pat, env).is_ok_and(|x| x.same(t)),
-            TVal::Const(s, v) => {
-                self.targ_const(pat, env).is_ok_and(|(_, x)| x == *v || crate::ceval::convert(x, *s) == *v)
-            }
+            TVal::Const(s, v) => self
+                .targ_const(pat, env)
+                .is_ok_and(|(_, x)| x == *v || crate::sema::ceval::convert(x, *s) == *v),
         }
     }
 

@@ -5,7 +5,7 @@
 //! [`Span`] for diagnostics.
 
 use crate::diag::Span;
-use crate::types::Scalar;
+use crate::sema::types::Scalar;
 
 pub type P<T> = Box<T>;
 

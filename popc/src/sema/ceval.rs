@@ -10,10 +10,10 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use crate::ast::*;
 use crate::diag::{err, Result, Span};
+use crate::front::ast::*;
+use crate::sema::types::Scalar;
 use crate::sema::{ClassInst, Env, Program, TVal, Ty, CV};
-use crate::types::Scalar;
 
 /// Steps a constant evaluation may take.
 pub const MAX_STEPS: u64 = 1_000_000;

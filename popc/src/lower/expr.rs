@@ -10,13 +10,13 @@ use cranelift_codegen::ir::{
 };
 use linker::abi::{self, HostFn};
 
-use crate::ast::*;
-use crate::ceval::{self, convert};
 use crate::cost;
 use crate::diag::{err, Diagnostic, Result, Span};
+use crate::front::ast::*;
 use crate::lower::{Lowerer, Place, V};
+use crate::sema::ceval::{self, convert};
+use crate::sema::types::Scalar;
 use crate::sema::{Env, TVal, Ty, CV};
-use crate::types::Scalar;
 
 mod builtins;
 
@@ -879,7 +879,7 @@ impl Lowerer<'_, '_> {
         let ExprKind::Name(p) = &f.kind else {
             let fv = self.expr(f)?;
             if matches!(fv, V::L(Ty::Class(_), _)) {
-                return self.method_call(fv, crate::lower_call::CALL_OPERATOR, args, span);
+                return self.method_call(fv, crate::lower::call::CALL_OPERATOR, args, span);
             }
             if let V::Func(fp) = fv {
                 return self.named_call(&fp, args, span);
@@ -961,7 +961,7 @@ impl Lowerer<'_, '_> {
             // `poplar::IeeeHalf::bit16()`: the half's bit pattern.
             (v, "bit16") if self.ty_of(v) == Some(Scalar::Half) && args.is_empty() => {
                 let (_, x) = self.rv(o, span)?;
-                let bits = crate::half_ir::f32_to_f16(&mut self.b, x);
+                let bits = crate::lower::half_ir::f32_to_f16(&mut self.b, x);
                 Ok(V::R(Scalar::UShort, self.b.ins().ireduce(types::I16, bits)))
             }
             (V::Lambda(l), "operator") => {
@@ -982,7 +982,7 @@ impl Lowerer<'_, '_> {
                     return self.call_lambda(&l, vals, span);
                 }
                 Some(o @ V::L(Ty::Class(_), _)) => {
-                    return self.method_call(o, crate::lower_call::CALL_OPERATOR, args, span);
+                    return self.method_call(o, crate::lower::call::CALL_OPERATOR, args, span);
                 }
                 Some(V::Func(fp)) => return self.named_call(&fp, args, span),
                 _ => {}
@@ -1007,7 +1007,7 @@ impl Lowerer<'_, '_> {
         }
         // User functions first (they may shadow library names).
         let mut cands = self.call_candidates(p)?;
-        cands.retain(|c| crate::lower_call::takes(&c.f, args.len()));
+        cands.retain(|c| crate::lower::call::takes(&c.f, args.len()));
         if cands.is_empty() {
             if let Some(v) = self.builtin(bare, p, args, span)? {
                 return Ok(v);

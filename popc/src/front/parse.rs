@@ -10,10 +10,10 @@
 use std::collections::HashSet;
 use std::rc::Rc;
 
-use crate::ast::*;
 use crate::diag::{err, Result, Span};
-use crate::lex::{Tok, Token};
-use crate::types::Scalar;
+use crate::front::ast::*;
+use crate::front::lex::{Tok, Token};
+use crate::sema::types::Scalar;
 
 mod expr;
 mod literal;

@@ -15,8 +15,8 @@ use std::rc::Rc;
 
 use cranelift_codegen::ir::InstBuilder;
 
-use crate::ast::*;
 use crate::diag::{err, Result, Span};
+use crate::front::ast::*;
 use crate::lower::{Lowerer, Place, V};
 use crate::sema::{ClassInst, Env, FieldTy, Ty};
 
@@ -151,7 +151,7 @@ impl Lowerer<'_, '_> {
     fn rank(&self, f: &Function, env: &Env, vals: &[V]) -> Option<u32> {
         let mut total = 0;
         for (prm, v) in f.params.iter().zip(vals) {
-            let t = self.p.resolve_type(crate::ceval::strip_ref(&prm.ty), env).ok()?;
+            let t = self.p.resolve_type(crate::sema::ceval::strip_ref(&prm.ty), env).ok()?;
             total += match (&t, v) {
                 (Ty::Class(a), V::L(Ty::Class(b), _)) => {
                     if a.name != b.name {
@@ -191,7 +191,7 @@ impl Lowerer<'_, '_> {
         for (i, a) in args.iter().enumerate() {
             let (ExprKind::InitList(l), V::Void) = (&a.kind, &vals[i]) else { continue };
             let Some(prm) = c.f.params.get(i) else { continue };
-            let t = self.p.resolve_type(crate::ceval::strip_ref(&prm.ty), &c.env)?;
+            let t = self.p.resolve_type(crate::sema::ceval::strip_ref(&prm.ty), &c.env)?;
             vals[i] = match &t {
                 Ty::Class(_) | Ty::Array(..) => {
                     let h = self.stack(t.size(), t.align());
@@ -223,7 +223,7 @@ impl Lowerer<'_, '_> {
         match v {
             V::Ptr(t @ Ty::Class(_), a) => V::L(t, Place::Tile(a)),
             V::L(Ty::Ptr(t), p) if matches!(*t, Ty::Class(_)) => {
-                let a = self.load_scalar(crate::types::Scalar::UInt, p);
+                let a = self.load_scalar(crate::sema::types::Scalar::UInt, p);
                 V::L(*t, Place::Tile(a))
             }
             v => v,

@@ -5,15 +5,20 @@
 //! A [`ClassInst`] is one concrete class (a non-template class, or a
 //! template with its arguments); vertex classes get their state layout here.
 
+pub mod ceval;
+pub mod names;
+mod spec;
+pub mod types;
+
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
 use linker::gp::{Direction, FieldKind, Layout, VertexBase};
 
-use crate::ast::*;
 use crate::diag::{err, Diagnostic, Result, Span};
-use crate::types::Scalar;
+use crate::front::ast::*;
+use types::Scalar;
 
 /// A compile-time constant.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -294,7 +299,7 @@ impl Program {
                     tb.insert(pn.clone(), TVal::Const(underlying, CV::I(*pv)));
                 }
                 let env2 = Env { tb: Rc::new(tb), ..env.clone() };
-                next = match crate::ceval::eval(self, v, &env2)? {
+                next = match ceval::eval(self, v, &env2)? {
                     (_, CV::I(i)) => i,
                     (_, CV::F(f)) => f as i128,
                 };
@@ -566,12 +571,12 @@ impl Program {
 
     pub fn targ_const(&self, a: &TArg, env: &Env) -> Result<(Scalar, CV)> {
         match a {
-            TArg::Expr(e) => crate::ceval::eval(self, e, env),
+            TArg::Expr(e) => ceval::eval(self, e, env),
             TArg::Type(t) => {
                 // A name parsed as a type may be a constant (an enum value or template param).
                 if let TypeKind::Named(p) = &t.kind {
                     let e = Expr { span: t.span, kind: ExprKind::Name(p.clone()) };
-                    return crate::ceval::eval(self, &e, env);
+                    return ceval::eval(self, &e, env);
                 }
                 err(t.span, "expected a constant as template argument")
             }
@@ -604,7 +609,7 @@ impl Program {
                     let ty = self.resolve_type(t, &aenv)?;
                     let (_, v) = self.targ_const(&a, &aenv)?;
                     let s = ty.scalar().unwrap_or(Scalar::Int);
-                    TVal::Const(s, crate::ceval::convert(v, s))
+                    TVal::Const(s, ceval::convert(v, s))
                 }
             };
             tb.insert(p.name.clone(), v);
@@ -895,8 +900,8 @@ impl Program {
 
     /// Checks `static_assert(e, msg)` evaluated in `env`.
     pub fn check_assert(&self, span: Span, e: &Expr, msg: Option<&str>, env: &Env) -> Result<()> {
-        let (_, v) = crate::ceval::eval(self, e, env)?;
-        if crate::ceval::truthy(v) {
+        let (_, v) = ceval::eval(self, e, env)?;
+        if ceval::truthy(v) {
             Ok(())
         } else {
             err(span, assertion_failed(msg))

@@ -109,7 +109,7 @@ impl Lowerer<'_, '_> {
                 let [a] = args else { return err(span, "IeeeHalf::fromBits takes one argument") };
                 let v = self.expr(a)?;
                 let bits = self.rv_as(v, Scalar::UInt, span)?;
-                V::R(Scalar::Half, crate::half_ir::f16_to_f32(&mut self.b, bits))
+                V::R(Scalar::Half, crate::lower::half_ir::f16_to_f32(&mut self.b, bits))
             }
             // The conversions of `<poplar/QuarterFloat.hpp>` (popc's own
             // header), through the host table: (quarter, is 1.4.3, scale)

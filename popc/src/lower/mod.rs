@@ -8,6 +8,11 @@
 //! scalar locals, host stack memory for local arrays and structs, and tile
 //! memory (always bounds-checked) for edges, state and pointers.
 
+mod call;
+mod expr;
+pub mod half_ir;
+pub mod vectorize;
+
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -19,13 +24,12 @@ use cranelift_frontend::{FunctionBuilder, Variable};
 use linker::abi;
 use linker::gp::{FieldKind, VertexBase};
 
-use crate::ast::*;
-use crate::ceval::{self, convert, truthy};
 use crate::cost;
 use crate::diag::{err, Result, SourceMap, Span};
-use crate::half_ir;
+use crate::front::ast::*;
+use crate::sema::ceval::{self, convert, truthy};
+use crate::sema::types::Scalar;
 use crate::sema::{has_size, ClassInst, Env, FieldTy, Program, Ty, CV};
-use crate::types::Scalar;
 
 mod stmt;
 
@@ -36,7 +40,7 @@ pub struct Variant {
     pub counting: bool,
     /// Line tables and trap lines.
     pub debug: bool,
-    /// Give elementwise float loops a guarded SIMD copy ([`crate::vectorize`]).
+    /// Give elementwise float loops a guarded SIMD copy ([`crate::lower::vectorize`]).
     pub vectorize: bool,
 }
 
