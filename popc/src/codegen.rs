@@ -18,7 +18,7 @@ use linker::gp::{Function, Reloc, VertexBase};
 
 use crate::diag::{Diagnostic, Result, SourceMap};
 use crate::lower::{entry_signature, Lowerer, Variant};
-use crate::sema::{ClassInst, Program};
+use crate::sema::{ClassInst, Unit};
 
 /// Cranelift optimisation level for `-O0`..`-O3`.
 pub fn opt_level_name(level: u8) -> &'static str {
@@ -99,7 +99,7 @@ pub struct Lowered {
 /// program's shared state, so it runs on the compiling thread.
 pub fn lower(
     isa: &dyn TargetIsa,
-    p: &Program,
+    p: &Unit,
     src: &SourceMap,
     c: &Rc<ClassInst>,
     opts: &crate::Options,

@@ -302,7 +302,7 @@ fn build(
     requested: &[String],
 ) -> Result<Output, Vec<Diagnostic>> {
     let mut prog =
-        sema::Program { ndebug: opts.defines.iter().any(|(k, _)| k == "NDEBUG"), ..Default::default() };
+        sema::Unit { ndebug: opts.defines.iter().any(|(k, _)| k == "NDEBUG"), ..Default::default() };
     prog.collect(items, "").map_err(|d| vec![d])?;
     // From here on each static assertion, class and vertex is checked on its
     // own: one failing does not hide the others' errors.
@@ -412,7 +412,7 @@ fn build(
 /// the others (see [`Errors`]).
 fn compile_all(
     isa: &dyn cranelift_codegen::isa::TargetIsa,
-    prog: &sema::Program,
+    prog: &sema::Unit,
     sources: &diag::SourceMap,
     classes: &[Rc<sema::ClassInst>],
     opts: &Options,
@@ -481,7 +481,7 @@ impl Errors {
 }
 
 /// Instantiates a vertex type from its canonical name (`ns::X<float,4>`).
-fn instantiate_named(prog: &sema::Program, canon: &str) -> Result<Rc<sema::ClassInst>, Diagnostic> {
+fn instantiate_named(prog: &sema::Unit, canon: &str) -> Result<Rc<sema::ClassInst>, Diagnostic> {
     let text = format!("template class {canon};");
     let mut sm = diag::SourceMap::default();
     let id = sm.add("<requested>", &text);

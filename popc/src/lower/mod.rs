@@ -29,7 +29,7 @@ use crate::diag::{err, Result, SourceMap, Span};
 use crate::front::ast::*;
 use crate::sema::ceval::{self, convert, truthy};
 use crate::sema::types::Scalar;
-use crate::sema::{has_size, ClassInst, Env, FieldTy, Program, Ty, CV};
+use crate::sema::{has_size, ClassInst, Env, FieldTy, Ty, Unit, CV};
 
 mod stmt;
 
@@ -117,7 +117,7 @@ enum RetOther {
 
 pub struct Lowerer<'a, 'b> {
     pub b: FunctionBuilder<'b>,
-    pub p: &'a Program,
+    pub p: &'a Unit,
     pub src: &'a SourceMap,
     pub counting: bool,
     pub debug: bool,
@@ -230,7 +230,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
     /// Lowers the whole entry function of vertex class `c`.
     pub fn lower_vertex(
         mut b: FunctionBuilder<'b>,
-        p: &'a Program,
+        p: &'a Unit,
         src: &'a SourceMap,
         c: &Rc<ClassInst>,
         variant: Variant,

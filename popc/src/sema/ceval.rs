@@ -13,7 +13,7 @@ use std::rc::Rc;
 use crate::diag::{err, Result, Span};
 use crate::front::ast::*;
 use crate::sema::types::Scalar;
-use crate::sema::{ClassInst, Env, Program, TVal, Ty, CV};
+use crate::sema::{ClassInst, Env, TVal, Ty, Unit, CV};
 
 /// Steps a constant evaluation may take.
 pub const MAX_STEPS: u64 = 1_000_000;
@@ -70,13 +70,13 @@ pub fn truthy(v: CV) -> bool {
 }
 
 /// Evaluates a constant expression.
-pub fn eval(p: &Program, e: &Expr, env: &Env) -> Result<(Scalar, CV)> {
+pub fn eval(p: &Unit, e: &Expr, env: &Env) -> Result<(Scalar, CV)> {
     STEPS.with(|s| s.set(0));
     Ev { p, locals: vec![HashMap::new()], depth: 0, project: None, calls: 0 }.expr(e, env)
 }
 
 struct Ev<'a> {
-    p: &'a Program,
+    p: &'a Unit,
     locals: Vec<HashMap<String, (Scalar, CV)>>,
     depth: u32,
     /// Under `std::get<I>(e)`: the component `I` wanted of the tuple `e`
@@ -459,7 +459,7 @@ impl Ev<'_> {
     }
 
     /// The value of static constant member `n` of class instance `c`,
-    /// evaluated once per instance (memoised in [`Program::statics`]) in
+    /// evaluated once per instance (memoised in [`Unit::statics`]) in
     /// a frame of its own.
     fn static_member(&mut self, c: &ClassInst, cenv: &Env, n: &str) -> Result<Option<(Scalar, CV)>> {
         let key = (c.name.clone(), n.to_string());

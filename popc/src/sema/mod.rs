@@ -169,7 +169,7 @@ impl ClassInst {
 
 /// All declarations of a translation unit.
 #[derive(Default)]
-pub struct Program {
+pub struct Unit {
     pub classes: HashMap<String, Vec<Rc<ClassDecl>>>,
     pub funcs: HashMap<String, Vec<Rc<FuncDecl>>>,
     pub aliases: HashMap<String, (Option<Vec<TParam>>, TypeName, String)>,
@@ -214,7 +214,7 @@ fn qual(ns: &str, name: &str) -> String {
     }
 }
 
-impl Program {
+impl Unit {
     pub fn collect(&mut self, items: &[Item], ns: &str) -> Result<()> {
         for it in items {
             match it {

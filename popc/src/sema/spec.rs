@@ -18,7 +18,7 @@ use std::rc::Rc;
 use crate::diag::{err, Result, Span};
 use crate::front::ast::*;
 use crate::sema::types::Scalar;
-use crate::sema::{ClassDecl, EnumInfo, Env, Program, TVal, Ty, CV};
+use crate::sema::{ClassDecl, EnumInfo, Env, TVal, Ty, Unit, CV};
 
 /// The first of the unique constants a parameter stands for in partial
 /// ordering: far outside every scalar's range, so no written argument
@@ -28,7 +28,7 @@ const UNIQUE_BASE: i128 = 1 << 100;
 /// A chosen specialisation and its parameters' bindings.
 pub(crate) type Chosen = (Rc<ClassDecl>, HashMap<String, TVal>);
 
-impl Program {
+impl Unit {
     /// The most specialised specialisation among `decls` matching the
     /// primary's arguments `key`, with its parameters bound; `None` when
     /// no specialisation matches (the primary template is used).
