@@ -80,14 +80,60 @@ pub fn gp_object(data: &[u8]) {
 }
 
 /// `prog.exe` reader and validator: decoding and every rule of
-/// `linker::valid`, with the input framed as in [`gp_object`].
+/// `linker::valid`. The code segment is held fixed: the first byte picks
+/// the form of the rest; even, an image's payload without its code bytes
+/// (the code's length is kept), into which the target puts that many
+/// fixed bytes before sealing it ([`with_code`]), so mutations go to the
+/// metadata; odd, a whole file, header included.
 pub fn image(data: &[u8]) {
-    let file = container_file(Kind::Image, data);
+    let file = match data.split_first() {
+        Some((mode, rest)) if mode % 2 == 0 => match with_code(rest) {
+            Some(payload) => seal_payload(Kind::Image, &payload),
+            None => return,
+        },
+        _ => container_file(Kind::Image, data),
+    };
     if let Ok(valid) = linker::image::Image::from_bytes(&file) {
         let _ = valid.remote_buffer_bytes();
         let _ = valid.largest_frame();
         let _ = compiler::dump::image(&valid.into_inner());
     }
+}
+
+/// Largest code segment [`with_code`] makes.
+pub const MAX_FIXED_CODE: u64 = 1 << 20;
+
+/// The byte the fixed code segment is made of (x86's `int3`).
+pub const FIXED_CODE_BYTE: u8 = 0xCC;
+
+/// An image payload from one without code bytes: after the target comes
+/// the code's length, then (here) nothing; the code is that many
+/// [`FIXED_CODE_BYTE`]s. `None` when the target or length does not
+/// decode, or the length is over [`MAX_FIXED_CODE`].
+pub fn with_code(stripped: &[u8]) -> Option<Vec<u8>> {
+    let config = bincode::config::standard().with_limit::<4096>();
+    let (_, at): (linker::image::Target, usize) = bincode::serde::decode_from_slice(stripped, config).ok()?;
+    let (len, n): (u64, usize) = bincode::serde::decode_from_slice(&stripped[at..], config).ok()?;
+    if len > MAX_FIXED_CODE {
+        return None;
+    }
+    let mut out = Vec::with_capacity(stripped.len() + len as usize);
+    out.extend_from_slice(&stripped[..at + n]);
+    out.resize(out.len() + len as usize, FIXED_CODE_BYTE);
+    out.extend_from_slice(&stripped[at + n..]);
+    Some(out)
+}
+
+/// The inverse of [`with_code`]: an image's payload without its code bytes.
+pub fn without_code(image: &linker::image::Image) -> Vec<u8> {
+    let config = bincode::config::standard();
+    let target = bincode::serde::encode_to_vec(&image.target, config).expect("encoding into a Vec");
+    let stripped = linker::image::Image { code: Vec::new(), ..image.clone() };
+    let mut out = bincode::serde::encode_to_vec(&stripped, config).expect("encoding into a Vec");
+    // The empty code's length is the one byte after the target.
+    let len = bincode::serde::encode_to_vec(image.code.len() as u64, config).expect("encoding into a Vec");
+    out.splice(target.len()..target.len() + 1, len);
+    out
 }
 
 /// `.npy` host data: the framing checks and `npyz`, then the dtype and shape

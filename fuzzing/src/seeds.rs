@@ -72,18 +72,35 @@ pub fn gp_object() -> Vec<Vec<u8>> {
     out
 }
 
-/// Images of the run cases and compile cases that compile, framed like
-/// [`gp_object`]'s.
+/// Images of the run cases and compile cases that compile, without their
+/// code bytes (see [`crate::image`]) when that is at most 1 MiB; those of
+/// at most 64 KiB also whole.
 pub fn image() -> Vec<Vec<u8>> {
+    image_of(usize::MAX)
+}
+
+/// [`image`] from the first `graphs` graphs only (compiling them all takes
+/// most of a smoke run).
+pub fn image_of(graphs: usize) -> Vec<Vec<u8>> {
     let t = testdata_dir();
     let mut out = Vec::new();
-    let mut graphs = files_ending(&t.join("run"), "graph.pir");
-    graphs.extend(files_ending(&t.join("compile/ok"), "graph.pir"));
-    for path in graphs {
-        if let Ok(c) = compiler::compile_path(&path, &compiler::Options::default()) {
-            if let Some(image) = c.image {
-                framed(&image.to_bytes(), &mut out);
-            }
+    let mut paths = files_ending(&t.join("compile/ok"), "graph.pir");
+    paths.extend(files_ending(&t.join("run"), "graph.pir"));
+    for path in paths.into_iter().take(graphs) {
+        let Ok(compiled) = compiler::compile_path(&path, &compiler::Options::default()) else { continue };
+        let Some(image) = compiled.image else { continue };
+        let mut stripped = vec![0u8];
+        stripped.extend(crate::without_code(&image));
+        // Big tensors' initial contents make some images tens of MB: past
+        // libFuzzer's input length they would only be cut.
+        if stripped.len() <= 1 << 20 {
+            out.push(stripped);
+        }
+        let file = image.to_bytes();
+        if file.len() <= 64 << 10 {
+            let mut whole = vec![1u8];
+            whole.extend_from_slice(&file);
+            out.push(whole);
         }
     }
     out
