@@ -11,7 +11,7 @@ impl Rng {
         Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -20,15 +20,35 @@ impl Rng {
 
     /// A number below `n` (which must not be 0).
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        (self.next_u64() % n as u64) as usize
     }
 }
 
 /// Bytes that often change a parser's path: brackets, separators,
 /// quotes, digits at their limits.
 const INTERESTING: &[&[u8]] = &[
-    b"[", b"]", b"(", b")", b"{", b"}", b",", b";", b"<", b">", b"\"", b"'", b"\n", b"0", b"-1",
-    b"4294967295", b"18446744073709551616", b"1e308", b"#", b"\\", b"\0", b"\xff",
+    b"[",
+    b"]",
+    b"(",
+    b")",
+    b"{",
+    b"}",
+    b",",
+    b";",
+    b"<",
+    b">",
+    b"\"",
+    b"'",
+    b"\n",
+    b"0",
+    b"-1",
+    b"4294967295",
+    b"18446744073709551616",
+    b"1e308",
+    b"#",
+    b"\\",
+    b"\0",
+    b"\xff",
 ];
 
 /// One to four random edits of `input`: flip a bit, set a byte, insert
@@ -39,7 +59,7 @@ pub fn mutate(input: &[u8], rng: &mut Rng) -> Vec<u8> {
         let at = if v.is_empty() { 0 } else { rng.below(v.len() + 1) };
         match rng.below(5) {
             0 if at < v.len() => v[at] ^= 1 << rng.below(8),
-            1 if at < v.len() => v[at] = rng.next() as u8,
+            1 if at < v.len() => v[at] = rng.next_u64() as u8,
             2 => {
                 let t = INTERESTING[rng.below(INTERESTING.len())];
                 v.splice(at..at, t.iter().copied());
@@ -53,7 +73,7 @@ pub fn mutate(input: &[u8], rng: &mut Rng) -> Vec<u8> {
                 let piece = v[at..end].to_vec();
                 v.splice(end..end, piece);
             }
-            _ => v.push(rng.next() as u8),
+            _ => v.push(rng.next_u64() as u8),
         }
     }
     v

@@ -146,7 +146,8 @@ pub fn literal() -> Vec<Vec<u8>> {
             }
         }
     }
-    for t in ["[1.5, -2, 3e2, 0]", "[[1,2],[3,4]]", "-7", "65504", "1e39", "[true, false, 1, 0]", "[ 0x10 ]"] {
+    for t in ["[1.5, -2, 3e2, 0]", "[[1,2],[3,4]]", "-7", "65504", "1e39", "[true, false, 1, 0]", "[ 0x10 ]"]
+    {
         texts.push(t.to_string());
     }
     let mut out = Vec::new();
