@@ -13,6 +13,8 @@
 //! which it returns after catching a panic, and the compiler's "internal
 //! error") are turned back into panics here, so the fuzzer sees them.
 
+#![forbid(unsafe_code)]
+
 pub mod mutate;
 pub mod seeds;
 

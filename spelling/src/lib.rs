@@ -8,6 +8,8 @@
 //! at most a third of the word's length (between 1 and 3). A crate of its
 //! own because those crates share no other one; it depends on nothing.
 
+#![forbid(unsafe_code)]
+
 /// The candidate closest to `word` by edit distance, if close enough to be
 /// a likely typo (at most a third of the word's length, from 1 to 3 edits).
 /// Ties go to the first candidate; an exact match is not a suggestion.

@@ -2,6 +2,8 @@
 //! `fuzz/corpus/<target>/`, built from testdata, so no corpus is
 //! committed: `cargo run -p fuzzing --bin fuzz-seeds [TARGET...]`.
 
+#![forbid(unsafe_code)]
+
 use std::path::Path;
 
 fn main() {
