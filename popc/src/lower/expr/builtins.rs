@@ -459,10 +459,7 @@ impl Lowerer<'_, '_> {
 
     pub(crate) fn mem_fn(&mut self, name: &str, args: &[Expr], span: Span) -> Result<V> {
         let [a, b, n] = args else { return err(span, format!("'{name}' takes three arguments")) };
-        let local = |e: &Expr| match &e.kind {
-            ExprKind::Unary(UnOp::AddrOf, _) | ExprKind::Name(_) => true,
-            _ => false,
-        };
+        let local = |e: &Expr| matches!(&e.kind, ExprKind::Unary(UnOp::AddrOf, _) | ExprKind::Name(_));
         if local(a) || (name == "memcpy" && local(b)) {
             let d = self.mem_end(a, span)?;
             let (src, fill) = if name == "memcpy" {
