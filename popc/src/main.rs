@@ -122,7 +122,7 @@ fn main() -> ExitCode {
         }
     };
     if cli.emit_ir {
-        print!("{}", out.ir_text);
+        report::log::write_stdout(&out.ir_text);
     }
     let mut logged = String::new();
     if let Some(path) = &cli.output {
@@ -163,8 +163,8 @@ fn write_log(dest: &report::log::LogDest, text: &str) -> Result<(), String> {
         return Ok(());
     }
     match dest {
-        report::log::LogDest::Stdout => print!("{text}"),
-        report::log::LogDest::Stderr => eprint!("{text}"),
+        report::log::LogDest::Stdout => report::log::write_stdout(text),
+        report::log::LogDest::Stderr => report::log::write_stderr(text),
         file => {
             if let Some(mut f) = file.open()? {
                 f.write_all(text.as_bytes())

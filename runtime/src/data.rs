@@ -273,8 +273,8 @@ pub fn from_npy(bytes: &[u8], e: ElemType, shape: &[u64], name: &str) -> Result<
     let file = npyz::NpyFile::new(bytes).map_err(|x| err(format!("not a valid .npy file: {x}")))?;
     let descr = file.dtype().descr().trim_matches('\'').to_string();
     let want = npy_descr(e);
-    let same =
-        descr == want || (descr[1..] == want[1..] && (descr.starts_with('|') || want.starts_with('|')));
+    let same = descr == want
+        || (descr.get(1..) == want.get(1..) && (descr.starts_with('|') || want.starts_with('|')));
     if !same {
         return Err(err(format!(
             "the .npy file holds '{descr}', '{name}' needs {} ('{want}')",

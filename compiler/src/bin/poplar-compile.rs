@@ -10,7 +10,7 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (code, stdout, stderr) = compiler::run_cli(&args);
-    print!("{stdout}");
-    eprint!("{stderr}");
+    report::log::write_stdout(&stdout);
+    report::log::write_stderr(&stderr);
     std::process::exit(code);
 }

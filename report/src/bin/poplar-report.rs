@@ -30,11 +30,11 @@ fn run(argv: &[String]) -> i32 {
         i += 1;
         match a.as_str() {
             "-h" | "--help" => {
-                print!("{USAGE}");
+                report::log::write_stdout(USAGE);
                 return 0;
             }
             "-V" | "--version" => {
-                println!("poplar-report {}", env!("CARGO_PKG_VERSION"));
+                report::log::write_stdout(&format!("poplar-report {}\n", env!("CARGO_PKG_VERSION")));
                 return 0;
             }
             "--summary" => summary = true,
@@ -71,7 +71,7 @@ fn run(argv: &[String]) -> i32 {
         if summary {
             let g = report::schema::parse_graph(&graph)
                 .map_err(|e| format!("{gname}: not a graph profile: {e}"))?;
-            print!("{}", report::summary::graph_summary(&g));
+            report::log::write_stdout(&report::summary::graph_summary(&g));
         }
         let Some(output) = &output else { return Ok(()) };
         let html =
