@@ -150,7 +150,7 @@ pub fn err<T>(span: Span, message: impl Into<String>) -> Result<T> {
 /// The deepest the passes after parsing (name resolution, constant
 /// evaluation, lowering) may recurse, counting each expression and
 /// statement level across nested calls: the parser bounds one tree's
-/// height ([`MAX_NESTING`](crate::front::parse::MAX_NESTING)), but inlining and
+/// height (`front::parse::MAX_NESTING`), but inlining and
 /// constant evaluation stack trees on top of each other. Documented in
 /// ARCHITECTURE.md (popc, limits).
 pub const MAX_PASS_DEPTH: u32 = 512;

@@ -7,14 +7,14 @@
 //! (plain, and counting for the simulator's cycle model). `poplar-compile`
 //! calls [`compile`] in process; the `popc` binary wraps it.
 //!
-//! The stages, one folder each:
-//! - [`front`]: text to syntax tree ([`front::pp`], the preprocessor over
-//!   [`front::lex`] tokens; [`front::parse`] building [`front::ast`]);
-//! - [`sema`]: declarations, names, templates and layout, with
-//!   [`sema::ceval`] for constants and [`sema::types`] for C++ types;
-//! - [`lower`]: Cranelift IR (every call inlined; [`lower::vectorize`]
-//!   adds SIMD copies of elementwise float loops), then [`codegen`] makes
-//!   machine code for the fixed baseline ISA.
+//! The stages, one folder each (internal modules):
+//! - `front`: text to syntax tree (`front::pp`, the preprocessor over
+//!   `front::lex` tokens; `front::parse` building `front::ast`);
+//! - `sema`: declarations, names, templates and layout, with `sema::ceval`
+//!   for constants and `sema::types` for C++ types;
+//! - `lower`: Cranelift IR (every call inlined; `lower::vectorize` adds
+//!   SIMD copies of elementwise float loops), then `codegen` makes machine
+//!   code for the fixed baseline ISA.
 //!
 //! [`host`] and [`exec`] run compiled code in process (tests, the runtime's
 //! `cpu` device); [`state`] encodes vertex state as the ABI lays it out.
@@ -24,12 +24,14 @@
 // Unsafe code is confined to the modules that allow it by name.
 #![deny(unsafe_code)]
 
-pub mod codegen;
+// The stages are internal: the library's surface is `compile*`, their
+// options and diagnostics, and the in-process harness (`exec`, `state`).
+mod codegen;
 pub mod diag;
 pub mod exec;
-pub mod front;
-pub mod lower;
-pub mod sema;
+mod front;
+mod lower;
+mod sema;
 pub mod state;
 
 /// The cost table counted codelets use (shared with the simulator).
@@ -80,7 +82,7 @@ pub struct Options {
     /// `-S`: keep the Cranelift IR text of each vertex.
     pub emit_ir: bool,
     /// Give elementwise float loops a guarded SIMD copy (see
-    /// [`vectorize`]); `-fno-vectorize` turns it off. Results and counts
+    /// `lower::vectorize`); `-fno-vectorize` turns it off. Results and counts
     /// are the same either way.
     pub vectorize: bool,
 }

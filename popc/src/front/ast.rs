@@ -221,7 +221,6 @@ pub enum TParamKind {
 
 #[derive(Clone, Debug)]
 pub struct TParam {
-    pub span: Span,
     pub name: String,
     pub kind: TParamKind,
     pub default: Option<TArg>,

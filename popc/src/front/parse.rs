@@ -615,7 +615,7 @@ impl Parser {
                 let (name, _) = self.ident()?;
                 self.types.insert(name.clone());
                 let default = if self.eat(Tok::Assign) { Some(TArg::Type(self.type_name()?)) } else { None };
-                ps.push(TParam { span, name, kind: TParamKind::Type, default });
+                ps.push(TParam { name, kind: TParamKind::Type, default });
             } else if self.at_kw("template") {
                 return err(span, "template template parameters are not supported in codelets");
             } else {
@@ -626,7 +626,7 @@ impl Parser {
                 let (name, _) = self.ident()?;
                 let default =
                     if self.eat(Tok::Assign) { Some(TArg::Expr(self.binary(0, true)?)) } else { None };
-                ps.push(TParam { span, name, kind: TParamKind::Value(ty), default });
+                ps.push(TParam { name, kind: TParamKind::Value(ty), default });
             }
             if self.eat(Tok::Comma) {
                 continue;

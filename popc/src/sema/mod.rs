@@ -134,7 +134,6 @@ pub enum FieldTy {
 #[derive(Clone, Debug)]
 pub struct FieldInfo {
     pub name: String,
-    pub span: Span,
     pub ty: FieldTy,
     pub offset: u32,
     pub size: u32,
@@ -869,7 +868,6 @@ impl Unit {
                 align = align.max(al);
                 inst.fields.push(FieldInfo {
                     name: fname.clone(),
-                    span: *fspan,
                     ty: fty,
                     offset: off as u32,
                     size,
