@@ -81,12 +81,14 @@ pub enum Slot {
 fn literal(c: f64, t: ElemType) -> String {
     match t {
         ElemType::Float | ElemType::Half => {
-            if c.is_nan() {
+            // As `float`: a finite literal beyond its range is infinite.
+            let f = c as f32;
+            if f.is_nan() {
                 "NAN".into()
-            } else if c.is_infinite() {
-                if c > 0.0 { "INFINITY" } else { "(-INFINITY)" }.into()
+            } else if f.is_infinite() {
+                if f > 0.0 { "INFINITY" } else { "(-INFINITY)" }.into()
             } else {
-                format!("{:?}f", c as f32)
+                format!("{f:?}f")
             }
         }
         ElemType::Bool => if c != 0.0 { "true" } else { "false" }.into(),
