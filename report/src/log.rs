@@ -122,6 +122,20 @@ pub fn line(level: LogLevel, msg: &str) -> String {
     format!("PO:[{}] {msg}\n", level.tag())
 }
 
+/// Writes a command's text output to standard output. A reader that went
+/// away (`poplar-compile --dump … | head`) is not an error of the command:
+/// the rest of the output is dropped, where `print!` would panic.
+pub fn write_stdout(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
+/// [`write_stdout`] for standard error.
+pub fn write_stderr(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(text.as_bytes()).and_then(|()| err.flush());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,18 +152,4 @@ mod tests {
         assert_eq!(LogDest::parse("log.txt"), LogDest::File("log.txt".into()));
         assert_eq!(line(LogLevel::Info, "x"), "PO:[INFO] x\n");
     }
-}
-
-/// Writes a command's text output to standard output. A reader that went
-/// away (`poplar-compile --dump … | head`) is not an error of the command:
-/// the rest of the output is dropped, where `print!` would panic.
-pub fn write_stdout(text: &str) {
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
-}
-
-/// [`write_stdout`] for standard error.
-pub fn write_stderr(text: &str) {
-    let mut err = std::io::stderr().lock();
-    let _ = err.write_all(text.as_bytes()).and_then(|()| err.flush());
 }
