@@ -498,14 +498,15 @@ fn host_data(text: &str, info: &crate::engine::DataInfo, name: &str) -> Result<V
     }
 }
 
-/// A stream's host buffer: a list or file of any whole number of elements;
+/// A stream's host buffer: a list or file (a `.npy` of any shape, read in
+/// row-major order) of any whole number of elements;
 /// a splat fills one block.
 fn stream_data(text: &str, elem: linker::gp::ElemType, name: &str) -> Result<Vec<u8>, String> {
     if looks_like_file(text) {
         let bytes = std::fs::read(text).map_err(|e| format!("cannot read {text}: {e}"))?;
         if text.ends_with(".npy") {
-            let n = data::npy_len(&bytes).map_err(|e| format!("{text}: {e}"))?;
-            data::from_npy(&bytes, elem, &[n], name).map_err(|e| e.to_string())
+            let shape = data::npy_shape(&bytes).map_err(|e| format!("{text}: {e}"))?;
+            data::from_npy(&bytes, elem, &shape, name).map_err(|e| e.to_string())
         } else {
             let size = elem.size() as usize;
             if bytes.len() % size != 0 {

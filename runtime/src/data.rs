@@ -266,6 +266,14 @@ pub fn npy_len(bytes: &[u8]) -> Result<u64, String> {
     Ok(file.len())
 }
 
+/// Shape of a `.npy` file, from its validated header: a stream's buffer
+/// takes a file of any shape (`[n, 28, 28]` images), read in row-major order.
+pub fn npy_shape(bytes: &[u8]) -> Result<Vec<u64>, String> {
+    npy_data_start(bytes)?;
+    let file = npyz::NpyFile::new(bytes).map_err(|x| format!("not a valid .npy file: {x}"))?;
+    Ok(file.shape().to_vec())
+}
+
 /// Reads a `.npy` file's bytes, checking its dtype and shape.
 pub fn from_npy(bytes: &[u8], e: ElemType, shape: &[u64], name: &str) -> Result<Vec<u8>, HostError> {
     let err = |m: String| HostError::Data(format!("data for '{name}': {m}"));
@@ -421,5 +429,9 @@ mod tests {
         check(&file[..9], "not a .npy file");
         check(&file[..40], "truncated in its header");
         assert_eq!(npy_len(&file).unwrap(), 3);
+        assert_eq!(npy_shape(&file).unwrap(), [3]);
+        let square = to_npy(&[0; 24], ElemType::Float, &[2, 3]);
+        assert_eq!(npy_shape(&square).unwrap(), [2, 3]);
+        assert!(npy_shape(&file[..9]).is_err());
     }
 }
