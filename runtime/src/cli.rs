@@ -556,4 +556,20 @@ mod tests {
         );
         assert!(parse(&["--bogus".to_string()]).is_err());
     }
+
+    #[test]
+    fn stream_files_may_have_any_shape() {
+        use linker::gp::ElemType;
+        let dir = std::env::temp_dir().join(format!("poplar-run-stream-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("images.npy");
+        let bytes: Vec<u8> = (0..12).collect();
+        std::fs::write(&file, data::to_npy(&bytes, ElemType::UChar, &[2, 2, 3])).unwrap();
+        let text = file.to_string_lossy();
+        assert_eq!(stream_data(&text, ElemType::UChar, "images").unwrap(), bytes);
+        // The element type is still checked.
+        let e = stream_data(&text, ElemType::Float, "images").unwrap_err();
+        assert!(e.contains("'images' needs float"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
