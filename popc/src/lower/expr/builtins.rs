@@ -2,7 +2,18 @@
 //! through the host table, `memcpy`/`memset`, `printf`, `assert` and the
 //! other built-ins (`exit`, `__builtin_*`, `IeeeHalf`, `numWorkers`...).
 
-use super::*;
+use cranelift_codegen::ir::{
+    condcodes::FloatCC, condcodes::IntCC, types, AbiParam, InstBuilder, MemFlagsData, Signature, Value,
+};
+use linker::abi::{self, HostFn};
+
+use crate::cost;
+use crate::diag::{err, Result, Span};
+use crate::front::ast::*;
+use crate::lower::{Lowerer, Place, V};
+use crate::sema::ceval;
+use crate::sema::types::Scalar;
+use crate::sema::{Ty, CV};
 
 enum Math {
     Native(&'static str),
