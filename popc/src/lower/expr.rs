@@ -34,6 +34,21 @@ fn int_literal(v: u64, u: bool, l: bool, nondec: bool) -> (Scalar, CV) {
 }
 
 impl Lowerer<'_, '_> {
+    /// A constant expression's value. Constant evaluation sees no local
+    /// variables, so when it fails the expression is lowered: local
+    /// `constexpr`/`const` values and `sizeof` of an edge element fold to
+    /// constants there. The original error stands when it does not fold.
+    pub(crate) fn const_value(&mut self, e: &Expr) -> Result<(Scalar, CV)> {
+        match ceval::eval(self.p, e, &self.env) {
+            Ok(v) => Ok(v),
+            Err(d) if d.is_limit() => Err(d),
+            Err(d) => match self.expr(e) {
+                Ok(V::C(s, c)) => Ok((s, c)),
+                _ => Err(d),
+            },
+        }
+    }
+
     pub(crate) fn expr(&mut self, e: &Expr) -> Result<V> {
         let span = e.span;
         let _level = crate::diag::deeper(span)?;

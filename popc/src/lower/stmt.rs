@@ -2,7 +2,18 @@
 //! `if`, the loops (with the counted-loop and elementwise-copy handling of
 //! `for`), range-for, `switch`, and `static_assert`.
 
-use super::*;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use cranelift_codegen::ir::{self, condcodes::IntCC, types, InstBuilder, Value};
+
+use super::{cl, mflags, Lowerer, Place, RetOther, V};
+use crate::cost;
+use crate::diag::{err, Result, Span};
+use crate::front::ast::*;
+use crate::sema::ceval::{self, convert, truthy};
+use crate::sema::types::Scalar;
+use crate::sema::{ClassInst, Env, FieldTy, Ty, CV};
 
 impl Lowerer<'_, '_> {
     pub(crate) fn stmts(&mut self, ss: &[Stmt]) -> Result<()> {
