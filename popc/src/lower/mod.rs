@@ -12,13 +12,14 @@
 //! over one file per idea: `entry` (the vertex's entry function), `blocks`
 //! (branches and their cost), `memory` (tile accesses and traps),
 //! `convert` (scalar conversions), `inline` (calls inlined, scopes), `stmt`
-//! (statements and declarations), `expr` (expressions, with its
+//! (statements), `decl` (declarations), `expr` (expressions, with its
 //! operators, places and built-ins), `call` (what a call names), and
 //! `vectorize` (SIMD copies of elementwise loops).
 
 mod blocks;
 mod call;
 mod convert;
+mod decl;
 mod entry;
 mod expr;
 pub mod half_ir;
