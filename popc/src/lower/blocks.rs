@@ -1,9 +1,10 @@
 //! Blocks and branches as every part of lowering makes them: each branch
 //! charges its modelled cost and flushes the counting variant's pending
 //! count into its counter, loop heads test their condition, source lines
-//! follow statements, and the number of blocks is bounded.
+//! follow statements, and the number of blocks is bounded. Also the
+//! skeleton of the counted loops popc generates itself.
 
-use cranelift_codegen::ir::{self, Block, InstBuilder, Value};
+use cranelift_codegen::ir::{self, condcodes::IntCC, Block, InstBuilder, Value};
 
 use super::{Lowerer, MAX_BLOCKS};
 use crate::cost;
@@ -80,5 +81,37 @@ impl Lowerer<'_, '_> {
         if self.debug {
             self.b.set_srcloc(ir::SourceLoc::new(line));
         }
+    }
+
+    /// `for (i = 0; i < n; ++i) body(i)`, for loops popc makes itself
+    /// (`std::array::fill`, `memcpy`, `memset`): `i` counts up from 0 in
+    /// `n`'s integer type, compared unsigned. The loop costs its branches
+    /// and what `body` charges. It does not poll the stop word: each
+    /// iteration accesses the next element of memory, so it ends (or traps)
+    /// within the memory's size.
+    pub(crate) fn counted_loop(
+        &mut self,
+        n: Value,
+        body: impl FnOnce(&mut Self, Value) -> Result<()>,
+    ) -> Result<()> {
+        let ty = self.b.func.dfg.value_type(n);
+        let i = self.b.declare_var(ty);
+        let z = self.b.ins().iconst(ty, 0);
+        self.b.def_var(i, z);
+        let head = self.b.create_block();
+        let body_block = self.b.create_block();
+        let exit = self.b.create_block();
+        self.jump(head, &[]);
+        self.b.switch_to_block(head);
+        let iv = self.b.use_var(i);
+        let c = self.b.ins().icmp(IntCC::UnsignedLessThan, iv, n);
+        self.brif(c, body_block, exit);
+        self.b.switch_to_block(body_block);
+        body(self, iv)?;
+        let ni = self.b.ins().iadd_imm_s(iv, 1);
+        self.b.def_var(i, ni);
+        self.jump(head, &[]);
+        self.b.switch_to_block(exit);
+        Ok(())
     }
 }

@@ -19,7 +19,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder};
+use cranelift_codegen::ir::{types, InstBuilder};
 
 use crate::cost;
 use crate::diag::{err, Diagnostic, Result, Span};
@@ -114,28 +114,16 @@ impl Lowerer<'_, '_> {
                 };
                 let v = self.expr(a)?;
                 let x = self.rv_as(v, s, span)?;
-                // for (i = 0; i < n; ++i) a[i] = x, over host memory.
-                let (h, n, size) = (*h, i64::from(*n), i64::from(et.size()));
-                let i = self.b.declare_var(types::I64);
-                let z = self.b.ins().iconst(types::I64, 0);
-                self.b.def_var(i, z);
-                let head = self.b.create_block();
-                let body = self.b.create_block();
-                let exit = self.b.create_block();
-                self.jump(head, &[]);
-                self.b.switch_to_block(head);
-                let iv = self.b.use_var(i);
-                let c = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, iv, n);
-                self.brif(c, body, exit);
-                self.b.switch_to_block(body);
-                let off = self.b.ins().imul_imm_s(iv, size);
-                let at = self.b.ins().iadd(h, off);
-                self.store_scalar(s, Place::Host(at), x);
-                self.cost(cost::ARITH);
-                let ni = self.b.ins().iadd_imm_s(iv, 1);
-                self.b.def_var(i, ni);
-                self.jump(head, &[]);
-                self.b.switch_to_block(exit);
+                // a[i] = x for each i, over host memory.
+                let (h, size) = (*h, i64::from(et.size()));
+                let n = self.b.ins().iconst(types::I64, i64::from(*n));
+                self.counted_loop(n, |l, i| {
+                    let off = l.b.ins().imul_imm_s(i, size);
+                    let at = l.b.ins().iadd(h, off);
+                    l.store_scalar(s, Place::Host(at), x);
+                    l.cost(cost::ARITH);
+                    Ok(())
+                })?;
                 Ok(V::Void)
             }
             // `poplar::IeeeHalf::bit16()`: the half's bit pattern.
