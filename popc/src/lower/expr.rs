@@ -360,7 +360,7 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    /// A written type inside a function body: as [`Unit::resolve_type`],
+    /// A written type inside a function body: as [`crate::sema::Unit::resolve_type`],
     /// plus `decltype(name)` of a local name (evaluating a name has no
     /// effects, so nothing is run that C++ would not run).
     pub(crate) fn local_type(&mut self, t: &TypeName) -> Result<Ty> {
