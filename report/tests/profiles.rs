@@ -648,3 +648,43 @@ fn auto_report_writes_profiles_and_page() {
     );
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+#[test]
+fn summary_of_a_prog_exe_takes_its_graph_profile() {
+    let tmp = scratch("graph-profile");
+    let (image, graph_text) = compile(&testdata::root().join("run/tut3"));
+    let (exe, graph) = (tmp.join("prog.exe"), tmp.join("graph.json"));
+    std::fs::write(&exe, image.to_bytes()).unwrap();
+    std::fs::write(&graph, &graph_text).unwrap();
+    let main = |extra: &[&str]| {
+        let mut argv = vec![exe.to_string_lossy().into_owned(), "--summary".into()];
+        argv.extend(extra.iter().map(|a| a.to_string()));
+        let no_compiler = |_: &Path, _: bool| Err("no compiler".to_string());
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = runtime::cli::main(&argv, &Default::default(), &no_compiler, &mut out, &mut err);
+        (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+    };
+    // Without it, the target alone and a note.
+    let (code, out, err) = main(&[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Tiles per IPU:          4") && out.contains("no graph profile"), "{out}");
+    assert!(!out.contains("Number of edges:"), "{out}");
+    // With it, poplar-report's sections, word for word.
+    let (code, out, err) = main(&["--graph-profile", &graph.to_string_lossy()]);
+    assert_eq!(code, 0, "{err}");
+    let g = report::schema::parse_graph(&graph_text).unwrap();
+    assert!(out.contains(&report::summary::graph_summary(&g)), "{out}");
+    assert!(out.contains("Total cycles:"), "{out}");
+    // Another graph's profile, or no profile at all, is an error naming the file.
+    let (_, other) = compile(&testdata::root().join("run/tut3_summary"));
+    let other = other.replace("\"numTiles\": 4", "\"numTiles\": 5");
+    std::fs::write(&graph, other).unwrap();
+    let (code, _, err) = main(&["--graph-profile", &graph.to_string_lossy()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("graph.json: the profile of another graph (target mk2 with 5 tiles"), "{err}");
+    std::fs::write(&graph, "{}").unwrap();
+    let (code, _, err) = main(&["--graph-profile", &graph.to_string_lossy()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("graph.json: not a graph profile"), "{err}");
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -363,22 +363,24 @@ fn run(args: &Args, env: &Env, compile: Compile, log: &mut Log) -> Result<(), St
         let bytes = std::fs::read(input).map_err(|e| format!("cannot read {}: {e}", input.display()))?;
         (crate::load(&bytes).map_err(|e| e.to_string())?, None)
     };
+    let mut graph_source = String::from("the compiler's graph profile");
     if let Some(p) = &args.graph_profile {
         let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
         graph_json = Some(text);
+        graph_source = p.display().to_string();
     }
-    let graph = match &graph_json {
-        Some(text) => Some(
-            serde_json::from_str::<report::schema::GraphProfile>(text)
-                .map_err(|e| format!("the graph profile is not one poplar-compile wrote: {e}"))?,
-        ),
-        None => None,
-    };
+    let graph =
+        match &graph_json {
+            Some(text) => Some(serde_json::from_str::<report::schema::GraphProfile>(text).map_err(|e| {
+                format!("{graph_source}: not a graph profile as poplar-compile writes it: {e}")
+            })?),
+            None => None,
+        };
     if let Some(g) = &graph {
         let t = &loaded.image.target;
         if g.target.num_tiles as usize != loaded.image.tiles.len() || g.target.name != t.name {
             return Err(format!(
-                "the graph profile is of another graph (target {} with {} tiles; this image: {} with {})",
+                "{graph_source}: the profile of another graph (target {} with {} tiles; this image: {} with {})",
                 g.target.name,
                 g.target.num_tiles,
                 t.name,
