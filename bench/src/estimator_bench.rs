@@ -1,8 +1,9 @@
 //! The cost model checked against PopLibs' own cycle estimators. Three
 //! PopLibs vertices (an elementwise binary op, a scaled add and a
 //! reduction) are compiled by popc from the corpus (`../shared/corpus`),
-//! run once per size on one tile of the `sim` device, and their counted
-//! cycles fitted to `slope x n + intercept`. Beside them stand the figures
+//! and beside each an equivalent codelet of our own written as a plain
+//! loop; each runs once per size on one tile of the `sim` device, and its
+//! counted cycles are fitted to `slope x n + intercept`. Beside them stand the figures
 //! of PopLibs' estimators for the same vertex and the same sizes, for the
 //! hand-written assembly PopLibs runs on the IPU and for a C++ build of
 //! the codelet. The formulas are restated here in our own terms from the
@@ -30,8 +31,44 @@ struct Formula {
     cycles: fn(u64) -> u64,
 }
 
-/// A PopLibs vertex, the graph that runs it on `n` elements, and its
-/// estimator's two paths.
+/// Our plain-loop equivalents of the three PopLibs vertices.
+const OWN_CODELETS: &str = r#"#include <poplar/Vertex.hpp>
+using namespace poplar;
+class Add : public Vertex {
+public:
+  Input<Vector<float>> in1;
+  Input<Vector<float>> in2;
+  Output<Vector<float>> out;
+  bool compute() {
+    for (unsigned i = 0; i < out.size(); ++i) out[i] = in1[i] + in2[i];
+    return true;
+  }
+};
+class ScaledAdd : public Vertex {
+public:
+  InOut<Vector<float>> A;
+  Input<Vector<float>> B;
+  Input<float> scaleB;
+  bool compute() {
+    for (unsigned i = 0; i < A.size(); ++i) A[i] += scaleB * B[i];
+    return true;
+  }
+};
+class Sum : public Vertex {
+public:
+  Input<Vector<float>> partials;
+  Output<float> out;
+  bool compute() {
+    float acc = 0;
+    for (unsigned i = 0; i < partials.size(); ++i) acc += partials[i];
+    *out = acc;
+    return true;
+  }
+};
+"#;
+
+/// A PopLibs vertex and our equivalent, the graph that runs them on `n`
+/// elements, and the two paths of the PopLibs estimator.
 struct Case {
     name: &'static str,
     /// The codelet file, relative to the corpus's `poplibs/`.
@@ -40,6 +77,8 @@ struct Case {
     /// Tensor declarations and the vertex's fields for size `n` (`{n}`
     /// suffixes keep the sizes apart in one graph).
     graph: fn(u64) -> (String, String),
+    /// Our equivalent in [`OWN_CODELETS`] and its fields on the same tensors.
+    own: (&'static str, fn(u64) -> String),
     /// The tensor to read back and the value every element must hold.
     check: fn(u64) -> (String, f32),
     asm: Formula,
@@ -61,6 +100,7 @@ fn cases() -> Vec<Case> {
                     format!("in1 = [a{n}], in2 = [b{n}], out = [c{n}]"),
                 )
             },
+            own: ("Add", |n| format!("in1 = a{n}, in2 = b{n}, out = c{n}")),
             check: |n| (format!("c{n}"), 3.0),
             // ADD/FLOAT is {1 cycle, natural vector width} in the table
             // (popopsCycleEstimators.hpp:310); a float vector is 2 wide.
@@ -88,6 +128,7 @@ fn cases() -> Vec<Case> {
                     format!("A = [a{n}], B = [b{n}], scaleB = s{n}[0]"),
                 )
             },
+            own: ("ScaledAdd", |n| format!("A = a{n}, B = b{n}, scaleB = s{n}[0]")),
             check: |n| (format!("a{n}"), 2.0),
             asm: Formula {
                 source: "popopsCycleEstimators.cpp:591-616 (float, not memory-constrained)",
@@ -113,6 +154,7 @@ fn cases() -> Vec<Case> {
                     format!("partials = p{n}, out = o{n}, numOutputsM1 = 0, numPartials = {n}"),
                 )
             },
+            own: ("Sum", |n| format!("partials = p{n}, out = o{n}[0]")),
             check: |n| (format!("o{n}"), n as f32),
             // One output; 2 floats per 64-bit load (CycleEstimationFunctions.cpp:453).
             asm: Formula {
@@ -147,28 +189,38 @@ fn describe(cycles: &[u64]) -> String {
     format!("{slope:.2} cycles/element + {intercept:.0} (n = {})", at.join(", "))
 }
 
-/// The worker cycles our model counts for `case`'s vertex at each size.
-fn measure(case: &Case, corpus: &Path) -> Result<Vec<u64>, String> {
-    let poplibs = corpus.join("poplibs");
-    let flags: Vec<String> = ["include", "lib/popops", "lib/popops/codelets"]
-        .iter()
-        .map(|d| format!("\"-I{}\"", poplibs.join(d).display()))
-        .chain(["\"-DNDEBUG\"".to_string()])
-        .collect();
-    let mut pir = format!(
-        "target mk2(tiles_per_ipu = 1)\ncodelets \"{}\" [{}]\n",
-        poplibs.join(case.file).display(),
-        flags.join(", ")
-    );
+/// The worker cycles our model counts at each size for `case`'s PopLibs
+/// vertex (compiled from `corpus`), or with `corpus` `None` for our own
+/// equivalent.
+fn measure(case: &Case, corpus: Option<&Path>) -> Result<Vec<u64>, String> {
+    let dir = std::env::temp_dir().join(format!("bench_estimators_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let (mut pir, vertex) = match corpus {
+        Some(corpus) => {
+            let poplibs = corpus.join("poplibs");
+            let flags: Vec<String> = ["include", "lib/popops", "lib/popops/codelets"]
+                .iter()
+                .map(|d| format!("\"-I{}\"", poplibs.join(d).display()))
+                .chain(["\"-DNDEBUG\"".to_string()])
+                .collect();
+            let codelets =
+                format!("codelets \"{}\" [{}]\n", poplibs.join(case.file).display(), flags.join(", "));
+            (codelets, case.vertex)
+        }
+        None => {
+            std::fs::write(dir.join("own.cpp"), OWN_CODELETS).map_err(|e| e.to_string())?;
+            ("codelets \"own.cpp\"\n".to_string(), case.own.0)
+        }
+    };
+    pir.insert_str(0, "target mk2(tiles_per_ipu = 1)\n");
     for &n in &SIZES {
         let (decls, fields) = (case.graph)(n);
+        let fields = if corpus.is_some() { fields } else { (case.own.1)(n) };
         pir += &decls;
-        pir += &format!("compute_set cs{n} {{ vertex {} @ tile 0 {{ {fields} }} }}\n", case.vertex);
+        pir += &format!("compute_set cs{n} {{ vertex {vertex} @ tile 0 {{ {fields} }} }}\n");
         pir += &format!("program n{n} {{ execute cs{n} }}\n");
     }
-    let dir = std::env::temp_dir().join(format!("bench_estimators_{}", std::process::id()));
-    let compiled = std::fs::create_dir_all(&dir)
-        .and_then(|_| std::fs::write(dir.join("graph.pir"), &pir))
+    let compiled = std::fs::write(dir.join("graph.pir"), &pir)
         .map_err(|e| e.to_string())
         .and_then(|_| compiler::compile_for_run(&dir.join("graph.pir")));
     let _ = std::fs::remove_dir_all(&dir);
@@ -181,7 +233,7 @@ fn measure(case: &Case, corpus: &Path) -> Result<Vec<u64>, String> {
         let (name, want) = (case.check)(n);
         let got: Vec<f32> = e.read_values(&name).map_err(|e| e.to_string())?;
         if got.iter().any(|&v| v != want) {
-            return Err(format!("{} computed a wrong result for n = {n}", case.vertex));
+            return Err(format!("{vertex} computed a wrong result for n = {n}"));
         }
         // One plain vertex on the only tile: its worker cycles are the
         // tile's active compute cycles.
@@ -194,31 +246,43 @@ fn measure(case: &Case, corpus: &Path) -> Result<Vec<u64>, String> {
 pub fn run(_quick: bool) -> Vec<(String, String)> {
     let mut rows = Vec::new();
     // Absolute: the graph's `codelets` paths are relative to its own file.
-    let Ok(corpus) = Path::new("../shared/corpus").canonicalize() else {
-        rows.push(("estimators: PopLibs vertices".into(), "skipped: corpus absent".into()));
-        return rows;
-    };
-    let corpus = corpus.as_path();
+    let corpus = Path::new("../shared/corpus").canonicalize().ok().filter(|c| c.join("poplibs").is_dir());
     rows.push((
         "estimators: formulas read from".into(),
         format!("{POPLIBS_COMMIT} lib/popops (worker cycles of one vertex, one region of n floats)"),
     ));
     for case in cases() {
-        let what = format!("estimators: {} `{}`", case.name, case.vertex);
-        match measure(&case, corpus) {
-            Ok(ours) => {
-                let asm: Vec<u64> = SIZES.iter().map(|&n| (case.asm.cycles)(n)).collect();
-                let cpp: Vec<u64> = SIZES.iter().map(|&n| (case.cpp.cycles)(n)).collect();
-                let (s, _) = fit(&ours);
-                rows.push((format!("{what}, ours (counted C++ on sim)"), describe(&ours)));
-                for (path, f, v) in [("assembly", &case.asm, &asm), ("C++", &case.cpp, &cpp)] {
-                    rows.push((
-                        format!("{what}, PopLibs {path} path: {} ({})", f.text, f.source),
-                        format!("{} (ours / this: {:.2}x per element)", describe(v), s / fit(v).0),
-                    ));
+        let asm: Vec<u64> = SIZES.iter().map(|&n| (case.asm.cycles)(n)).collect();
+        let cpp: Vec<u64> = SIZES.iter().map(|&n| (case.cpp.cycles)(n)).collect();
+        let what = format!("estimators: {}", case.name);
+        let ours = [
+            (format!("PopLibs' `{}`, counted C++ on sim", case.vertex), corpus.as_deref()),
+            (format!("our plain loop `{}`, counted on sim", case.own.0), None),
+        ];
+        let mut slopes = Vec::new();
+        for (i, (label, corpus)) in ours.iter().enumerate() {
+            if i == 0 && corpus.is_none() {
+                rows.push((format!("{what}, {label}"), "skipped: corpus absent".into()));
+                continue;
+            }
+            match measure(&case, *corpus) {
+                Ok(c) => {
+                    slopes.push((if i == 0 { "PopLibs' codelet" } else { "our loop" }, fit(&c).0));
+                    rows.push((format!("{what}, {label}"), describe(&c)));
+                }
+                Err(e) => {
+                    rows.push((format!("{what}, {label}"), format!("skipped: cannot compile or run ({e})")))
                 }
             }
-            Err(e) => rows.push((what, format!("skipped: cannot compile or run ({e})"))),
+        }
+        for (path, f, v) in [("assembly", &case.asm, &asm), ("C++", &case.cpp, &cpp)] {
+            let per = fit(v).0;
+            let ratios: Vec<String> =
+                slopes.iter().map(|(tag, s)| format!("{:.2}x for {tag}", s / per)).collect();
+            rows.push((
+                format!("{what}, PopLibs {path} path: {} ({})", f.text, f.source),
+                format!("{} (ours per element / this: {})", describe(v), ratios.join(", ")),
+            ));
         }
     }
     rows
