@@ -287,3 +287,20 @@ pub fn run(_quick: bool) -> Vec<(String, String)> {
     }
     rows
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_recovers_a_line_and_formulas_read_as_written() {
+        let line: Vec<u64> = SIZES.iter().map(|&n| 3 * n + 7).collect();
+        let (slope, intercept) = fit(&line);
+        assert!((slope - 3.0).abs() < 1e-9 && (intercept - 7.0).abs() < 1e-6, "{slope} {intercept}");
+        // The binary op's paths at n = 3: two vectors of 3 or 6 cycles.
+        let c = &cases()[0];
+        assert_eq!(((c.asm.cycles)(3), (c.cpp.cycles)(3)), (5 + 6, 5 + 12));
+        // The scaled add's assembly path: one vector loop, an odd last element.
+        assert_eq!((cases()[1].asm.cycles)(3), 25 + 5 + 3 + 7);
+    }
+}
