@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 
 mod compile_bench;
+mod estimator_bench;
 mod ir_bench;
 mod machine;
 mod memcpy_bench;
@@ -34,6 +35,7 @@ const SECTIONS: &[Section] = &[
     ("Runtime: cpu and sim devices", runtime_bench::run),
     ("Report: poplar-report in Chromium", report_bench::run),
     ("Library operations (PIR ops)", ops_bench::run),
+    ("Cost model against PopLibs' cycle estimators", estimator_bench::run),
 ];
 
 fn main() {

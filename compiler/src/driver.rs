@@ -250,27 +250,25 @@ fn target_options(target: &mut ir::Target, json: &str) -> Result<String, String>
 }
 
 /// The compile function `poplar-run` injects for a `.pir` input (and the
-/// golden run harness with it): the image and the compiler's warnings, or
-/// the rendered diagnostics. The runtime itself never depends on the
-/// compiler. Target keys come from `POPLAR_TARGET_OPTIONS`.
-pub fn compile_for_run(path: &Path) -> Result<(linker::image::Image, Vec<String>), String> {
-    // `autoReport.*` in POPLAR_ENGINE_OPTIONS: the graph profile too.
-    let auto = match std::env::var("POPLAR_ENGINE_OPTIONS") {
-        Ok(text) => ::report::auto::AutoReport::from_engine_options(&text)?,
-        Err(_) => Default::default(),
-    };
+/// golden run harness with it): the image, the compiler's warnings and,
+/// when `graph_profile` asks for it, the graph profile (JSON, as `--report`
+/// writes it), or the rendered diagnostics. The runtime itself never
+/// depends on the compiler; it writes autoReport's `graph.json` itself,
+/// after the run, with the run's cycle estimates. Target keys come from
+/// `POPLAR_TARGET_OPTIONS`.
+pub fn compile_for_run_profiled(
+    path: &Path,
+    graph_profile: bool,
+) -> Result<(linker::image::Image, Vec<String>, Option<String>), String> {
     let opts = Options {
         target_options: std::env::var("POPLAR_TARGET_OPTIONS").ok(),
-        report: auto.graph,
+        report: graph_profile,
         progress: ::report::progress::Progress::on_terminal("poplar-run: compiling"),
         ..Default::default()
     };
     let compiled = compile_path(path, &opts);
     opts.progress.finish();
     let compiled = compiled?;
-    if let Some(json) = &compiled.report {
-        auto.write_graph(json)?;
-    }
     let warnings = if compiled.warnings.trim().is_empty() {
         vec![]
     } else {
@@ -278,7 +276,13 @@ pub fn compile_for_run(path: &Path) -> Result<(linker::image::Image, Vec<String>
     };
     let image =
         compiled.image.ok_or_else(|| format!("{}: the graph does not fit in tile memory", path.display()))?;
-    Ok((image, warnings))
+    Ok((image, warnings, compiled.report))
+}
+
+/// [`compile_for_run_profiled`] without the graph profile: the image and
+/// the compiler's warnings (for the benchmarks and other library callers).
+pub fn compile_for_run(path: &Path) -> Result<(linker::image::Image, Vec<String>), String> {
+    compile_for_run_profiled(path, false).map(|(image, warnings, _)| (image, warnings))
 }
 
 /// Compiles the `.pir` file at `path` (for `poplar-run graph.pir` and the

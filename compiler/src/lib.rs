@@ -44,7 +44,7 @@ use std::time::{Duration, Instant};
 use linker::gp;
 use linker::image::Image;
 
-pub use driver::{compile_for_run, compile_path, run_cli};
+pub use driver::{compile_for_run, compile_for_run_profiled, compile_path, run_cli};
 pub use error::{Stage, StageError};
 
 /// What to compile and how (the command line, as a struct).

@@ -11,7 +11,8 @@
 //! the numbering the runtime's execution profile uses for `programTrace`
 //! and its steps, so the two profiles' indices and names agree. Compute
 //! cycles are measured by the simulator, not estimated here, so
-//! `computeSets.cycleEstimates` is left out.
+//! `computeSets.cycleEstimates` is left out; `poplar-run` on `sim` fills
+//! it in (`runtime::profile`).
 //!
 //! Beyond the guide's keys, `variables` lists each tensor's bytes on the
 //! tiles that hold it (sparse `[tile, bytes]` pairs), `memory.byTile.vertices`
@@ -193,8 +194,12 @@ pub fn graph_profile(
         sizes: types.iter().map(|t| u64::from(t.state_size)).collect(),
         code_sizes: types.iter().map(|t| t.plain.code.len() as u64).collect(),
     };
-    let mut compute_sets =
-        ComputeSets { names: Vec::new(), vertex_counts: Vec::new(), vertex_types: Vec::new() };
+    let mut compute_sets = ComputeSets {
+        names: Vec::new(),
+        vertex_counts: Vec::new(),
+        vertex_types: Vec::new(),
+        cycle_estimates: None,
+    };
     for c in graph.compute_sets.values() {
         let mut counts: Vec<(u32, u64)> = Vec::new();
         for &v in &c.vertices {

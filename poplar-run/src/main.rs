@@ -1,7 +1,7 @@
 //! `poplar-run`: runs a `prog.exe` (or compiles and runs a `graph.pir`) on
 //! the `sim` or `cpu` device. All logic is in [`runtime::cli`]; this file
 //! connects it to the process's arguments, environment and streams, and
-//! injects the compiler ([`compiler::compile_for_run`]) for `.pir` inputs, so
+//! injects the compiler ([`compiler::compile_for_run_profiled`]) for `.pir` inputs, so
 //! that the runtime library itself depends on no compiler. With `--timeout`,
 //! a watchdog thread ends the process if a codelet never returns.
 
@@ -24,7 +24,7 @@ fn main() {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut err = std::io::stderr();
-    let code = runtime::cli::main(&argv, &env, &compiler::compile_for_run, &mut out, &mut err);
+    let code = runtime::cli::main(&argv, &env, &compiler::compile_for_run_profiled, &mut out, &mut err);
     use std::io::Write;
     let _ = out.flush();
     drop(out);

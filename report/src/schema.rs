@@ -94,6 +94,28 @@ pub struct ComputeSets {
     pub vertex_counts: Vec<Vec<u64>>,
     /// Per compute set: indices into [`VertexTypes::names`].
     pub vertex_types: Vec<Vec<u32>>,
+    /// The IPU Model's figures for one execution of each compute set
+    /// (present when the graph was run on `sim`: `poplar-compile` alone
+    /// cannot know a counted codelet's cycles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycle_estimates: Option<CycleEstimates>,
+}
+
+/// `computeSets.cycleEstimates`: every vertex's cycles, scheduled on the
+/// tile's workers as the hardware runs them, for the first execution of
+/// each compute set. A compute set the run never executed has empty rows.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CycleEstimates {
+    /// `[compute_set][tile]`: cycles in which one of the tile's workers
+    /// ran a vertex (a worker issues once every `numWorkerContexts` cycles).
+    pub active_cycles_by_tile: Vec<Vec<u64>>,
+    /// `[compute_set][vertex_type]` (an index into `vertexTypes`): the
+    /// active cycles of that type's vertices, summed over tiles.
+    pub active_cycles_by_vertex_type: Vec<Vec<u64>>,
+    /// `[compute_set][tile]`: the tile's cycles in the compute set, idle
+    /// worker slots included.
+    pub cycles_by_tile: Vec<Vec<u64>>,
 }
 
 /// IPU-to-IPU or host exchanges; each array is per exchange, then per tile.

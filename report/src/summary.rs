@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use crate::schema::{CategoryTotal, GraphProfile};
+use crate::schema::{CategoryTotal, GraphProfile, GraphTarget};
 
 /// Digits with thousands separators.
 pub fn thousands(n: u64) -> String {
@@ -50,17 +50,7 @@ fn sum_rows(rows: &[Vec<u64>]) -> u64 {
 
 /// The Target, Graph and Memory sections.
 pub fn graph_summary(g: &GraphProfile) -> String {
-    let mut s = String::new();
-    let t = &g.target;
-    let _ = writeln!(s, "Target:");
-    let _ = writeln!(s, "  Number of IPUs:         {}", thousands(u64::from(t.num_ipus)));
-    let _ = writeln!(s, "  Tiles per IPU:          {}", thousands(u64::from(t.tiles_per_ipu)));
-    let _ = writeln!(s, "  Total Tiles:            {}", thousands(u64::from(t.num_tiles)));
-    let _ = writeln!(s, "  Memory Per-Tile:        {} kB", decimal(t.bytes_per_tile as f64 / 1024.0));
-    let _ =
-        writeln!(s, "  Total Memory:           {} MB", decimal(t.total_memory as f64 / (1024.0 * 1024.0)));
-    let _ = writeln!(s, "  Clock Speed (approx):   {} MHz", decimal(t.clock_frequency / 1e6));
-    let _ = writeln!(s);
+    let mut s = target_summary(&g.target);
     let c = &g.graph;
     let _ = writeln!(s, "Graph:");
     for (what, n) in [
@@ -74,6 +64,21 @@ pub fn graph_summary(g: &GraphProfile) -> String {
     }
     let _ = writeln!(s);
     memory(&mut s, g);
+    s
+}
+
+/// The Target section alone (what a reader without the graph can print).
+pub fn target_summary(t: &GraphTarget) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "Target:");
+    let _ = writeln!(s, "  Number of IPUs:         {}", thousands(u64::from(t.num_ipus)));
+    let _ = writeln!(s, "  Tiles per IPU:          {}", thousands(u64::from(t.tiles_per_ipu)));
+    let _ = writeln!(s, "  Total Tiles:            {}", thousands(u64::from(t.num_tiles)));
+    let _ = writeln!(s, "  Memory Per-Tile:        {} kB", decimal(t.bytes_per_tile as f64 / 1024.0));
+    let _ =
+        writeln!(s, "  Total Memory:           {} MB", decimal(t.total_memory as f64 / (1024.0 * 1024.0)));
+    let _ = writeln!(s, "  Clock Speed (approx):   {} MHz", decimal(t.clock_frequency / 1e6));
+    let _ = writeln!(s);
     s
 }
 
@@ -184,11 +189,13 @@ fn by_tile(s: &mut String, g: &GraphProfile) {
             counts[((t / kb - lo) / step) as usize] += 1;
         }
         let most = counts.iter().copied().max().unwrap_or(1).max(1);
+        // The guide's bounds are two digits wide; wider ones keep the bars aligned.
+        let width = (lo + rows * step).to_string().len().max(2);
         let _ = writeln!(s, "    Range (KB) Histogram (Excluding Gaps)               Count (tiles)");
         for (i, &n) in counts.iter().enumerate() {
             let from = lo + i as u64 * step;
             let bar = "*".repeat(n.saturating_mul(40).div_ceil(most) as usize);
-            let _ = writeln!(s, "    {from:>5} - {:>2} {bar:<40}{:>8}", from + step, thousands(n));
+            let _ = writeln!(s, "    {from:>5} - {:>width$} {bar:<40}{:>8}", from + step, thousands(n));
         }
         let _ = writeln!(s);
     }

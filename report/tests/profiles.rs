@@ -15,6 +15,7 @@
 use std::path::{Path, PathBuf};
 
 use report::schema::{CategoryTotal, ExecutionProfile, GraphProfile};
+use runtime::linker::gp::VertexBase;
 use runtime::linker::image::Image;
 use serde_json::Value;
 
@@ -45,12 +46,19 @@ fn compile(dir: &Path) -> (Image, String) {
 
 /// Runs a case on sim with extra arguments; returns (status, stderr).
 fn run(dir: &Path, image: &Image, extra: &[String], env: &runtime::cli::Env) -> (i32, String) {
-    let (code, _, err) = run_out(dir, image, extra, env);
+    let (code, _, err) = run_out(dir, image, None, extra, env);
     (code, err)
 }
 
-/// Runs a case on sim with extra arguments; returns (status, stdout, stderr).
-fn run_out(dir: &Path, image: &Image, extra: &[String], env: &runtime::cli::Env) -> (i32, String, String) {
+/// Runs a case on sim with extra arguments, the compile hook giving
+/// `graph` as the graph profile when asked; returns (status, stdout, stderr).
+fn run_out(
+    dir: &Path,
+    image: &Image,
+    graph: Option<&str>,
+    extra: &[String],
+    env: &runtime::cli::Env,
+) -> (i32, String, String) {
     let cmd = std::fs::read_to_string(dir.join("cmd")).unwrap_or_default();
     let mut argv = vec![dir.join("graph.pir").to_string_lossy().into_owned()];
     argv.extend(cmd.split_whitespace().map(|a| a.replace("$DIR", &dir.to_string_lossy())));
@@ -59,15 +67,17 @@ fn run_out(dir: &Path, image: &Image, extra: &[String], env: &runtime::cli::Env)
         argv.extend(["--device".into(), "sim".into()]);
     }
     argv.extend(extra.iter().cloned());
-    let compile = |_: &Path| Ok((image.clone(), Vec::new()));
+    let compile =
+        |_: &Path, want: bool| Ok((image.clone(), Vec::new(), graph.filter(|_| want).map(str::to_string)));
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let code = runtime::cli::main(&argv, env, &compile, &mut out, &mut err);
     (code, String::from_utf8_lossy(&out).into_owned(), String::from_utf8_lossy(&err).into_owned())
 }
 
 /// Runs a case's first program on a sim engine with profiling: its
-/// execution profile and summary, also when the run fails.
-fn run_engine(image: &Image) -> (String, String) {
+/// execution profile, summary and graph profile with the run's cycle
+/// estimates, also when the run fails.
+fn run_engine(image: &Image, graph: &str) -> (String, String, String) {
     let loaded = runtime::load_image(image.clone()).expect("image loads");
     // A bound for the cases that would run for ever without their
     // `--max-cycles`.
@@ -78,8 +88,10 @@ fn run_engine(image: &Image) -> (String, String) {
         ..Default::default()
     };
     let mut e = runtime::Engine::new(loaded, &opts);
+    e.set_graph_profile(report::schema::parse_graph(graph).expect("graph profile"));
     let _ = e.run(0);
-    (serde_json::to_string(&e.profile_json()).unwrap(), e.summary())
+    let g = serde_json::to_string(&e.graph_profile().expect("given")).unwrap();
+    (serde_json::to_string(&e.profile_json()).unwrap(), e.summary(), g)
 }
 
 /// The number after `label` on the summary's line that has it.
@@ -140,7 +152,7 @@ fn cross_check(name: &str, g: &GraphProfile, e: &ExecutionProfile, summary: &str
         "{name}: summary vertices"
     );
     let with_gaps: u64 = g.memory.by_tile.total_including_gaps.iter().sum();
-    assert_eq!(summary_figure(name, summary, "Total:"), with_gaps, "{name}: summary memory");
+    assert_eq!(summary_figure(name, summary, "Including Gaps:"), with_gaps, "{name}: summary memory");
     // The graph profile's own summary.
     let gs = report::summary::graph_summary(g);
     assert_eq!(summary_figure(name, &gs, "Including Gaps:"), with_gaps, "{name}: graph summary memory");
@@ -170,6 +182,72 @@ fn cross_check(name: &str, g: &GraphProfile, e: &ExecutionProfile, summary: &str
         if let Some(sum) = parts.iter().try_fold(0u64, |a, &b| a.checked_add(b)) {
             assert_eq!(sum, all, "{name}: tileCycles add up to cycles x tiles");
         }
+    }
+}
+
+/// `computeSets.cycleEstimates` hold each compute set's first execution as
+/// the execution profile saw it: rows of the right lengths, a tile's active
+/// cycles within its cycles, whole rounds of the workers, the first run
+/// within the runs' sum (equal to it for a compute set run once), the
+/// vertex types' cycles adding up to the tiles' active cycles, and, when
+/// no compute set ran twice, the sums equal to `simulation.tileCycles`.
+fn check_cycle_estimates(name: &str, g: &GraphProfile, e: &ExecutionProfile, image: &Image) {
+    let Some(c) = &g.compute_sets.cycle_estimates else {
+        assert!(e.compute_set_runs.iter().all(|&r| r == 0), "{name}: a compute set ran, no cycle estimates");
+        return;
+    };
+    let sets = g.compute_sets.names.len();
+    let tiles = g.target.num_tiles as usize;
+    let workers = u64::from(g.target.num_worker_contexts);
+    for rows in [&c.cycles_by_tile, &c.active_cycles_by_tile, &c.active_cycles_by_vertex_type] {
+        assert_eq!(rows.len(), sets, "{name}: cycleEstimates rows");
+    }
+    let supervisors = image.vertex_types.iter().any(|v| v.base == VertexBase::Supervisor);
+    let (mut cycles_sum, mut active_sum) = (0u64, 0u64);
+    for cs in 0..sets {
+        let (cycles, active, by_type) =
+            (&c.cycles_by_tile[cs], &c.active_cycles_by_tile[cs], &c.active_cycles_by_vertex_type[cs]);
+        let runs = e.compute_set_runs[cs];
+        if runs == 0 {
+            assert!(
+                cycles.is_empty() && active.is_empty() && by_type.is_empty(),
+                "{name}: cs {cs} never ran"
+            );
+            continue;
+        }
+        assert_eq!((cycles.len(), active.len()), (tiles, tiles), "{name}: cs {cs} rows by tile");
+        assert_eq!(by_type.len(), g.vertex_types.names.len(), "{name}: cs {cs} row by vertex type");
+        let measured = &e.compute_set_cycles_by_tile[cs];
+        for t in 0..tiles {
+            assert!(active[t] <= cycles[t], "{name}: cs {cs} tile {t} more active cycles than cycles");
+            let whole = cycles[t] % workers == 0 || cycles[t] == u64::MAX; // saturated
+            assert!(whole, "{name}: cs {cs} tile {t} is not whole worker rounds");
+            assert!(cycles[t] <= measured[t], "{name}: cs {cs} tile {t} first run past all runs");
+        }
+        if runs == 1 {
+            assert_eq!(cycles, measured, "{name}: cs {cs} ran once: its estimate is its run");
+        }
+        let types: u64 = by_type.iter().sum();
+        let on_tiles: u64 = active.iter().sum();
+        if supervisors {
+            assert!(types <= on_tiles, "{name}: cs {cs} vertex types past the tiles' active cycles");
+        } else {
+            assert_eq!(types, on_tiles, "{name}: cs {cs} vertex types against tiles");
+        }
+        for (vt, &n) in by_type.iter().enumerate() {
+            let listed = g.compute_sets.vertex_types[cs].contains(&(vt as u32));
+            assert!(n == 0 || listed, "{name}: cs {cs} has cycles of vertex type {vt}, not one of its own");
+        }
+        cycles_sum = cycles_sum.saturating_add(cycles.iter().sum());
+        active_sum = active_sum.saturating_add(on_tiles);
+    }
+    if e.compute_set_runs.iter().all(|&r| r <= 1) {
+        let tc = &e.simulation.tile_cycles;
+        assert_eq!(cycles_sum, tc.compute, "{name}: cyclesByTile against tileCycles.compute");
+        assert_eq!(
+            active_sum, tc.active_compute,
+            "{name}: activeCyclesByTile against tileCycles.activeCompute"
+        );
     }
 }
 
@@ -452,17 +530,28 @@ fn every_run_case_reports_and_traces() {
             trace.to_string_lossy().into_owned(),
             "--summary".to_string(),
         ];
-        let (code, out, err) = run_out(&dir, &image, &extra, &Default::default());
+        // autoReport writes the graph profile with the run's cycle estimates.
+        let options = format!(
+            r#"{{"autoReport.outputGraphProfile":"true","autoReport.directory":{}}}"#,
+            serde_json::to_string(&tmp.to_string_lossy()).unwrap()
+        );
+        let env = runtime::cli::Env { engine_options: Some(options), ..Default::default() };
+        let (code, out, err) = run_out(&dir, &image, Some(&graph_text), &extra, &env);
         let cpu_only = err.contains("--trace needs the sim device");
         let cli = code == 0 && !cpu_only;
         assert!(cli || cpu_only || name.starts_with("err_"), "{name}: {err}");
-        let (exec_text, summary) =
-            if cli { (std::fs::read_to_string(&exec).unwrap(), out) } else { run_engine(&image) };
+        let (exec_text, summary, graph_text) = if cli {
+            let graph = std::fs::read_to_string(tmp.join(report::auto::GRAPH_FILE)).unwrap();
+            (std::fs::read_to_string(&exec).unwrap(), out, graph)
+        } else {
+            run_engine(&image, &graph_text)
+        };
         let g =
             report::schema::parse_graph(&graph_text).unwrap_or_else(|e| panic!("{name}: graph profile: {e}"));
         let e = report::schema::parse_execution(&exec_text)
             .unwrap_or_else(|e| panic!("{name}: exec profile: {e}"));
         cross_check(&name, &g, &e, &summary);
+        check_cycle_estimates(&name, &g, &e, &image);
         let html = report::render(&name, &g, Some(&e));
         check_page(&name, &html, &g);
         if cli {
@@ -534,6 +623,16 @@ fn auto_report_writes_profiles_and_page() {
     auto.write_graph(&graph_text).unwrap();
     let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
     assert!(html.contains("\"cycles\":"), "the page has the execution data");
+    // poplar-run given a .pir writes both profiles and the page, the graph
+    // profile with the run's cycle estimates.
+    std::fs::remove_dir_all(&out).unwrap();
+    let (code, _, err) = run_out(&dir, &image, Some(&graph_text), &[], &env);
+    assert_eq!(code, 0, "{err}");
+    let graph = std::fs::read_to_string(out.join("graph.json")).expect("graph.json");
+    let g = report::schema::parse_graph(&graph).unwrap();
+    let estimates = g.compute_sets.cycle_estimates.expect("cycleEstimates after a sim run");
+    assert!(estimates.cycles_by_tile.iter().flatten().any(|&c| c > 0), "{estimates:?}");
+    assert!(out.join("execution.json").is_file() && out.join("report.html").is_file());
     // Typos are errors naming the key, a suggestion and the accepted keys.
     let env = runtime::cli::Env {
         engine_options: Some(r#"{"autoReport.outputExecutionProfil":"true"}"#.into()),
@@ -547,5 +646,45 @@ fn auto_report_writes_profiles_and_page() {
          'autoReport.outputExecutionProfile'?); accepted options: autoReport.all, \
          autoReport.outputGraphProfile, autoReport.outputExecutionProfile, autoReport.directory\n"
     );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn summary_of_a_prog_exe_takes_its_graph_profile() {
+    let tmp = scratch("graph-profile");
+    let (image, graph_text) = compile(&testdata::root().join("run/tut3"));
+    let (exe, graph) = (tmp.join("prog.exe"), tmp.join("graph.json"));
+    std::fs::write(&exe, image.to_bytes()).unwrap();
+    std::fs::write(&graph, &graph_text).unwrap();
+    let main = |extra: &[&str]| {
+        let mut argv = vec![exe.to_string_lossy().into_owned(), "--summary".into()];
+        argv.extend(extra.iter().map(|a| a.to_string()));
+        let no_compiler = |_: &Path, _: bool| Err("no compiler".to_string());
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = runtime::cli::main(&argv, &Default::default(), &no_compiler, &mut out, &mut err);
+        (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+    };
+    // Without it, the target alone and a note.
+    let (code, out, err) = main(&[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Tiles per IPU:          4") && out.contains("no graph profile"), "{out}");
+    assert!(!out.contains("Number of edges:"), "{out}");
+    // With it, poplar-report's sections, word for word.
+    let (code, out, err) = main(&["--graph-profile", &graph.to_string_lossy()]);
+    assert_eq!(code, 0, "{err}");
+    let g = report::schema::parse_graph(&graph_text).unwrap();
+    assert!(out.contains(&report::summary::graph_summary(&g)), "{out}");
+    assert!(out.contains("Total cycles:"), "{out}");
+    // Another graph's profile, or no profile at all, is an error naming the file.
+    let (_, other) = compile(&testdata::root().join("run/tut3_summary"));
+    let other = other.replace("\"numTiles\": 4", "\"numTiles\": 5");
+    std::fs::write(&graph, other).unwrap();
+    let (code, _, err) = main(&["--graph-profile", &graph.to_string_lossy()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("graph.json: the profile of another graph (target mk2 with 5 tiles"), "{err}");
+    std::fs::write(&graph, "{}").unwrap();
+    let (code, _, err) = main(&["--graph-profile", &graph.to_string_lossy()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("graph.json: not a graph profile"), "{err}");
     let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -50,8 +50,10 @@ impl Env {
     }
 }
 
-/// Compiles a `.pir` file in memory: the image and the compiler's warnings.
-pub type Compile<'a> = &'a dyn Fn(&Path) -> Result<(Image, Vec<String>), String>;
+/// Compiles a `.pir` file in memory: the image, the compiler's warnings
+/// and, when the flag asks for it, the graph profile (JSON, as
+/// `poplar-compile --report` writes it).
+pub type Compile<'a> = &'a dyn Fn(&Path, bool) -> Result<(Image, Vec<String>, Option<String>), String>;
 
 #[derive(Clone, Debug, PartialEq)]
 enum Action {
@@ -70,6 +72,7 @@ struct Args {
     timeout: Option<std::time::Duration>,
     profile: Option<PathBuf>,
     trace: Option<PathBuf>,
+    graph_profile: Option<PathBuf>,
     summary: bool,
     list_devices: bool,
     help: bool,
@@ -80,7 +83,7 @@ struct Args {
 const USAGE: &str = "\
 usage: poplar-run <prog.exe | graph.pir> [--device sim|cpu] [actions...]
                   [--profile exec-profile.json] [--trace trace.json]
-                  [--summary] [--threads N]
+                  [--summary] [--graph-profile graph.json] [--threads N]
                   [--max-cycles N] [--timeout SECONDS] [--list-devices]
 
 actions, run left to right:
@@ -97,6 +100,9 @@ from the start (compiling a .pir included): between program steps, or inside
 a codelet at its next loop iteration.
 Without --run, program 0 runs once after the writes and before the reads.
 --trace writes the sim timeline as a Chrome trace (Perfetto, chrome://tracing).
+--summary prints the target, graph, memory and execution figures; for a
+prog.exe the graph and memory need --graph-profile, the file that
+`poplar-compile --report` wrote for it.
 
 environment: POPLAR_LOG_LEVEL (OFF ERR WARN INFO DEBUG TRACE),
              POPLAR_ENGINE_OPTIONS (a JSON object, e.g. {\"debug.instrument\":\"true\"};
@@ -165,6 +171,7 @@ fn parse(argv: &[String]) -> Result<Args, String> {
             }
             "--profile" => a.profile = Some(PathBuf::from(value("a file name")?)),
             "--trace" => a.trace = Some(PathBuf::from(value("a file name")?)),
+            "--graph-profile" => a.graph_profile = Some(PathBuf::from(value("a file name")?)),
             "--summary" => a.summary = true,
             "--list-devices" => a.list_devices = true,
             "-h" | "--help" => a.help = true,
@@ -284,6 +291,17 @@ pub fn main(argv: &[String], env: &Env, compile: Compile, out: &mut dyn Write, e
     }
 }
 
+/// autoReport's graph profile: the one the engine was given, with the
+/// run's cycle estimates once it has them.
+fn write_graph_profile(engine: &Engine, opts: &EngineOptions) -> Result<(), String> {
+    match engine.graph_profile() {
+        Some(g) => {
+            opts.auto_report.write_graph(&(serde_json::to_string_pretty(&g).unwrap_or_default() + "\n"))
+        }
+        None => Ok(()),
+    }
+}
+
 /// The device list of `--list-devices`.
 pub fn list_devices(env: &Env) -> String {
     let mut s = String::from("Devices:\n");
@@ -330,22 +348,59 @@ fn run(args: &Args, env: &Env, compile: Compile, log: &mut Log) -> Result<(), St
         opts.profile = true;
     }
     let started = std::time::Instant::now();
-    let loaded = if input.extension().is_some_and(|e| e == "pir") {
-        let (image, warnings) = compile(input)?;
+    // The graph profile: for the summary's graph sections, and for
+    // autoReport, which writes it after the run with the run's cycle
+    // estimates.
+    let want_graph = args.summary || opts.auto_report.graph;
+    let (loaded, mut graph_json) = if input.extension().is_some_and(|e| e == "pir") {
+        let (image, warnings, graph) = compile(input, want_graph)?;
         // The compiler's warnings, rendered as poplar-compile writes them.
         for w in warnings {
             log.write(LogLevel::Warn, &format!("{}\n", w.trim_end()));
         }
-        crate::load_image(image).map_err(|e| e.to_string())?
+        (crate::load_image(image).map_err(|e| e.to_string())?, graph)
     } else {
         let bytes = std::fs::read(input).map_err(|e| format!("cannot read {}: {e}", input.display()))?;
-        crate::load(&bytes).map_err(|e| e.to_string())?
+        (crate::load(&bytes).map_err(|e| e.to_string())?, None)
     };
+    let mut graph_source = String::from("the compiler's graph profile");
+    if let Some(p) = &args.graph_profile {
+        let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        graph_json = Some(text);
+        graph_source = p.display().to_string();
+    }
+    let graph =
+        match &graph_json {
+            Some(text) => Some(serde_json::from_str::<report::schema::GraphProfile>(text).map_err(|e| {
+                format!("{graph_source}: not a graph profile as poplar-compile writes it: {e}")
+            })?),
+            None => None,
+        };
+    if let Some(g) = &graph {
+        let t = &loaded.image.target;
+        if g.target.num_tiles as usize != loaded.image.tiles.len() || g.target.name != t.name {
+            return Err(format!(
+                "{graph_source}: the profile of another graph (target {} with {} tiles; this image: {} with {})",
+                g.target.name,
+                g.target.num_tiles,
+                t.name,
+                loaded.image.tiles.len()
+            ));
+        }
+    }
     log.at(
         LogLevel::Info,
         &format!("loaded {} in {:.3} s", input.display(), started.elapsed().as_secs_f64()),
     );
     let mut engine = Engine::new(loaded, &opts);
+    if let Some(g) = graph {
+        engine.set_graph_profile(g);
+        // Written now so that a failing run leaves it too; rewritten after
+        // the run with its cycle estimates.
+        if opts.auto_report.graph {
+            write_graph_profile(&engine, &opts)?;
+        }
+    }
     if let Some(t) = args.timeout {
         engine.set_timeout(t, started);
     }
@@ -464,6 +519,9 @@ fn run(args: &Args, env: &Env, compile: Compile, log: &mut Log) -> Result<(), St
         if let Some(r) = engine.write_trace(&mut w) {
             r.and_then(|()| w.flush()).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
         }
+    }
+    if opts.auto_report.graph {
+        write_graph_profile(&engine, &opts)?;
     }
     if opts.auto_report.execution {
         if opts.device == DeviceKind::Sim {

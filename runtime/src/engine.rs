@@ -55,6 +55,9 @@ pub struct DataInfo {
 /// A loaded image on a device.
 pub struct Engine {
     machine: Machine,
+    /// The graph profile of the image, when the host gave it
+    /// ([`Engine::set_graph_profile`]): the summary's graph sections.
+    graph: Option<report::schema::GraphProfile>,
 }
 
 /// Host element types usable with [`Engine::write_values`] / [`Engine::read_values`].
@@ -103,7 +106,7 @@ impl Engine {
             }
             machine.rec = Some(rec);
         }
-        Engine { machine }
+        Engine { machine, graph: None }
     }
 
     pub fn image(&self) -> &Image {
@@ -355,7 +358,8 @@ impl Engine {
         Some(t.write(out))
     }
 
-    /// A `printProfileSummary`-style text summary.
+    /// A `printProfileSummary`-style text summary (its Graph and Memory
+    /// sections need the graph profile: [`Engine::set_graph_profile`]).
     pub fn summary(&self) -> String {
         let loaded = &self.machine.loaded;
         profile::summary(
@@ -364,6 +368,24 @@ impl Engine {
             &self.machine.totals,
             self.machine.rec.as_ref(),
             self.device().name(),
+            self.graph.as_ref(),
         )
+    }
+
+    /// Gives the engine the graph profile of its image (as `poplar-compile
+    /// --report` writes it), for the summary and [`Engine::graph_profile`].
+    pub fn set_graph_profile(&mut self, graph: report::schema::GraphProfile) {
+        self.graph = Some(graph);
+    }
+
+    /// The graph profile given to the engine, with `computeSets.cycleEstimates`
+    /// filled in from the run when the engine recorded one (`sim` with
+    /// profiling on).
+    pub fn graph_profile(&self) -> Option<report::schema::GraphProfile> {
+        let mut g = self.graph.clone()?;
+        if let Some(rec) = &self.machine.rec {
+            g.compute_sets.cycle_estimates = rec.cycle_estimates();
+        }
+        Some(g)
     }
 }

@@ -4,14 +4,20 @@
 //! host exchange cycles), and the text summary in the style of
 //! `printProfileSummary`. The profile is `report::schema::ExecutionProfile`,
 //! the struct the readers parse; its program and exchange indices are those
-//! of the graph profile (both number them with `linker::profile`).
+//! of the graph profile (both number them with `linker::profile`). The
+//! recorder also keeps each compute set's first execution, tile by tile
+//! and vertex type by type: the graph profile's `computeSets.cycleEstimates`
+//! ([`Recorder::cycle_estimates`]), which only a run can give.
 //!
 //! Pure: the recorder collects numbers, [`Recorder::to_profile`] and
 //! [`summary`] turn them into the profile and text.
 
 use linker::image::{Exchange, Image};
 use linker::profile::{NodeKind, ProgramTree};
-use report::schema::{ExecMemory, ExecStep, ExecTarget, ExecutionProfile, Simulation, TileCycles};
+use report::schema::{
+    CycleEstimates, ExecMemory, ExecStep, ExecTarget, ExecutionProfile, GraphProfile, GraphTarget,
+    Simulation, TileCycles,
+};
 
 use crate::exec::ExchangeInfo;
 use crate::totals::Totals;
@@ -39,6 +45,15 @@ struct StepRec {
     compute_set: Option<u32>,
 }
 
+/// A compute set's first execution: each tile's cycles and active
+/// cycles, and each vertex type's cycles.
+#[derive(Clone, Debug)]
+struct FirstRun {
+    cycles_by_tile: Vec<u64>,
+    active_by_tile: Vec<u64>,
+    active_by_type: Vec<u64>,
+}
+
 /// Collects what the simulator did.
 #[derive(Debug)]
 pub struct Recorder {
@@ -50,6 +65,8 @@ pub struct Recorder {
     cs_by_tile: Vec<Vec<u64>>,
     cs_runs: Vec<u64>,
     cs_cycles: Vec<u64>,
+    /// Per compute set: its first execution, once it ran.
+    cs_first: Vec<Option<FirstRun>>,
     /// Per vertex type: (cycles, instances executed).
     by_type: Vec<(u64, u64)>,
     /// Per vertex id: cycles of its last run.
@@ -72,6 +89,7 @@ impl Recorder {
             cs_by_tile: vec![Vec::new(); image.compute_sets.len()],
             cs_runs: vec![0; image.compute_sets.len()],
             cs_cycles: vec![0; image.compute_sets.len()],
+            cs_first: vec![None; image.compute_sets.len()],
             by_type: vec![(0, 0); image.vertex_types.len()],
             by_vertex: vec![0; image.tiles.iter().map(|t| t.vertices.len()).sum()],
             host_by_tile: Vec::new(),
@@ -225,6 +243,22 @@ impl Recorder {
             tile_cycles = cyc.saturating_add(tile_cycles);
             active = act.saturating_add(active);
         }
+        if self.cs_first[c].is_none() {
+            let mut first = FirstRun {
+                cycles_by_tile: vec![0; self.num_tiles],
+                active_by_tile: vec![0; self.num_tiles],
+                active_by_type: vec![0; self.by_type.len()],
+            };
+            for &(t, cyc, act) in per_tile {
+                first.cycles_by_tile[t as usize] = cyc;
+                first.active_by_tile[t as usize] = act;
+            }
+            for &(_, vt, n) in vertex_cycles {
+                let e = &mut first.active_by_type[vt as usize];
+                *e = e.saturating_add(n);
+            }
+            self.cs_first[c] = Some(first);
+        }
         self.cs_runs[c] += 1;
         self.cs_cycles[c] = self.cs_cycles[c].saturating_add(cycles);
         for &(id, vt, n) in vertex_cycles {
@@ -248,6 +282,27 @@ impl Recorder {
             max_tile_data: 0,
             compute_set: Some(cs),
         });
+    }
+
+    /// The graph profile's `computeSets.cycleEstimates`: each compute
+    /// set's first execution (empty rows for one that never ran); none
+    /// before a compute set ran.
+    pub fn cycle_estimates(&self) -> Option<CycleEstimates> {
+        self.cs_first.iter().any(Option::is_some).then(|| self.all_cycle_estimates())
+    }
+
+    fn all_cycle_estimates(&self) -> CycleEstimates {
+        let mut c = CycleEstimates::default();
+        for first in &self.cs_first {
+            let (cycles, active, by_type) = match first {
+                Some(f) => (f.cycles_by_tile.clone(), f.active_by_tile.clone(), f.active_by_type.clone()),
+                None => Default::default(),
+            };
+            c.cycles_by_tile.push(cycles);
+            c.active_cycles_by_tile.push(active);
+            c.active_cycles_by_vertex_type.push(by_type);
+        }
+        c
     }
 
     /// The execution profile.
@@ -376,58 +431,52 @@ fn exec_memory(image: &Image) -> ExecMemory {
 
 pub use report::summary::{decimal, thousands};
 
-/// A text summary in the style of `printProfileSummary`: target, memory,
-/// then (on `sim`) the execution totals, cycles by vertex type and by
-/// compute set.
+/// The graph profile's target, from an image (for a summary without the
+/// graph profile: a `prog.exe` holds the target but not the graph).
+pub fn graph_target(image: &Image) -> GraphTarget {
+    let t = &image.target;
+    let tiles = image.tiles.len() as u64;
+    GraphTarget {
+        kind: if t.name == "cpu" { "CPU" } else { "IPU_MODEL" }.into(),
+        name: t.name.clone(),
+        bytes_per_tile: t.bytes_per_tile,
+        clock_frequency: t.clock_mhz * 1e6,
+        num_ipus: t.ipus,
+        tiles_per_ipu: t.tiles_per_ipu,
+        num_tiles: tiles as u32,
+        num_worker_contexts: t.workers,
+        total_memory: t.bytes_per_tile.saturating_mul(tiles),
+        bytes_per_ipu: t.bytes_per_tile.saturating_mul(u64::from(t.tiles_per_ipu)),
+        relative_sync_delay_by_tile: vec![0; t.tiles_per_ipu as usize],
+        min_sync_delay: u64::from(t.sync_cycles),
+    }
+}
+
+/// A text summary in the style of `printProfileSummary`: the Target, Graph
+/// and Memory sections of the graph profile as `poplar-report --summary`
+/// prints them (only the Target without one), then (on `sim`) the
+/// execution totals, cycles by vertex type and by compute set.
 pub fn summary(
     image: &Image,
     tree: &ProgramTree,
     totals: &Totals,
     rec: Option<&Recorder>,
     device: &str,
+    graph: Option<&GraphProfile>,
 ) -> String {
     use std::fmt::Write;
     let t = &image.target;
-    let mut s = String::new();
     let ntiles = image.tiles.len() as u64;
-    let _ = writeln!(s, "Target:");
-    let _ = writeln!(s, "  Device:                  {device}");
-    let _ = writeln!(s, "  Preset:                  {}", t.name);
-    let _ = writeln!(s, "  Number of IPUs:          {}", t.ipus);
-    let _ = writeln!(s, "  Tiles per IPU:           {}", thousands(u64::from(t.tiles_per_ipu)));
-    let _ = writeln!(s, "  Total Tiles:             {}", thousands(ntiles));
-    let _ = writeln!(s, "  Memory Per-Tile:         {}", kib(t.bytes_per_tile));
-    let _ = writeln!(s, "  Clock:                   {} MHz", t.clock_mhz);
-    let _ = writeln!(s);
-    let used: Vec<u64> = image.tiles.iter().map(|x| u64::from(x.mem_size)).collect();
-    let total: u64 = used.iter().sum();
-    let max = used.iter().copied().max().unwrap_or(0);
-    let max_tile = used.iter().position(|&u| u == max).unwrap_or(0);
-    let vertices: usize = image.tiles.iter().map(|x| x.vertices.len()).sum();
-    let _ = writeln!(s, "Graph:");
-    let _ = writeln!(s, "  Number of vertices:      {}", thousands(vertices as u64));
-    let _ = writeln!(s, "  Number of compute sets:  {}", thousands(image.compute_sets.len() as u64));
-    let _ = writeln!(s, "  Number of programs:      {}", image.programs.len());
-    let _ = writeln!(s);
-    let _ = writeln!(s, "Memory Usage:");
-    let _ = writeln!(
-        s,
-        "  Total:                   {} ({:.1}% of {})",
-        bytes(total),
-        100.0 * total as f64 / (t.bytes_per_tile.saturating_mul(ntiles)).max(1) as f64,
-        bytes(t.bytes_per_tile.saturating_mul(ntiles))
-    );
-    let _ = writeln!(
-        s,
-        "  Max tile:                {} on tile {max_tile} ({:.1}% of {})",
-        bytes(max),
-        100.0 * max as f64 / t.bytes_per_tile.max(1) as f64,
-        bytes(t.bytes_per_tile)
-    );
-    let used_tiles = used.iter().filter(|&&u| u > 0).count();
-    let _ =
-        writeln!(s, "  Tiles used:              {} / {}", thousands(used_tiles as u64), thousands(ntiles));
-    let _ = writeln!(s);
+    let mut s = match graph {
+        Some(g) => report::summary::graph_summary(g) + "\n",
+        None => {
+            let mut s = report::summary::target_summary(&graph_target(image));
+            let _ = writeln!(s, "Graph and Memory Usage: no graph profile (a prog.exe holds none; pass");
+            let _ = writeln!(s, "  --graph-profile with the file `poplar-compile --report` wrote)");
+            let _ = writeln!(s);
+            s
+        }
+    };
     let _ = writeln!(s, "Execution:");
     let Some(rec) = rec else {
         let _ = writeln!(s, "  Steps executed:          {}", thousands(totals.steps));
@@ -513,12 +562,4 @@ fn execution_block(s: &mut String, totals: &Totals, tiles: u64, clock_mhz: f64) 
         let label = format!("Tile average {what}:");
         let _ = writeln!(s, "  {label:<54}{} ({share:.1}% of total)", decimal(average));
     }
-}
-
-fn kib(b: u64) -> String {
-    format!("{} KiB", thousands(b / 1024))
-}
-
-fn bytes(b: u64) -> String {
-    format!("{} bytes", thousands(b))
 }

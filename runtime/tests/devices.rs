@@ -283,7 +283,7 @@ fn cli_runs_actions_in_order() {
         let mut argv = vec![exe.to_string_lossy().to_string()];
         argv.extend(args.iter().map(|s| s.to_string()));
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let no_compiler = |_: &std::path::Path| Err("no compiler in this test".to_string());
+        let no_compiler = |_: &std::path::Path, _: bool| Err("no compiler in this test".to_string());
         let code = runtime::cli::main(&argv, &env, &no_compiler, &mut out, &mut err);
         (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
     };
@@ -353,7 +353,7 @@ fn cli_log_level_and_destination() {
     std::fs::create_dir_all(&dir).unwrap();
     let pir = dir.join("graph.pir");
     let warning = "graph.pir:2:1: warning: 4 elements of tensor `a` have no tile mapping".to_string();
-    let compile = |_: &std::path::Path| Ok((sample(), vec![warning.clone()]));
+    let compile = |_: &std::path::Path, _: bool| Ok((sample(), vec![warning.clone()], None));
     let run = |env: runtime::cli::Env| {
         let argv = vec![pir.to_string_lossy().to_string(), "--device".into(), "cpu".into()];
         let (mut out, mut err) = (Vec::new(), Vec::new());

@@ -39,10 +39,10 @@ struct Outcome {
     stderr: String,
 }
 
-fn run(dir: &Path, image: &Image, args: &[String]) -> Outcome {
+fn run(dir: &Path, image: &Image, graph: &str, args: &[String]) -> Outcome {
     let mut argv = vec![dir.join("graph.pir").to_string_lossy().into_owned()];
     argv.extend(args.iter().cloned());
-    let compile = |_: &Path| Ok((image.clone(), Vec::new()));
+    let compile = |_: &Path, want: bool| Ok((image.clone(), Vec::new(), want.then(|| graph.to_string())));
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         runtime::cli::main(&argv, &runtime::cli::Env::default(), &compile, &mut out, &mut err)
@@ -61,8 +61,8 @@ fn run_cases() {
     let mut report = Report::new();
     for dir in cases() {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let image = match compiler::compile_for_run(&dir.join("graph.pir")) {
-            Ok((image, _)) => image,
+        let (image, graph) = match compiler::compile_for_run_profiled(&dir.join("graph.pir"), true) {
+            Ok((image, _, graph)) => (image, graph.unwrap_or_default()),
             Err(e) => {
                 report.fail(format!("{name}: does not compile:\n{e}"));
                 continue;
@@ -84,7 +84,7 @@ fn run_cases() {
                     summary_cut = true;
                 }
             }
-            let o = run(&dir, &image, &args);
+            let o = run(&dir, &image, &graph, &args);
             let label = if device.is_empty() { name.clone() } else { format!("{name} on {device}") };
             if o.code == 101 {
                 report.fail(format!("{label}: panicked (exit 101 is a bug)\n{}", o.stderr));
