@@ -15,11 +15,12 @@
 //! More than `bytes_per_tile` on any tile is an error naming each tile with
 //! its breakdown, unless out of memory is allowed.
 
-use ir::{EntityRef, Graph, Spans, TensorKind};
+use ir::{EntityRef, Graph, SecondaryMap, Spans, TensorKind};
 use linker::gp;
 
 use crate::error::{Stage, StageError};
 use crate::exchange::{ExchangePlan, Owner};
+use crate::ids::BufferId;
 use crate::mapping::TileMapping;
 use crate::resolve::Resolved;
 use crate::Codelets;
@@ -74,7 +75,7 @@ pub struct MemoryLayout {
     /// Per vertex: the bytes of its descriptor arrays.
     pub descriptor_bytes: Vec<u32>,
     /// Per buffer: its address.
-    pub buffer_addr: Vec<u32>,
+    pub buffer_addr: SecondaryMap<BufferId, u32>,
     /// Per tile.
     pub tiles: Vec<TileMemory>,
 }
@@ -112,7 +113,7 @@ pub fn layout_memory(
             }
             let size = u64::from(tensor.elem.size_in_bytes());
             for (i, iv) in mapping.tensors[t.index()].iter().enumerate() {
-                let tile = iv.tile as usize;
+                let tile = iv.tile.index();
                 let at = align(cur[tile], size);
                 tiles[tile].gaps += at - cur[tile];
                 let bytes = (iv.end - iv.start) * size;
@@ -134,7 +135,7 @@ pub fn layout_memory(
     out.vertex_state = Vec::with_capacity(graph.vertices.len());
     for v in graph.vertices.keys() {
         let vt = resolved.vertex_info(codelets, v);
-        let tile = mapping.vertex_tiles[v.index()] as usize;
+        let tile = mapping.vertex_tiles[v].index();
         let a = u64::from(vt.state_align.max(1));
         let at = align(cur[tile], a);
         tiles[tile].gaps += at - cur[tile];
@@ -161,7 +162,7 @@ pub fn layout_memory(
                 _ => 0,
             })
             .sum();
-        let tile = mapping.vertex_tiles[v.index()] as usize;
+        let tile = mapping.vertex_tiles[v].index();
         let at = align(cur[tile], 4);
         tiles[tile].gaps += at - cur[tile];
         out.descriptors[v.index()] = addr(at);
@@ -173,8 +174,8 @@ pub fn layout_memory(
     // The exchange arena: per tile, per owner, a bump allocator from 0.
     let mut arena: Vec<Vec<(Owner, u64)>> = vec![Vec::new(); n];
     let mut rel = Vec::with_capacity(plan.buffers.len());
-    for b in &plan.buffers {
-        let slots = &mut arena[b.tile as usize];
+    for b in plan.buffers.values() {
+        let slots = &mut arena[b.tile.index()];
         let slot = match slots.iter().rposition(|s| s.0 == b.owner) {
             Some(i) => i,
             None => {
@@ -205,8 +206,9 @@ pub fn layout_memory(
         }
         tiles[t].total = cur[t];
     }
-    out.buffer_addr =
-        plan.buffers.iter().zip(&rel).map(|(b, &r)| addr(tiles[b.tile as usize].arena_base + r)).collect();
+    for ((id, b), &r) in plan.buffers.iter().zip(&rel) {
+        out.buffer_addr.set(id, addr(tiles[b.tile.index()].arena_base + r));
+    }
     out.tiles = tiles;
 
     // Out of memory?

@@ -32,6 +32,7 @@ pub mod driver;
 pub mod dump;
 pub mod error;
 pub mod exchange;
+pub mod ids;
 pub mod layout;
 pub mod lower;
 pub mod mapping;

@@ -18,7 +18,10 @@ pub trait EntityRef: Copy + Eq + Ord + fmt::Debug {
     fn index(self) -> usize;
 }
 
-/// Declares a newtyped `u32` entity id that prints as `prefix` + number.
+/// Declares a newtyped `u32` entity id that prints as `prefix` + number
+/// (exported so that passes of other crates type their own tables' keys
+/// the same way: `ir::entity_id!(TileId, "tile")`).
+#[macro_export]
 macro_rules! entity_id {
     ($(#[$attr:meta])* $name:ident, $prefix:expr) => {
         $(#[$attr])*
@@ -47,7 +50,7 @@ macro_rules! entity_id {
         }
     };
 }
-pub(crate) use entity_id;
+pub use crate::entity_id;
 
 /// An arena owning values of type `V`, indexed by ids of type `K`.
 #[derive(Clone, PartialEq, Eq)]

@@ -213,7 +213,7 @@ impl Expander {
                 }])
                 .unwrap_or_else(|_| whole.clone());
             let sub = View { shape: vec![iv.end - iv.start], pieces: sub.pieces };
-            self.graph.mappings.push(ir::MapStmt { view: sub, mapping: Mapping::Tile(iv.tile) });
+            self.graph.mappings.push(ir::MapStmt { view: sub, mapping: Mapping::Tile(iv.tile.0) });
             self.spans.mappings.push(span);
         }
         self.tm.tensors[t.index()] = merged;
@@ -293,7 +293,7 @@ impl Expander {
         let mut runs = Vec::new();
         let mut pos = 0;
         self.tm.segments(view, |s| {
-            runs.push((s.tile, pos, s.len));
+            runs.push((s.tile.0, pos, s.len));
             pos += s.len;
         });
         runs

@@ -10,7 +10,7 @@
 //! Every tensor is live for the whole run (tile memory is allocated once).
 
 use ::report::schema::{Category, CategoryTotal, Memory, MemoryByTile, Overlap, Variable, VertexMemory};
-use ir::Graph;
+use ir::{EntityRef, Graph};
 use linker::gp;
 
 use crate::layout::MemoryLayout;
@@ -73,7 +73,7 @@ fn vertices(
     for v in graph.vertices.keys() {
         let i = ir::EntityRef::index(v);
         let vt = resolved.vertex_info(codelets, v);
-        let tile = mapping.vertex_tiles[i] as usize;
+        let tile = mapping.vertex_tiles[v].index();
         let at = u64::from(layout.vertex_state[i]);
         let edge_ptr: u64 = vt
             .fields
@@ -92,7 +92,7 @@ fn vertices(
         if !crate::layout::has_descriptor(vt) {
             continue;
         }
-        let tile = mapping.vertex_tiles[i] as usize;
+        let tile = mapping.vertex_tiles[v].index();
         let at = u64::from(layout.descriptors[i]);
         let bytes = u64::from(layout.descriptor_bytes[i]);
         out[i].descriptor = bytes;
@@ -124,12 +124,12 @@ pub(super) fn memory(
         for (iv, &at) in
             mapping.tensors[ir::EntityRef::index(t)].iter().zip(&layout.tensor_addr[ir::EntityRef::index(t)])
         {
-            over[c][iv.tile as usize] += past(u64::from(at), (iv.end - iv.start) * size, limit);
+            over[c][iv.tile.index()] += past(u64::from(at), (iv.end - iv.start) * size, limit);
         }
     }
     for v in graph.vertices.keys() {
         let i = ir::EntityRef::index(v);
-        let tile = mapping.vertex_tiles[i] as usize;
+        let tile = mapping.vertex_tiles[v].index();
         let vt = resolved.vertex_info(codelets, v);
         over[cat("vertexInstanceState")][tile] +=
             past(u64::from(layout.vertex_state[i]), u64::from(vt.state_size), limit);
@@ -200,14 +200,14 @@ pub(super) fn memory(
     for (row, c) in graph.compute_sets.values().enumerate() {
         for &v in &c.vertices {
             let i = ir::EntityRef::index(v);
-            add(&mut by_compute_set, row, mapping.vertex_tiles[i] as usize, per_vertex[i]);
+            add(&mut by_compute_set, row, mapping.vertex_tiles[v].index(), per_vertex[i]);
         }
     }
     let mut by_vertex_type = vertex_memory(types.len(), n);
     for v in graph.vertices.keys() {
         let i = ir::EntityRef::index(v);
-        let row = resolved.vertex_type[i] as usize;
-        add(&mut by_vertex_type, row, mapping.vertex_tiles[i] as usize, per_vertex[i]);
+        let row = resolved.vertex_type[v].index();
+        add(&mut by_vertex_type, row, mapping.vertex_tiles[v].index(), per_vertex[i]);
     }
     Memory { by_tile, by_category, by_compute_set, by_vertex_type }
 }
@@ -222,9 +222,9 @@ pub(super) fn variables(graph: &Graph, mapping: &TileMapping) -> Vec<Variable> {
             let mut on_tile: Vec<(u32, u64)> = Vec::new();
             for iv in &mapping.tensors[ir::EntityRef::index(t)] {
                 let bytes = (iv.end - iv.start) * size;
-                match on_tile.iter_mut().find(|x| x.0 == iv.tile) {
+                match on_tile.iter_mut().find(|x| x.0 == iv.tile.0) {
                     Some(x) => x.1 += bytes,
-                    None => on_tile.push((iv.tile, bytes)),
+                    None => on_tile.push((iv.tile.0, bytes)),
                 }
             }
             on_tile.sort_unstable();
