@@ -30,7 +30,7 @@ pub fn mapping(graph: &Graph, _resolved: &Resolved, m: &TileMapping) -> String {
     let _ = writeln!(o, "tensors");
     for (t, tensor) in graph.tensors.iter() {
         let _ = writeln!(o, "  {t} {}: {}{}", tensor.name, tensor.elem, shape(&tensor.shape));
-        for iv in &m.tensors[t.index()] {
+        for iv in &m.tensors[t] {
             let _ = writeln!(o, "    [{}:{}] -> {}", iv.start, iv.end, iv.tile);
         }
     }
@@ -122,8 +122,8 @@ pub fn memory(graph: &Graph, m: &TileMapping, plan: &ExchangePlan, layout: &Memo
             ir::TensorKind::Var => "variable",
             ir::TensorKind::Const => "constant",
         };
-        for (i, iv) in m.tensors[t.index()].iter().enumerate() {
-            let a = u64::from(layout.tensor_addr[t.index()][i]);
+        for (iv, &a) in m.tensors[t].iter().zip(&layout.tensor_addr[t]) {
+            let a = u64::from(a);
             let b = (iv.end - iv.start) * size;
             items[iv.tile.index()]
                 .push((a, format!("{kind} {}[{}:{}] {b} bytes", tensor.name, iv.start, iv.end)));
@@ -131,8 +131,8 @@ pub fn memory(graph: &Graph, m: &TileMapping, plan: &ExchangePlan, layout: &Memo
     }
     for v in graph.vertices.keys() {
         let tile = m.vertex_tiles[v].index();
-        items[tile].push((u64::from(layout.vertex_state[v.index()]), format!("vertex state {v}")));
-        let d = layout.descriptors[v.index()];
+        items[tile].push((u64::from(layout.vertex_state[v]), format!("vertex state {v}")));
+        let d = layout.descriptors[v];
         if d != 0 {
             items[tile].push((u64::from(d), format!("vector-list descriptors {}", VertexId(v.0))));
         }
@@ -147,18 +147,19 @@ pub fn memory(graph: &Graph, m: &TileMapping, plan: &ExchangePlan, layout: &Memo
     }
     let mut o = String::new();
     let limit = graph.target.bytes_per_tile;
-    let total: u64 = layout.tiles.iter().map(|t| t.total).sum();
-    let max = layout.tiles.iter().map(|t| t.total).max().unwrap_or(0);
+    let total: u64 = layout.tiles.values().map(|t| t.total).sum();
+    let max = layout.tiles.values().map(|t| t.total).max().unwrap_or(0);
     let _ = writeln!(o, "total {total} bytes, largest tile {max} of {limit} bytes");
-    for (t, mem) in layout.tiles.iter().enumerate() {
+    for (t, mem) in layout.tiles.iter() {
         if mem.total == 0 {
             continue;
         }
         let cats: Vec<String> =
             mem.categories().iter().filter(|c| c.1 > 0).map(|(k, b)| format!("{k} {b}")).collect();
-        let _ = writeln!(o, "tile {t}: {} bytes ({})", mem.total, cats.join(", "));
-        items[t].sort();
-        for (a, what) in &items[t] {
+        let _ = writeln!(o, "{t}: {} bytes ({})", mem.total, cats.join(", "));
+        let items = &mut items[t.index()];
+        items.sort();
+        for (a, what) in items.iter() {
             let _ = writeln!(o, "  {a:#07x} {what}");
         }
         if mem.exchange > 0 {

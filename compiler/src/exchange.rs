@@ -427,7 +427,7 @@ fn push_region(mapping: &TileMapping, plan: &mut ExchangePlan, p: &Pending) -> B
         bytes: (p.end - p.start) * p.size,
         owner: Owner::ComputeSet(p.cs),
     });
-    let ivs = &mapping.tensors[p.tensor.index()];
+    let ivs = &mapping.tensors[p.tensor];
     let x = plan.compute_sets.get_mut(p.cs);
     let mut k = mapping.interval_of(p.tensor, p.start);
     let mut s = p.start;

@@ -23,7 +23,7 @@ use linker::image::{
 use linker::link::{Unlinked, UsedType};
 
 use crate::exchange::{EdgeLoc, ExchangePlan, Loc, Move};
-use crate::ids::CopyId;
+use crate::ids::{CopyId, TileId};
 use crate::layout::MemoryLayout;
 use crate::mapping::TileMapping;
 use crate::resolve::{literal_bytes, Resolved};
@@ -41,12 +41,9 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn tensor_addr(&self, t: TensorId, interval: u32, elem: u64) -> (u32, u64) {
-        let iv = self.mapping.tensors[t.index()][interval as usize];
+        let iv = self.mapping.tensors[t][interval as usize];
         let size = u64::from(self.graph.tensors[t].elem.size_in_bytes());
-        (
-            iv.tile.0,
-            u64::from(self.layout.tensor_addr[t.index()][interval as usize]) + (elem - iv.start) * size,
-        )
+        (iv.tile.0, u64::from(self.layout.tensor_addr[t][interval as usize]) + (elem - iv.start) * size)
     }
 
     fn loc(&self, l: Loc) -> (u32, u64) {
@@ -160,7 +157,7 @@ pub fn lower<'a>(
             }
             instances[t].push(VertexInstance {
                 vertex_type: resolved.vertex_type[v].0,
-                state: layout.vertex_state[v.index()],
+                state: layout.vertex_state[v],
                 id: v.0,
                 cycles: graph.vertices[v].cycles,
             });
@@ -191,7 +188,7 @@ pub fn lower<'a>(
             }
         }
         let size = tensor.elem.size_in_bytes() as usize;
-        for (i, iv) in mapping.tensors[t.index()].iter().enumerate() {
+        for (iv, &offset) in mapping.tensors[t].iter().zip(&layout.tensor_addr[t]) {
             let len = (iv.end - iv.start) as usize * size;
             let bytes = match init {
                 Init::Splat(b) => b.iter().copied().cycle().take(len).collect::<Vec<u8>>(),
@@ -203,7 +200,7 @@ pub fn lower<'a>(
             if bytes.iter().all(|&x| x == 0) {
                 continue;
             }
-            inits[iv.tile.index()].push(Segment { offset: layout.tensor_addr[t.index()][i], bytes });
+            inits[iv.tile.index()].push(Segment { offset, bytes });
         }
     }
 
@@ -292,7 +289,7 @@ fn lower_tile(
     mut init: Vec<Segment>,
     on_tile: &[VertexId],
 ) -> TileImage {
-    let mem = &cx.layout.tiles[tile];
+    let mem = &cx.layout.tiles[TileId::new(tile)];
     if !on_tile.is_empty() {
         let base = mem.states_base;
         let mut region = vec![0u8; (mem.arena_base - base) as usize];
@@ -323,10 +320,10 @@ fn put(region: &mut [u8], at: u64, bytes: &[u8]) {
 fn write_state(cx: &Ctx<'_>, v: VertexId, base: u64, region: &mut [u8]) {
     let vt = cx.resolved.vertex_info(cx.codelets, v);
     let vx = &cx.graph.vertices[v];
-    let state = u64::from(cx.layout.vertex_state[v.index()]) - base;
+    let state = u64::from(cx.layout.vertex_state[v]) - base;
     let edges = cx.plan.vertex_edges(v);
     let mut e = 0usize;
-    let mut desc = u64::from(cx.layout.descriptors[v.index()]);
+    let mut desc = u64::from(cx.layout.descriptors[v]);
     for (k, f) in vt.fields.iter().enumerate() {
         let at = state + u64::from(f.offset);
         match f.kind {

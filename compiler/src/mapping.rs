@@ -44,8 +44,8 @@ pub struct Segment {
 /// The result of [`map_tiles`].
 #[derive(Clone, Debug)]
 pub struct TileMapping {
-    /// Per tensor (by id): its intervals, sorted, covering, coalesced.
-    pub tensors: Vec<Vec<Interval>>,
+    /// Per tensor: its intervals, sorted, covering, coalesced.
+    pub tensors: SecondaryMap<TensorId, Vec<Interval>>,
     /// Per vertex: its tile.
     pub vertex_tiles: SecondaryMap<VertexId, TileId>,
     /// Total tiles of the target.
@@ -55,14 +55,14 @@ pub struct TileMapping {
 impl TileMapping {
     /// The index of the interval of tensor `t` holding element `e`.
     pub fn interval_of(&self, t: TensorId, e: u64) -> usize {
-        let ivs = &self.tensors[t.index()];
+        let ivs = &self.tensors[t];
         ivs.partition_point(|iv| iv.start <= e).saturating_sub(1)
     }
 
     /// Calls `f` with the view's elements as segments, in the view's order.
     pub fn segments(&self, view: &View, mut f: impl FnMut(Segment)) {
         for run in view.runs() {
-            let ivs = &self.tensors[run.tensor.index()];
+            let ivs = &self.tensors[run.tensor];
             let mut i = self.interval_of(run.tensor, run.start);
             let mut s = run.start;
             let end = run.start + run.len;
@@ -170,7 +170,7 @@ pub fn map_tiles(
     }
 
     // Fill the gaps.
-    let mut tensors = Vec::with_capacity(graph.tensors.len());
+    let mut tensors = SecondaryMap::default();
     for (t, tensor) in graph.tensors.iter() {
         let n = tensor.num_elements();
         let mut gaps = Vec::new();
@@ -217,7 +217,7 @@ pub fn map_tiles(
                 _ => ivs.push(Interval { start: s, end: e, tile }),
             }
         }
-        tensors.push(ivs);
+        tensors.set(t, ivs);
     }
     errs.finish(Stage::Mapping)?;
     let mut mapping = TileMapping { tensors, vertex_tiles: SecondaryMap::with_default(TileId(0)), num_tiles };

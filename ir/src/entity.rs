@@ -110,6 +110,13 @@ impl<K: EntityRef, V> PrimaryMap<K, V> {
     }
 }
 
+impl<K: EntityRef, V> FromIterator<V> for PrimaryMap<K, V> {
+    /// An arena of the values, given ids in order.
+    fn from_iter<I: IntoIterator<Item = V>>(values: I) -> Self {
+        PrimaryMap { elems: values.into_iter().collect(), unused: PhantomData }
+    }
+}
+
 impl<K: EntityRef, V> Index<K> for PrimaryMap<K, V> {
     type Output = V;
     fn index(&self, k: K) -> &V {

@@ -216,7 +216,7 @@ impl Expander {
             self.graph.mappings.push(ir::MapStmt { view: sub, mapping: Mapping::Tile(iv.tile.0) });
             self.spans.mappings.push(span);
         }
-        self.tm.tensors[t.index()] = merged;
+        self.tm.tensors.set(t, merged);
         self.user_mapped[t.index()] = true;
     }
 
@@ -281,7 +281,7 @@ impl Expander {
             init: None,
         });
         self.spans.tensors.set(id, span);
-        self.tm.tensors.push(Vec::new());
+        self.tm.tensors.set(id, Vec::new());
         self.user_mapped.push(false);
         self.set_mapping(id, intervals, span);
         id

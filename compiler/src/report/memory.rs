@@ -69,12 +69,12 @@ fn vertices(
     layout: &MemoryLayout,
 ) -> Vec<VertexBytes> {
     let mut out = vec![VertexBytes::default(); graph.vertices.len()];
-    let mut cur: Vec<u64> = layout.tiles.iter().map(|m| m.states_base).collect();
+    let mut cur: Vec<u64> = layout.tiles.values().map(|m| m.states_base).collect();
     for v in graph.vertices.keys() {
         let i = ir::EntityRef::index(v);
         let vt = resolved.vertex_info(codelets, v);
         let tile = mapping.vertex_tiles[v].index();
-        let at = u64::from(layout.vertex_state[i]);
+        let at = u64::from(layout.vertex_state[v]);
         let edge_ptr: u64 = vt
             .fields
             .iter()
@@ -93,8 +93,8 @@ fn vertices(
             continue;
         }
         let tile = mapping.vertex_tiles[v].index();
-        let at = u64::from(layout.descriptors[i]);
-        let bytes = u64::from(layout.descriptor_bytes[i]);
+        let at = u64::from(layout.descriptors[v]);
+        let bytes = u64::from(layout.descriptor_bytes[v]);
         out[i].descriptor = bytes;
         out[i].padding += at.saturating_sub(cur[tile]);
         cur[tile] = at + bytes;
@@ -111,7 +111,7 @@ pub(super) fn memory(
     layout: &MemoryLayout,
     types: &[&gp::VertexType],
 ) -> Memory {
-    let tiles = &layout.tiles;
+    let tiles = layout.tiles.values().as_slice();
     let n = tiles.len();
     let limit = u64::from(graph.target.bytes_per_tile);
     let names = tiles.first().map(|m| m.categories().map(|c| c.0)).unwrap_or_default();
@@ -121,20 +121,17 @@ pub(super) fn memory(
     for (t, tensor) in graph.tensors.iter() {
         let c = cat(if tensor.kind == ir::TensorKind::Const { "constant" } else { "variable" });
         let size = u64::from(tensor.elem.size_in_bytes());
-        for (iv, &at) in
-            mapping.tensors[ir::EntityRef::index(t)].iter().zip(&layout.tensor_addr[ir::EntityRef::index(t)])
-        {
+        for (iv, &at) in mapping.tensors[t].iter().zip(&layout.tensor_addr[t]) {
             over[c][iv.tile.index()] += past(u64::from(at), (iv.end - iv.start) * size, limit);
         }
     }
     for v in graph.vertices.keys() {
-        let i = ir::EntityRef::index(v);
         let tile = mapping.vertex_tiles[v].index();
         let vt = resolved.vertex_info(codelets, v);
         over[cat("vertexInstanceState")][tile] +=
-            past(u64::from(layout.vertex_state[i]), u64::from(vt.state_size), limit);
+            past(u64::from(layout.vertex_state[v]), u64::from(vt.state_size), limit);
         over[cat("vectorListDescriptor")][tile] +=
-            past(u64::from(layout.descriptors[i]), u64::from(layout.descriptor_bytes[i]), limit);
+            past(u64::from(layout.descriptors[v]), u64::from(layout.descriptor_bytes[v]), limit);
     }
     for (t, m) in tiles.iter().enumerate() {
         over[cat("message")][t] = past(m.arena_base, m.exchange, limit);
@@ -220,7 +217,7 @@ pub(super) fn variables(graph: &Graph, mapping: &TileMapping) -> Vec<Variable> {
         .map(|(t, tensor)| {
             let size = u64::from(tensor.elem.size_in_bytes());
             let mut on_tile: Vec<(u32, u64)> = Vec::new();
-            for iv in &mapping.tensors[ir::EntityRef::index(t)] {
+            for iv in &mapping.tensors[t] {
                 let bytes = (iv.end - iv.start) * size;
                 match on_tile.iter_mut().find(|x| x.0 == iv.tile.0) {
                     Some(x) => x.1 += bytes,
