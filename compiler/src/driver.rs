@@ -293,4 +293,22 @@ mod tests {
         assert!(target_options(&mut t, r#"{"workers": 0}"#).is_err());
         assert!(target_options(&mut t, "[1]").is_err());
     }
+
+    /// A bare error takes the name of the program that reports it; a
+    /// located one (diagnostics) is already rendered.
+    #[test]
+    fn errors_are_rendered_by_their_caller() {
+        let missing = Path::new("/nonexistent/graph.pir");
+        let e = compile_path(missing, &Options::default()).unwrap_err();
+        assert!(matches!(e, CompileError::Read { .. }) && !e.is_located(), "{e:?}");
+        let text = e.render("poplar-compile");
+        assert!(text.starts_with("poplar-compile: error: cannot read /nonexistent/graph.pir: "), "{text}");
+        assert!(text.ends_with('\n'), "{text}");
+        // `poplar-run` gets the bare message and prefixes its own name.
+        let run = compile_for_run(missing).unwrap_err();
+        assert!(run.starts_with("cannot read /nonexistent/graph.pir: "), "{run}");
+        let e = CompileError::Diagnostics("g.pir:1:1: error: x\n".into());
+        assert!(e.is_located());
+        assert_eq!(e.render("poplar-compile"), "g.pir:1:1: error: x\n");
+    }
 }
