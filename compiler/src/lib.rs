@@ -23,8 +23,9 @@
 //!
 //! Every stage can be dumped as stable text ([`dump`]) and the whole
 //! compilation summarised as Poplar's graph profile ([`report`]). Only
-//! [`driver`] touches the file system (reading the `.pir`, its codelets and
-//! compiling `.cpp` codelets through `popc`'s library). Failures come back
+//! [`driver`] (reading the `.pir`, its codelets and compiling `.cpp`
+//! codelets through `popc`'s library) and [`cli`] (writing the outputs)
+//! touch the file system. Failures come back
 //! as a [`CompileError`]; only [`cli`], the command the binary
 //! `poplar-compile` is a thin shell around ([`cli::run_cli`]), renders them
 //! with the program's name.
