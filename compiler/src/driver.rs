@@ -4,63 +4,18 @@
 //! `.pir`'s folder, then each `-I` folder), loads `.gp` objects and compiles
 //! `.cpp` codelets in-process through `popc`'s library (once per file per
 //! run, with the options of the `codelets` item, asking for the vertex type
-//! names the graph uses), runs [`crate::compile`], and for the command line
-//! writes outputs atomically (a temporary file renamed into place, so a
-//! failed compile leaves no output file). [`run_cli`] is the whole command
-//! as a function returning (exit code, stdout, stderr), which the binary and
-//! the tests share.
+//! names the graph uses), applies `--target` and `POPLAR_TARGET_OPTIONS`,
+//! and runs [`crate::compile`]. Failures are [`CompileError`]s, rendered by
+//! the command line ([`crate::cli`]) or, for `poplar-run`, by
+//! [`compile_for_run`].
 
 use std::collections::BTreeSet;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use clap::Parser;
 use linker::gp;
 
-use crate::{Codelets, Compiled, DumpStage, Options};
-
-/// `poplar-compile`: compiles a PIR graph and its codelets into `prog.exe`.
-#[derive(Parser, Debug)]
-#[command(
-    name = "poplar-compile",
-    version,
-    about = "Compile a PIR graph and its codelets into an executable image",
-    after_help = "Environment: POPLAR_TARGET_OPTIONS, a JSON object of target keys applied after the \
-                  file's target and --target, e.g. {\"tiles_per_ipu\": 16}. POPLAR_ENGINE_OPTIONS: \
-                  {\"autoReport.outputGraphProfile\": \"true\"} (or autoReport.all) writes graph.json \
-                  into autoReport.directory (default: here)."
-)]
-struct Cli {
-    /// The graph (`.pir`).
-    input: PathBuf,
-    /// Where to write the executable image.
-    #[arg(short = 'o', value_name = "prog.exe")]
-    output: Option<PathBuf>,
-    /// Target preset (mk1, mk2, bow, cpu), replacing the file's preset; its key overrides stay.
-    #[arg(long, value_name = "PRESET")]
-    target: Option<String>,
-    /// Add a folder to search for codelet files.
-    #[arg(short = 'I', value_name = "dir")]
-    include: Vec<PathBuf>,
-    /// Write the graph profile (JSON) here.
-    #[arg(long, value_name = "graph-profile.json")]
-    report: Option<PathBuf>,
-    /// Make unmapped tensor elements an error instead of a warning.
-    #[arg(long)]
-    strict_mapping: bool,
-    /// Report overflowing tiles as a warning and still write the report (no image).
-    #[arg(long)]
-    allow_out_of_memory: bool,
-    /// Only parse and check the graph (no codelets, no output).
-    #[arg(long)]
-    check: bool,
-    /// Print a stage as text to stdout: ops, mapping, exchange, memory, program, image.
-    #[arg(long, value_name = "STAGE")]
-    dump: Vec<String>,
-    /// Print the time each pass takes to stderr.
-    #[arg(long)]
-    time_passes: bool,
-}
+use crate::error::Warning;
+use crate::{Codelets, CompileError, Compiled, Options};
 
 /// Reads files for `popc`'s preprocessor.
 struct FsIncludes;
@@ -90,7 +45,7 @@ fn load_codelets(
     pir_path: &Path,
     module: &ir::Module,
     opts: &Options,
-) -> Result<Codelets, String> {
+) -> Result<Codelets, CompileError> {
     let graph = &module.graph;
     let dir = pir_path.parent().unwrap_or(Path::new("."));
     let requested: Vec<String> = graph
@@ -149,7 +104,7 @@ fn load_codelets(
     }
     if diags.has_errors() {
         text.push_str(&diags.render());
-        return Err(text);
+        return Err(CompileError::Diagnostics(text));
     }
     Ok(out)
 }
@@ -182,11 +137,9 @@ fn compile_cpp(
         .map_err(|d| d.render())
 }
 
-fn target_override(graph: &mut ir::Graph, preset: &str) -> Result<(), String> {
+fn target_override(graph: &mut ir::Graph, preset: &str) -> Result<(), CompileError> {
     let Some(mut t) = ir::Target::from_preset_name(preset) else {
-        return Err(format!(
-            "poplar-compile: error: unknown target preset `{preset}` (expected mk1, mk2, bow or cpu)\n"
-        ));
+        return Err(CompileError::UnknownPreset(preset.to_string()));
     };
     for (k, v) in graph.target.overrides() {
         let _ = t.set(k, v);
@@ -209,23 +162,20 @@ const POPLAR_TARGET_OPTIONS: [(&str, &[&str]); 3] = [
 /// Applies `POPLAR_TARGET_OPTIONS`, a JSON object of PIR target keys with
 /// positive integer values and Poplar's own target options. Returns the
 /// warnings for the options that have no effect here.
-fn target_options(target: &mut ir::Target, json: &str) -> Result<String, String> {
-    let err = |m: String| format!("poplar-compile: error: POPLAR_TARGET_OPTIONS: {m}\n");
+fn target_options(target: &mut ir::Target, json: &str) -> Result<Vec<Warning>, CompileError> {
+    let err = CompileError::TargetOptions;
     let value: serde_json::Value =
         serde_json::from_str(json).map_err(|e| err(format!("not valid JSON: {e}")))?;
     let serde_json::Value::Object(map) = value else {
         return Err(err("expected a JSON object of target keys, e.g. {\"tiles_per_ipu\": 16}".into()));
     };
-    let mut warnings = String::new();
+    let mut warnings = Vec::new();
     for (k, v) in &map {
         if let Some((_, values)) = POPLAR_TARGET_OPTIONS.iter().find(|(name, _)| name == k) {
             if !v.as_str().is_some_and(|s| values.contains(&s)) {
                 return Err(err(format!("`{k}` must be one of {}, not {v}", values.join(", "))));
             }
-            warnings.push_str(&format!(
-                "poplar-compile: warning: POPLAR_TARGET_OPTIONS: `{k}` has no effect: this toolchain \
-                 does not model IPU-Links or sync groups\n"
-            ));
+            warnings.push(Warning::IgnoredTargetOption(k.clone()));
             continue;
         }
         if !ir::target::TARGET_KEYS.contains(&k.as_str()) {
@@ -252,10 +202,11 @@ fn target_options(target: &mut ir::Target, json: &str) -> Result<String, String>
 /// The compile function `poplar-run` injects for a `.pir` input (and the
 /// golden run harness with it): the image, the compiler's warnings and,
 /// when `graph_profile` asks for it, the graph profile (JSON, as `--report`
-/// writes it), or the rendered diagnostics. The runtime itself never
-/// depends on the compiler; it writes autoReport's `graph.json` itself,
-/// after the run, with the run's cycle estimates. Target keys come from
-/// `POPLAR_TARGET_OPTIONS`.
+/// writes it), or the error as text: rendered diagnostics, or a bare
+/// message that `poplar-run` prefixes with its own name. The runtime itself
+/// never depends on the compiler; it writes autoReport's `graph.json`
+/// itself, after the run, with the run's cycle estimates. Target keys come
+/// from `POPLAR_TARGET_OPTIONS`.
 pub fn compile_for_run_profiled(
     path: &Path,
     graph_profile: bool,
@@ -268,14 +219,12 @@ pub fn compile_for_run_profiled(
     };
     let compiled = compile_path(path, &opts);
     opts.progress.finish();
-    let compiled = compiled?;
-    let warnings = if compiled.warnings.trim().is_empty() {
-        vec![]
-    } else {
-        vec![compiled.warnings.trim_end().to_string()]
-    };
+    let compiled = compiled.map_err(|e| e.to_string())?;
+    // Rendered as `poplar-run`, the program the user ran, writes them.
+    let rendered = compiled.render_warnings("poplar-run");
+    let warnings = if rendered.trim().is_empty() { vec![] } else { vec![rendered.trim_end().to_string()] };
     let image =
-        compiled.image.ok_or_else(|| format!("{}: the graph does not fit in tile memory", path.display()))?;
+        compiled.image.ok_or_else(|| CompileError::DoesNotFit(path.display().to_string()).to_string())?;
     Ok((image, warnings, compiled.report))
 }
 
@@ -286,32 +235,35 @@ pub fn compile_for_run(path: &Path) -> Result<(linker::image::Image, Vec<String>
 }
 
 /// Compiles the `.pir` file at `path` (for `poplar-run graph.pir` and the
-/// command line). `Err` holds the rendered diagnostics.
-pub fn compile_path(path: &Path, opts: &Options) -> Result<Compiled, String> {
+/// command line).
+pub fn compile_path(path: &Path, opts: &Options) -> Result<Compiled, CompileError> {
     let file_name = path.display().to_string();
     let bytes =
-        std::fs::read(path).map_err(|e| format!("poplar-compile: error: cannot read {file_name}: {e}\n"))?;
+        std::fs::read(path).map_err(|source| CompileError::Read { path: file_name.clone(), source })?;
     let t = std::time::Instant::now();
-    let mut module = ir::parse_bytes(&file_name, &bytes).map_err(|d| d.render())?;
+    let mut module =
+        ir::parse_bytes(&file_name, &bytes).map_err(|d| CompileError::Diagnostics(d.render()))?;
     let parse_time = t.elapsed();
     let source = String::from_utf8_lossy(&bytes).into_owned();
-    let mut warnings = String::new();
-    for w in &module.warnings {
-        warnings.push_str(&w.render(&file_name, &source));
+    let mut warnings = Vec::new();
+    let rendered = module.warnings.iter().map(|w| w.render(&file_name, &source)).collect::<String>();
+    if !rendered.is_empty() {
+        warnings.push(Warning::Diagnostics(rendered));
     }
     let file_target = module.graph.target.clone();
     if let Some(p) = &opts.target {
         target_override(&mut module.graph, p)?;
     }
     if let Some(json) = &opts.target_options {
-        warnings.push_str(&target_options(&mut module.graph.target, json)?);
+        warnings.extend(target_options(&mut module.graph.target, json)?);
     }
-    module.graph.target.check().map_err(|m| format!("poplar-compile: error: {m}\n"))?;
+    module.graph.target.check().map_err(CompileError::Target)?;
     if module.graph.target != file_target && source.contains("target.") {
         // The file reads target properties (`target.num_tiles`): lower it
         // again for the target it will run on.
         let target = module.graph.target.clone();
-        module = ir::parse_bytes_for(&file_name, &bytes, Some(&target)).map_err(|d| d.render())?;
+        module = ir::parse_bytes_for(&file_name, &bytes, Some(&target))
+            .map_err(|d| CompileError::Diagnostics(d.render()))?;
     }
     let t = std::time::Instant::now();
     let codelets = load_codelets(&file_name, &source, path, &module, opts)?;
@@ -319,158 +271,9 @@ pub fn compile_path(path: &Path, opts: &Options) -> Result<Compiled, String> {
     let mut c = crate::compile(&file_name, &source, &module.graph, &module.spans, &codelets, opts)?;
     c.timings.insert(0, ("codelets", codelet_time));
     c.timings.insert(0, ("parse_and_check (ir)", parse_time));
-    warnings.push_str(&c.warnings);
+    warnings.append(&mut c.warnings);
     c.warnings = warnings;
     Ok(c)
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same folder.
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path)).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("poplar-compile: error: cannot write {}: {e}\n", path.display())
-    })
-}
-
-/// The whole command: `args` without the program name. Returns (exit code,
-/// stdout, stderr).
-pub fn run_cli(args: &[String]) -> (i32, String, String) {
-    let argv = std::iter::once("poplar-compile".to_string()).chain(args.iter().cloned());
-    let cli = match Cli::try_parse_from(argv) {
-        Ok(c) => c,
-        Err(e) => {
-            let text = e.render().to_string();
-            return match e.kind() {
-                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
-                    (0, text, String::new())
-                }
-                _ => (1, String::new(), text),
-            };
-        }
-    };
-    let log = match report::log::LogConfig::from_env() {
-        Ok(l) => l,
-        Err(e) => return (1, String::new(), format!("poplar-compile: error: {e}\n")),
-    };
-    let mut dumps = Vec::new();
-    for d in &cli.dump {
-        match DumpStage::from_name(d) {
-            Some(s) => dumps.push(s),
-            None => {
-                return (
-                    1,
-                    String::new(),
-                    format!(
-                        "poplar-compile: error: unknown --dump stage `{d}` (expected ops, mapping, exchange, memory, program or image)\n"
-                    ),
-                )
-            }
-        }
-    }
-    if cli.check {
-        let file_name = cli.input.display().to_string();
-        return match std::fs::read(&cli.input) {
-            Err(e) => (1, String::new(), format!("poplar-compile: error: cannot read {file_name}: {e}\n")),
-            Ok(bytes) => match ir::parse_bytes(&file_name, &bytes) {
-                Ok(_) => (0, String::new(), String::new()),
-                Err(d) => (1, String::new(), d.render()),
-            },
-        };
-    }
-    // `autoReport.outputGraphProfile` (or `.all`) in POPLAR_ENGINE_OPTIONS
-    // writes the graph profile as Poplar's engine compile does.
-    let auto = match std::env::var("POPLAR_ENGINE_OPTIONS") {
-        Ok(text) => match report::auto::AutoReport::from_engine_options(&text) {
-            Ok(a) => a,
-            Err(e) => return (1, String::new(), format!("poplar-compile: error: {e}\n")),
-        },
-        Err(_) => Default::default(),
-    };
-    let opts = Options {
-        target: cli.target.clone(),
-        include_dirs: cli.include.clone(),
-        strict_mapping: cli.strict_mapping,
-        allow_out_of_memory: cli.allow_out_of_memory,
-        dumps,
-        report: cli.report.is_some() || auto.graph,
-        time_passes: cli.time_passes,
-        target_options: std::env::var("POPLAR_TARGET_OPTIONS").ok(),
-        progress: report::progress::Progress::on_terminal("poplar-compile"),
-    };
-    opts.progress.step("parsing");
-    let c = compile_path(&cli.input, &opts);
-    opts.progress.finish();
-    let c = match c {
-        Ok(c) => c,
-        Err(e) => return (1, String::new(), e),
-    };
-    let mut stdout = String::new();
-    let mut stderr = String::new();
-    // Warnings and log lines: written where POPLAR_LOG_DEST says, at the end.
-    let mut logged =
-        if log.enabled(report::log::LogLevel::Warn) { c.warnings.clone() } else { String::new() };
-    for (stage, text) in &c.dumps {
-        if c.dumps.len() > 1 {
-            let _ = writeln!(stdout, "== {} ==", stage.name());
-        }
-        stdout.push_str(text);
-    }
-    if let (Some(path), Some(json)) = (&cli.report, &c.report) {
-        if let Err(e) = write_atomic(path, json.as_bytes()) {
-            return (1, stdout, stderr + &e);
-        }
-    }
-    if let Some(json) = &c.report {
-        if let Err(e) = auto.write_graph(json) {
-            return (1, stdout, stderr + &format!("poplar-compile: error: {e}\n"));
-        }
-    }
-    let mut timings = c.timings.clone();
-    match (&cli.output, &c.image) {
-        (Some(path), Some(img)) => {
-            let t = std::time::Instant::now();
-            let bytes = img.to_bytes();
-            if let Err(e) = write_atomic(path, &bytes) {
-                return (1, stdout, stderr + &e);
-            }
-            timings.push(("write image", t.elapsed()));
-            if log.enabled(report::log::LogLevel::Info) {
-                let msg = format!("wrote {} ({} bytes)", path.display(), bytes.len());
-                logged.push_str(&report::log::line(report::log::LogLevel::Info, &msg));
-            }
-        }
-        (Some(_), None) if log.enabled(report::log::LogLevel::Warn) => {
-            logged.push_str("poplar-compile: warning: the graph does not fit in memory; no image written\n")
-        }
-        _ => {}
-    }
-    if opts.time_passes {
-        let total: f64 = timings.iter().map(|t| t.1.as_secs_f64()).sum();
-        for (name, d) in &timings {
-            let _ = writeln!(stderr, "time: {:>9.3} ms  {name}", d.as_secs_f64() * 1e3);
-        }
-        let _ = writeln!(stderr, "time: {:>9.3} ms  total", total * 1e3);
-    }
-    match &log.dest {
-        report::log::LogDest::Stderr => stderr.insert_str(0, &logged),
-        report::log::LogDest::Stdout => stdout.insert_str(0, &logged),
-        dest => {
-            let written = dest.open().and_then(|f| match f {
-                Some(mut f) => f
-                    .write_all(logged.as_bytes())
-                    .and_then(|()| f.flush())
-                    .map_err(|e| format!("POPLAR_LOG_DEST: {e}")),
-                None => Ok(()),
-            });
-            if let Err(e) = written {
-                return (1, stdout, stderr + &format!("poplar-compile: error: {e}\n"));
-            }
-        }
-    }
-    (0, stdout, stderr)
 }
 
 #[cfg(test)]
@@ -482,16 +285,34 @@ mod tests {
         let mut t = ir::Target::preset(ir::Preset::Mk2);
         let w = target_options(&mut t, r#"{"tiles_per_ipu": 16, "ipuLinkTopology": "line"}"#).unwrap();
         assert_eq!(t.tiles_per_ipu, 16);
-        assert!(w.contains("`ipuLinkTopology` has no effect"), "{w}");
-        let e = target_options(&mut t, r#"{"syncConfiguration": "everything"}"#).unwrap_err();
+        assert_eq!(w, [Warning::IgnoredTargetOption("ipuLinkTopology".into())]);
+        let e = target_options(&mut t, r#"{"syncConfiguration": "everything"}"#).unwrap_err().to_string();
         assert!(e.contains("must be one of intraReplicaAndAll, ipuAndAll"), "{e}");
-        let e = target_options(&mut t, r#"{"numIPUs": "2"}"#).unwrap_err();
+        let e = target_options(&mut t, r#"{"numIPUs": "2"}"#).unwrap_err().to_string();
         assert!(e.contains("unknown target key `numIPUs`") && e.contains("ipuLinkConfiguration"), "{e}");
-        let e = target_options(&mut t, r#"{"tile_per_ipu": 4}"#).unwrap_err();
+        let e = target_options(&mut t, r#"{"tile_per_ipu": 4}"#).unwrap_err().to_string();
         assert!(e.contains("unknown target key `tile_per_ipu`; did you mean `tiles_per_ipu`?"), "{e}");
-        let e = target_options(&mut t, r#"{"ipuLinkTopolgy": "line"}"#).unwrap_err();
+        let e = target_options(&mut t, r#"{"ipuLinkTopolgy": "line"}"#).unwrap_err().to_string();
         assert!(e.contains("did you mean `ipuLinkTopology`?"), "{e}");
         assert!(target_options(&mut t, r#"{"workers": 0}"#).is_err());
         assert!(target_options(&mut t, "[1]").is_err());
+    }
+
+    /// A bare error takes the name of the program that reports it; a
+    /// located one (diagnostics) is already rendered.
+    #[test]
+    fn errors_are_rendered_by_their_caller() {
+        let missing = Path::new("/nonexistent/graph.pir");
+        let e = compile_path(missing, &Options::default()).unwrap_err();
+        assert!(matches!(e, CompileError::Read { .. }) && !e.is_located(), "{e:?}");
+        let text = e.render("poplar-compile");
+        assert!(text.starts_with("poplar-compile: error: cannot read /nonexistent/graph.pir: "), "{text}");
+        assert!(text.ends_with('\n'), "{text}");
+        // `poplar-run` gets the bare message and prefixes its own name.
+        let run = compile_for_run(missing).unwrap_err();
+        assert!(run.starts_with("cannot read /nonexistent/graph.pir: "), "{run}");
+        let e = CompileError::Diagnostics("g.pir:1:1: error: x\n".into());
+        assert!(e.is_located());
+        assert_eq!(e.render("poplar-compile"), "g.pir:1:1: error: x\n");
     }
 }

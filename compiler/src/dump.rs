@@ -30,15 +30,15 @@ pub fn mapping(graph: &Graph, _resolved: &Resolved, m: &TileMapping) -> String {
     let _ = writeln!(o, "tensors");
     for (t, tensor) in graph.tensors.iter() {
         let _ = writeln!(o, "  {t} {}: {}{}", tensor.name, tensor.elem, shape(&tensor.shape));
-        for iv in &m.tensors[t.index()] {
-            let _ = writeln!(o, "    [{}:{}] -> tile {}", iv.start, iv.end, iv.tile);
+        for iv in &m.tensors[t] {
+            let _ = writeln!(o, "    [{}:{}] -> {}", iv.start, iv.end, iv.tile);
         }
     }
     let _ = writeln!(o, "vertices");
     for (v, vx) in graph.vertices.iter() {
         let cs = &graph.compute_sets[vx.compute_set].name;
         let how = if vx.tile.is_some() { "" } else { " (placed)" };
-        let _ = writeln!(o, "  {v} {} in {cs} -> tile {}{how}", vx.vtype, m.vertex_tiles[v.index()]);
+        let _ = writeln!(o, "  {v} {} in {cs} -> {}{how}", vx.vtype, m.vertex_tiles[v]);
     }
     o
 }
@@ -47,7 +47,7 @@ fn loc(graph: &Graph, plan: &ExchangePlan, l: Loc) -> String {
     match l {
         Loc::Tensor { tensor, elem, .. } => format!("{}[{elem}]", graph.tensors[tensor].name),
         Loc::Buffer { buffer, byte } => {
-            format!("b{buffer}+{byte} (tile {})", plan.buffers[buffer as usize].tile)
+            format!("{buffer}+{byte} ({})", plan.buffers[buffer].tile)
         }
     }
 }
@@ -92,21 +92,21 @@ pub fn exchange(graph: &Graph, resolved: &Resolved, codelets: &Codelets, plan: &
                         format!("in place at {}[{elem}]", graph.tensors[tensor].name)
                     }
                     EdgeLoc::Buffer { buffer: b, byte } => {
-                        let buf = &plan.buffers[b as usize];
+                        let buf = &plan.buffers[b];
                         let at = if byte == 0 { String::new() } else { format!("+{byte}") };
-                        format!("buffer b{b}{at} ({} bytes on tile {})", buf.bytes, buf.tile)
+                        format!("buffer {b}{at} ({} bytes on {})", buf.bytes, buf.tile)
                     }
                 };
                 let s = if e.count == 1 { "" } else { "s" };
                 let _ = writeln!(o, "    {}{item}: {} element{s}, {how}", f.name, e.count);
             }
         }
-        let x = &plan.compute_sets[cs.index()];
+        let x = &plan.compute_sets[cs];
         moves(&mut o, graph, plan, "exchange in", &x.ins);
         moves(&mut o, graph, plan, "exchange out", &x.outs);
     }
-    for (i, c) in plan.copies.iter().enumerate() {
-        let _ = writeln!(o, "copy{i}");
+    for (i, c) in plan.copies.iter() {
+        let _ = writeln!(o, "{i}");
         moves(&mut o, graph, plan, "moves", c);
     }
     o
@@ -122,43 +122,44 @@ pub fn memory(graph: &Graph, m: &TileMapping, plan: &ExchangePlan, layout: &Memo
             ir::TensorKind::Var => "variable",
             ir::TensorKind::Const => "constant",
         };
-        for (i, iv) in m.tensors[t.index()].iter().enumerate() {
-            let a = u64::from(layout.tensor_addr[t.index()][i]);
+        for (iv, &a) in m.tensors[t].iter().zip(&layout.tensor_addr[t]) {
+            let a = u64::from(a);
             let b = (iv.end - iv.start) * size;
-            items[iv.tile as usize]
+            items[iv.tile.index()]
                 .push((a, format!("{kind} {}[{}:{}] {b} bytes", tensor.name, iv.start, iv.end)));
         }
     }
     for v in graph.vertices.keys() {
-        let tile = m.vertex_tiles[v.index()] as usize;
-        items[tile].push((u64::from(layout.vertex_state[v.index()]), format!("vertex state {v}")));
-        let d = layout.descriptors[v.index()];
+        let tile = m.vertex_tiles[v].index();
+        items[tile].push((u64::from(layout.vertex_state[v]), format!("vertex state {v}")));
+        let d = layout.descriptors[v];
         if d != 0 {
             items[tile].push((u64::from(d), format!("vector-list descriptors {}", VertexId(v.0))));
         }
     }
-    for (b, buf) in plan.buffers.iter().enumerate() {
+    for (b, buf) in plan.buffers.iter() {
         let owner = match buf.owner {
-            Owner::ComputeSet(c) => graph.compute_sets[ir::ComputeSetId(c)].name.clone(),
-            Owner::Copy(c) => format!("copy{c}"),
+            Owner::ComputeSet(c) => graph.compute_sets[c].name.clone(),
+            Owner::Copy(c) => c.to_string(),
         };
-        items[buf.tile as usize]
-            .push((u64::from(layout.buffer_addr[b]), format!("buffer b{b} of {owner} {} bytes", buf.bytes)));
+        items[buf.tile.index()]
+            .push((u64::from(layout.buffer_addr[b]), format!("buffer {b} of {owner} {} bytes", buf.bytes)));
     }
     let mut o = String::new();
     let limit = graph.target.bytes_per_tile;
-    let total: u64 = layout.tiles.iter().map(|t| t.total).sum();
-    let max = layout.tiles.iter().map(|t| t.total).max().unwrap_or(0);
+    let total: u64 = layout.tiles.values().map(|t| t.total).sum();
+    let max = layout.tiles.values().map(|t| t.total).max().unwrap_or(0);
     let _ = writeln!(o, "total {total} bytes, largest tile {max} of {limit} bytes");
-    for (t, mem) in layout.tiles.iter().enumerate() {
+    for (t, mem) in layout.tiles.iter() {
         if mem.total == 0 {
             continue;
         }
         let cats: Vec<String> =
             mem.categories().iter().filter(|c| c.1 > 0).map(|(k, b)| format!("{k} {b}")).collect();
-        let _ = writeln!(o, "tile {t}: {} bytes ({})", mem.total, cats.join(", "));
-        items[t].sort();
-        for (a, what) in &items[t] {
+        let _ = writeln!(o, "{t}: {} bytes ({})", mem.total, cats.join(", "));
+        let items = &mut items[t.index()];
+        items.sort();
+        for (a, what) in items.iter() {
             let _ = writeln!(o, "  {a:#07x} {what}");
         }
         if mem.exchange > 0 {

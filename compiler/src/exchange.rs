@@ -29,10 +29,14 @@
 
 use std::collections::HashMap;
 
-use ir::{walk_stmts, CopyEnd, EntityRef, FieldValue, Graph, Spans, Stmt, TensorId, VertexId, View};
+use ir::{
+    walk_stmts, ComputeSetId, CopyEnd, EntityRef, FieldValue, Graph, PrimaryMap, SecondaryMap, Spans, Stmt,
+    TensorId, VertexId, View,
+};
 use linker::gp;
 
 use crate::error::{Collector, Stage, StageError};
+use crate::ids::{BufferId, CopyId, CopyStmtId, TileId};
 use crate::mapping::{Segment, TileMapping};
 use crate::resolve::Resolved;
 use crate::Codelets;
@@ -41,15 +45,15 @@ use crate::Codelets;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Owner {
     /// Live while the compute set runs.
-    ComputeSet(u32),
-    /// Live while the copy (image copy index of its first phase) runs.
-    Copy(u32),
+    ComputeSet(ComputeSetId),
+    /// Live while the copy (its first phase) runs.
+    Copy(CopyId),
 }
 
 /// A receive/rearrangement buffer on a tile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Buffer {
-    pub tile: u32,
+    pub tile: TileId,
     pub bytes: u64,
     pub owner: Owner,
 }
@@ -60,7 +64,7 @@ pub enum Loc {
     /// Element `elem` of a tensor, inside mapping interval `interval`.
     Tensor { tensor: TensorId, interval: u32, elem: u64 },
     /// Byte `byte` of a buffer.
-    Buffer { buffer: u32, byte: u64 },
+    Buffer { buffer: BufferId, byte: u64 },
 }
 
 /// `bytes` contiguous bytes from `src` to `dst`.
@@ -80,7 +84,7 @@ pub enum EdgeLoc {
     Tensor { tensor: TensorId, interval: u32, elem: u64 },
     /// At byte `byte` of a buffer (input edges on one tile share the
     /// buffer that receives their elements).
-    Buffer { buffer: u32, byte: u64 },
+    Buffer { buffer: BufferId, byte: u64 },
 }
 
 /// One edge (or one item of a vector list) of a vertex.
@@ -105,17 +109,19 @@ pub struct CsExchange {
 /// The result of [`schedule_exchange`].
 #[derive(Clone, Debug, Default)]
 pub struct ExchangePlan {
-    pub buffers: Vec<Buffer>,
+    pub buffers: PrimaryMap<BufferId, Buffer>,
     /// Every vertex's edges, by vertex id, then codelet field, then item.
     pub edges: Vec<EdgeBinding>,
     edge_start: Vec<u32>,
-    /// Per compute set (by id).
-    pub compute_sets: Vec<CsExchange>,
+    /// Per compute set.
+    pub compute_sets: SecondaryMap<ComputeSetId, CsExchange>,
     /// Tensor copy phases (the image's `copies`).
-    pub copies: Vec<Vec<Move>>,
-    /// Per tensor-to-tensor `copy` statement, in pre-order over programs and
-    /// then functions: the phases (indices into `copies`) it runs.
-    pub copy_stmts: Vec<Vec<u32>>,
+    pub copies: PrimaryMap<CopyId, Vec<Move>>,
+    /// Per tensor-to-tensor `copy` statement, numbered here, once, in
+    /// pre-order over programs and then functions (the order of
+    /// [`ir::walk_stmts`] and of [`crate::lower`]'s walk, which takes them
+    /// in turn): the phases it runs.
+    pub copy_stmts: PrimaryMap<CopyStmtId, Vec<CopyId>>,
 }
 
 impl ExchangePlan {
@@ -128,15 +134,15 @@ impl ExchangePlan {
 
 /// A non-contiguous input element list on a tile: (compute set, tile,
 /// element size, runs as (tensor, start, len)).
-type ListKey = (u32, u32, u64, Vec<(TensorId, u64, u64)>);
+type ListKey = (ComputeSetId, TileId, u64, Vec<(TensorId, u64, u64)>);
 
 /// An input edge whose elements are one increasing run of a tensor, to be
 /// received into a region shared with the other such edges of its tile; or
 /// such a region.
 #[derive(Clone, Copy)]
 struct Pending {
-    cs: u32,
-    tile: u32,
+    cs: ComputeSetId,
+    tile: TileId,
     tensor: TensorId,
     size: u64,
     start: u64,
@@ -161,10 +167,7 @@ pub fn schedule_exchange(
     codelets: &Codelets,
     mapping: &TileMapping,
 ) -> Result<ExchangePlan, StageError> {
-    let mut plan = ExchangePlan {
-        compute_sets: vec![CsExchange::default(); graph.compute_sets.len()],
-        ..Default::default()
-    };
+    let mut plan = ExchangePlan::default();
     let mut errs = Collector::default();
     // Accesses of the compute set being scanned; vertices are grouped by
     // compute set, but do not rely on it: keep per compute set lists.
@@ -174,14 +177,14 @@ pub fn schedule_exchange(
     // share the regions of `shared_input_regions`; any other element list shares a buffer with an
     // identical one (keyed by compute set, tile, element size and runs).
     let shared = shared_input_regions(graph, resolved, codelets, mapping);
-    let mut region_buf = vec![u32::MAX; shared.regions.len()];
+    let mut region_buf: Vec<Option<BufferId>> = vec![None; shared.regions.len()];
     let mut next_assign = 0usize;
-    let mut same: HashMap<ListKey, u32> = HashMap::new();
+    let mut same: HashMap<ListKey, BufferId> = HashMap::new();
 
     let mut per_vertex = vec![0u32; graph.vertices.len()];
     walk_edges(graph, resolved, codelets, mapping, |e, segs| {
         per_vertex[e.vertex.index()] += 1;
-        let (tile, cs, size, count) = (e.tile, e.cs as usize, e.elem_size, e.view.num_elements());
+        let (tile, cs, size, count) = (e.tile, e.cs, e.elem_size, e.view.num_elements());
         let reads_it = matches!(e.dir, gp::Direction::Input | gp::Direction::InOut);
         let writes_it = matches!(e.dir, gp::Direction::Output | gp::Direction::InOut);
         for s in segs {
@@ -193,9 +196,9 @@ pub fn schedule_exchange(
                 field: e.pir_field as u32,
             };
             if writes_it {
-                writes[cs].push(a);
+                writes[cs.index()].push(a);
             } else {
-                reads[cs].push(a);
+                reads[cs.index()].push(a);
             }
         }
         let loc = match segs {
@@ -208,16 +211,14 @@ pub fn schedule_exchange(
                     let (edge, r, byte) = shared.assign[next_assign];
                     debug_assert_eq!(edge as usize, plan.edges.len());
                     next_assign += 1;
-                    if region_buf[r as usize] == u32::MAX {
-                        region_buf[r as usize] = plan.buffers.len() as u32;
-                        push_region(mapping, &mut plan, &shared.regions[r as usize]);
-                    }
-                    EdgeLoc::Buffer { buffer: region_buf[r as usize], byte }
+                    let buffer = *region_buf[r as usize]
+                        .get_or_insert_with(|| push_region(mapping, &mut plan, &shared.regions[r as usize]));
+                    EdgeLoc::Buffer { buffer, byte }
                 } else {
                     let key: Vec<(TensorId, u64, u64)> =
                         segs.iter().map(|s| (s.tensor, s.start, s.len)).collect();
-                    let next = plan.buffers.len() as u32;
-                    let b = *same.entry((cs as u32, tile, size, key)).or_insert(next);
+                    let next = plan.buffers.next_key();
+                    let b = *same.entry((cs, tile, size, key)).or_insert(next);
                     if b == next {
                         push_buffer(&mut plan, tile, cs, size, count, segs, true, false);
                     }
@@ -321,8 +322,8 @@ fn shared_input_regions(
 struct EdgeAt<'a> {
     vertex: VertexId,
     /// The vertex's tile and compute set.
-    tile: u32,
-    cs: u32,
+    tile: TileId,
+    cs: ComputeSetId,
     /// The codelet field and, for a vector list, the item.
     field: u32,
     item: u32,
@@ -349,8 +350,8 @@ fn walk_edges(
     let mut segs: Vec<Segment> = Vec::new();
     let mut index = 0u32;
     for (v, vx) in graph.vertices.iter() {
-        let tile = mapping.vertex_tiles[v.index()];
-        let cs = vx.compute_set.index() as u32;
+        let tile = mapping.vertex_tiles[v];
+        let cs = vx.compute_set;
         let vt = resolved.vertex_info(codelets, v);
         for (k, fld) in vt.fields.iter().enumerate() {
             let Some(dir) = fld.direction else { continue };
@@ -393,17 +394,16 @@ fn one_run(segs: &[Segment]) -> bool {
 #[allow(clippy::too_many_arguments)]
 fn push_buffer(
     plan: &mut ExchangePlan,
-    tile: u32,
-    cs: usize,
+    tile: TileId,
+    cs: ComputeSetId,
     size: u64,
     count: u64,
     segs: &[Segment],
     fill: bool,
     drain: bool,
-) -> u32 {
-    let b = plan.buffers.len() as u32;
-    plan.buffers.push(Buffer { tile, bytes: count * size, owner: Owner::ComputeSet(cs as u32) });
-    let x = &mut plan.compute_sets[cs];
+) -> BufferId {
+    let b = plan.buffers.push(Buffer { tile, bytes: count * size, owner: Owner::ComputeSet(cs) });
+    let x = plan.compute_sets.get_mut(cs);
     let mut pos = 0u64;
     for s in segs {
         let t = Loc::Tensor { tensor: s.tensor, interval: s.interval, elem: s.start };
@@ -420,16 +420,15 @@ fn push_buffer(
 }
 
 /// Adds a shared input region's buffer and its exchange-in moves, one per
-/// mapping interval it crosses.
-fn push_region(mapping: &TileMapping, plan: &mut ExchangePlan, p: &Pending) {
-    let b = plan.buffers.len() as u32;
-    plan.buffers.push(Buffer {
+/// mapping interval it crosses; returns the buffer.
+fn push_region(mapping: &TileMapping, plan: &mut ExchangePlan, p: &Pending) -> BufferId {
+    let b = plan.buffers.push(Buffer {
         tile: p.tile,
         bytes: (p.end - p.start) * p.size,
         owner: Owner::ComputeSet(p.cs),
     });
-    let ivs = &mapping.tensors[p.tensor.index()];
-    let x = &mut plan.compute_sets[p.cs as usize];
+    let ivs = &mapping.tensors[p.tensor];
+    let x = plan.compute_sets.get_mut(p.cs);
     let mut k = mapping.interval_of(p.tensor, p.start);
     let mut s = p.start;
     while s < p.end {
@@ -442,6 +441,7 @@ fn push_region(mapping: &TileMapping, plan: &mut ExchangePlan, p: &Pending) {
         s = e;
         k += 1;
     }
+    b
 }
 
 fn check_conflicts(
@@ -573,13 +573,11 @@ fn schedule_copies(
             };
             index += 1;
             if let Stmt::Copy { src: CopyEnd::Tensor(src), dst: CopyEnd::Tensor(dst) } = s {
-                match plan_copy(graph, mapping, plan, src, dst) {
-                    Ok(phases) => plan.copy_stmts.push(phases),
-                    Err(msg) => {
-                        errs.push(ir::Diagnostic::error(span, msg));
-                        plan.copy_stmts.push(Vec::new());
-                    }
-                }
+                let phases = plan_copy(graph, mapping, plan, src, dst).unwrap_or_else(|msg| {
+                    errs.push(ir::Diagnostic::error(span, msg));
+                    Vec::new()
+                });
+                plan.copy_stmts.push(phases);
             }
         });
     }
@@ -614,7 +612,7 @@ fn plan_copy(
     plan: &mut ExchangePlan,
     src: &View,
     dst: &View,
-) -> Result<Vec<u32>, String> {
+) -> Result<Vec<CopyId>, String> {
     let elem_of = |v: &View| v.pieces.first().map(|p| graph.tensors[p.tensor].elem);
     let (se, de) = (elem_of(src), elem_of(dst));
     if let (Some(a), Some(b)) = (se, de) {
@@ -643,24 +641,22 @@ fn plan_copy(
     mapping.segments(dst, |s| ds.push(s));
     let tl =
         |s: &Segment, off: u64| Loc::Tensor { tensor: s.tensor, interval: s.interval, elem: s.start + off };
-    let first = plan.copies.len() as u32;
     if !overlaps(&si, &di) {
-        plan.copies.push(zip_moves(&ss, &ds, size, &tl, &tl));
-        return Ok(vec![first]);
+        return Ok(vec![plan.copies.push(zip_moves(&ss, &ds, size, &tl, &tl))]);
     }
+    let first = plan.copies.next_key();
     // Through temporary buffers on the destination tiles.
     let mut bufs = Vec::with_capacity(ds.len());
     for d in &ds {
-        bufs.push(plan.buffers.len() as u32);
-        plan.buffers.push(Buffer { tile: d.tile, bytes: d.len * size, owner: Owner::Copy(first) });
+        bufs.push(plan.buffers.push(Buffer { tile: d.tile, bytes: d.len * size, owner: Owner::Copy(first) }));
     }
     // The temporaries as pseudo-segments: the buffer index stands in the interval field.
     let temp: Vec<Segment> =
-        ds.iter().zip(&bufs).map(|(d, &b)| Segment { interval: b, start: 0, ..*d }).collect();
-    let bl = |s: &Segment, off: u64| Loc::Buffer { buffer: s.interval, byte: off * size };
-    plan.copies.push(zip_moves(&ss, &temp, size, &tl, &bl));
-    plan.copies.push(zip_moves(&temp, &ds, size, &bl, &tl));
-    Ok(vec![first, first + 1])
+        ds.iter().zip(&bufs).map(|(d, &b)| Segment { interval: b.0, start: 0, ..*d }).collect();
+    let bl = |s: &Segment, off: u64| Loc::Buffer { buffer: BufferId(s.interval), byte: off * size };
+    let fill = plan.copies.push(zip_moves(&ss, &temp, size, &tl, &bl));
+    let drain = plan.copies.push(zip_moves(&temp, &ds, size, &bl, &tl));
+    Ok(vec![fill, drain])
 }
 
 /// Pairs two segment sequences of equal total length into moves.

@@ -15,11 +15,12 @@
 //! More than `bytes_per_tile` on any tile is an error naming each tile with
 //! its breakdown, unless out of memory is allowed.
 
-use ir::{EntityRef, Graph, Spans, TensorKind};
+use ir::{EntityRef, Graph, PrimaryMap, SecondaryMap, Spans, TensorId, TensorKind, VertexId};
 use linker::gp;
 
 use crate::error::{Stage, StageError};
 use crate::exchange::{ExchangePlan, Owner};
+use crate::ids::{BufferId, TileId};
 use crate::mapping::TileMapping;
 use crate::resolve::Resolved;
 use crate::Codelets;
@@ -66,17 +67,17 @@ impl TileMemory {
 #[derive(Clone, Debug, Default)]
 pub struct MemoryLayout {
     /// Per tensor, per mapping interval: its tile address.
-    pub tensor_addr: Vec<Vec<u32>>,
+    pub tensor_addr: SecondaryMap<TensorId, Vec<u32>>,
     /// Per vertex: the address of its state.
-    pub vertex_state: Vec<u32>,
+    pub vertex_state: SecondaryMap<VertexId, u32>,
     /// Per vertex: the address of its descriptor arrays (0 when it has no vector list).
-    pub descriptors: Vec<u32>,
+    pub descriptors: SecondaryMap<VertexId, u32>,
     /// Per vertex: the bytes of its descriptor arrays.
-    pub descriptor_bytes: Vec<u32>,
+    pub descriptor_bytes: SecondaryMap<VertexId, u32>,
     /// Per buffer: its address.
-    pub buffer_addr: Vec<u32>,
+    pub buffer_addr: SecondaryMap<BufferId, u32>,
     /// Per tile.
-    pub tiles: Vec<TileMemory>,
+    pub tiles: PrimaryMap<TileId, TileMemory>,
 }
 
 fn align(x: u64, a: u64) -> u64 {
@@ -101,22 +102,20 @@ pub fn layout_memory(
     let mut tiles = vec![TileMemory::default(); n];
     let mut cur = vec![0u64; n];
     // Tensors: variables first, then constants.
-    let mut out = MemoryLayout {
-        tensor_addr: mapping.tensors.iter().map(|ivs| vec![0; ivs.len()]).collect(),
-        ..Default::default()
-    };
+    let mut out = MemoryLayout::default();
     for kind in [TensorKind::Var, TensorKind::Const] {
         for (t, tensor) in graph.tensors.iter() {
             if tensor.kind != kind {
                 continue;
             }
             let size = u64::from(tensor.elem.size_in_bytes());
-            for (i, iv) in mapping.tensors[t.index()].iter().enumerate() {
-                let tile = iv.tile as usize;
+            let addrs = out.tensor_addr.get_mut(t);
+            for iv in &mapping.tensors[t] {
+                let tile = iv.tile.index();
                 let at = align(cur[tile], size);
                 tiles[tile].gaps += at - cur[tile];
                 let bytes = (iv.end - iv.start) * size;
-                out.tensor_addr[t.index()][i] = addr(at);
+                addrs.push(addr(at));
                 cur[tile] = at + bytes;
                 match kind {
                     TensorKind::Var => tiles[tile].variable += bytes,
@@ -131,21 +130,18 @@ pub fn layout_memory(
 
     // Vertex states, then descriptor arrays, per tile in vertex order.
     let mut stack = vec![0u64; n];
-    out.vertex_state = Vec::with_capacity(graph.vertices.len());
     for v in graph.vertices.keys() {
         let vt = resolved.vertex_info(codelets, v);
-        let tile = mapping.vertex_tiles[v.index()] as usize;
+        let tile = mapping.vertex_tiles[v].index();
         let a = u64::from(vt.state_align.max(1));
         let at = align(cur[tile], a);
         tiles[tile].gaps += at - cur[tile];
-        out.vertex_state.push(addr(at));
+        out.vertex_state.set(v, addr(at));
         cur[tile] = at + u64::from(vt.state_size);
         tiles[tile].vertex_state += u64::from(vt.state_size);
         tiles[tile].vertices += 1;
         stack[tile] = stack[tile].max(u64::from(vt.stack_size));
     }
-    out.descriptors = vec![0; graph.vertices.len()];
-    out.descriptor_bytes = vec![0; graph.vertices.len()];
     for v in graph.vertices.keys() {
         let vt = resolved.vertex_info(codelets, v);
         if !has_descriptor(vt) {
@@ -161,11 +157,11 @@ pub fn layout_memory(
                 _ => 0,
             })
             .sum();
-        let tile = mapping.vertex_tiles[v.index()] as usize;
+        let tile = mapping.vertex_tiles[v].index();
         let at = align(cur[tile], 4);
         tiles[tile].gaps += at - cur[tile];
-        out.descriptors[v.index()] = addr(at);
-        out.descriptor_bytes[v.index()] = addr(bytes);
+        out.descriptors.set(v, addr(at));
+        out.descriptor_bytes.set(v, addr(bytes));
         cur[tile] = at + bytes;
         tiles[tile].descriptors += bytes;
     }
@@ -173,8 +169,8 @@ pub fn layout_memory(
     // The exchange arena: per tile, per owner, a bump allocator from 0.
     let mut arena: Vec<Vec<(Owner, u64)>> = vec![Vec::new(); n];
     let mut rel = Vec::with_capacity(plan.buffers.len());
-    for b in &plan.buffers {
-        let slots = &mut arena[b.tile as usize];
+    for b in plan.buffers.values() {
+        let slots = &mut arena[b.tile.index()];
         let slot = match slots.iter().rposition(|s| s.0 == b.owner) {
             Some(i) => i,
             None => {
@@ -205,14 +201,14 @@ pub fn layout_memory(
         }
         tiles[t].total = cur[t];
     }
-    out.buffer_addr =
-        plan.buffers.iter().zip(&rel).map(|(b, &r)| addr(tiles[b.tile as usize].arena_base + r)).collect();
-    out.tiles = tiles;
+    for ((id, b), &r) in plan.buffers.iter().zip(&rel) {
+        out.buffer_addr.set(id, addr(tiles[b.tile.index()].arena_base + r));
+    }
+    out.tiles = tiles.into_iter().collect();
 
     // Out of memory?
     let limit = u64::from(graph.target.bytes_per_tile);
-    let over: Vec<(usize, &TileMemory)> =
-        out.tiles.iter().enumerate().filter(|(_, m)| m.total > limit).collect();
+    let over: Vec<(TileId, &TileMemory)> = out.tiles.iter().filter(|(_, m)| m.total > limit).collect();
     if over.is_empty() {
         return (out, None);
     }
@@ -229,7 +225,7 @@ pub fn layout_memory(
     for (t, m) in over.iter().take(16) {
         let parts: Vec<String> =
             m.categories().iter().filter(|c| c.1 > 0).map(|(k, b)| format!("{k} {b}")).collect();
-        d = d.with_note(format!("tile {t}: {} bytes ({})", m.total, parts.join(", ")));
+        d = d.with_note(format!("{t}: {} bytes ({})", m.total, parts.join(", ")));
     }
     if over.len() > 16 {
         d = d.with_note(format!("and {} more tiles", over.len() - 16));

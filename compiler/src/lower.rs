@@ -23,6 +23,7 @@ use linker::image::{
 use linker::link::{Unlinked, UsedType};
 
 use crate::exchange::{EdgeLoc, ExchangePlan, Loc, Move};
+use crate::ids::{CopyId, TileId};
 use crate::layout::MemoryLayout;
 use crate::mapping::TileMapping;
 use crate::resolve::{literal_bytes, Resolved};
@@ -40,17 +41,17 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn tensor_addr(&self, t: TensorId, interval: u32, elem: u64) -> (u32, u64) {
-        let iv = self.mapping.tensors[t.index()][interval as usize];
+        let iv = self.mapping.tensors[t][interval as usize];
         let size = u64::from(self.graph.tensors[t].elem.size_in_bytes());
-        (iv.tile, u64::from(self.layout.tensor_addr[t.index()][interval as usize]) + (elem - iv.start) * size)
+        (iv.tile.0, u64::from(self.layout.tensor_addr[t][interval as usize]) + (elem - iv.start) * size)
     }
 
     fn loc(&self, l: Loc) -> (u32, u64) {
         match l {
             Loc::Tensor { tensor, interval, elem } => self.tensor_addr(tensor, interval, elem),
             Loc::Buffer { buffer, byte } => {
-                let b = &self.plan.buffers[buffer as usize];
-                (b.tile, u64::from(self.layout.buffer_addr[buffer as usize]) + byte)
+                let b = &self.plan.buffers[buffer];
+                (b.tile.0, u64::from(self.layout.buffer_addr[buffer]) + byte)
             }
         }
     }
@@ -59,7 +60,7 @@ impl Ctx<'_> {
         match l {
             EdgeLoc::Empty => 0,
             EdgeLoc::Tensor { tensor, interval, elem } => self.tensor_addr(tensor, interval, elem).1 as u32,
-            EdgeLoc::Buffer { buffer, byte } => self.layout.buffer_addr[buffer as usize] + byte as u32,
+            EdgeLoc::Buffer { buffer, byte } => self.layout.buffer_addr[buffer] + byte as u32,
         }
     }
 
@@ -149,14 +150,14 @@ pub fn lower<'a>(
     for (cs, c) in graph.compute_sets.iter() {
         touched.clear();
         for &v in &c.vertices {
-            let t = mapping.vertex_tiles[v.index()] as usize;
+            let t = mapping.vertex_tiles[v].index();
             if let Err(pos) = touched.binary_search(&(t as u32)) {
                 touched.insert(pos, t as u32);
                 start[t] = instances[t].len() as u32;
             }
             instances[t].push(VertexInstance {
-                vertex_type: resolved.vertex_type[v.index()],
-                state: layout.vertex_state[v.index()],
+                vertex_type: resolved.vertex_type[v].0,
+                state: layout.vertex_state[v],
                 id: v.0,
                 cycles: graph.vertices[v].cycles,
             });
@@ -165,7 +166,7 @@ pub fn lower<'a>(
             .iter()
             .map(|&t| TileWork { tile: t, start: start[t as usize], end: instances[t as usize].len() as u32 })
             .collect();
-        let x = &plan.compute_sets[cs.index()];
+        let x = &plan.compute_sets[cs];
         compute_sets.push(ComputeSet {
             name: c.name.clone(),
             tiles,
@@ -174,7 +175,7 @@ pub fn lower<'a>(
         });
     }
     for v in graph.vertices.keys() {
-        on_tile[mapping.vertex_tiles[v.index()] as usize].push(v);
+        on_tile[mapping.vertex_tiles[v].index()].push(v);
     }
 
     // Tensor initial values per tile.
@@ -187,7 +188,7 @@ pub fn lower<'a>(
             }
         }
         let size = tensor.elem.size_in_bytes() as usize;
-        for (i, iv) in mapping.tensors[t.index()].iter().enumerate() {
+        for (iv, &offset) in mapping.tensors[t].iter().zip(&layout.tensor_addr[t]) {
             let len = (iv.end - iv.start) as usize * size;
             let bytes = match init {
                 Init::Splat(b) => b.iter().copied().cycle().take(len).collect::<Vec<u8>>(),
@@ -199,7 +200,7 @@ pub fn lower<'a>(
             if bytes.iter().all(|&x| x == 0) {
                 continue;
             }
-            inits[iv.tile as usize].push(Segment { offset: layout.tensor_addr[t.index()][i], bytes });
+            inits[iv.tile.index()].push(Segment { offset, bytes });
         }
     }
 
@@ -211,7 +212,7 @@ pub fn lower<'a>(
         .map(|(t, ((vertices, init), verts))| lower_tile(&cx, t, vertices, init, &verts))
         .collect();
 
-    let copies = plan.copies.iter().map(|m| cx.exchange(m)).collect();
+    let copies = plan.copies.values().map(|m| cx.exchange(m)).collect();
     let (programs, functions) = lower_programs(&cx);
     let tg = &graph.target;
     let target = image::Target {
@@ -224,13 +225,12 @@ pub fn lower<'a>(
         exchange_bytes_per_cycle: tg.exchange_bytes_per_cycle,
         sync_cycles: tg.sync_cycles,
     };
-    let vertex_types = (0..resolved.types.len() as u32)
-        .map(|i| {
-            let r = resolved.types[i as usize];
-            UsedType {
-                source: &codelets.objects[r.object as usize].source,
-                vertex_type: resolved.type_info(codelets, i),
-            }
+    let vertex_types = resolved
+        .types
+        .iter()
+        .map(|(t, r)| UsedType {
+            source: &codelets.objects[r.object as usize].source,
+            vertex_type: resolved.type_info(codelets, t),
         })
         .collect();
     let handles = graph
@@ -289,7 +289,7 @@ fn lower_tile(
     mut init: Vec<Segment>,
     on_tile: &[VertexId],
 ) -> TileImage {
-    let mem = &cx.layout.tiles[tile];
+    let mem = &cx.layout.tiles[TileId::new(tile)];
     if !on_tile.is_empty() {
         let base = mem.states_base;
         let mut region = vec![0u8; (mem.arena_base - base) as usize];
@@ -320,10 +320,10 @@ fn put(region: &mut [u8], at: u64, bytes: &[u8]) {
 fn write_state(cx: &Ctx<'_>, v: VertexId, base: u64, region: &mut [u8]) {
     let vt = cx.resolved.vertex_info(cx.codelets, v);
     let vx = &cx.graph.vertices[v];
-    let state = u64::from(cx.layout.vertex_state[v.index()]) - base;
+    let state = u64::from(cx.layout.vertex_state[v]) - base;
     let edges = cx.plan.vertex_edges(v);
     let mut e = 0usize;
-    let mut desc = u64::from(cx.layout.descriptors[v.index()]);
+    let mut desc = u64::from(cx.layout.descriptors[v]);
     for (k, f) in vt.fields.iter().enumerate() {
         let at = state + u64::from(f.offset);
         match f.kind {
@@ -381,40 +381,38 @@ fn write_state(cx: &Ctx<'_>, v: VertexId, base: u64, region: &mut [u8]) {
     }
 }
 
+/// The phases of each tensor-to-tensor `copy` statement, as
+/// `schedule_exchange` numbered them: lowering walks the statements in the
+/// same pre-order (programs, then functions; nested bodies in
+/// [`Stmt::bodies`] order) and takes the next entry at each such statement.
+type CopyStmts<'a> = std::slice::Iter<'a, Vec<CopyId>>;
+
 /// Lowers the entry programs and the functions.
 fn lower_programs(cx: &Ctx<'_>) -> (Vec<Program>, Vec<Program>) {
-    let mut copy_index = 0usize;
-    let programs = cx
-        .graph
-        .programs
-        .values()
-        .map(|p| Program { name: p.name.clone(), body: lower_body(cx, &p.body, &mut copy_index) })
-        .collect();
-    let functions = cx
-        .graph
-        .functions
-        .values()
-        .map(|p| Program { name: p.name.clone(), body: lower_body(cx, &p.body, &mut copy_index) })
-        .collect();
+    let mut copies: CopyStmts = cx.plan.copy_stmts.values();
+    let mut lower =
+        |p: &ir::Program| Program { name: p.name.clone(), body: lower_body(cx, &p.body, &mut copies) };
+    let programs = cx.graph.programs.values().map(&mut lower).collect();
+    let functions = cx.graph.functions.values().map(&mut lower).collect();
+    debug_assert!(copies.next().is_none(), "every copy statement lowered");
     (programs, functions)
 }
 
-fn lower_body(cx: &Ctx<'_>, body: &[Stmt], copy_index: &mut usize) -> Vec<Step> {
+fn lower_body(cx: &Ctx<'_>, body: &[Stmt], copies: &mut CopyStmts) -> Vec<Step> {
     let mut out = Vec::new();
     for s in body {
-        lower_stmt(cx, s, copy_index, &mut out);
+        lower_stmt(cx, s, copies, &mut out);
     }
     out
 }
 
-fn lower_stmt(cx: &Ctx<'_>, s: &Stmt, ci: &mut usize, out: &mut Vec<Step>) {
+fn lower_stmt(cx: &Ctx<'_>, s: &Stmt, ci: &mut CopyStmts, out: &mut Vec<Step>) {
     use ir::CopyEnd as E;
     match s {
         Stmt::Copy { src, dst } => match (src, dst) {
             (E::Tensor(_), E::Tensor(_)) => {
-                let phases = cx.plan.copy_stmts.get(*ci).cloned().unwrap_or_default();
-                *ci += 1;
-                out.extend(phases.into_iter().map(Step::Copy));
+                let phases = ci.next().map(Vec::as_slice).unwrap_or_default();
+                out.extend(phases.iter().map(|c| Step::Copy(c.0)));
             }
             (E::Stream(st), E::Tensor(v)) => {
                 out.push(Step::StreamIn { stream: st.0, regions: cx.regions(v) })

@@ -16,9 +16,10 @@
 
 use std::collections::BTreeMap;
 
-use ir::{EntityRef, FieldValue, Graph, Mapping, Spans, TensorId, View};
+use ir::{EntityRef, FieldValue, Graph, Mapping, SecondaryMap, Spans, TensorId, VertexId, View};
 
 use crate::error::{Collector, Stage, StageError};
+use crate::ids::TileId;
 use crate::Options;
 
 /// Elements `start..end` of a tensor live on `tile`.
@@ -26,7 +27,7 @@ use crate::Options;
 pub struct Interval {
     pub start: u64,
     pub end: u64,
-    pub tile: u32,
+    pub tile: TileId,
 }
 
 /// A contiguous run of a view's elements inside one mapping interval.
@@ -37,16 +38,16 @@ pub struct Segment {
     pub interval: u32,
     pub start: u64,
     pub len: u64,
-    pub tile: u32,
+    pub tile: TileId,
 }
 
 /// The result of [`map_tiles`].
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct TileMapping {
-    /// Per tensor (by id): its intervals, sorted, covering, coalesced.
-    pub tensors: Vec<Vec<Interval>>,
-    /// Per vertex (by id): its tile.
-    pub vertex_tiles: Vec<u32>,
+    /// Per tensor: its intervals, sorted, covering, coalesced.
+    pub tensors: SecondaryMap<TensorId, Vec<Interval>>,
+    /// Per vertex: its tile.
+    pub vertex_tiles: SecondaryMap<VertexId, TileId>,
     /// Total tiles of the target.
     pub num_tiles: u32,
 }
@@ -54,14 +55,14 @@ pub struct TileMapping {
 impl TileMapping {
     /// The index of the interval of tensor `t` holding element `e`.
     pub fn interval_of(&self, t: TensorId, e: u64) -> usize {
-        let ivs = &self.tensors[t.index()];
+        let ivs = &self.tensors[t];
         ivs.partition_point(|iv| iv.start <= e).saturating_sub(1)
     }
 
     /// Calls `f` with the view's elements as segments, in the view's order.
     pub fn segments(&self, view: &View, mut f: impl FnMut(Segment)) {
         for run in view.runs() {
-            let ivs = &self.tensors[run.tensor.index()];
+            let ivs = &self.tensors[run.tensor];
             let mut i = self.interval_of(run.tensor, run.start);
             let mut s = run.start;
             let end = run.start + run.len;
@@ -169,7 +170,7 @@ pub fn map_tiles(
     }
 
     // Fill the gaps.
-    let mut tensors = Vec::with_capacity(graph.tensors.len());
+    let mut tensors = SecondaryMap::default();
     for (t, tensor) in graph.tensors.iter() {
         let n = tensor.num_elements();
         let mut gaps = Vec::new();
@@ -210,15 +211,16 @@ pub fn map_tiles(
         let m = &assigns[t.index()];
         let mut ivs: Vec<Interval> = Vec::with_capacity(m.len());
         for (&s, &(e, tile)) in m.iter() {
+            let tile = TileId(tile);
             match ivs.last_mut() {
                 Some(l) if l.tile == tile && l.end == s => l.end = e,
                 _ => ivs.push(Interval { start: s, end: e, tile }),
             }
         }
-        tensors.push(ivs);
+        tensors.set(t, ivs);
     }
     errs.finish(Stage::Mapping)?;
-    let mut mapping = TileMapping { tensors, vertex_tiles: Vec::new(), num_tiles };
+    let mut mapping = TileMapping { tensors, vertex_tiles: SecondaryMap::with_default(TileId(0)), num_tiles };
 
     // Vertices.
     let mut errs = Collector::default();
@@ -244,10 +246,9 @@ pub fn map_tiles(
     }
     errs.finish(Stage::Mapping)?;
     let mut bytes: Vec<(u32, u64)> = Vec::new();
-    mapping.vertex_tiles.reserve(graph.vertices.len());
-    for vx in graph.vertices.values() {
+    for (v, vx) in graph.vertices.iter() {
         if let Some(t) = vx.tile {
-            mapping.vertex_tiles.push(t);
+            mapping.vertex_tiles.set(v, TileId(t));
             continue;
         }
         bytes.clear();
@@ -260,9 +261,9 @@ pub fn map_tiles(
             for view in views {
                 mapping.segments(view, |s| {
                     let size = u64::from(graph.tensors[s.tensor].elem.size_in_bytes());
-                    match bytes.iter_mut().find(|b| b.0 == s.tile) {
+                    match bytes.iter_mut().find(|b| b.0 == s.tile.0) {
                         Some(b) => b.1 += s.len * size,
-                        None => bytes.push((s.tile, s.len * size)),
+                        None => bytes.push((s.tile.0, s.len * size)),
                     }
                 });
             }
@@ -278,7 +279,7 @@ pub fn map_tiles(
                 .unwrap_or(0)
         };
         load[best as usize] += 1;
-        mapping.vertex_tiles.push(best);
+        mapping.vertex_tiles.set(v, TileId(best));
     }
     Ok((mapping, warnings))
 }

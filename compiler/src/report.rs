@@ -188,7 +188,7 @@ pub fn graph_profile(
         num_vertices: graph.vertices.len() as u64,
     };
     let types: Vec<&linker::gp::VertexType> =
-        (0..resolved.types.len() as u32).map(|t| resolved.type_info(codelets, t)).collect();
+        resolved.types.keys().map(|t| resolved.type_info(codelets, t)).collect();
     let vertex_types = VertexTypes {
         names: types.iter().map(|t| t.name.clone()).collect(),
         sizes: types.iter().map(|t| u64::from(t.state_size)).collect(),
@@ -203,7 +203,7 @@ pub fn graph_profile(
     for c in graph.compute_sets.values() {
         let mut counts: Vec<(u32, u64)> = Vec::new();
         for &v in &c.vertices {
-            let t = resolved.vertex_type[ir::EntityRef::index(v)];
+            let t = resolved.vertex_type[v].0;
             match counts.iter_mut().find(|x| x.0 == t) {
                 Some(x) => x.1 += 1,
                 None => counts.push((t, 1)),

@@ -13,10 +13,11 @@
 
 use std::collections::HashMap;
 
-use ir::{EntityRef, FieldValue, Graph, Literal, Spans, TensorKind, VertexId};
+use ir::{EntityRef, FieldValue, Graph, Literal, PrimaryMap, SecondaryMap, Spans, TensorKind, VertexId};
 use linker::gp;
 
 use crate::error::{Collector, Stage, StageError};
+use crate::ids::VertexTypeId;
 use crate::{gp_elem, gp_elem_name, Codelets};
 
 /// A vertex type used by the graph: which object, which entry.
@@ -27,12 +28,12 @@ pub struct TypeRef {
 }
 
 /// The result of [`resolve_vertices`].
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Resolved {
     /// Vertex types the graph uses, in order of first use (the image's order).
-    pub types: Vec<TypeRef>,
-    /// Per vertex: index into `types`.
-    pub vertex_type: Vec<u32>,
+    pub types: PrimaryMap<VertexTypeId, TypeRef>,
+    /// Per vertex: its type.
+    pub vertex_type: SecondaryMap<VertexId, VertexTypeId>,
     /// Per vertex: start of its entries in `field_source` (one per codelet field).
     field_start: Vec<u32>,
     /// For codelet field `k` of vertex `v`: the index of the PIR field that sets it.
@@ -41,14 +42,14 @@ pub struct Resolved {
 
 impl Resolved {
     /// The codelet metadata of used type `t`.
-    pub fn type_info<'a>(&self, codelets: &'a Codelets, t: u32) -> &'a gp::VertexType {
-        let r = self.types[t as usize];
+    pub fn type_info<'a>(&self, codelets: &'a Codelets, t: VertexTypeId) -> &'a gp::VertexType {
+        let r = self.types[t];
         &codelets.objects[r.object as usize].vertex_types[r.index as usize]
     }
 
     /// The codelet metadata of vertex `v`'s type.
     pub fn vertex_info<'a>(&self, codelets: &'a Codelets, v: VertexId) -> &'a gp::VertexType {
-        self.type_info(codelets, self.vertex_type[v.index()])
+        self.type_info(codelets, self.vertex_type[v])
     }
 
     /// The PIR field of vertex `v` that sets codelet field `k`.
@@ -124,13 +125,17 @@ pub fn resolve_vertices(graph: &Graph, spans: &Spans, codelets: &Codelets) -> Re
         }
     }
     let mut errs = Collector::default();
-    let mut out = Resolved::default();
-    let mut used: HashMap<TypeRef, u32> = HashMap::new();
+    let mut out = Resolved {
+        types: PrimaryMap::new(),
+        vertex_type: SecondaryMap::with_default(VertexTypeId(0)),
+        field_start: Vec::new(),
+        field_source: Vec::new(),
+    };
+    let mut used: HashMap<TypeRef, VertexTypeId> = HashMap::new();
     // Cache per spelling: most graphs repeat a few type names many times.
     let mut cache: HashMap<&str, Option<TypeRef>> = HashMap::new();
     let mut unknown: HashMap<&str, ir::Diagnostic> = HashMap::new();
     let n = graph.vertices.len();
-    out.vertex_type.reserve(n);
     out.field_start.reserve(n);
 
     for (v, vx) in graph.vertices.iter() {
@@ -145,15 +150,10 @@ pub fn resolve_vertices(graph: &Graph, spans: &Spans, codelets: &Codelets) -> Re
                 unknown.entry(&vx.vtype).or_insert_with(|| unknown_vertex_type(&vx.vtype, codelets)).clone();
             let d = ir::Diagnostic { primary: Some((vspan, "no codelet defines this type".into())), ..d };
             errs.push(d.in_iteration(iteration()));
-            out.vertex_type.push(0);
             continue;
         };
-        let next = used.len() as u32;
-        let ti = *used.entry(tr).or_insert_with(|| {
-            out.types.push(tr);
-            next
-        });
-        out.vertex_type.push(ti);
+        let ti = *used.entry(tr).or_insert_with(|| out.types.push(tr));
+        out.vertex_type.set(v, ti);
         let vt = &codelets.objects[tr.object as usize].vertex_types[tr.index as usize];
 
         // PIR fields → codelet fields.

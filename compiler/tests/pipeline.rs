@@ -72,7 +72,7 @@ fn objects() -> Codelets {
 
 fn run(src: &str, opts: &Options) -> Result<compiler::Compiled, String> {
     let m = ir::parse_and_check("graph.pir", src).map_err(|d| d.render())?;
-    compile("graph.pir", src, &m.graph, &m.spans, &objects(), opts)
+    compile("graph.pir", src, &m.graph, &m.spans, &objects(), opts).map_err(|e| e.to_string())
 }
 
 const TUT3: &str = r#"
@@ -142,7 +142,8 @@ program main {
     Image::from_bytes(&img.to_bytes()).expect("valid image");
     // The overlapping copy goes through a temporary: two phases.
     assert_eq!(img.copies.len(), 3);
-    assert!(c.warnings.contains("flag"), "{}", c.warnings);
+    let warnings: String = c.warnings.iter().map(|w| w.render("poplar-compile")).collect();
+    assert!(warnings.contains("flag"), "{warnings}");
 }
 
 #[test]

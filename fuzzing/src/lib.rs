@@ -60,6 +60,7 @@ pub fn pir(data: &[u8]) {
     let Some(codelets) = codelets_for(&module.graph) else { return };
     let opts = compiler::Options::default();
     if let Err(e) = compiler::compile("fuzz.pir", &source, &module.graph, &module.spans, &codelets, &opts) {
+        let e = e.to_string();
         assert!(!e.contains("internal error"), "the compiler reports an internal error:\n{e}");
     }
 }

@@ -18,7 +18,10 @@ pub trait EntityRef: Copy + Eq + Ord + fmt::Debug {
     fn index(self) -> usize;
 }
 
-/// Declares a newtyped `u32` entity id that prints as `prefix` + number.
+/// Declares a newtyped `u32` entity id that prints as `prefix` + number
+/// (exported so that passes of other crates type their own tables' keys
+/// the same way: `ir::entity_id!(TileId, "tile")`).
+#[macro_export]
 macro_rules! entity_id {
     ($(#[$attr:meta])* $name:ident, $prefix:expr) => {
         $(#[$attr])*
@@ -47,7 +50,7 @@ macro_rules! entity_id {
         }
     };
 }
-pub(crate) use entity_id;
+pub use crate::entity_id;
 
 /// An arena owning values of type `V`, indexed by ids of type `K`.
 #[derive(Clone, PartialEq, Eq)]
@@ -104,6 +107,13 @@ impl<K: EntityRef, V> PrimaryMap<K, V> {
     /// The id the next `push` will return.
     pub fn next_key(&self) -> K {
         K::new(self.elems.len())
+    }
+}
+
+impl<K: EntityRef, V> FromIterator<V> for PrimaryMap<K, V> {
+    /// An arena of the values, given ids in order.
+    fn from_iter<I: IntoIterator<Item = V>>(values: I) -> Self {
+        PrimaryMap { elems: values.into_iter().collect(), unused: PhantomData }
     }
 }
 

@@ -245,7 +245,7 @@ fn run(image: &Image, dir: &Path, s: Settings, device: &str) -> Result<Run, Stri
         argv.push(a.into());
     }
     argv.extend(["--device".into(), device.into()]);
-    let compile = |_: &Path| Ok((image.clone(), Vec::new()));
+    let compile = |_: &Path, _: bool| Ok((image.clone(), Vec::new(), None));
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let code = runtime::cli::main(&argv, &runtime::cli::Env::default(), &compile, &mut out, &mut err);
     if code != 0 {

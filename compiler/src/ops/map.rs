@@ -25,7 +25,7 @@ pub(crate) fn linear_intervals(n: u64, grain: u64, tiles: u32) -> Vec<Interval> 
     let mut tile = 0;
     while s < n {
         let e = (s + per).min(n);
-        out.push(Interval { start: s, end: e, tile });
+        out.push(Interval { start: s, end: e, tile: crate::ids::TileId(tile) });
         s = e;
         tile += 1;
     }
@@ -171,7 +171,7 @@ pub(crate) fn expand(x: &mut Expander, op: &Op, e: &MapExpr, span: Span) -> Resu
     let mut jobs: Vec<(u32, u64, u64)> = Vec::new();
     let mut pos = 0;
     x.tm.segments(&out_flat, |seg| {
-        jobs.push((seg.tile, pos, seg.len));
+        jobs.push((seg.tile.0, pos, seg.len));
         pos += seg.len;
     });
     let cs = x.compute_set(&format!("{}.{}", x.out_name(&op.out), op.word()), span);

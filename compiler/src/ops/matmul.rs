@@ -120,7 +120,7 @@ pub(crate) fn expand(
                         ivs.push(Interval {
                             start: base + c0,
                             end: base + c1,
-                            tile: tile_of(gi, i / rows, bj),
+                            tile: crate::ids::TileId(tile_of(gi, i / rows, bj)),
                         });
                     }
                 }

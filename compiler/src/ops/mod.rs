@@ -213,10 +213,10 @@ impl Expander {
                 }])
                 .unwrap_or_else(|_| whole.clone());
             let sub = View { shape: vec![iv.end - iv.start], pieces: sub.pieces };
-            self.graph.mappings.push(ir::MapStmt { view: sub, mapping: Mapping::Tile(iv.tile) });
+            self.graph.mappings.push(ir::MapStmt { view: sub, mapping: Mapping::Tile(iv.tile.0) });
             self.spans.mappings.push(span);
         }
-        self.tm.tensors[t.index()] = merged;
+        self.tm.tensors.set(t, merged);
         self.user_mapped[t.index()] = true;
     }
 
@@ -281,7 +281,7 @@ impl Expander {
             init: None,
         });
         self.spans.tensors.set(id, span);
-        self.tm.tensors.push(Vec::new());
+        self.tm.tensors.set(id, Vec::new());
         self.user_mapped.push(false);
         self.set_mapping(id, intervals, span);
         id
@@ -293,7 +293,7 @@ impl Expander {
         let mut runs = Vec::new();
         let mut pos = 0;
         self.tm.segments(view, |s| {
-            runs.push((s.tile, pos, s.len));
+            runs.push((s.tile.0, pos, s.len));
             pos += s.len;
         });
         runs

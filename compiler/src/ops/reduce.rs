@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use ir::{Diagnostic, ElemType, FieldValue, MapExpr, MapKind, Name, Op, Piece, ReduceOp, Span, Stmt, View};
 
 use super::{codegen, map, slice, Expander};
+use crate::ids::TileId;
 use crate::mapping::Interval;
 
 /// Element runs `(tensor, start, len)`.
@@ -114,8 +115,8 @@ pub(crate) fn expand(
         let mut parts: BTreeMap<u32, Runs> = BTreeMap::new();
         let mut first = None;
         x.tm.segments(&row, |s| {
-            first.get_or_insert(s.tile);
-            parts.entry(s.tile).or_default().push((s.tensor, s.start, s.len));
+            first.get_or_insert(s.tile.0);
+            parts.entry(s.tile.0).or_default().push((s.tensor, s.start, s.len));
         });
         first_tile[j as usize] = first.unwrap_or(0);
         for (tile, runs) in parts {
@@ -131,7 +132,7 @@ pub(crate) fn expand(
         let ivs = first_tile
             .iter()
             .enumerate()
-            .map(|(j, &tile)| Interval { start: j as u64, end: j as u64 + 1, tile })
+            .map(|(j, &tile)| Interval { start: j as u64, end: j as u64 + 1, tile: TileId(tile) })
             .collect();
         x.set_mapping(t, ivs, span);
     }
@@ -141,7 +142,7 @@ pub(crate) fn expand(
     let mut where_: Vec<Vec<u64>> = vec![Vec::new(); m as usize];
     let mut n = 0u64;
     for (&tile, list) in &per_tile {
-        ivs.push(Interval { start: n, end: n + list.len() as u64, tile });
+        ivs.push(Interval { start: n, end: n + list.len() as u64, tile: TileId(tile) });
         for (j, _) in list {
             where_[*j as usize].push(n);
             n += 1;

@@ -10,7 +10,7 @@
 //! Every tensor is live for the whole run (tile memory is allocated once).
 
 use ::report::schema::{Category, CategoryTotal, Memory, MemoryByTile, Overlap, Variable, VertexMemory};
-use ir::Graph;
+use ir::{EntityRef, Graph};
 use linker::gp;
 
 use crate::layout::MemoryLayout;
@@ -69,12 +69,12 @@ fn vertices(
     layout: &MemoryLayout,
 ) -> Vec<VertexBytes> {
     let mut out = vec![VertexBytes::default(); graph.vertices.len()];
-    let mut cur: Vec<u64> = layout.tiles.iter().map(|m| m.states_base).collect();
+    let mut cur: Vec<u64> = layout.tiles.values().map(|m| m.states_base).collect();
     for v in graph.vertices.keys() {
         let i = ir::EntityRef::index(v);
         let vt = resolved.vertex_info(codelets, v);
-        let tile = mapping.vertex_tiles[i] as usize;
-        let at = u64::from(layout.vertex_state[i]);
+        let tile = mapping.vertex_tiles[v].index();
+        let at = u64::from(layout.vertex_state[v]);
         let edge_ptr: u64 = vt
             .fields
             .iter()
@@ -92,9 +92,9 @@ fn vertices(
         if !crate::layout::has_descriptor(vt) {
             continue;
         }
-        let tile = mapping.vertex_tiles[i] as usize;
-        let at = u64::from(layout.descriptors[i]);
-        let bytes = u64::from(layout.descriptor_bytes[i]);
+        let tile = mapping.vertex_tiles[v].index();
+        let at = u64::from(layout.descriptors[v]);
+        let bytes = u64::from(layout.descriptor_bytes[v]);
         out[i].descriptor = bytes;
         out[i].padding += at.saturating_sub(cur[tile]);
         cur[tile] = at + bytes;
@@ -111,7 +111,7 @@ pub(super) fn memory(
     layout: &MemoryLayout,
     types: &[&gp::VertexType],
 ) -> Memory {
-    let tiles = &layout.tiles;
+    let tiles = layout.tiles.values().as_slice();
     let n = tiles.len();
     let limit = u64::from(graph.target.bytes_per_tile);
     let names = tiles.first().map(|m| m.categories().map(|c| c.0)).unwrap_or_default();
@@ -121,20 +121,17 @@ pub(super) fn memory(
     for (t, tensor) in graph.tensors.iter() {
         let c = cat(if tensor.kind == ir::TensorKind::Const { "constant" } else { "variable" });
         let size = u64::from(tensor.elem.size_in_bytes());
-        for (iv, &at) in
-            mapping.tensors[ir::EntityRef::index(t)].iter().zip(&layout.tensor_addr[ir::EntityRef::index(t)])
-        {
-            over[c][iv.tile as usize] += past(u64::from(at), (iv.end - iv.start) * size, limit);
+        for (iv, &at) in mapping.tensors[t].iter().zip(&layout.tensor_addr[t]) {
+            over[c][iv.tile.index()] += past(u64::from(at), (iv.end - iv.start) * size, limit);
         }
     }
     for v in graph.vertices.keys() {
-        let i = ir::EntityRef::index(v);
-        let tile = mapping.vertex_tiles[i] as usize;
+        let tile = mapping.vertex_tiles[v].index();
         let vt = resolved.vertex_info(codelets, v);
         over[cat("vertexInstanceState")][tile] +=
-            past(u64::from(layout.vertex_state[i]), u64::from(vt.state_size), limit);
+            past(u64::from(layout.vertex_state[v]), u64::from(vt.state_size), limit);
         over[cat("vectorListDescriptor")][tile] +=
-            past(u64::from(layout.descriptors[i]), u64::from(layout.descriptor_bytes[i]), limit);
+            past(u64::from(layout.descriptors[v]), u64::from(layout.descriptor_bytes[v]), limit);
     }
     for (t, m) in tiles.iter().enumerate() {
         over[cat("message")][t] = past(m.arena_base, m.exchange, limit);
@@ -200,14 +197,14 @@ pub(super) fn memory(
     for (row, c) in graph.compute_sets.values().enumerate() {
         for &v in &c.vertices {
             let i = ir::EntityRef::index(v);
-            add(&mut by_compute_set, row, mapping.vertex_tiles[i] as usize, per_vertex[i]);
+            add(&mut by_compute_set, row, mapping.vertex_tiles[v].index(), per_vertex[i]);
         }
     }
     let mut by_vertex_type = vertex_memory(types.len(), n);
     for v in graph.vertices.keys() {
         let i = ir::EntityRef::index(v);
-        let row = resolved.vertex_type[i] as usize;
-        add(&mut by_vertex_type, row, mapping.vertex_tiles[i] as usize, per_vertex[i]);
+        let row = resolved.vertex_type[v].index();
+        add(&mut by_vertex_type, row, mapping.vertex_tiles[v].index(), per_vertex[i]);
     }
     Memory { by_tile, by_category, by_compute_set, by_vertex_type }
 }
@@ -220,11 +217,11 @@ pub(super) fn variables(graph: &Graph, mapping: &TileMapping) -> Vec<Variable> {
         .map(|(t, tensor)| {
             let size = u64::from(tensor.elem.size_in_bytes());
             let mut on_tile: Vec<(u32, u64)> = Vec::new();
-            for iv in &mapping.tensors[ir::EntityRef::index(t)] {
+            for iv in &mapping.tensors[t] {
                 let bytes = (iv.end - iv.start) * size;
-                match on_tile.iter_mut().find(|x| x.0 == iv.tile) {
+                match on_tile.iter_mut().find(|x| x.0 == iv.tile.0) {
                     Some(x) => x.1 += bytes,
-                    None => on_tile.push((iv.tile, bytes)),
+                    None => on_tile.push((iv.tile.0, bytes)),
                 }
             }
             on_tile.sort_unstable();

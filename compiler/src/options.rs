@@ -1,0 +1,68 @@
+//! What to compile and how: the command line's choices as a struct
+//! ([`Options`]), shared by the driver, the passes that read them and the
+//! callers that build them without a command line (`poplar-run`, tests).
+
+/// What to compile and how (the command line, as a struct).
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// `--target PRESET`: replaces the file's preset (keeping its key overrides).
+    pub target: Option<String>,
+    /// `-I<dir>`: where codelet files are looked for after the `.pir`'s folder.
+    pub include_dirs: Vec<std::path::PathBuf>,
+    /// `--strict-mapping`: unmapped elements are an error, not a warning.
+    pub strict_mapping: bool,
+    /// `--allow-out-of-memory`: overflowing tiles are a warning; the
+    /// profile and dumps are still produced, but no image (it could not run).
+    pub allow_out_of_memory: bool,
+    /// `--dump STAGE` (any number).
+    pub dumps: Vec<DumpStage>,
+    /// `--report`: build the graph profile JSON.
+    pub report: bool,
+    /// `--time-passes`: time each pass.
+    pub time_passes: bool,
+    /// Where passes and codelet files report that they start (hidden by
+    /// default; the binaries show it on a terminal).
+    pub progress: ::report::progress::Progress,
+    /// `POPLAR_TARGET_OPTIONS`: a JSON object of target keys
+    /// (`{"tiles_per_ipu": 16}`), applied after the file's target and
+    /// `--target`.
+    pub target_options: Option<String>,
+}
+
+/// A stage whose result can be dumped as text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DumpStage {
+    /// Library operations: the matmul planner's choices and the vertex types.
+    Ops,
+    Mapping,
+    Exchange,
+    Memory,
+    Program,
+    Image,
+}
+
+impl DumpStage {
+    pub const ALL: [DumpStage; 6] = [
+        DumpStage::Ops,
+        DumpStage::Mapping,
+        DumpStage::Exchange,
+        DumpStage::Memory,
+        DumpStage::Program,
+        DumpStage::Image,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DumpStage::Ops => "ops",
+            DumpStage::Mapping => "mapping",
+            DumpStage::Exchange => "exchange",
+            DumpStage::Memory => "memory",
+            DumpStage::Program => "program",
+            DumpStage::Image => "image",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<DumpStage> {
+        DumpStage::ALL.into_iter().find(|d| d.name() == s)
+    }
+}

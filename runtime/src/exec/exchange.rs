@@ -1,0 +1,98 @@
+//! One exchange phase: every transfer of a compute set's exchange in or
+//! out, or of a copy, performed on the pool (each thread the transfers to
+//! the destination tiles it owns) or, when small, on the calling thread;
+//! and on `sim` its modelled cycles ([`ExchangeInfo`], computed once per
+//! exchange when the machine is built).
+//!
+//! `unsafe` is allowed here because the transfers of a phase copy between
+//! tile memories from several threads at once through raw pointers: the
+//! validator guarantees every range is inside its tile, destinations are
+//! disjoint, and no transfer reads what another of the phase writes.
+
+#![allow(unsafe_code)]
+
+use linker::image::Exchange;
+
+use super::memory::Shared;
+use super::{DeviceKind, Machine};
+use crate::cost;
+
+/// Below this many bytes an exchange runs on the calling thread.
+const PARALLEL_EXCHANGE_BYTES: u64 = 64 * 1024;
+
+/// Static facts about one exchange, computed once.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ExchangeInfo {
+    pub bytes: u64,
+    /// Modelled cycles (slowest tile).
+    pub cycles: u64,
+    /// Sum over tiles of their exchange cycles.
+    pub tile_cycles: u64,
+    pub active_tiles: u32,
+    /// Largest bytes sent or received by one tile.
+    pub max_tile_bytes: u64,
+    /// Bytes sent plus received, summed over tiles, and the largest of one
+    /// tile (the profile's data balance).
+    pub tile_data: u64,
+    pub max_tile_data: u64,
+}
+
+impl Machine {
+    /// Performs one exchange phase and charges its cycles.
+    /// One exchange phase; `node` is its `DoExchange` in the profiles.
+    pub(super) fn exchange(&mut self, x: &Exchange, info: &ExchangeInfo, xi: usize, program: u32, node: u32) {
+        let ptrs = Shared(self.ptrs.as_ptr() as *mut usize);
+        let run = |lo: usize, hi: usize| {
+            for tr in &x.transfers[lo..hi] {
+                // SAFETY: validated ranges; destinations of a phase are
+                // disjoint and never read by another transfer of it.
+                unsafe {
+                    let src = (*ptrs.at(tr.src_tile as usize) as *const u8).add(tr.src_offset as usize);
+                    let dst = (*ptrs.at(tr.dst_tile as usize) as *mut u8).add(tr.dst_offset as usize);
+                    std::ptr::copy(src, dst, tr.bytes as usize);
+                }
+            }
+        };
+        match &self.pool {
+            Some(pool) if info.bytes >= PARALLEL_EXCHANGE_BYTES => {
+                let s = &self.x_split[xi];
+                pool.broadcast(|ctx| {
+                    run(s[ctx.index()] as usize, s[ctx.index() + 1] as usize);
+                });
+            }
+            _ => run(0, x.transfers.len()),
+        }
+        if self.kind == DeviceKind::Sim {
+            let from = self.totals.cycles;
+            self.totals.charge(program, |t| {
+                t.cycles = t.cycles.saturating_add(info.cycles);
+                t.exchange = t.exchange.saturating_add(info.cycles);
+                t.exchange_tile = t.exchange_tile.saturating_add(info.tile_cycles);
+            });
+            if let Some(rec) = &mut self.rec {
+                let loaded = self.loaded.clone();
+                rec.exchange(&loaded.tree, node, from, info, x);
+            }
+        }
+    }
+}
+
+/// Bytes and modelled cycles of an exchange.
+pub(super) fn exchange_info(x: &Exchange, ntiles: usize, bpc: u32) -> ExchangeInfo {
+    if x.transfers.is_empty() {
+        return ExchangeInfo::default();
+    }
+    let bytes = x.transfers.iter().map(|t| u64::from(t.bytes)).sum();
+    let _ = ntiles;
+    let mut info = ExchangeInfo { bytes, ..Default::default() };
+    for (_, s, r) in x.bytes_by_tile() {
+        let c = cost::exchange_tile_cycles(s, r, bpc);
+        info.cycles = info.cycles.max(c);
+        info.tile_cycles = info.tile_cycles.saturating_add(c);
+        info.active_tiles += 1;
+        info.max_tile_bytes = info.max_tile_bytes.max(s.max(r));
+        info.tile_data = info.tile_data.saturating_add(s + r);
+        info.max_tile_data = info.max_tile_data.max(s + r);
+    }
+    info
+}

@@ -1,0 +1,329 @@
+//! The interpreter of the control program: runs an entry program's steps
+//! in order on the whole machine (a compute set, a copy, a host transfer,
+//! a loop or branch on a broadcast predicate, a call), charges each step's
+//! cycles on `sim` (syncs, predicate broadcasts, loop overheads, host
+//! transfers; compute and exchange charge their own), and stops a run past
+//! `--max-cycles` or `--timeout` naming the step it had reached.
+
+use std::time::Instant;
+
+use linker::image::{element_count, Region, Step};
+use linker::profile::StepIds;
+
+use super::{DeviceKind, Machine, Sink};
+use crate::cost;
+use crate::error::{RunError, StepPath};
+use crate::format;
+
+/// Program output waiting in memory is written out once it reaches this
+/// many bytes (and at the end of each run), so long runs print as they go.
+const OUTPUT_CHUNK: usize = 64 * 1024;
+
+impl Machine {
+    /// Runs entry program `index`; output goes to `out` as it is produced
+    /// (all of it by the time this returns), or stays in memory without one.
+    pub fn run_program(&mut self, index: usize, mut out: Sink) -> Result<(), RunError> {
+        let loaded = self.loaded.clone();
+        let program = loaded
+            .image
+            .programs
+            .get(index)
+            .ok_or_else(|| RunError::Program(format!("there is no program {index}")))?;
+        if let Some(rec) = &mut self.rec {
+            rec.program_trace.push(loaded.tree.control[index]);
+        }
+        let label = format!("program '{}'", program.name);
+        let mut path = Vec::new();
+        let ids = &loaded.tree.program_steps[index];
+        let r = self.steps(&program.body, ids, &label, &mut path, index as u32, &mut out);
+        self.flush_output(&mut out, 0);
+        r
+    }
+
+    /// Writes waiting output to `out` once there are at least `min` bytes.
+    fn flush_output(&mut self, out: &mut Sink, min: usize) {
+        if let Some(w) = out {
+            if !self.host.output.is_empty() && self.host.output.len() >= min {
+                let _ = w.write_all(&self.host.output);
+                let _ = w.flush();
+                self.host.output.clear();
+            }
+        }
+    }
+
+    /// Runs `steps`; `ids` are their nodes in the profiles' program list.
+    fn steps(
+        &mut self,
+        steps: &[Step],
+        ids: &[StepIds],
+        label: &str,
+        path: &mut Vec<usize>,
+        program: u32,
+        out: &mut Sink,
+    ) -> Result<(), RunError> {
+        for (i, (step, id)) in steps.iter().zip(ids).enumerate() {
+            path.push(i);
+            let r = self.step(step, id, label, path, program, out);
+            path.pop();
+            self.flush_output(out, OUTPUT_CHUNK);
+            r?;
+        }
+        Ok(())
+    }
+
+    fn where_(&self, label: &str, path: &[usize], step: &Step) -> StepPath {
+        let image = &self.loaded.image;
+        let what = match step {
+            Step::Execute(cs) => format!("execute '{}'", image.compute_sets[*cs as usize].name),
+            Step::Copy(c) => format!("copy {c}"),
+            Step::StreamIn { stream, .. } => {
+                format!("copy from stream '{}'", image.streams[*stream as usize].name)
+            }
+            Step::StreamOut { stream, .. } => {
+                format!("copy to stream '{}'", image.streams[*stream as usize].name)
+            }
+            Step::RemoteRead { buffer, repeat, .. } => {
+                format!("read remote buffer '{}'[{repeat}]", image.remote_buffers[*buffer as usize].name)
+            }
+            Step::RemoteWrite { buffer, repeat, .. } => {
+                format!("write remote buffer '{}'[{repeat}]", image.remote_buffers[*buffer as usize].name)
+            }
+            Step::Print { label, .. } => format!("print '{label}'"),
+            Step::Repeat { count, .. } => format!("repeat {count}"),
+            Step::While { .. } => "while".into(),
+            Step::If { .. } => "if".into(),
+            Step::Switch { .. } => "switch".into(),
+            Step::Call(f) => format!("call '{}'", image.functions[*f as usize].name),
+            Step::Sync => "sync".into(),
+        };
+        StepPath { program: label.to_string(), indices: path.to_vec(), what }
+    }
+
+    /// Counts a step (or a loop iteration) and stops the run past
+    /// `--max-cycles` or `--timeout`.
+    fn charge(&mut self, label: &str, path: &[usize], step: &Step) -> Result<(), RunError> {
+        self.totals.steps = self.totals.steps.saturating_add(1);
+        if let Some((at, millis)) = self.deadline {
+            if Instant::now() >= at {
+                return Err(RunError::Timeout { millis, step: self.where_(label, path, step) });
+            }
+        }
+        if let Some(limit) = self.max_cycles {
+            let (used, what) = match self.kind {
+                DeviceKind::Sim => (self.totals.cycles, "cycles"),
+                DeviceKind::Cpu => (self.totals.steps, "steps"),
+            };
+            if used > limit {
+                return Err(RunError::MaxCycles { limit, used, what, step: self.where_(label, path, step) });
+            }
+        }
+        Ok(())
+    }
+
+    fn sync(&mut self, program: u32) {
+        if self.kind == DeviceKind::Sim {
+            let c = u64::from(self.loaded.image.target.sync_cycles);
+            let from = self.totals.cycles;
+            self.totals.charge(program, |t| {
+                t.cycles = t.cycles.saturating_add(c);
+                t.sync = t.sync.saturating_add(c);
+            });
+            if let Some(rec) = &mut self.rec {
+                rec.sync(from, c);
+            }
+        }
+    }
+
+    /// A predicate broadcast: a sync, then a one-word exchange on every
+    /// tile; `node` is the branch or loop in the profiles.
+    fn control(&mut self, program: u32, node: u32) {
+        if self.kind == DeviceKind::Sim {
+            self.sync(program);
+            let c = cost::branch_exchange_cycles();
+            let tiles = self.loaded.image.tiles.len() as u64;
+            let from = self.totals.cycles;
+            self.totals.charge(program, |t| {
+                t.cycles = t.cycles.saturating_add(c);
+                t.exchange = t.exchange.saturating_add(c);
+                t.exchange_tile = t.exchange_tile.saturating_add(c.saturating_mul(tiles));
+            });
+            if let Some(rec) = &mut self.rec {
+                rec.broadcast(node, from, c, tiles as u32);
+            }
+        }
+    }
+
+    /// A repeat iteration or a call: the tiles' own loop or branch.
+    fn loop_step(&mut self, program: u32) {
+        if self.kind == DeviceKind::Sim {
+            self.totals.charge(program, |t| t.cycles = t.cycles.saturating_add(cost::LOOP_CYCLES));
+            if let Some(rec) = &mut self.rec {
+                rec.control_cycles = rec.control_cycles.saturating_add(cost::LOOP_CYCLES);
+            }
+        }
+    }
+
+    /// A host transfer: `node` is its `StreamCopy` in the profiles.
+    fn host_transfer(&mut self, program: u32, node: u32, regions: &[Region]) {
+        if self.kind != DeviceKind::Sim {
+            return;
+        }
+        self.sync(program);
+        let bytes: u64 = regions.iter().map(|r| u64::from(r.bytes)).sum();
+        let c = cost::host_transfer_cycles(bytes, self.loaded.image.target.clock_mhz);
+        let from = self.totals.cycles;
+        self.totals.charge(program, |t| {
+            t.cycles = t.cycles.saturating_add(c);
+            t.host = t.host.saturating_add(c);
+        });
+        if let Some(rec) = &mut self.rec {
+            let mut tiles: Vec<u32> = regions.iter().map(|r| r.tile).collect();
+            tiles.sort_unstable();
+            tiles.dedup();
+            let loaded = self.loaded.clone();
+            rec.stream_copy(&loaded.tree, node, from, c, tiles.len() as u32, bytes);
+        }
+    }
+
+    fn step(
+        &mut self,
+        step: &Step,
+        id: &StepIds,
+        label: &str,
+        path: &mut Vec<usize>,
+        program: u32,
+        out: &mut Sink,
+    ) -> Result<(), RunError> {
+        self.charge(label, path, step)?;
+        let loaded = self.loaded.clone();
+        let image = &loaded.image;
+        match step {
+            Step::Execute(cs) => {
+                let cs = *cs as usize;
+                let (xin, xout) = self.cs_info[cs].clone();
+                let name = &image.compute_sets[cs].name;
+                self.sync(program);
+                if let Some(node) = id.pre {
+                    self.exchange(&image.compute_sets[cs].exchange_in, &xin, 2 * cs, program, node);
+                }
+                self.compute(cs, program, id.node)
+                    .map_err(|fault| RunError::Vertex { fault, step: self.where_(label, path, step) })?;
+                if let Some(tile) = self.printf_full.take() {
+                    return Err(RunError::Program(format!(
+                        "tile {tile} printed more than {} KiB with printf in compute set '{name}' (a compute \
+                         set's printf output is held until it ends), at {}",
+                        linker::host::PRINTF_LIMIT >> 10,
+                        self.where_(label, path, step)
+                    )));
+                }
+                if let Some(node) = id.post {
+                    self.sync(program);
+                    self.exchange(&image.compute_sets[cs].exchange_out, &xout, 2 * cs + 1, program, node);
+                }
+            }
+            Step::Copy(c) => {
+                let info = self.copy_info[*c as usize].clone();
+                self.sync(program);
+                let xi = 2 * image.compute_sets.len() + *c as usize;
+                self.exchange(&image.copies[*c as usize], &info, xi, program, id.node);
+            }
+            Step::StreamIn { stream, regions } => {
+                let s = &image.streams[*stream as usize];
+                let block = (element_count(&s.shape) * u64::from(s.elem.size())) as usize;
+                let (buf, pos, connected) = &mut self.host.streams[*stream as usize];
+                if !*connected || buf.is_empty() {
+                    return Err(RunError::Unconnected {
+                        stream: s.name.clone(),
+                        step: self.where_(label, path, step),
+                    });
+                }
+                let mut data = Vec::with_capacity(block);
+                while data.len() < block {
+                    let take = (block - data.len()).min(buf.len() - *pos);
+                    data.extend_from_slice(&buf[*pos..*pos + take]);
+                    *pos = (*pos + take) % buf.len();
+                }
+                self.scatter(regions, &data);
+                self.host_transfer(program, id.node, regions);
+            }
+            Step::StreamOut { stream, regions } => {
+                let data = self.gather(regions);
+                let (buf, pos, connected) = &mut self.host.streams[*stream as usize];
+                if *connected && !buf.is_empty() {
+                    let mut at = 0;
+                    while at < data.len() {
+                        let take = (data.len() - at).min(buf.len() - *pos);
+                        buf[*pos..*pos + take].copy_from_slice(&data[at..at + take]);
+                        *pos = (*pos + take) % buf.len();
+                        at += take;
+                    }
+                } else {
+                    buf.extend_from_slice(&data);
+                }
+                self.host_transfer(program, id.node, regions);
+            }
+            Step::RemoteRead { buffer, repeat, regions } => {
+                let b = &image.remote_buffers[*buffer as usize];
+                let block = (element_count(&b.shape) * u64::from(b.elem.size())) as usize;
+                let at = block * *repeat as usize;
+                let data = self.host.remote_read(*buffer as usize, at, block)?;
+                self.scatter(regions, &data);
+                self.host_transfer(program, id.node, regions);
+            }
+            Step::RemoteWrite { buffer, repeat, regions } => {
+                let b = &image.remote_buffers[*buffer as usize];
+                let block = (element_count(&b.shape) * u64::from(b.elem.size())) as usize;
+                let at = block * *repeat as usize;
+                let data = self.gather(regions);
+                self.host.remote_mut(*buffer as usize)?[at..at + block].copy_from_slice(&data);
+                self.host_transfer(program, id.node, regions);
+            }
+            Step::Print { label: text, elem, shape, regions } => {
+                let data = self.gather(regions);
+                let s = format::print_tensor(text, *elem, shape, &data);
+                self.host.output.extend_from_slice(s.as_bytes());
+                self.host_transfer(program, id.node, regions);
+            }
+            Step::Repeat { count, body } => {
+                for _ in 0..*count {
+                    self.steps(body, &id.bodies[0], label, path, program, out)?;
+                    self.loop_step(program);
+                    self.charge(label, path, step)?;
+                }
+            }
+            Step::While { cond, pred, body } => loop {
+                self.steps(cond, &id.bodies[0], label, path, program, out)?;
+                self.control(program, id.node);
+                self.charge(label, path, step)?;
+                if self.scalar(pred) == 0 {
+                    break;
+                }
+                self.steps(body, &id.bodies[1], label, path, program, out)?;
+            },
+            Step::If { pred, then, otherwise } => {
+                self.control(program, id.node);
+                let (body, ids) =
+                    if self.scalar(pred) != 0 { (then, &id.bodies[0]) } else { (otherwise, &id.bodies[1]) };
+                self.steps(body, ids, label, path, program, out)?;
+            }
+            Step::Switch { selector, cases, default } => {
+                self.control(program, id.node);
+                let v = self.scalar_exact(selector);
+                let case = cases.iter().position(|(c, _)| *c == v);
+                let body = case.map_or(default, |i| &cases[i].1);
+                let ids = &id.bodies[case.unwrap_or(cases.len())];
+                self.steps(body, ids, label, path, program, out)?;
+            }
+            Step::Call(f) => {
+                self.loop_step(program);
+                let func = &image.functions[*f as usize];
+                let label = format!("function '{}'", func.name);
+                let mut inner = Vec::new();
+                let ids = &loaded.tree.function_steps[*f as usize];
+                self.steps(&func.body, ids, &label, &mut inner, program, out)?;
+            }
+            Step::Sync => self.sync(program),
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,256 @@
+//! The execution core shared by both devices: tile memories, the
+//! bulk-synchronous compute / exchange phases on a fixed pool of host
+//! threads, and the interpreter of the control program.
+//!
+//! Threads: a fixed rayon pool of N threads. Each phase is split, once when
+//! the machine is built, into N contiguous tile ranges balanced for that
+//! phase: by the compute set's vertex count, or by the exchange's bytes
+//! (cut only between destination tiles). In a compute phase each thread
+//! runs the vertices of its own tiles, in tile order; in an exchange phase
+//! each thread performs the transfers whose destination tile it owns (an
+//! image's transfers are sorted by destination and never read what the
+//! same phase writes). `broadcast` returning is the
+//! barrier. Every tile's result depends only on its own memory and the
+//! phase's transfers, so results are bit-identical for any N.
+//!
+//! `sim` runs the counting code variant and turns counts into cycles with
+//! [`crate::cost`]; `cpu` runs the plain variant and counts steps only.
+//! Printf output is collected per tile and joined in tile order.
+//!
+//! By idea: [`memory`] (tile and host memory, and the raw per-tile views
+//! threads share), [`interpreter`] (the control program, step by step,
+//! with its cycle charges), [`compute`] (one compute phase: every vertex of
+//! a compute set on its tile) and [`exchange`] (one exchange phase). This
+//! module holds the [`Machine`] they all extend and how it is built. Only
+//! `memory`, `compute` and `exchange` may use `unsafe`, each saying why.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::loader::Loaded;
+use crate::profile::Recorder;
+use crate::totals::Totals;
+
+mod compute;
+mod exchange;
+mod interpreter;
+mod memory;
+
+use compute::TileResult;
+use exchange::exchange_info;
+pub(crate) use exchange::ExchangeInfo;
+pub(crate) use memory::HostState;
+
+/// Which device runs the image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceKind {
+    /// Native execution on the host's cores.
+    Cpu,
+    /// The IPU Model: the same execution plus the cycle model.
+    Sim,
+}
+
+impl DeviceKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DeviceKind::Cpu => "cpu",
+            DeviceKind::Sim => "sim",
+        }
+    }
+}
+
+/// Most worker contexts a target may have (checked by the validator).
+pub const MAX_WORKERS: usize = linker::valid::MAX_WORKERS as usize;
+
+/// A loaded image on a device, with its memory.
+pub struct Machine {
+    pub(crate) loaded: Arc<Loaded>,
+    pub kind: DeviceKind,
+    storage: Vec<Vec<u64>>,
+    ptrs: Vec<usize>,
+    lens: Vec<u32>,
+    pool: Option<rayon::ThreadPool>,
+    /// Host threads tiles run on.
+    nthreads: usize,
+    /// Per compute set: thread `i` runs `cs.tiles[s[i]..s[i+1]]` (a
+    /// contiguous tile range balanced by that compute set's vertex count).
+    cs_split: Vec<Vec<u32>>,
+    /// Per exchange (compute set `i` in: `2i`, out: `2i+1`, then copies):
+    /// thread `i` performs `transfers[s[i]..s[i+1]]`, split at destination
+    /// tile boundaries and balanced by bytes.
+    x_split: Vec<Vec<u32>>,
+    tile_out: Vec<Vec<u8>>,
+    tile_res: Vec<TileResult>,
+    /// Per compute set: exchange in and out; then per copy.
+    pub(crate) cs_info: Vec<(ExchangeInfo, ExchangeInfo)>,
+    pub(crate) copy_info: Vec<ExchangeInfo>,
+    pub(crate) host: HostState,
+    pub totals: Totals,
+    /// Stop when cycles (sim) or steps (cpu) exceed this.
+    pub max_cycles: Option<u64>,
+    /// Stop at the first step boundary past this instant (`--timeout`),
+    /// with the limit in milliseconds for the message.
+    deadline: Option<(Instant, u64)>,
+    /// Compute phases always run on the pool, whose threads have stacks
+    /// sized for the image's largest frame (the caller's may be smaller).
+    always_pool: bool,
+    /// The first tile whose `printf` buffer filled in the last compute set.
+    printf_full: Option<u32>,
+    /// The word codelet code reads at loop back edges (`TileCtx::stop`):
+    /// set once the deadline passes, it stops code that is running.
+    stop: Arc<AtomicU32>,
+    pub(crate) rec: Option<Recorder>,
+    /// Run the plain variant on sim too (no instruction counts).
+    pub(crate) uninstrumented: bool,
+}
+
+/// Stack a worker thread has beyond the largest vertex frame: host
+/// functions, `printf` formatting and the runtime's own frames.
+const STACK_MARGIN: usize = 1 << 20;
+
+/// The smallest worker stack (Rust's default for spawned threads).
+const MIN_WORKER_STACK: usize = 2 << 20;
+
+/// Largest vertex frame run on the calling thread, whose stack size the
+/// runtime does not choose (a test thread has 2 MiB); above this, compute
+/// always runs on the sized pool.
+const CALLER_FRAME_LIMIT: u32 = 256 << 10;
+
+/// Where program output goes as it is produced: a writer (the command
+/// line's standard output), or nowhere until [`crate::Engine::take_output`].
+pub(crate) type Sink<'a> = Option<&'a mut dyn Write>;
+
+impl Machine {
+    /// Allocates tile memory (zeroed, then the initial segments) and the
+    /// thread pool. `threads` of 0 means all cores.
+    pub fn new(loaded: Arc<Loaded>, kind: DeviceKind, threads: usize) -> Machine {
+        let image = &loaded.image;
+        let mut storage: Vec<Vec<u64>> =
+            image.tiles.iter().map(|t| vec![0u64; (t.mem_size as usize).div_ceil(8)]).collect();
+        for (t, tile) in image.tiles.iter().enumerate() {
+            let bytes = memory::words_as_bytes_mut(&mut storage[t]);
+            for s in &tile.init {
+                bytes[s.offset as usize..s.offset as usize + s.bytes.len()].copy_from_slice(&s.bytes);
+            }
+        }
+        let ptrs = storage.iter_mut().map(|s| s.as_mut_ptr() as usize).collect();
+        let lens = image.tiles.iter().map(|t| t.mem_size).collect();
+        let threads =
+            if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads };
+        let threads = threads.clamp(1, image.tiles.len().max(1));
+        let always_pool = image.largest_frame() > CALLER_FRAME_LIMIT;
+        let pool = (threads > 1 || always_pool).then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .thread_name(|i| format!("tile-worker-{i}"))
+                .stack_size(worker_stack(image.largest_frame()))
+                .build()
+                .expect("thread pool")
+        });
+        let ntiles = image.tiles.len();
+        let bpc = image.target.exchange_bytes_per_cycle;
+        let cs_info = image
+            .compute_sets
+            .iter()
+            .map(|cs| {
+                (exchange_info(&cs.exchange_in, ntiles, bpc), exchange_info(&cs.exchange_out, ntiles, bpc))
+            })
+            .collect();
+        let copy_info = image.copies.iter().map(|x| exchange_info(x, ntiles, bpc)).collect();
+        let cs_split = image
+            .compute_sets
+            .iter()
+            .map(|cs| split(threads, cs.tiles.iter().map(|w| 4 * u64::from(w.end - w.start) + 1), |_| true))
+            .collect();
+        let x_split = image
+            .compute_sets
+            .iter()
+            .flat_map(|cs| [&cs.exchange_in, &cs.exchange_out])
+            .chain(image.copies.iter())
+            .map(|x| {
+                split(threads, x.transfers.iter().map(|t| u64::from(t.bytes) + 64), |i| {
+                    x.transfers[i - 1].dst_tile != x.transfers[i].dst_tile
+                })
+            })
+            .collect();
+        let host = HostState {
+            streams: image.streams.iter().map(|_| (Vec::new(), 0, false)).collect(),
+            remote: image.remote_buffers.iter().map(|_| Vec::new()).collect(),
+            remote_bytes: image.remote_buffer_bytes(),
+            output: Vec::new(),
+        };
+        Machine {
+            kind,
+            storage,
+            ptrs,
+            lens,
+            pool,
+            nthreads: threads,
+            cs_split,
+            x_split,
+            tile_out: vec![Vec::new(); ntiles],
+            tile_res: vec![TileResult::default(); ntiles],
+            cs_info,
+            copy_info,
+            host,
+            totals: Totals::default(),
+            max_cycles: None,
+            deadline: None,
+            always_pool,
+            printf_full: None,
+            stop: Arc::new(AtomicU32::new(0)),
+            rec: None,
+            uninstrumented: false,
+            loaded,
+        }
+    }
+
+    /// Stops every later run at the first step boundary past `at`, and
+    /// codelet code running then at its next loop back edge (a thread sets
+    /// the stop word at `at`).
+    pub(crate) fn set_deadline(&mut self, at: Instant, millis: u64) {
+        self.deadline = Some((at, millis));
+        let stop = self.stop.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(at.saturating_duration_since(Instant::now()));
+            stop.store(1, Ordering::Relaxed);
+        });
+    }
+
+    /// Threads this machine runs tiles on.
+    pub fn threads(&self) -> usize {
+        self.nthreads
+    }
+}
+
+/// Stack bytes of a worker thread for vertex frames of up to `frame` bytes.
+pub fn worker_stack(frame: u32) -> usize {
+    (frame as usize + STACK_MARGIN).max(MIN_WORKER_STACK)
+}
+
+/// Splits items `0..n` (weights `weight`) into `threads` contiguous
+/// ranges of similar total weight, cutting only before items `i` for which
+/// `cut(i)` holds. Returns `threads + 1` indices.
+fn split(
+    threads: usize,
+    weight: impl ExactSizeIterator<Item = u64> + Clone,
+    cut: impl Fn(usize) -> bool,
+) -> Vec<u32> {
+    let n = weight.len();
+    let total: u64 = weight.clone().sum();
+    let mut out = vec![0u32];
+    let mut acc = 0u64;
+    for (i, w) in weight.enumerate() {
+        // Cut before item `i` once the weight so far reaches the next share.
+        while out.len() < threads && i > 0 && acc * threads as u64 >= total * out.len() as u64 && cut(i) {
+            out.push(i as u32);
+        }
+        acc += w;
+    }
+    while out.len() < threads + 1 {
+        out.push(n as u32);
+    }
+    out
+}
