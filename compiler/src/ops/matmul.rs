@@ -10,7 +10,11 @@
 //! macs / workers  +  (a rows + b columns received, in bytes) / exchange_bytes_per_cycle
 //! ```
 //!
-//! where `macs = ceil(m/pm) * ceil(n/pn) * k`, and takes the cheapest split
+//! where `macs = ceil(m/pm) * cols * k`, `cols` being a block's
+//! `ceil(n/pn)` columns rounded up to a multiple of four: the vertex works
+//! through a row four columns at a time (the host's f32x4 vectors; the
+//! IPU's float units too work on pairs and quads), and a last, partial
+//! group of columns costs it as much as a whole one. It takes the cheapest split
 //! whose block (a rows, b columns, c block) fits in half a tile's memory,
 //! ties to fewer tiles. Block `(i, j)` runs on tile `i * pn + j`, reading
 //! its rows of `a` and the rows of its column range of `b` (both
@@ -21,6 +25,9 @@ use ir::{Diagnostic, ElemType, FieldValue, Name, Op, Span, Stmt, Subscript, View
 
 use super::{codegen, Expander};
 use crate::mapping::Interval;
+
+/// Columns the vertex's inner loop handles together.
+const COLUMN_GROUP: u64 = 4;
 
 /// The planner's choice for one product.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,7 +50,7 @@ pub fn plan(m: u64, k: u64, n: u64, elem: ElemType, tiles: u32, target: &ir::Tar
         let rows = m.div_ceil(pm);
         for pn in 1..=n.clamp(1, tiles / pm) {
             let cols = n.div_ceil(pn);
-            let macs = rows * cols * k;
+            let macs = rows * cols.next_multiple_of(COLUMN_GROUP) * k;
             let recv = (rows * k + cols * k) * size;
             let cycles = macs.div_ceil(workers) + recv.div_ceil(bw);
             let fits = (rows * k + cols * k + rows * cols) * size <= budget;

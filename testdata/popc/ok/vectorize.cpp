@@ -158,6 +158,26 @@ public:
   }
 };
 
+// A matrix product's inner loop: two rows of `c` take two terms each, every
+// `b` vector read by both rows. The SIMD copy loads each `b` chunk once and
+// keeps it across the store to `c0`, which needs `c0` apart from the `b`s,
+// not merely equal to one of them.
+class TwoRows : public Vertex {
+public:
+  InOut<Vector<float>> c0;
+  Input<Vector<float>> b0;
+  Input<Vector<float>> b1;
+  InOut<Vector<float>> c1;
+  float k;
+  void compute() {
+    const float x = k + 1.0f;
+    for (unsigned j = 0; j < c0.size(); ++j) {
+      c0[j] = c0[j] + k * b0[j] + x * b1[j];
+      c1[j] = c1[j] + x * b0[j] + k * b1[j];
+    }
+  }
+};
+
 // RUN ScaledAdd
 //   x = []
 //   y = []
@@ -252,3 +272,9 @@ public:
 // RUN NotReduction
 //   a = [1, 1, 1, 1]
 //   out = [0]
+// RUN TwoRows
+//   c0 = [1, 2, 3, 4, 5, 6]
+//   b0 = [0.5, 1, 1.5, 2, 2.5, 3]
+//   b1 = [1, 1, 1, 1, 1, -1]
+//   c1 = [0, 0, 0, 0, 0, 0]
+//   k = 2
