@@ -535,7 +535,8 @@ impl Lowerer<'_, '_> {
         let passes = if scalar_copy { LANES as i32 } else { 1 };
         for j in 0..passes {
             let ty = if scalar_copy { types::F32 } else { types::F32X4 };
-            let mut at = Chunk { addrs: &addrs, splats: &splats, ty, offset: 4 * j, loaded: vec![None; addrs.len()] };
+            let mut at =
+                Chunk { addrs: &addrs, splats: &splats, ty, offset: 4 * j, loaded: vec![None; addrs.len()] };
             for step in &m.body {
                 match step {
                     Step::Store(k, lane) => {
