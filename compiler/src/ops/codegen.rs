@@ -264,7 +264,7 @@ pub fn reduce_class(name: &str, op: ReduceOp, t: ElemType) -> String {
 }
 
 /// Rows of `c` one pass of a matrix-product block computes together.
-const MM_ROWS: usize = 4;
+const MM_ROWS: usize = 2;
 /// Terms of the sum over `q` one pass adds to each element of `c`.
 const MM_TERMS: usize = 4;
 
@@ -275,13 +275,16 @@ const MM_TERMS: usize = 4;
 /// `float`, one dot product at a time, and round once).
 ///
 /// `float` and integer blocks give each worker a contiguous share of the
-/// rows and go through them four at a time. Each pass over the columns
-/// adds four terms (`q` to `q + 3`) to four rows, written as one
+/// rows and go through them two at a time. Each pass over the columns
+/// adds four terms (`q` to `q + 3`) to both rows, written as one
 /// left-to-right sum per element, `c0[j] = c0[j] + x00 * b0[j] + x01 *
 /// b1[j] + …`, which is the same order of roundings as four passes of one
 /// term. It is an elementwise loop over `j` that `popc` runs four columns
-/// at a time, reading every `b` row once per four rows and every `c`
-/// element once per four terms.
+/// at a time, reading every `b` row once per two rows and every `c`
+/// element once per four terms. Two rows by four terms keep the loop's
+/// values (eight `a` splats, two rows of sums, the `b` chunks) within the
+/// host's sixteen vector registers; four rows measured slower for the
+/// spills.
 pub fn matmul_class(name: &str, t: ElemType) -> String {
     let e = cpp(t);
     let head = format!(
