@@ -14,7 +14,8 @@
 //!   pointer to float, and `e` built from `w[i]` float loads,
 //!   loop-invariant float scalars (register locals, fields, scalar edges
 //!   `s` or `*s`),
-//!   constants, `+ - * /` and unary minus, every operation in `float`;
+//!   constants, `+ - * /`, unary minus and casts to `float` (of these, which
+//!   change nothing), every operation in `float`;
 //! - or, among those, reductions `acc += e;`, `acc -= e;`, `acc = acc + e;`
 //!   or `acc = acc - e;`, `acc` a float register local that the body reads
 //!   nowhere else.
@@ -73,7 +74,7 @@
 use cranelift_codegen::ir::{condcodes::IntCC, types, Block, InstBuilder, MemFlagsData, Type, Value};
 use cranelift_frontend::Variable;
 
-use crate::front::ast::{BinOp, Expr, ExprKind, Stmt, StmtKind, UnOp};
+use crate::front::ast::{BinOp, CastKind, Expr, ExprKind, Stmt, StmtKind, TypeKind, TypeName, UnOp};
 use crate::lower::{cl_pub, Lowerer, Place, V};
 use crate::sema::ceval::{self, convert};
 use crate::sema::types::Scalar;
@@ -268,6 +269,16 @@ impl Matcher<'_, '_, '_> {
                     Typed::Const(s, CV::F(-f))
                 }
                 _ => return None,
+            },
+            // `(float)e`, `float(e)` or `static_cast<float>(e)`: nothing for
+            // a float `e`, a rounded constant for a constant one.
+            ExprKind::Cast(
+                CastKind::CStyle | CastKind::Static | CastKind::Functional,
+                TypeName { kind: TypeKind::Scalar(Scalar::Float), .. },
+                a,
+            ) => match self.typed(a)? {
+                Typed::Float(l) => Typed::Float(l),
+                Typed::Const(_, c) => Typed::Const(Scalar::Float, convert(c, Scalar::Float)),
             },
             // `*s`, `s` a float scalar edge.
             ExprKind::Unary(UnOp::Deref, s) => match self.pure(s)? {

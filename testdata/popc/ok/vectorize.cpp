@@ -158,6 +158,19 @@ public:
   }
 };
 
+// Casts to float, as the library's generated elementwise code writes them:
+// no operation on a float, a rounding of a double constant.
+class Casts : public Vertex {
+public:
+  Output<Vector<float>> out;
+  Input<Vector<float>> a;
+  Input<Vector<float>> b;
+  void compute() {
+    for (unsigned i = 0; i < out.size(); ++i)
+      out[i] = (float)((float)(a[i] + b[i]) * static_cast<float>(0.1)) - float(a[i]);
+  }
+};
+
 // A matrix product's inner loop: two rows of `c` take two terms each, every
 // `b` vector read by both rows. The SIMD copy loads each `b` chunk once and
 // keeps it across the store to `c0`, which needs `c0` apart from the `b`s,
@@ -278,3 +291,7 @@ public:
 //   b1 = [1, 1, 1, 1, 1, -1]
 //   c1 = [0, 0, 0, 0, 0, 0]
 //   k = 2
+// RUN Casts
+//   out = [0, 0, 0, 0, 0]
+//   a = [1, 2, 3, 4, 5]
+//   b = [0.5, 0.25, 0.125, 1, 3]
