@@ -272,7 +272,10 @@ const MM_TERMS: usize = 4;
 /// the block's rows `r` and columns `j`. Every sum runs over `q` in order
 /// from zero, as a plain loop would: `c[r][j] = 0`, then `c[r][j] =
 /// c[r][j] + a[r][q] * b[q][j]` for `q = 0, 1, …` (`half` blocks sum in
-/// `float`, one dot product at a time, and round once).
+/// `float`, one dot product at a time, and round once). `a` is one edge
+/// holding the block's rows of `a` one after another, `b` one edge holding
+/// the `k` rows of the block's columns of `b`, `c` a list of the block's
+/// rows of the result (in place in the result tensor).
 ///
 /// `float` and integer blocks give each worker a contiguous share of the
 /// rows and go through them two at a time. Each pass over the columns
@@ -288,22 +291,25 @@ const MM_TERMS: usize = 4;
 pub fn matmul_class(name: &str, t: ElemType) -> String {
     let e = cpp(t);
     let head = format!(
-        "class {name} : public MultiVertex {{\npublic:\n  Vector<Input<Vector<{e}>>> a;\n  Vector<Input<Vector<{e}>>> b;\n\
-         \x20 Vector<Output<Vector<{e}>>> c;\n  void compute(unsigned wid) {{\n"
+        "class {name} : public MultiVertex {{\npublic:\n  Input<Vector<{e}>> a;\n  Input<Vector<{e}>> b;\n\
+         \x20 Vector<Output<Vector<{e}>>> c;\n  void compute(unsigned wid) {{\n    unsigned m = c.size();\n\
+         \x20   unsigned n = c[0].size();\n    unsigned k = b.size() / n;\n"
     );
     if t == ElemType::Half {
         return format!(
-            "{head}    for (unsigned r = wid; r < c.size(); r += numWorkers()) {{\n\
-             \x20     for (unsigned j = 0; j < c[r].size(); ++j) {{\n        float s = 0;\n\
-             \x20       for (unsigned q = 0; q < a[r].size(); ++q) s += (float)a[r][q] * (float)b[q][j];\n\
+            "{head}    for (unsigned r = wid; r < m; r += numWorkers()) {{\n\
+             \x20     for (unsigned j = 0; j < n; ++j) {{\n        float s = 0;\n\
+             \x20       for (unsigned q = 0; q < k; ++q) s += (float)a[r * k + q] * (float)b[q * n + j];\n\
              \x20       c[r][j] = (half)s;\n      }}\n    }}\n  }}\n}};\n"
         );
     }
     let mut s = head;
     s.push_str(
-        "    unsigned m = c.size();\n    unsigned k = b.size();\n    unsigned n = c[0].size();\n\
+        "    const {e} *pa = &a[0];\n    const {e} *pb = &b[0];\n\
          \x20   unsigned per = (m + numWorkers() - 1) / numWorkers();\n    unsigned r0 = wid * per;\n\
-         \x20   unsigned r1 = r0 + per;\n    if (r0 > m) r0 = m;\n    if (r1 > m) r1 = m;\n    unsigned r = r0;\n",
+         \x20   unsigned r1 = r0 + per;\n    if (r0 > m) r0 = m;\n    if (r1 > m) r1 = m;\n    unsigned r = r0;\n"
+            .replace("{e}", e)
+            .as_str(),
     );
     let _ = writeln!(s, "    for (; r + {MM_ROWS} <= r1; r += {MM_ROWS}) {{");
     matmul_pass(&mut s, e, MM_ROWS);
@@ -319,7 +325,7 @@ fn matmul_pass(s: &mut String, e: &str, rows: usize) {
     let ind = "      ";
     for i in 0..rows {
         let _ = writeln!(s, "{ind}{e} *c{i} = &c[r + {i}][0];");
-        let _ = writeln!(s, "{ind}const {e} *a{i} = &a[r + {i}][0];");
+        let _ = writeln!(s, "{ind}const {e} *a{i} = pa + (r + {i}) * k;");
     }
     let zero: String = (0..rows).map(|i| format!(" c{i}[j] = 0;")).collect();
     let _ = writeln!(s, "{ind}for (unsigned j = 0; j < n; ++j) {{{zero} }}");
@@ -331,7 +337,7 @@ fn matmul_pass(s: &mut String, e: &str, rows: usize) {
             let _ = writeln!(s, "{ind}for (; q + {terms} <= k; q += {terms}) {{");
         }
         for u in 0..terms {
-            let _ = writeln!(s, "{ind}  const {e} *b{u} = &b[q + {u}][0];");
+            let _ = writeln!(s, "{ind}  const {e} *b{u} = pb + (q + {u}) * n;");
         }
         for i in 0..rows {
             for u in 0..terms {

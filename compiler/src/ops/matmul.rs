@@ -17,8 +17,9 @@
 //! group of columns costs it as much as a whole one. It takes the cheapest split
 //! whose block (a rows, b columns, c block) fits in half a tile's memory,
 //! ties to fewer tiles. Block `(i, j)` runs on tile `i * pn + j`, reading
-//! its rows of `a` and the rows of its column range of `b` (both
-//! contiguous runs, fetched by exchange), writing its rows of `c`. A new `c` is mapped block by block
+//! its rows of `a` and the rows of its column range of `b` (each one edge,
+//! row by row; fetched by exchange in contiguous runs), writing its rows
+//! of `c`. A new `c` is mapped block by block
 //! where it is computed. Batches share the tiles evenly, each planned alone.
 
 use ir::{Diagnostic, ElemType, FieldValue, Name, Op, Span, Stmt, Subscript, View};
@@ -161,23 +162,19 @@ pub(crate) fn expand(
                 if c0 >= c1 {
                     continue;
                 }
-                let mut arows = Vec::new();
                 let mut crows = Vec::new();
                 for i in r0..r1 {
-                    arows.push(idx(&ag, &[Subscript::Index(i as i64)], span)?);
                     crows.push(idx(&cg, &[Subscript::Index(i as i64), range(c0, c1)], span)?);
                 }
-                let mut brows = Vec::with_capacity(k as usize);
-                for q in 0..k {
-                    brows.push(idx(&bg, &[Subscript::Index(q as i64), range(c0, c1)], span)?);
-                }
+                let arows = idx(&ag, &[range(r0, r1)], span)?.flatten();
+                let bcols = idx(&bg, &[range(0, k), range(c0, c1)], span)?.flatten();
                 x.vertex(
                     cs,
                     &vtype,
                     tile_of(gi, bi, bj),
                     vec![
-                        ("a", FieldValue::EdgeList(arows)),
-                        ("b", FieldValue::EdgeList(brows)),
+                        ("a", FieldValue::Edge(arows)),
+                        ("b", FieldValue::Edge(bcols)),
                         ("c", FieldValue::EdgeList(crows)),
                     ],
                     span,
