@@ -129,7 +129,7 @@ fn simd_copies_change_nothing() {
     let (vec_obj, vec_ir) = compile(&["-g"]);
     let (scalar_obj, scalar_ir) = compile(&["-g", "-fno-vectorize"]);
     // The copies exist where expected, and only there.
-    for v in ["ScaledAdd", "Ops", "Bounded", "Fill"] {
+    for v in ["ScaledAdd", "Ops", "Bounded", "Fill", "TwoRows", "Casts"] {
         assert!(ir_of(&vec_ir, v).contains("f32x4"), "{v} has no SIMD copy");
         assert!(!ir_of(&scalar_ir, v).contains("f32x4"), "{v} has a SIMD copy with -fno-vectorize");
     }

@@ -10,17 +10,25 @@
 //! macs / workers  +  (a rows + b columns received, in bytes) / exchange_bytes_per_cycle
 //! ```
 //!
-//! where `macs = ceil(m/pm) * ceil(n/pn) * k`, and takes the cheapest split
+//! where `macs = ceil(m/pm) * cols * k`, `cols` being a block's
+//! `ceil(n/pn)` columns rounded up to a multiple of four: the vertex works
+//! through a row four columns at a time (the host's f32x4 vectors; the
+//! IPU's float units too work on pairs and quads), and a last, partial
+//! group of columns costs it as much as a whole one. It takes the cheapest split
 //! whose block (a rows, b columns, c block) fits in half a tile's memory,
 //! ties to fewer tiles. Block `(i, j)` runs on tile `i * pn + j`, reading
-//! its rows of `a` and the rows of its column range of `b` (both
-//! contiguous runs, fetched by exchange), writing its rows of `c`. A new `c` is mapped block by block
+//! its rows of `a` and the rows of its column range of `b` (each one edge,
+//! row by row; fetched by exchange in contiguous runs), writing its rows
+//! of `c`. A new `c` is mapped block by block
 //! where it is computed. Batches share the tiles evenly, each planned alone.
 
 use ir::{Diagnostic, ElemType, FieldValue, Name, Op, Span, Stmt, Subscript, View};
 
 use super::{codegen, Expander};
 use crate::mapping::Interval;
+
+/// Columns the vertex's inner loop handles together.
+const COLUMN_GROUP: u64 = 4;
 
 /// The planner's choice for one product.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,7 +51,7 @@ pub fn plan(m: u64, k: u64, n: u64, elem: ElemType, tiles: u32, target: &ir::Tar
         let rows = m.div_ceil(pm);
         for pn in 1..=n.clamp(1, tiles / pm) {
             let cols = n.div_ceil(pn);
-            let macs = rows * cols * k;
+            let macs = rows * cols.next_multiple_of(COLUMN_GROUP) * k;
             let recv = (rows * k + cols * k) * size;
             let cycles = macs.div_ceil(workers) + recv.div_ceil(bw);
             let fits = (rows * k + cols * k + rows * cols) * size <= budget;
@@ -154,23 +162,19 @@ pub(crate) fn expand(
                 if c0 >= c1 {
                     continue;
                 }
-                let mut arows = Vec::new();
                 let mut crows = Vec::new();
                 for i in r0..r1 {
-                    arows.push(idx(&ag, &[Subscript::Index(i as i64)], span)?);
                     crows.push(idx(&cg, &[Subscript::Index(i as i64), range(c0, c1)], span)?);
                 }
-                let mut brows = Vec::with_capacity(k as usize);
-                for q in 0..k {
-                    brows.push(idx(&bg, &[Subscript::Index(q as i64), range(c0, c1)], span)?);
-                }
+                let arows = idx(&ag, &[range(r0, r1)], span)?.flatten();
+                let bcols = idx(&bg, &[range(0, k), range(c0, c1)], span)?.flatten();
                 x.vertex(
                     cs,
                     &vtype,
                     tile_of(gi, bi, bj),
                     vec![
-                        ("a", FieldValue::EdgeList(arows)),
-                        ("b", FieldValue::EdgeList(brows)),
+                        ("a", FieldValue::Edge(arows)),
+                        ("b", FieldValue::Edge(bcols)),
                         ("c", FieldValue::EdgeList(crows)),
                     ],
                     span,

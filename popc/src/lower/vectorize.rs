@@ -14,7 +14,8 @@
 //!   pointer to float, and `e` built from `w[i]` float loads,
 //!   loop-invariant float scalars (register locals, fields, scalar edges
 //!   `s` or `*s`),
-//!   constants, `+ - * /` and unary minus, every operation in `float`;
+//!   constants, `+ - * /`, unary minus and casts to `float` (of these, which
+//!   change nothing), every operation in `float`;
 //! - or, among those, reductions `acc += e;`, `acc -= e;`, `acc = acc + e;`
 //!   or `acc = acc - e;`, `acc` a float register local that the body reads
 //!   nowhere else.
@@ -73,7 +74,7 @@
 use cranelift_codegen::ir::{condcodes::IntCC, types, Block, InstBuilder, MemFlagsData, Type, Value};
 use cranelift_frontend::Variable;
 
-use crate::front::ast::{BinOp, Expr, ExprKind, Stmt, StmtKind, UnOp};
+use crate::front::ast::{BinOp, CastKind, Expr, ExprKind, Stmt, StmtKind, TypeKind, TypeName, UnOp};
 use crate::lower::{cl_pub, Lowerer, Place, V};
 use crate::sema::ceval::{self, convert};
 use crate::sema::types::Scalar;
@@ -268,6 +269,16 @@ impl Matcher<'_, '_, '_> {
                     Typed::Const(s, CV::F(-f))
                 }
                 _ => return None,
+            },
+            // `(float)e`, `float(e)` or `static_cast<float>(e)`: nothing for
+            // a float `e`, a rounded constant for a constant one.
+            ExprKind::Cast(
+                CastKind::CStyle | CastKind::Static | CastKind::Functional,
+                TypeName { kind: TypeKind::Scalar(Scalar::Float), .. },
+                a,
+            ) => match self.typed(a)? {
+                Typed::Float(l) => Typed::Float(l),
+                Typed::Const(_, c) => Typed::Const(Scalar::Float, convert(c, Scalar::Float)),
             },
             // `*s`, `s` a float scalar edge.
             ExprKind::Unary(UnOp::Deref, s) => match self.pure(s)? {
@@ -466,6 +477,7 @@ impl Lowerer<'_, '_> {
         // (a scalar copy runs the iterations in order, so only the SIMD copy
         // needs this), nor an invariant.
         let scalar_copy = m.reduces();
+        let kept = if scalar_copy { Vec::new() } else { kept_loads(m) };
         for (s, &(_, stored)) in m.bases.iter().enumerate() {
             if !stored {
                 continue;
@@ -475,11 +487,15 @@ impl Lowerer<'_, '_> {
                     continue;
                 }
                 let d = self.b.ins().isub(bases[s], bases[b]);
-                let same = self.b.ins().icmp_imm_s(IntCC::Equal, d, 0);
                 let above = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, d, 4 * LANES);
                 let below = self.b.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, d, -4 * LANES);
                 let apart = self.b.ins().bor(above, below);
-                ok.push(self.b.ins().bor(same, apart));
+                if kept.contains(&(s, b)) || kept.contains(&(b, s)) {
+                    ok.push(apart);
+                } else {
+                    let same = self.b.ins().icmp_imm_s(IntCC::Equal, d, 0);
+                    ok.push(self.b.ins().bor(same, apart));
+                }
             }
             let lo = self.b.ins().iadd(bases[s], first);
             let hi = self.b.ins().iadd(bases[s], last);
@@ -530,15 +546,28 @@ impl Lowerer<'_, '_> {
         let passes = if scalar_copy { LANES as i32 } else { 1 };
         for j in 0..passes {
             let ty = if scalar_copy { types::F32 } else { types::F32X4 };
-            let at = Chunk { addrs: &addrs, splats: &splats, ty, offset: 4 * j };
+            let mut at =
+                Chunk { addrs: &addrs, splats: &splats, ty, offset: 4 * j, loaded: vec![None; addrs.len()] };
             for step in &m.body {
                 match step {
                     Step::Store(k, lane) => {
-                        let x = self.lane(lane, &at);
+                        let x = self.lane(lane, &mut at);
                         self.b.ins().store(VECTOR_FLAGS, x, addrs[*k], at.offset);
+                        if !scalar_copy {
+                            // What a later step loads from this vector is
+                            // what was stored; a vector another one may
+                            // share its base with (checked `apart` only for
+                            // the pairs `kept_loads` names) is read afresh.
+                            for (b, l) in at.loaded.iter_mut().enumerate() {
+                                if b != *k && !kept.contains(&(*k, b)) {
+                                    *l = None;
+                                }
+                            }
+                            at.loaded[*k] = Some(x);
+                        }
                     }
                     Step::Accumulate(acc, op, lane) => {
-                        let x = self.lane(lane, &at);
+                        let x = self.lane(lane, &mut at);
                         let a = self.b.use_var(*acc);
                         let a = match op {
                             BinOp::Add => self.b.ins().fadd(a, x),
@@ -587,8 +616,16 @@ impl Lowerer<'_, '_> {
     }
 
     /// The value of `lane` for the chunk `at`.
-    fn lane(&mut self, lane: &Lane, at: &Chunk<'_>) -> Value {
+    fn lane(&mut self, lane: &Lane, at: &mut Chunk<'_>) -> Value {
         match lane {
+            Lane::Load(k) if at.ty == types::F32X4 => match at.loaded[*k] {
+                Some(x) => x,
+                None => {
+                    let x = self.b.ins().load(at.ty, VECTOR_FLAGS, at.addrs[*k], at.offset);
+                    at.loaded[*k] = Some(x);
+                    x
+                }
+            },
             Lane::Load(k) => self.b.ins().load(at.ty, VECTOR_FLAGS, at.addrs[*k], at.offset),
             Lane::Splat(k) => at.splats[*k],
             Lane::Neg(a) => {
@@ -618,6 +655,59 @@ struct Chunk<'c> {
     splats: &'c [Value],
     ty: Type,
     offset: i32,
+    /// In the SIMD copy: each vector's chunk as last loaded or stored, if
+    /// still known.
+    loaded: Vec<Option<Value>>,
+}
+
+/// The pairs `(s, b)` of vectors for which the SIMD copy keeps `b`'s
+/// loaded chunk across a store to `s` (`b` read both before and after that
+/// store): their bases must be apart, not merely equal or apart, since a
+/// store through `s` must not change what `b` holds. Storing never keeps
+/// a chunk of a vector with the same base, so other pairs need no more
+/// than the elementwise check.
+fn kept_loads(m: &Elementwise) -> Vec<(usize, usize)> {
+    fn loads(l: &Lane, out: &mut Vec<usize>) {
+        match l {
+            Lane::Load(k) => out.push(*k),
+            Lane::Splat(_) => {}
+            Lane::Neg(a) => loads(a, out),
+            Lane::Op(_, a, b) => {
+                loads(a, out);
+                loads(b, out);
+            }
+        }
+    }
+    // Per step: the vectors it loads, and the one it stores.
+    let steps: Vec<(Vec<usize>, Option<usize>)> = m
+        .body
+        .iter()
+        .map(|s| {
+            let mut v = Vec::new();
+            match s {
+                Step::Store(k, l) => {
+                    loads(l, &mut v);
+                    (v, Some(*k))
+                }
+                Step::Accumulate(_, _, l) => {
+                    loads(l, &mut v);
+                    (v, None)
+                }
+            }
+        })
+        .collect();
+    let mut pairs = Vec::new();
+    for (t, (_, stored)) in steps.iter().enumerate() {
+        let Some(s) = *stored else { continue };
+        for b in 0..m.bases.len() {
+            let before = steps[..=t].iter().any(|(l, st)| l.contains(&b) || *st == Some(b));
+            let after = steps[t + 1..].iter().any(|(l, _)| l.contains(&b));
+            if b != s && before && after && !pairs.contains(&(s, b)) {
+                pairs.push((s, b));
+            }
+        }
+    }
+    pairs
 }
 
 /// An integer of type `s` as an i64, by its signedness.

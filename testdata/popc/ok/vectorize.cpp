@@ -158,6 +158,39 @@ public:
   }
 };
 
+// Casts to float, as the library's generated elementwise code writes them:
+// no operation on a float, a rounding of a double constant.
+class Casts : public Vertex {
+public:
+  Output<Vector<float>> out;
+  Input<Vector<float>> a;
+  Input<Vector<float>> b;
+  void compute() {
+    for (unsigned i = 0; i < out.size(); ++i)
+      out[i] = (float)((float)(a[i] + b[i]) * static_cast<float>(0.1)) - float(a[i]);
+  }
+};
+
+// A matrix product's inner loop: two rows of `c` take two terms each, every
+// `b` vector read by both rows. The SIMD copy loads each `b` chunk once and
+// keeps it across the store to `c0`, which needs `c0` apart from the `b`s,
+// not merely equal to one of them.
+class TwoRows : public Vertex {
+public:
+  InOut<Vector<float>> c0;
+  Input<Vector<float>> b0;
+  Input<Vector<float>> b1;
+  InOut<Vector<float>> c1;
+  float k;
+  void compute() {
+    const float x = k + 1.0f;
+    for (unsigned j = 0; j < c0.size(); ++j) {
+      c0[j] = c0[j] + k * b0[j] + x * b1[j];
+      c1[j] = c1[j] + x * b0[j] + k * b1[j];
+    }
+  }
+};
+
 // RUN ScaledAdd
 //   x = []
 //   y = []
@@ -252,3 +285,13 @@ public:
 // RUN NotReduction
 //   a = [1, 1, 1, 1]
 //   out = [0]
+// RUN TwoRows
+//   c0 = [1, 2, 3, 4, 5, 6]
+//   b0 = [0.5, 1, 1.5, 2, 2.5, 3]
+//   b1 = [1, 1, 1, 1, 1, -1]
+//   c1 = [0, 0, 0, 0, 0, 0]
+//   k = 2
+// RUN Casts
+//   out = [0, 0, 0, 0, 0]
+//   a = [1, 2, 3, 4, 5]
+//   b = [0.5, 0.25, 0.125, 1, 3]
