@@ -110,7 +110,7 @@ pub fn layout_memory(
             if tensor.kind != kind {
                 continue;
             }
-            let size = u64::from(tensor.elem.size_in_bytes());
+            let size = u64::from(tensor.elem.size());
             for (i, iv) in mapping.tensors[t.index()].iter().enumerate() {
                 let tile = iv.tile as usize;
                 let at = align(cur[tile], size);

@@ -26,7 +26,7 @@ use crate::exchange::{EdgeLoc, ExchangePlan, Loc, Move};
 use crate::layout::MemoryLayout;
 use crate::mapping::TileMapping;
 use crate::resolve::{literal_bytes, Resolved};
-use crate::{gp_elem, Codelets};
+use crate::Codelets;
 
 /// The inputs every lowering step reads.
 struct Ctx<'a> {
@@ -41,7 +41,7 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     fn tensor_addr(&self, t: TensorId, interval: u32, elem: u64) -> (u32, u64) {
         let iv = self.mapping.tensors[t.index()][interval as usize];
-        let size = u64::from(self.graph.tensors[t].elem.size_in_bytes());
+        let size = u64::from(self.graph.tensors[t].elem.size());
         (iv.tile, u64::from(self.layout.tensor_addr[t.index()][interval as usize]) + (elem - iv.start) * size)
     }
 
@@ -102,7 +102,7 @@ impl Ctx<'_> {
         let mut out: Vec<Region> = Vec::new();
         self.mapping.segments(view, |s| {
             let (tile, off) = self.tensor_addr(s.tensor, s.interval, s.start);
-            let bytes = (s.len * u64::from(self.graph.tensors[s.tensor].elem.size_in_bytes())) as u32;
+            let bytes = (s.len * u64::from(self.graph.tensors[s.tensor].elem.size())) as u32;
             match out.last_mut() {
                 Some(r) if r.tile == tile && u64::from(r.offset + r.bytes) == off => r.bytes += bytes,
                 _ => out.push(Region { tile, offset: off as u32, bytes }),
@@ -121,7 +121,7 @@ impl Ctx<'_> {
         match first {
             Some(s) => {
                 let (tile, off) = self.tensor_addr(s.tensor, s.interval, s.start);
-                ScalarRef { tile, offset: off as u32, elem: gp_elem(self.graph.tensors[s.tensor].elem) }
+                ScalarRef { tile, offset: off as u32, elem: self.graph.tensors[s.tensor].elem }
             }
             None => ScalarRef { tile: 0, offset: 0, elem: gp::ElemType::Int },
         }
@@ -186,7 +186,7 @@ pub fn lower<'a>(
                 continue;
             }
         }
-        let size = tensor.elem.size_in_bytes() as usize;
+        let size = tensor.elem.size() as usize;
         for (i, iv) in mapping.tensors[t.index()].iter().enumerate() {
             let len = (iv.end - iv.start) as usize * size;
             let bytes = match init {
@@ -241,7 +241,7 @@ pub fn lower<'a>(
             Handle {
                 name: h.name.clone(),
                 to_device: h.direction == ir::HostDirection::ToDevice,
-                elem: gp_elem(t.elem),
+                elem: t.elem,
                 shape: t.shape.clone(),
                 regions: cx.regions(&View::whole(h.tensor, &t.shape)),
             }
@@ -253,7 +253,7 @@ pub fn lower<'a>(
         .map(|s| image::Stream {
             name: s.name.clone(),
             to_device: s.direction == ir::HostDirection::ToDevice,
-            elem: gp_elem(s.elem),
+            elem: s.elem,
             shape: s.shape.clone(),
         })
         .collect();
@@ -262,7 +262,7 @@ pub fn lower<'a>(
         .values()
         .map(|r| image::RemoteBuffer {
             name: r.name.clone(),
-            elem: gp_elem(r.elem),
+            elem: r.elem,
             shape: r.shape.clone(),
             repeats: u32::try_from(r.repeats).unwrap_or(u32::MAX),
         })
@@ -437,7 +437,7 @@ fn lower_stmt(cx: &Ctx<'_>, s: &Stmt, ci: &mut usize, out: &mut Vec<Step>) {
             elem: view
                 .pieces
                 .first()
-                .map(|p| gp_elem(cx.graph.tensors[p.tensor].elem))
+                .map(|p| cx.graph.tensors[p.tensor].elem)
                 .unwrap_or(gp::ElemType::Float),
             shape: view.shape.clone(),
             regions: cx.regions(view),

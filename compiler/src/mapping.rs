@@ -259,7 +259,7 @@ pub fn map_tiles(
             };
             for view in views {
                 mapping.segments(view, |s| {
-                    let size = u64::from(graph.tensors[s.tensor].elem.size_in_bytes());
+                    let size = u64::from(graph.tensors[s.tensor].elem.size());
                     match bytes.iter_mut().find(|b| b.0 == s.tile) {
                         Some(b) => b.1 += s.len * size,
                         None => bytes.push((s.tile, s.len * size)),

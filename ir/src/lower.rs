@@ -21,6 +21,7 @@ use crate::graph::*;
 use crate::target::{Preset, Target};
 use crate::types::ElemType;
 use crate::view::{checked_num_elements, Subscript, View};
+use vocab::Value;
 
 mod expr;
 mod ops;
@@ -60,14 +61,6 @@ enum StrSym {
     Handle(HostHandleId),
     Stream(StreamId),
     Remote(RemoteBufferId),
-}
-
-/// A compile-time value of a field or initial value.
-#[derive(Clone, Copy, Debug)]
-enum Value {
-    Int(i128),
-    Float(f64),
-    Bool(bool),
 }
 
 struct Lowerer {
