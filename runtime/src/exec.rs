@@ -366,8 +366,7 @@ impl Machine {
     fn scalar(&self, s: &ScalarRef) -> i64 {
         let b = &self.tile_bytes(s.tile)[s.offset as usize..];
         match format::decode(s.elem, b) {
-            format::Value::Int(i) => i,
-            format::Value::UInt(u) => (u != 0) as i64,
+            format::Value::Int(i) => (i != 0) as i64,
             format::Value::Bool(b) => b as i64,
             format::Value::Float(f) => (f != 0.0) as i64,
         }
@@ -376,8 +375,7 @@ impl Machine {
     fn scalar_exact(&self, s: &ScalarRef) -> i64 {
         let b = &self.tile_bytes(s.tile)[s.offset as usize..];
         match format::decode(s.elem, b) {
-            format::Value::Int(i) => i,
-            format::Value::UInt(u) => u as i64,
+            format::Value::Int(i) => i as i64,
             format::Value::Bool(b) => b as i64,
             format::Value::Float(f) => f as i64,
         }
