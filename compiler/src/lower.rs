@@ -5,8 +5,8 @@
 //! segment per mapped interval, all-zero values left out since the runtime
 //! zeroes memory; the vertex states and vector-list descriptor arrays as one
 //! segment) and the vertex instances, grouped by compute set. Vertex state
-//! encoding (docs/codelets.md, "The ABI"): a scalar edge is its u32 address, a vector edge
-//! its address and, when the field has room (8 bytes), its count, a vector
+//! encoding (docs/codelets.md, "The ABI"; offsets from `linker::gp::Field`): a scalar edge is
+//! its u32 address, a vector edge its address and, when its layout stores one, its count, a vector
 //! list the address of its (address, count) array and the item count, a
 //! plain field its value converted to the field's type. Moves become byte
 //! transfers sorted by destination, contiguous ones merged. Statements
@@ -343,8 +343,8 @@ fn write_state(cx: &Ctx<'_>, v: VertexId, base: u64, region: &mut [u8]) {
                     _ => (0, 0),
                 };
                 put(region, at, &addr.to_le_bytes());
-                if matches!(f.kind, gp::FieldKind::Vector(_)) && f.size >= 8 {
-                    put(region, at + 4, &(count as u32).to_le_bytes());
+                if let Some(c) = f.count_offset() {
+                    put(region, at + u64::from(c), &(count as u32).to_le_bytes());
                 }
             }
             gp::FieldKind::ScalarList(_) => {
@@ -357,8 +357,8 @@ fn write_state(cx: &Ctx<'_>, v: VertexId, base: u64, region: &mut [u8]) {
                     e += 1;
                 }
                 put(region, at, &(array as u32).to_le_bytes());
-                if f.size >= 8 {
-                    put(region, at + 4, &items.to_le_bytes());
+                if let Some(c) = f.count_offset() {
+                    put(region, at + u64::from(c), &items.to_le_bytes());
                 }
             }
             gp::FieldKind::VectorList(_) => {
@@ -373,8 +373,8 @@ fn write_state(cx: &Ctx<'_>, v: VertexId, base: u64, region: &mut [u8]) {
                     e += 1;
                 }
                 put(region, at, &(array as u32).to_le_bytes());
-                if f.size >= 8 {
-                    put(region, at + 4, &items.to_le_bytes());
+                if let Some(c) = f.count_offset() {
+                    put(region, at + u64::from(c), &items.to_le_bytes());
                 }
             }
         }
@@ -434,11 +434,7 @@ fn lower_stmt(cx: &Ctx<'_>, s: &Stmt, ci: &mut usize, out: &mut Vec<Step>) {
         Stmt::Execute(cs) => out.push(Step::Execute(cs.0)),
         Stmt::Print { label, view } => out.push(Step::Print {
             label: label.clone(),
-            elem: view
-                .pieces
-                .first()
-                .map(|p| cx.graph.tensors[p.tensor].elem)
-                .unwrap_or(gp::ElemType::Float),
+            elem: view.pieces.first().map(|p| cx.graph.tensors[p.tensor].elem).unwrap_or(gp::ElemType::Float),
             shape: view.shape.clone(),
             regions: cx.regions(view),
         }),

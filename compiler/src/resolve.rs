@@ -57,43 +57,14 @@ impl Resolved {
     }
 }
 
-/// The normal spelling of a vertex type name (see the module doc).
+/// The normal spelling of a vertex type name (see the module doc):
+/// [`vocab::VertexName::key`], or for a name that does not parse, the name
+/// with its runs of spaces collapsed (it can only match another such name).
 pub fn normalize_type_name(name: &str) -> String {
-    // popc's spelling first (it also rewrites integer literals), then ours
-    // for anything it rejects, so both sides agree on the same key.
-    let name = popc::canonical_vertex_name(name).unwrap_or_else(|_| name.to_string());
-    let name = name.as_str();
-    // Split into argument chunks at the punctuation that structures the name.
-    let mut out = String::with_capacity(name.len());
-    let mut chunk = String::new();
-    let flush = |chunk: &mut String, out: &mut String| {
-        let words: Vec<&str> = chunk.split_whitespace().collect();
-        if !words.is_empty() {
-            let joined = words.join(" ");
-            match ir::ElemType::from_cpp(&joined) {
-                Some(t) => out.push_str(t.cpp_name()),
-                None => out.push_str(&joined),
-            }
-        }
-        chunk.clear();
-    };
-    let mut chars = name.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '<' | '>' | ',' => {
-                flush(&mut chunk, &mut out);
-                out.push(c);
-            }
-            ':' if chars.peek() == Some(&':') => {
-                chars.next();
-                flush(&mut chunk, &mut out);
-                out.push_str("::");
-            }
-            _ => chunk.push(c),
-        }
+    match vocab::VertexName::parse(name) {
+        Ok(n) => n.key(),
+        Err(_) => name.split_whitespace().collect::<Vec<_>>().join(" "),
     }
-    flush(&mut chunk, &mut out);
-    out
 }
 
 fn kind_words(f: &gp::Field) -> String {
@@ -322,7 +293,9 @@ fn check_literal(f: &gp::Field, lit: Literal) -> Result<(), String> {
     // A quarter is given as its bit pattern.
     let ty = f.elem.cpp_name();
     match (lit, f.elem.int_range()) {
-        (Literal::Float(_), Some(_)) => Err(format!("field `{}` of type {ty} cannot hold a floating value", f.name)),
+        (Literal::Float(_), Some(_)) => {
+            Err(format!("field `{}` of type {ty} cannot hold a floating value", f.name))
+        }
         (Literal::Int(i), Some((lo, hi))) if !(lo..=hi).contains(&i128::from(i)) => {
             Err(format!("value {i} does not fit field `{}` of type {ty}", f.name))
         }

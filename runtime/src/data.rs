@@ -241,10 +241,7 @@ pub fn from_npy(bytes: &[u8], e: ElemType, shape: &[u64], name: &str) -> Result<
     let same = descr == want
         || (descr.get(1..) == want.get(1..) && (descr.starts_with('|') || want.starts_with('|')));
     if !same {
-        return Err(err(format!(
-            "the .npy file holds '{descr}', '{name}' needs {} ('{want}')",
-            e.name()
-        )));
+        return Err(err(format!("the .npy file holds '{descr}', '{name}' needs {} ('{want}')", e.name())));
     }
     if file.order() == npyz::Order::Fortran && file.shape().len() > 1 {
         return Err(err("Fortran-ordered .npy files are not supported".into()));

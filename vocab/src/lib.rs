@@ -11,6 +11,9 @@
 //! module of `linker` would make the graph IR depend on the file formats,
 //! and one of `ir` would put the PIR front end under the runtime.
 //!
+//! Vertex type names are shared words too: [`VertexName`] parses a name as
+//! a user or Poplar writes it and prints Poplar's canonical spelling.
+//!
 //! It holds data and pure functions only: no I/O, no errors of any tool
 //! (each tool words its own messages, from the ranges given here).
 
@@ -18,6 +21,8 @@
 
 mod elem;
 mod value;
+mod vertex_name;
 
 pub use elem::ElemType;
-pub use value::{decode, encode, Value};
+pub use value::{decode, encode, encode_vec, Value};
+pub use vertex_name::{TemplateArg, VertexName};

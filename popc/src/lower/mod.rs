@@ -29,7 +29,7 @@ use crate::diag::{err, Result, SourceMap, Span};
 use crate::front::ast::*;
 use crate::sema::ceval::{self, convert, truthy};
 use crate::sema::types::Scalar;
-use crate::sema::{has_size, ClassInst, Env, FieldTy, Ty, Unit, CV};
+use crate::sema::{ClassInst, Env, FieldTy, Ty, Unit, CV};
 
 mod stmt;
 
@@ -314,7 +314,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                     FieldKind::Vector(lay) => {
                         l.cost(cost::STATE_WORD);
                         let a = l.load_tile_raw(at, types::I32)?;
-                        let count = if has_size(*lay) {
+                        let count = if lay.stores_count() {
                             l.cost(cost::STATE_WORD);
                             let at4 = l.b.ins().iadd_imm_s(at, 4);
                             Some(l.load_tile_raw(at4, types::I32)?)
@@ -333,7 +333,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                     FieldKind::ScalarList(lay) => {
                         l.cost(cost::STATE_WORD);
                         let a = l.load_tile_raw(at, types::I32)?;
-                        let count = if has_size(*lay) {
+                        let count = if lay.stores_count() {
                             l.cost(cost::STATE_WORD);
                             let at4 = l.b.ins().iadd_imm_s(at, 4);
                             Some(l.load_tile_raw(at4, types::I32)?)
@@ -347,7 +347,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 FieldTy::Plain(t) => V::L(t.clone(), Place::Tile(at)),
             };
             if let FieldTy::Edge { elem, kind, .. } = &f.ty {
-                let md = crate::state::metadata_size(elem.elem(), *kind);
+                let md = linker::gp::metadata_size(elem.elem(), *kind);
                 if md > 0 {
                     // A quarter edge: its metadata byte's address follows.
                     l.cost(cost::STATE_WORD);

@@ -6,7 +6,6 @@
 //! template with its arguments); vertex classes get their state layout here.
 
 pub mod ceval;
-pub mod names;
 mod spec;
 pub mod types;
 
@@ -853,15 +852,7 @@ impl Unit {
                 }
                 let fty = self.field_type(&f.ty, &fenv, &full, base.is_some())?;
                 let (size, al) = match &fty {
-                    FieldTy::Edge { kind, elem, .. } => {
-                        let size = match kind {
-                            FieldKind::Scalar => 4,
-                            FieldKind::Vector(l) | FieldKind::ScalarList(l) if has_size(*l) => 8,
-                            FieldKind::Vector(_) | FieldKind::ScalarList(_) => 4,
-                            _ => 8,
-                        };
-                        (size + crate::state::metadata_size(elem.elem(), *kind), 4)
-                    }
+                    FieldTy::Edge { kind, elem, .. } => (kind.state_size(elem.elem()), 4),
                     FieldTy::Plain(t) => (t.size(), t.align()),
                 };
                 off = off.div_ceil(u64::from(al)) * u64::from(al);
@@ -1097,10 +1088,6 @@ impl Unit {
 }
 
 /// Whether a vector layout stores a count (and so has `.size()`).
-pub fn has_size(l: Layout) -> bool {
-    matches!(l, Layout::Span | Layout::ShortSpan)
-}
-
 pub fn spell_tval(v: &TVal) -> String {
     match v {
         TVal::Type(t) => t.spell(),
