@@ -244,6 +244,17 @@ impl Object {
                         vt.name, f.name
                     )));
                 }
+                // Writers put an edge's count and metadata address at the
+                // offsets its kind gives, so its size must be that kind's.
+                if f.kind != FieldKind::Plain && f.size != f.kind.state_size(f.elem) {
+                    return Err(corrupt(format!(
+                        "edge field '{}.{}' has {} bytes of state, its kind takes {}",
+                        vt.name,
+                        f.name,
+                        f.size,
+                        f.kind.state_size(f.elem)
+                    )));
+                }
             }
             for func in [&vt.plain, &vt.counting] {
                 for r in &func.relocs {
@@ -257,5 +268,44 @@ impl Object {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The element type is serialised by variant index: the shared enum
+    /// must keep the order `.gp` and `prog.exe` files of this format
+    /// version were written with.
+    #[test]
+    fn element_types_keep_their_format_indices() {
+        let config = bincode::config::standard();
+        for (i, t) in ElemType::ALL.into_iter().enumerate() {
+            assert_eq!(bincode::serde::encode_to_vec(t, config).unwrap(), [i as u8], "{t}");
+        }
+        assert_eq!(ElemType::ALL[11], ElemType::Double);
+        assert_eq!(ElemType::ALL[12], ElemType::Quarter);
+    }
+
+    #[test]
+    fn edge_state_sizes() {
+        let f = |kind: FieldKind| kind.state_size(ElemType::Float);
+        assert_eq!(f(FieldKind::Scalar), 4);
+        assert_eq!(f(FieldKind::Vector(Layout::Span)), 8);
+        assert_eq!(f(FieldKind::Vector(Layout::OnePtr)), 4);
+        assert_eq!(f(FieldKind::ScalarList(Layout::ShortSpan)), 8);
+        assert_eq!(f(FieldKind::VectorList(Layout::DeltaN)), 8);
+        assert_eq!(FieldKind::ScalarList(Layout::Span).state_size(ElemType::Quarter), 12);
+        let field = Field {
+            name: "x".into(),
+            direction: Some(Direction::Input),
+            elem: ElemType::Quarter,
+            kind: FieldKind::Vector(Layout::OnePtr),
+            offset: 0,
+            size: 8,
+            is_const: false,
+        };
+        assert_eq!((field.count_offset(), field.metadata_offset()), (None, Some(4)));
     }
 }
