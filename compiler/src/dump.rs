@@ -117,7 +117,7 @@ pub fn memory(graph: &Graph, m: &TileMapping, plan: &ExchangePlan, layout: &Memo
     let n = layout.tiles.len();
     let mut items: Vec<Vec<(u64, String)>> = vec![Vec::new(); n];
     for (t, tensor) in graph.tensors.iter() {
-        let size = u64::from(tensor.elem.size_in_bytes());
+        let size = u64::from(tensor.elem.size());
         let kind = match tensor.kind {
             ir::TensorKind::Var => "variable",
             ir::TensorKind::Const => "constant",

@@ -629,7 +629,7 @@ fn plan_copy(
         return Err(format!("copy of {} elements into {}", src.num_elements(), dst.num_elements()));
     }
     let Some(elem) = se else { return Ok(Vec::new()) };
-    let size = u64::from(elem.size_in_bytes());
+    let size = u64::from(elem.size());
     let di = intervals(dst);
     if di.windows(2).any(|w| w[0].0 == w[1].0 && w[1].1 < w[0].2) {
         return Err("the copy's destination names an element more than once".into());

@@ -108,7 +108,7 @@ pub fn layout_memory(
             if tensor.kind != kind {
                 continue;
             }
-            let size = u64::from(tensor.elem.size_in_bytes());
+            let size = u64::from(tensor.elem.size());
             let addrs = out.tensor_addr.get_mut(t);
             for iv in &mapping.tensors[t] {
                 let tile = iv.tile.index();

@@ -47,47 +47,9 @@ pub mod pipeline;
 pub mod report;
 pub mod resolve;
 
-use linker::gp;
 
 pub use cli::run_cli;
 pub use driver::{compile_for_run, compile_for_run_profiled, compile_path};
 pub use error::{CompileError, Stage, StageError, Warning};
 pub use options::{DumpStage, Options};
 pub use pipeline::{compile, Codelets, Compiled};
-
-/// Converts an IR element type to the object formats' spelling.
-pub fn gp_elem(e: ir::ElemType) -> gp::ElemType {
-    use ir::ElemType as I;
-    match e {
-        I::Bool => gp::ElemType::Bool,
-        I::Char => gp::ElemType::Char,
-        I::UChar => gp::ElemType::UChar,
-        I::Short => gp::ElemType::Short,
-        I::UShort => gp::ElemType::UShort,
-        I::Int => gp::ElemType::Int,
-        I::UInt => gp::ElemType::UInt,
-        I::Long => gp::ElemType::Long,
-        I::ULong => gp::ElemType::ULong,
-        I::Half => gp::ElemType::Half,
-        I::Float => gp::ElemType::Float,
-    }
-}
-
-/// The C++ spelling of an object element type, for messages.
-pub fn gp_elem_name(e: gp::ElemType) -> &'static str {
-    match e {
-        gp::ElemType::Bool => "bool",
-        gp::ElemType::Char => "char",
-        gp::ElemType::UChar => "unsigned char",
-        gp::ElemType::Short => "short",
-        gp::ElemType::UShort => "unsigned short",
-        gp::ElemType::Int => "int",
-        gp::ElemType::UInt => "unsigned int",
-        gp::ElemType::Long => "long long",
-        gp::ElemType::ULong => "unsigned long long",
-        gp::ElemType::Half => "half",
-        gp::ElemType::Float => "float",
-        gp::ElemType::Double => "double",
-        gp::ElemType::Quarter => "quarter",
-    }
-}

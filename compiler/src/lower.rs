@@ -5,8 +5,8 @@
 //! segment per mapped interval, all-zero values left out since the runtime
 //! zeroes memory; the vertex states and vector-list descriptor arrays as one
 //! segment) and the vertex instances, grouped by compute set. Vertex state
-//! encoding (docs/codelets.md, "The ABI"): a scalar edge is its u32 address, a vector edge
-//! its address and, when the field has room (8 bytes), its count, a vector
+//! encoding (docs/codelets.md, "The ABI"; offsets from `linker::gp::Field`): a scalar edge is
+//! its u32 address, a vector edge its address and, when its layout stores one, its count, a vector
 //! list the address of its (address, count) array and the item count, a
 //! plain field its value converted to the field's type. Moves become byte
 //! transfers sorted by destination, contiguous ones merged. Statements
@@ -27,7 +27,7 @@ use crate::ids::{CopyId, TileId};
 use crate::layout::MemoryLayout;
 use crate::mapping::TileMapping;
 use crate::resolve::{literal_bytes, Resolved};
-use crate::{gp_elem, Codelets};
+use crate::Codelets;
 
 /// The inputs every lowering step reads.
 struct Ctx<'a> {
@@ -42,7 +42,7 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     fn tensor_addr(&self, t: TensorId, interval: u32, elem: u64) -> (u32, u64) {
         let iv = self.mapping.tensors[t][interval as usize];
-        let size = u64::from(self.graph.tensors[t].elem.size_in_bytes());
+        let size = u64::from(self.graph.tensors[t].elem.size());
         (iv.tile.0, u64::from(self.layout.tensor_addr[t][interval as usize]) + (elem - iv.start) * size)
     }
 
@@ -103,7 +103,7 @@ impl Ctx<'_> {
         let mut out: Vec<Region> = Vec::new();
         self.mapping.segments(view, |s| {
             let (tile, off) = self.tensor_addr(s.tensor, s.interval, s.start);
-            let bytes = (s.len * u64::from(self.graph.tensors[s.tensor].elem.size_in_bytes())) as u32;
+            let bytes = (s.len * u64::from(self.graph.tensors[s.tensor].elem.size())) as u32;
             match out.last_mut() {
                 Some(r) if r.tile == tile && u64::from(r.offset + r.bytes) == off => r.bytes += bytes,
                 _ => out.push(Region { tile, offset: off as u32, bytes }),
@@ -122,7 +122,7 @@ impl Ctx<'_> {
         match first {
             Some(s) => {
                 let (tile, off) = self.tensor_addr(s.tensor, s.interval, s.start);
-                ScalarRef { tile, offset: off as u32, elem: gp_elem(self.graph.tensors[s.tensor].elem) }
+                ScalarRef { tile, offset: off as u32, elem: self.graph.tensors[s.tensor].elem }
             }
             None => ScalarRef { tile: 0, offset: 0, elem: gp::ElemType::Int },
         }
@@ -187,7 +187,7 @@ pub fn lower<'a>(
                 continue;
             }
         }
-        let size = tensor.elem.size_in_bytes() as usize;
+        let size = tensor.elem.size() as usize;
         for (iv, &offset) in mapping.tensors[t].iter().zip(&layout.tensor_addr[t]) {
             let len = (iv.end - iv.start) as usize * size;
             let bytes = match init {
@@ -241,7 +241,7 @@ pub fn lower<'a>(
             Handle {
                 name: h.name.clone(),
                 to_device: h.direction == ir::HostDirection::ToDevice,
-                elem: gp_elem(t.elem),
+                elem: t.elem,
                 shape: t.shape.clone(),
                 regions: cx.regions(&View::whole(h.tensor, &t.shape)),
             }
@@ -253,7 +253,7 @@ pub fn lower<'a>(
         .map(|s| image::Stream {
             name: s.name.clone(),
             to_device: s.direction == ir::HostDirection::ToDevice,
-            elem: gp_elem(s.elem),
+            elem: s.elem,
             shape: s.shape.clone(),
         })
         .collect();
@@ -262,7 +262,7 @@ pub fn lower<'a>(
         .values()
         .map(|r| image::RemoteBuffer {
             name: r.name.clone(),
-            elem: gp_elem(r.elem),
+            elem: r.elem,
             shape: r.shape.clone(),
             repeats: u32::try_from(r.repeats).unwrap_or(u32::MAX),
         })
@@ -343,8 +343,8 @@ fn write_state(cx: &Ctx<'_>, v: VertexId, base: u64, region: &mut [u8]) {
                     _ => (0, 0),
                 };
                 put(region, at, &addr.to_le_bytes());
-                if matches!(f.kind, gp::FieldKind::Vector(_)) && f.size >= 8 {
-                    put(region, at + 4, &(count as u32).to_le_bytes());
+                if let Some(c) = f.count_offset() {
+                    put(region, at + u64::from(c), &(count as u32).to_le_bytes());
                 }
             }
             gp::FieldKind::ScalarList(_) => {
@@ -357,8 +357,8 @@ fn write_state(cx: &Ctx<'_>, v: VertexId, base: u64, region: &mut [u8]) {
                     e += 1;
                 }
                 put(region, at, &(array as u32).to_le_bytes());
-                if f.size >= 8 {
-                    put(region, at + 4, &items.to_le_bytes());
+                if let Some(c) = f.count_offset() {
+                    put(region, at + u64::from(c), &items.to_le_bytes());
                 }
             }
             gp::FieldKind::VectorList(_) => {
@@ -373,8 +373,8 @@ fn write_state(cx: &Ctx<'_>, v: VertexId, base: u64, region: &mut [u8]) {
                     e += 1;
                 }
                 put(region, at, &(array as u32).to_le_bytes());
-                if f.size >= 8 {
-                    put(region, at + 4, &items.to_le_bytes());
+                if let Some(c) = f.count_offset() {
+                    put(region, at + u64::from(c), &items.to_le_bytes());
                 }
             }
         }
@@ -432,11 +432,7 @@ fn lower_stmt(cx: &Ctx<'_>, s: &Stmt, ci: &mut CopyStmts, out: &mut Vec<Step>) {
         Stmt::Execute(cs) => out.push(Step::Execute(cs.0)),
         Stmt::Print { label, view } => out.push(Step::Print {
             label: label.clone(),
-            elem: view
-                .pieces
-                .first()
-                .map(|p| gp_elem(cx.graph.tensors[p.tensor].elem))
-                .unwrap_or(gp::ElemType::Float),
+            elem: view.pieces.first().map(|p| cx.graph.tensors[p.tensor].elem).unwrap_or(gp::ElemType::Float),
             shape: view.shape.clone(),
             regions: cx.regions(view),
         }),

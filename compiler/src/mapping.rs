@@ -260,7 +260,7 @@ pub fn map_tiles(
             };
             for view in views {
                 mapping.segments(view, |s| {
-                    let size = u64::from(graph.tensors[s.tensor].elem.size_in_bytes());
+                    let size = u64::from(graph.tensors[s.tensor].elem.size());
                     match bytes.iter_mut().find(|b| b.0 == s.tile.0) {
                         Some(b) => b.1 += s.len * size,
                         None => bytes.push((s.tile.0, s.len * size)),

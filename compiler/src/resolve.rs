@@ -18,7 +18,7 @@ use linker::gp;
 
 use crate::error::{Collector, Stage, StageError};
 use crate::ids::VertexTypeId;
-use crate::{gp_elem, gp_elem_name, Codelets};
+use crate::Codelets;
 
 /// A vertex type used by the graph: which object, which entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -58,47 +58,18 @@ impl Resolved {
     }
 }
 
-/// The normal spelling of a vertex type name (see the module doc).
+/// The normal spelling of a vertex type name (see the module doc):
+/// [`vocab::VertexName::key`], or for a name that does not parse, the name
+/// with its runs of spaces collapsed (it can only match another such name).
 pub fn normalize_type_name(name: &str) -> String {
-    // popc's spelling first (it also rewrites integer literals), then ours
-    // for anything it rejects, so both sides agree on the same key.
-    let name = popc::canonical_vertex_name(name).unwrap_or_else(|_| name.to_string());
-    let name = name.as_str();
-    // Split into argument chunks at the punctuation that structures the name.
-    let mut out = String::with_capacity(name.len());
-    let mut chunk = String::new();
-    let flush = |chunk: &mut String, out: &mut String| {
-        let words: Vec<&str> = chunk.split_whitespace().collect();
-        if !words.is_empty() {
-            let joined = words.join(" ");
-            match ir::ElemType::from_cpp(&joined) {
-                Some(t) => out.push_str(t.cpp_name()),
-                None => out.push_str(&joined),
-            }
-        }
-        chunk.clear();
-    };
-    let mut chars = name.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '<' | '>' | ',' => {
-                flush(&mut chunk, &mut out);
-                out.push(c);
-            }
-            ':' if chars.peek() == Some(&':') => {
-                chars.next();
-                flush(&mut chunk, &mut out);
-                out.push_str("::");
-            }
-            _ => chunk.push(c),
-        }
+    match vocab::VertexName::parse(name) {
+        Ok(n) => n.key(),
+        Err(_) => name.split_whitespace().collect::<Vec<_>>().join(" "),
     }
-    flush(&mut chunk, &mut out);
-    out
 }
 
 fn kind_words(f: &gp::Field) -> String {
-    let e = gp_elem_name(f.elem);
+    let e = f.elem.cpp_name();
     let dir = match f.direction {
         Some(gp::Direction::Input) => "Input",
         Some(gp::Direction::Output) => "Output",
@@ -249,12 +220,12 @@ fn check_field(graph: &Graph, f: &gp::Field, value: &FieldValue) -> Result<(), (
             }
             last = Some(p.tensor);
             let tensor = &graph.tensors[p.tensor];
-            if gp_elem(tensor.elem) != f.elem {
+            if tensor.elem != f.elem {
                 return Err((
                     format!(
                         "field `{}` has element type {} but tensor `{}` holds {}",
                         f.name,
-                        gp_elem_name(f.elem),
+                        f.elem.cpp_name(),
                         tensor.name,
                         tensor.elem.cpp_name()
                     ),
@@ -319,58 +290,24 @@ fn check_field(graph: &Graph, f: &gp::Field, value: &FieldValue) -> Result<(), (
 }
 
 fn check_literal(f: &gp::Field, lit: Literal) -> Result<(), String> {
-    use gp::ElemType as E;
-    let float = matches!(f.elem, E::Half | E::Float | E::Double);
-    let range: Option<(i128, i128)> = match f.elem {
-        E::Bool => Some((0, 1)),
-        E::Char => Some((i8::MIN.into(), i8::MAX.into())),
-        // A quarter is given as its bit pattern.
-        E::UChar | E::Quarter => Some((0, u8::MAX.into())),
-        E::Short => Some((i16::MIN.into(), i16::MAX.into())),
-        E::UShort => Some((0, u16::MAX.into())),
-        E::Int => Some((i32::MIN.into(), i32::MAX.into())),
-        E::UInt => Some((0, u32::MAX.into())),
-        E::Long => Some((i64::MIN.into(), i64::MAX.into())),
-        E::ULong => Some((0, u64::MAX.into())),
-        E::Half | E::Float | E::Double => None,
-    };
-    let ty = gp_elem_name(f.elem);
-    match lit {
-        Literal::Float(_) if !float => {
+    // A quarter is given as its bit pattern.
+    let ty = f.elem.cpp_name();
+    match (lit, f.elem.int_range()) {
+        (Literal::Float(_), Some(_)) => {
             Err(format!("field `{}` of type {ty} cannot hold a floating value", f.name))
         }
-        Literal::Int(i) => match range {
-            Some((lo, hi)) if !(lo..=hi).contains(&(i as i128)) => {
-                Err(format!("value {i} does not fit field `{}` of type {ty}", f.name))
-            }
-            _ => Ok(()),
-        },
+        (Literal::Int(i), Some((lo, hi))) if !(lo..=hi).contains(&i128::from(i)) => {
+            Err(format!("value {i} does not fit field `{}` of type {ty}", f.name))
+        }
         _ => Ok(()),
     }
 }
 
 /// The little-endian bytes of a plain field's value (`size` bytes).
 pub fn literal_bytes(elem: gp::ElemType, lit: Literal) -> Vec<u8> {
-    use gp::ElemType as E;
-    let as_f64 = match lit {
-        Literal::Int(i) => i as f64,
-        Literal::Float(x) => x,
-        Literal::Bool(b) => b as i64 as f64,
-    };
-    let as_i64 = match lit {
-        Literal::Int(i) => i,
-        Literal::Float(x) => x as i64,
-        Literal::Bool(b) => b as i64,
-    };
-    match elem {
-        E::Bool | E::Char | E::UChar | E::Quarter => vec![as_i64 as u8],
-        E::Short | E::UShort => (as_i64 as u16).to_le_bytes().to_vec(),
-        E::Int | E::UInt => (as_i64 as u32).to_le_bytes().to_vec(),
-        E::Long | E::ULong => (as_i64 as u64).to_le_bytes().to_vec(),
-        E::Half => half::f16::from_f64(as_f64).to_le_bytes().to_vec(),
-        E::Float => (as_f64 as f32).to_le_bytes().to_vec(),
-        E::Double => as_f64.to_le_bytes().to_vec(),
-    }
+    let mut out = Vec::with_capacity(elem.size() as usize);
+    vocab::encode(elem, lit.into(), &mut out);
+    out
 }
 
 #[cfg(test)]

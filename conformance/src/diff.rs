@@ -191,7 +191,7 @@ fn make_input(vt: &VertexType, seed: u64) -> Result<Input, String> {
             _ => format!("[{}]", list(&mut rng, n)),
         };
         fields.push((f.name.clone(), v));
-        if popc::state::metadata_size(f.elem, f.kind) > 0 {
+        if f.metadata_offset().is_some() {
             // The metadata byte: a small scale on even seeds, any on odd.
             let r = rng.next();
             let md = if wide { r % 256 } else { (r & 0x80) | ((r >> 8) % 7).wrapping_sub(3) & 0x3f };

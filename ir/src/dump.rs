@@ -7,7 +7,7 @@
 use std::fmt::Write;
 
 use crate::graph::*;
-use crate::print::{float_str, mapping_str, quote, type_str};
+use crate::print::{float_str, mapping_str, quote, type_str, value_str};
 use crate::view::View;
 
 fn view_dump(g: &Graph, v: &View) -> String {
@@ -28,11 +28,8 @@ fn view_dump(g: &Graph, v: &View) -> String {
 }
 
 fn init_dump(t: &Tensor) -> String {
-    let size = t.elem.size_in_bytes();
-    let val = |b: &[u8]| match decode_scalar(t.elem, b) {
-        ElemValue::Int(i) => i.to_string(),
-        ElemValue::Float(f) => float_str(f),
-    };
+    let size = t.elem.size();
+    let val = |b: &[u8]| value_str(vocab::decode(t.elem, b));
     match &t.init {
         None => "none".into(),
         Some(Init::Splat(b)) => format!("splat {}", val(b)),

@@ -170,36 +170,6 @@ impl Init {
     }
 }
 
-/// A scalar value read back from an initial value, for printing.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum ElemValue {
-    Int(i128),
-    Float(f64),
-}
-
-/// Decodes one element's little-endian bytes.
-pub fn decode_scalar(elem: ElemType, b: &[u8]) -> ElemValue {
-    fn arr<const N: usize>(b: &[u8]) -> [u8; N] {
-        let mut a = [0u8; N];
-        for (d, s) in a.iter_mut().zip(b) {
-            *d = *s;
-        }
-        a
-    }
-    match elem {
-        ElemType::Bool | ElemType::UChar => ElemValue::Int(arr::<1>(b)[0] as i128),
-        ElemType::Char => ElemValue::Int(i8::from_le_bytes(arr(b)) as i128),
-        ElemType::Short => ElemValue::Int(i16::from_le_bytes(arr(b)) as i128),
-        ElemType::UShort => ElemValue::Int(u16::from_le_bytes(arr(b)) as i128),
-        ElemType::Int => ElemValue::Int(i32::from_le_bytes(arr(b)) as i128),
-        ElemType::UInt => ElemValue::Int(u32::from_le_bytes(arr(b)) as i128),
-        ElemType::Long => ElemValue::Int(i64::from_le_bytes(arr(b)) as i128),
-        ElemType::ULong => ElemValue::Int(u64::from_le_bytes(arr(b)) as i128),
-        ElemType::Half => ElemValue::Float(half::f16::from_le_bytes(arr(b)).to_f64()),
-        ElemType::Float => ElemValue::Float(f32::from_le_bytes(arr(b)) as f64),
-    }
-}
-
 /// A region's tile mapping: `map VIEW -> MAPPING`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MapStmt {
@@ -319,6 +289,16 @@ pub enum Literal {
     Int(i64),
     Float(f64),
     Bool(bool),
+}
+
+impl From<Literal> for vocab::Value {
+    fn from(l: Literal) -> vocab::Value {
+        match l {
+            Literal::Int(i) => vocab::Value::Int(i.into()),
+            Literal::Float(f) => vocab::Value::Float(f),
+            Literal::Bool(b) => vocab::Value::Bool(b),
+        }
+    }
 }
 
 /// `compute_set name { vertex … }`.

@@ -26,6 +26,7 @@ use crate::graph::*;
 use crate::target::{Preset, Target};
 use crate::types::ElemType;
 use crate::view::{checked_num_elements, Subscript, View};
+use vocab::Value;
 
 mod decl;
 mod expand;
@@ -68,14 +69,6 @@ enum StrSym {
     Handle(HostHandleId),
     Stream(StreamId),
     Remote(RemoteBufferId),
-}
-
-/// A compile-time value of a field or initial value.
-#[derive(Clone, Copy, Debug)]
-enum Value {
-    Int(i128),
-    Float(f64),
-    Bool(bool),
 }
 
 struct Lowerer {

@@ -311,6 +311,6 @@ pub fn expr_str(e: &MapExpr, view: &dyn Fn(&View) -> String, top: bool) -> Strin
                 format!("({s})")
             }
         }
-        MapKind::Cast(a) => format!("cast<{}>({})", e.elem.pir_name(), expr_str(a, view, true)),
+        MapKind::Cast(a) => format!("cast<{}>({})", e.elem.name(), expr_str(a, view, true)),
     }
 }

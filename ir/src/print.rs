@@ -106,9 +106,9 @@ pub fn quote(s: &str) -> String {
 /// `float[2, 3]` (no brackets for rank 0).
 pub fn type_str(e: ElemType, shape: &[u64]) -> String {
     if shape.is_empty() {
-        e.pir_name().to_string()
+        e.name().to_string()
     } else {
-        format!("{}{}", e.pir_name(), list(shape))
+        format!("{}{}", e.name(), list(shape))
     }
 }
 
@@ -135,9 +135,15 @@ pub fn float_str(f: f64) -> String {
 }
 
 fn scalar_str(elem: ElemType, b: &[u8]) -> String {
-    match decode_scalar(elem, b) {
-        ElemValue::Int(i) => i.to_string(),
-        ElemValue::Float(f) => float_str(f),
+    value_str(vocab::decode(elem, b))
+}
+
+/// An element value as PIR writes it (`bool`s as 0 and 1).
+pub fn value_str(v: vocab::Value) -> String {
+    match v {
+        vocab::Value::Int(i) => i.to_string(),
+        vocab::Value::Bool(b) => u8::from(b).to_string(),
+        vocab::Value::Float(f) => float_str(f),
     }
 }
 
@@ -145,7 +151,7 @@ fn init_str(o: &mut String, elem: ElemType, shape: &[u64], init: &Init) {
     match init {
         Init::Splat(b) => o.push_str(&scalar_str(elem, b)),
         Init::Values(b) => {
-            let size = elem.size_in_bytes() as usize;
+            let size = elem.size() as usize;
             let mut pos = 0usize;
             nested(o, elem, shape, b, size, &mut pos);
         }
@@ -187,7 +193,7 @@ pub fn vtype_pir(vtype: &str) -> String {
     let mut o = String::with_capacity(vtype.len());
     let mut atom = String::new();
     let flush = |atom: &mut String, o: &mut String| {
-        let pir = ElemType::ALL.into_iter().find(|t| t.cpp_name() == atom.as_str()).map(|t| t.pir_name());
+        let pir = ElemType::ALL.into_iter().find(|t| t.cpp_name() == atom.as_str()).map(|t| t.name());
         o.push_str(pir.unwrap_or(atom));
         atom.clear();
     };

@@ -32,37 +32,9 @@ pub enum VertexBase {
     Supervisor,
 }
 
-/// Scalar element types, as Poplar names them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum ElemType {
-    Bool,
-    Char,
-    UChar,
-    Short,
-    UShort,
-    Int,
-    UInt,
-    Long,
-    ULong,
-    Half,
-    Float,
-    Double,
-    /// Poplar's 8-bit float; its format and scale come from metadata
-    /// ([`crate::quarter`]), so an edge of quarters also carries the
-    /// address of its metadata byte.
-    Quarter,
-}
-
-impl ElemType {
-    pub fn size(self) -> u32 {
-        match self {
-            ElemType::Bool | ElemType::Char | ElemType::UChar | ElemType::Quarter => 1,
-            ElemType::Short | ElemType::UShort | ElemType::Half => 2,
-            ElemType::Int | ElemType::UInt | ElemType::Float => 4,
-            ElemType::Long | ElemType::ULong | ElemType::Double => 8,
-        }
-    }
-}
+/// Scalar element types: the shared vocabulary's, serialised by variant
+/// index (their order is part of this format).
+pub use vocab::ElemType;
 
 /// Direction of an edge field; plain state fields have none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,8 +44,9 @@ pub enum Direction {
     InOut,
 }
 
-/// The state encoding of a vector field (docs/codelets.md, "The ABI"). Only `Span` stores a
-/// count; the others store one address and get their length from the graph.
+/// The state encoding of a vector field (docs/codelets.md, "The ABI"). Only `Span` and
+/// `ShortSpan` store a count ([`Layout::stores_count`]); the others store one address and get
+/// their length from the graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Layout {
     Span,
@@ -87,6 +60,15 @@ pub enum Layout {
     DeltaNElements,
     /// Poplar's packed form of `DELTAN`; popc encodes every list layout alike.
     CompactDeltaN,
+}
+
+impl Layout {
+    /// Whether a vector (or vector of one-element edges) of this layout
+    /// stores its item count in the state after its address; the others
+    /// get their length from the graph.
+    pub fn stores_count(self) -> bool {
+        matches!(self, Layout::Span | Layout::ShortSpan)
+    }
 }
 
 /// What a field is, and so how it is encoded in the vertex state.
@@ -108,6 +90,43 @@ pub enum FieldKind {
     ScalarList(Layout),
 }
 
+/// The vertex-state encoding of edge fields, defined once: `popc` lays
+/// fields out with [`FieldKind::state_size`] and its code reads them at
+/// these offsets, `poplar-compile` and `popc`'s test harness write them.
+/// An edge field is its u32 address (of the data, or of a descriptor
+/// array), at offset [`FieldKind::COUNT_OFFSET`] its u32 item count where
+/// [`FieldKind::stores_count`], and last, for a `quarter` edge, the u32
+/// address of its metadata byte ([`metadata_size`]).
+impl FieldKind {
+    /// Where an edge's item count lies in its state, when it has one.
+    pub const COUNT_OFFSET: u32 = 4;
+
+    /// Whether the state holds the edge's item count after its address.
+    pub fn stores_count(self) -> bool {
+        match self {
+            FieldKind::Vector(l) | FieldKind::ScalarList(l) => l.stores_count(),
+            FieldKind::VectorList(_) => true,
+            FieldKind::Scalar | FieldKind::Plain => false,
+        }
+    }
+
+    /// Bytes an edge field of `elem` takes in the vertex state (a plain
+    /// field takes its type's size, which C++ decides).
+    pub fn state_size(self, elem: ElemType) -> u32 {
+        4 + if self.stores_count() { 4 } else { 0 } + metadata_size(elem, self)
+    }
+}
+
+/// Bytes an edge field of `elem` adds to the state after its address (and
+/// count): the address of its metadata byte for `quarter`, none otherwise.
+pub fn metadata_size(elem: ElemType, kind: FieldKind) -> u32 {
+    if elem == ElemType::Quarter && kind != FieldKind::Plain {
+        4
+    } else {
+        0
+    }
+}
+
 /// One field of a vertex type, in declaration order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Field {
@@ -122,6 +141,21 @@ pub struct Field {
     pub size: u32,
     /// `const` plain member (cannot be written by compute).
     pub is_const: bool,
+}
+
+impl Field {
+    /// Where the field's item count lies in the state, from the field's
+    /// offset, when it stores one.
+    pub fn count_offset(&self) -> Option<u32> {
+        self.kind.stores_count().then_some(FieldKind::COUNT_OFFSET)
+    }
+
+    /// Where a `quarter` edge's metadata address lies in the state, from
+    /// the field's offset.
+    pub fn metadata_offset(&self) -> Option<u32> {
+        let md = metadata_size(self.elem, self.kind);
+        (md > 0).then(|| self.size - md)
+    }
 }
 
 /// One vertex type: metadata and code.
@@ -210,6 +244,17 @@ impl Object {
                         vt.name, f.name
                     )));
                 }
+                // Writers put an edge's count and metadata address at the
+                // offsets its kind gives, so its size must be that kind's.
+                if f.kind != FieldKind::Plain && f.size != f.kind.state_size(f.elem) {
+                    return Err(corrupt(format!(
+                        "edge field '{}.{}' has {} bytes of state, its kind takes {}",
+                        vt.name,
+                        f.name,
+                        f.size,
+                        f.kind.state_size(f.elem)
+                    )));
+                }
             }
             for func in [&vt.plain, &vt.counting] {
                 for r in &func.relocs {
@@ -223,5 +268,44 @@ impl Object {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The element type is serialised by variant index: the shared enum
+    /// must keep the order `.gp` and `prog.exe` files of this format
+    /// version were written with.
+    #[test]
+    fn element_types_keep_their_format_indices() {
+        let config = bincode::config::standard();
+        for (i, t) in ElemType::ALL.into_iter().enumerate() {
+            assert_eq!(bincode::serde::encode_to_vec(t, config).unwrap(), [i as u8], "{t}");
+        }
+        assert_eq!(ElemType::ALL[11], ElemType::Double);
+        assert_eq!(ElemType::ALL[12], ElemType::Quarter);
+    }
+
+    #[test]
+    fn edge_state_sizes() {
+        let f = |kind: FieldKind| kind.state_size(ElemType::Float);
+        assert_eq!(f(FieldKind::Scalar), 4);
+        assert_eq!(f(FieldKind::Vector(Layout::Span)), 8);
+        assert_eq!(f(FieldKind::Vector(Layout::OnePtr)), 4);
+        assert_eq!(f(FieldKind::ScalarList(Layout::ShortSpan)), 8);
+        assert_eq!(f(FieldKind::VectorList(Layout::DeltaN)), 8);
+        assert_eq!(FieldKind::ScalarList(Layout::Span).state_size(ElemType::Quarter), 12);
+        let field = Field {
+            name: "x".into(),
+            direction: Some(Direction::Input),
+            elem: ElemType::Quarter,
+            kind: FieldKind::Vector(Layout::OnePtr),
+            offset: 0,
+            size: 8,
+            is_const: false,
+        };
+        assert_eq!((field.count_offset(), field.metadata_offset()), (None, Some(4)));
     }
 }

@@ -47,7 +47,6 @@ pub use linker::{host, printf};
 use std::rc::Rc;
 
 pub use diag::{Diagnostic, Diagnostics};
-pub use sema::names::canonical_vertex_name;
 
 use linker::gp::{Field, FieldKind, Object, VertexType};
 
@@ -346,7 +345,8 @@ fn build(
     }
     let mut unresolved = Vec::new();
     for r in requested {
-        let named = canonical_vertex_name(r)
+        let named = vocab::VertexName::parse(r)
+            .map(|n| n.to_string())
             .map_err(|m| Diagnostic::new(diag::Span { file: 1, lo: 0, hi: 0 }, m))
             .and_then(|canon| instantiate_named(&prog, &canon));
         match named {

@@ -5,6 +5,7 @@
 //! by popc's run-case tests and the differential checks against g++.
 
 use linker::gp::{ElemType, FieldKind, VertexType};
+use vocab::Value;
 
 /// The items of `[a, b, c]` (or of a bare `a`).
 pub fn parse_list(v: &str) -> Vec<String> {
@@ -48,63 +49,36 @@ pub fn parse_nested(v: &str) -> Vec<Vec<String>> {
     out
 }
 
-/// The little-endian bytes of `s` (a number, `true` or `false`) as an `e`.
-/// Panics on a malformed number: values come from test specs and generators.
+/// The little-endian bytes of `s` (a number, `true` or `false`; a quarter
+/// also as `0x40`) as an `e`, by the shared codec. Panics on a malformed
+/// number: values come from test specs and generators.
 pub fn encode(e: ElemType, s: &str) -> Vec<u8> {
     let f = || s.parse::<f64>().unwrap_or_else(|_| panic!("bad number {s}"));
-    let i = || -> i64 {
-        if s == "true" {
-            1
-        } else if s == "false" {
-            0
-        } else if let Ok(v) = s.parse::<i64>() {
-            v
-        } else {
-            s.parse::<u64>().map(|v| v as i64).unwrap_or_else(|_| f() as i64)
-        }
-    };
-    match e {
-        ElemType::Bool | ElemType::Char | ElemType::UChar => vec![i() as u8],
-        // A quarter is written as its bit pattern (`0x40`, or decimal).
-        ElemType::Quarter => match s.strip_prefix("0x") {
-            Some(h) => vec![u8::from_str_radix(h, 16).unwrap_or_else(|_| panic!("bad quarter {s}"))],
-            None => vec![i() as u8],
-        },
-        ElemType::Short | ElemType::UShort => (i() as u16).to_le_bytes().to_vec(),
-        ElemType::Int | ElemType::UInt => (i() as u32).to_le_bytes().to_vec(),
-        ElemType::Long | ElemType::ULong => (i() as u64).to_le_bytes().to_vec(),
-        ElemType::Half => half::f16::from_f64(f()).to_bits().to_le_bytes().to_vec(),
-        ElemType::Float => (f() as f32).to_le_bytes().to_vec(),
-        ElemType::Double => f().to_le_bytes().to_vec(),
-    }
-}
-
-/// An element's value as text (floats in Rust's shortest round-trip form).
-pub fn decode(e: ElemType, b: &[u8]) -> String {
-    match e {
-        ElemType::Bool => (b[0] != 0).to_string(),
-        ElemType::Char => (b[0] as i8).to_string(),
-        ElemType::UChar => b[0].to_string(),
-        ElemType::Quarter => format!("{:#04x}", b[0]),
-        ElemType::Short => i16::from_le_bytes([b[0], b[1]]).to_string(),
-        ElemType::UShort => u16::from_le_bytes([b[0], b[1]]).to_string(),
-        ElemType::Int => i32::from_le_bytes(b[..4].try_into().unwrap()).to_string(),
-        ElemType::UInt => u32::from_le_bytes(b[..4].try_into().unwrap()).to_string(),
-        ElemType::Long => i64::from_le_bytes(b[..8].try_into().unwrap()).to_string(),
-        ElemType::ULong => u64::from_le_bytes(b[..8].try_into().unwrap()).to_string(),
-        ElemType::Half => format!("{:?}", half::f16::from_bits(u16::from_le_bytes([b[0], b[1]])).to_f32()),
-        ElemType::Float => format!("{:?}", f32::from_le_bytes(b[..4].try_into().unwrap())),
-        ElemType::Double => format!("{:?}", f64::from_le_bytes(b[..8].try_into().unwrap())),
-    }
-}
-
-/// Bytes an edge field of `elem` adds to the state after its address (and
-/// count): the address of its metadata byte for `quarter`, none otherwise.
-pub fn metadata_size(elem: ElemType, kind: FieldKind) -> u32 {
-    if elem == ElemType::Quarter && kind != FieldKind::Plain {
-        4
+    let v = if e.is_float() {
+        Value::Float(f())
+    } else if let (ElemType::Quarter, Some(h)) = (e, s.strip_prefix("0x")) {
+        Value::Int(u8::from_str_radix(h, 16).unwrap_or_else(|_| panic!("bad quarter {s}")).into())
+    } else if let Ok(b) = s.parse::<bool>() {
+        Value::Bool(b)
+    } else if let Ok(v) = s.parse::<i64>() {
+        Value::Int(v.into())
+    } else if let Ok(v) = s.parse::<u64>() {
+        Value::Int(v.into())
     } else {
-        0
+        Value::Float(f())
+    };
+    vocab::encode_vec(e, v)
+}
+
+/// An element's value as text (floats in Rust's shortest round-trip form
+/// of their own width, a quarter as its bit pattern in hex).
+pub fn decode(e: ElemType, b: &[u8]) -> String {
+    match vocab::decode(e, b) {
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) if e == ElemType::Quarter => format!("{i:#04x}"),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) if e == ElemType::Double => format!("{f:?}"),
+        Value::Float(f) => format!("{:?}", f as f32),
     }
 }
 
@@ -149,15 +123,21 @@ pub fn layout(vt: &VertexType, fields: &[(String, String)], mem: &mut [u8]) -> R
         let val = fields.iter().find(|(k, _)| *k == f.name).map(|(_, v)| v.as_str());
         let sz = f.elem.size() as usize;
         let st = (STATE + f.offset) as usize;
-        let md = metadata_size(f.elem, f.kind);
-        if md > 0 {
+        if let Some(md) = f.metadata_offset() {
             let key = format!("{}.metadata", f.name);
             let v = fields.iter().find(|(k, _)| *k == key).map_or("0", |(_, v)| v.as_str());
             let a = alloc(1)?;
             mem[a as usize] = encode(ElemType::Quarter, v.trim_matches(['[', ']']))[0];
-            let at = st + (f.size - md) as usize;
+            let at = st + md as usize;
             mem[at..at + 4].copy_from_slice(&a.to_le_bytes());
         }
+        // An edge's item count, where its state stores one.
+        let count = |mem: &mut [u8], n: usize| {
+            if let Some(c) = f.count_offset() {
+                let at = st + c as usize;
+                mem[at..at + 4].copy_from_slice(&(n as u32).to_le_bytes());
+            }
+        };
         match f.kind {
             FieldKind::Plain => {
                 let v = val.unwrap_or("0");
@@ -173,9 +153,7 @@ pub fn layout(vt: &VertexType, fields: &[(String, String)], mem: &mut [u8]) -> R
                     mem[a as usize + i * sz..a as usize + (i + 1) * sz].copy_from_slice(&b);
                 }
                 mem[st..st + 4].copy_from_slice(&a.to_le_bytes());
-                if f.size - md == 8 {
-                    mem[st + 4..st + 8].copy_from_slice(&(items.len() as u32).to_le_bytes());
-                }
+                count(mem, items.len());
                 placed.push(Placed::Flat(a, items.len()));
             }
             FieldKind::ScalarList(_) => {
@@ -193,9 +171,7 @@ pub fn layout(vt: &VertexType, fields: &[(String, String)], mem: &mut [u8]) -> R
                     at[i] = a;
                 }
                 mem[st..st + 4].copy_from_slice(&table.to_le_bytes());
-                if f.size == 8 {
-                    mem[st + 4..st + 8].copy_from_slice(&(items.len() as u32).to_le_bytes());
-                }
+                count(mem, items.len());
                 placed.push(Placed::Scattered(at));
             }
             FieldKind::VectorList(_) => {
@@ -214,7 +190,7 @@ pub fn layout(vt: &VertexType, fields: &[(String, String)], mem: &mut [u8]) -> R
                     v.push((a, l.len()));
                 }
                 mem[st..st + 4].copy_from_slice(&table.to_le_bytes());
-                mem[st + 4..st + 8].copy_from_slice(&(lists.len() as u32).to_le_bytes());
+                count(mem, lists.len());
                 placed.push(Placed::List(v));
             }
         }

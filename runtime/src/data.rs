@@ -4,29 +4,10 @@
 //!
 //! No file system here: callers read the file and pass its bytes.
 
-use half::f16;
 use linker::gp::ElemType;
+use vocab::Value;
 
 use crate::error::HostError;
-
-/// Poplar's name of an element type.
-pub fn elem_name(e: ElemType) -> &'static str {
-    match e {
-        ElemType::Bool => "bool",
-        ElemType::Char => "char",
-        ElemType::UChar => "uchar",
-        ElemType::Short => "short",
-        ElemType::UShort => "ushort",
-        ElemType::Int => "int",
-        ElemType::UInt => "uint",
-        ElemType::Long => "long",
-        ElemType::ULong => "ulong",
-        ElemType::Half => "half",
-        ElemType::Float => "float",
-        ElemType::Double => "double",
-        ElemType::Quarter => "quarter",
-    }
-}
 
 /// NumPy's type string of an element type.
 pub fn npy_descr(e: ElemType) -> &'static str {
@@ -56,7 +37,7 @@ fn shape_text(shape: &[u64]) -> String {
 /// Encodes one textual value (`3`, `-2`, `0x1f`, `1.5`, `inf`, `true`).
 pub fn encode_value(e: ElemType, text: &str, out: &mut Vec<u8>) -> Result<(), String> {
     let t = text.trim();
-    let bad = || format!("'{t}' is not a valid {} value", elem_name(e));
+    let bad = || format!("'{t}' is not a valid {} value", e.name());
     let int = || -> Result<i128, String> {
         let (neg, body) = match t.strip_prefix('-') {
             Some(b) => (true, b),
@@ -70,12 +51,13 @@ pub fn encode_value(e: ElemType, text: &str, out: &mut Vec<u8>) -> Result<(), St
         .map_err(|_| bad())?;
         Ok(if neg { -v } else { v })
     };
-    let ranged = |lo: i128, hi: i128| -> Result<i128, String> {
+    let ranged = || -> Result<Value, String> {
         let v = int()?;
+        let (lo, hi) = e.int_range().unwrap_or((0, 0));
         if v < lo || v > hi {
-            return Err(format!("{t} is out of range for {}", elem_name(e)));
+            return Err(format!("{t} is out of range for {}", e.name()));
         }
-        Ok(v)
+        Ok(Value::Int(v))
     };
     let float = || -> Result<f64, String> {
         match t {
@@ -86,40 +68,23 @@ pub fn encode_value(e: ElemType, text: &str, out: &mut Vec<u8>) -> Result<(), St
                 let v = t.parse::<f64>().or_else(|_| int().map(|i| i as f64)).map_err(|_| bad())?;
                 // Like integers, a finite value the type cannot hold is an
                 // error, not a silent infinity.
-                let fits = match e {
-                    ElemType::Half => f16::from_f64(v).is_finite(),
-                    ElemType::Float => (v as f32).is_finite(),
-                    _ => v.is_finite(),
-                };
-                if !fits {
-                    return Err(format!("{t} is out of range for {}", elem_name(e)));
+                if !v.is_finite() || !Value::Float(v).fits(e) {
+                    return Err(format!("{t} is out of range for {}", e.name()));
                 }
                 Ok(v)
             }
         }
     };
-    match e {
-        ElemType::Bool => out.push(match t {
-            "true" | "1" => 1,
-            "false" | "0" => 0,
+    let v = match e {
+        ElemType::Bool => match t {
+            "true" | "1" => Value::Bool(true),
+            "false" | "0" => Value::Bool(false),
             _ => return Err(bad()),
-        }),
-        ElemType::Char => out.push(ranged(-128, 127)? as i8 as u8),
-        ElemType::UChar | ElemType::Quarter => out.push(ranged(0, 255)? as u8),
-        ElemType::Short => out.extend_from_slice(&(ranged(-32768, 32767)? as i16).to_le_bytes()),
-        ElemType::UShort => out.extend_from_slice(&(ranged(0, 65535)? as u16).to_le_bytes()),
-        ElemType::Int => {
-            out.extend_from_slice(&(ranged(i32::MIN.into(), i32::MAX.into())? as i32).to_le_bytes())
-        }
-        ElemType::UInt => out.extend_from_slice(&(ranged(0, u32::MAX.into())? as u32).to_le_bytes()),
-        ElemType::Long => {
-            out.extend_from_slice(&(ranged(i64::MIN.into(), i64::MAX.into())? as i64).to_le_bytes())
-        }
-        ElemType::ULong => out.extend_from_slice(&(ranged(0, u64::MAX.into())? as u64).to_le_bytes()),
-        ElemType::Half => out.extend_from_slice(&f16::from_f64(float()?).to_le_bytes()),
-        ElemType::Float => out.extend_from_slice(&(float()? as f32).to_le_bytes()),
-        ElemType::Double => out.extend_from_slice(&float()?.to_le_bytes()),
-    }
+        },
+        _ if e.is_float() => Value::Float(float()?),
+        _ => ranged()?,
+    };
+    vocab::encode(e, v, out);
     Ok(())
 }
 
@@ -186,7 +151,7 @@ pub fn parse_literal(text: &str, e: ElemType, shape: &[u64], name: &str) -> Resu
                 "{} values given, its shape {} of {} needs {count}",
                 items.len(),
                 shape_text(shape),
-                elem_name(e)
+                e.name()
             )));
         }
         for it in items {
@@ -208,7 +173,7 @@ pub fn from_bin(bytes: &[u8], e: ElemType, shape: &[u64], name: &str) -> Result<
             "data for '{name}': the raw file has {} bytes, {} of {} needs {want}",
             bytes.len(),
             shape_text(shape),
-            elem_name(e)
+            e.name()
         )));
     }
     Ok(bytes.to_vec())
@@ -284,10 +249,7 @@ pub fn from_npy(bytes: &[u8], e: ElemType, shape: &[u64], name: &str) -> Result<
     let same = descr == want
         || (descr.get(1..) == want.get(1..) && (descr.starts_with('|') || want.starts_with('|')));
     if !same {
-        return Err(err(format!(
-            "the .npy file holds '{descr}', '{name}' needs {} ('{want}')",
-            elem_name(e)
-        )));
+        return Err(err(format!("the .npy file holds '{descr}', '{name}' needs {} ('{want}')", e.name())));
     }
     if file.order() == npyz::Order::Fortran && file.shape().len() > 1 {
         return Err(err("Fortran-ordered .npy files are not supported".into()));

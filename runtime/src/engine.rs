@@ -225,7 +225,7 @@ impl Engine {
                 "data for '{name}' has {} bytes, {} elements of {} need {want}",
                 data.len(),
                 element_count(shape),
-                crate::data::elem_name(elem)
+                elem.name()
             )));
         }
         Ok(())
@@ -243,7 +243,7 @@ impl Engine {
         if buffer.is_empty() || !buffer.len().is_multiple_of(elem.size() as usize) {
             return Err(HostError::Data(format!(
                 "the buffer for stream '{name}' must hold a whole number (at least one) of {} elements",
-                crate::data::elem_name(elem)
+                elem.name()
             )));
         }
         self.machine.host.streams[index] = (buffer, 0, true);
@@ -277,8 +277,8 @@ impl Engine {
         if info.elem != T::ELEM {
             return Err(HostError::Data(format!(
                 "'{name}' holds {}, not {}",
-                crate::data::elem_name(info.elem),
-                crate::data::elem_name(T::ELEM)
+                info.elem.name(),
+                T::ELEM.name()
             )));
         }
         Ok(())

@@ -4,47 +4,16 @@
 //!
 //! Everything here is pure: bytes and numbers in, `String`s out.
 
-use half::f16;
 use linker::gp::ElemType;
 
-/// One element of tile memory, decoded.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Value {
-    Int(i64),
-    UInt(u64),
-    Float(f64),
-    Bool(bool),
-}
-
-/// Decodes the element of type `elem` at the start of `bytes` (little endian).
-pub fn decode(elem: ElemType, bytes: &[u8]) -> Value {
-    let b = |n: usize| -> [u8; 8] {
-        let mut a = [0u8; 8];
-        a[..n].copy_from_slice(&bytes[..n]);
-        a
-    };
-    match elem {
-        ElemType::Bool => Value::Bool(bytes[0] != 0),
-        ElemType::Char => Value::Int(bytes[0] as i8 as i64),
-        ElemType::UChar | ElemType::Quarter => Value::UInt(bytes[0] as u64),
-        ElemType::Short => Value::Int(i16::from_le_bytes([bytes[0], bytes[1]]) as i64),
-        ElemType::UShort => Value::UInt(u16::from_le_bytes([bytes[0], bytes[1]]) as u64),
-        ElemType::Int => Value::Int(i32::from_le_bytes(b(4)[..4].try_into().unwrap()) as i64),
-        ElemType::UInt => Value::UInt(u32::from_le_bytes(b(4)[..4].try_into().unwrap()) as u64),
-        ElemType::Long => Value::Int(i64::from_le_bytes(b(8))),
-        ElemType::ULong => Value::UInt(u64::from_le_bytes(b(8))),
-        ElemType::Half => Value::Float(f16::from_le_bytes([bytes[0], bytes[1]]).to_f64()),
-        ElemType::Float => Value::Float(f32::from_le_bytes(b(4)[..4].try_into().unwrap()) as f64),
-        ElemType::Double => Value::Float(f64::from_le_bytes(b(8))),
-    }
-}
+/// One element of tile memory, decoded by the shared codec.
+pub use vocab::{decode, Value};
 
 /// A value as `std::ostream` prints it by default.
 pub fn value_text(v: Value) -> String {
     match v {
         Value::Int(i) => i.to_string(),
-        Value::UInt(u) => u.to_string(),
-        Value::Bool(b) => (b as u8).to_string(),
+        Value::Bool(b) => u8::from(b).to_string(),
         Value::Float(f) => {
             let mut out = Vec::new();
             linker::printf::format(b"%g", &[f.to_bits()], &mut out);
@@ -101,6 +70,8 @@ fn nested(out: &mut String, shape: &[u64], values: &[String], indent: usize) {
 
 #[cfg(test)]
 mod tests {
+    use half::f16;
+
     use super::*;
 
     #[test]

@@ -111,7 +111,7 @@ fn class_update(name: &str, t: ElemType, ot: ElemType, shape: &[u64], dims: &[u3
 }
 
 fn key(prefix: &str, t: ElemType, ot: ElemType, a: &[u64], b: &[u64], dims: &[u32], sizes: &[u64]) -> String {
-    format!("{prefix}:{}:{}:{a:?}:{b:?}:{dims:?}:{sizes:?}", t.pir_name(), ot.pir_name())
+    format!("{prefix}:{}:{}:{a:?}:{b:?}:{dims:?}:{sizes:?}", t.name(), ot.name())
 }
 
 fn elem_of(x: &Expander, v: &View) -> ElemType {

@@ -80,7 +80,7 @@ fn collect_inputs<'a>(e: &'a MapExpr, out: &mut Vec<&'a View>) {
 /// A stable text key of an expression's structure and types (not its views).
 fn key(e: &MapExpr, inputs: &[&View], o: &mut String) {
     use std::fmt::Write;
-    let _ = write!(o, "{}:", e.elem.pir_name());
+    let _ = write!(o, "{}:", e.elem.name());
     match &e.kind {
         MapKind::Input(v) => {
             let _ = write!(o, "in{}", inputs.iter().position(|x| *x == v).unwrap_or(0));

@@ -41,7 +41,7 @@ pub struct Plan {
 
 /// Chooses the split of an `[m, k] x [k, n]` product over `tiles` tiles.
 pub fn plan(m: u64, k: u64, n: u64, elem: ElemType, tiles: u32, target: &ir::Target) -> Plan {
-    let size = elem.size_in_bytes() as u64;
+    let size = elem.size() as u64;
     let workers = target.workers.max(1) as u64;
     let bw = target.exchange_bytes_per_cycle.max(1) as u64;
     let budget = target.bytes_per_tile as u64 / 2;
@@ -100,7 +100,7 @@ pub(crate) fn expand(
     x.plans.push(format!(
         "{name} = matmul: {}[{m}, {k}] x [{k}, {n}] {}: {} x {} blocks of at most {} x {} on {} tiles{}, about {} cycles per tile",
         if batched { format!("{g} x ") } else { String::new() },
-        elem.pir_name(),
+        elem.name(),
         p.pm,
         p.pn,
         m.div_ceil(p.pm),
@@ -142,7 +142,7 @@ pub(crate) fn expand(
     }
 
     let class =
-        x.code.class(&format!("matmul:{}", elem.pir_name()), "MatMul", |c| codegen::matmul_class(c, elem));
+        x.code.class(&format!("matmul:{}", elem.name()), "MatMul", |c| codegen::matmul_class(c, elem));
     let vtype = Name::from(class.as_str());
     let cs = x.compute_set(&format!("{name}.matmul"), span);
     for gi in 0..g {

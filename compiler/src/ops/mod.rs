@@ -313,7 +313,7 @@ pub(crate) fn slice(v: &View, a: u64, b: u64) -> View {
 
 /// Grain of linear mappings the library chooses: 16 bytes of elements.
 pub(crate) fn grain(elem: ir::ElemType) -> u64 {
-    (16 / elem.size_in_bytes() as u64).max(1)
+    (16 / elem.size() as u64).max(1)
 }
 
 /// No includes beyond `popc`'s built-in headers.

@@ -152,7 +152,7 @@ pub(crate) fn expand(
     let partials = x.scratch(&format!("{name}.partials"), elem, n, ivs, span);
     let pview = View::whole(partials, &[n]);
 
-    let class = x.code.class(&format!("reduce:{}:{}", rop.name(), elem.pir_name()), "Reduce", |c| {
+    let class = x.code.class(&format!("reduce:{}:{}", rop.name(), elem.name()), "Reduce", |c| {
         codegen::reduce_class(c, rop, elem)
     });
     let vtype = Name::from(class.as_str());

@@ -120,7 +120,7 @@ pub(super) fn memory(
     let mut over = vec![vec![0u64; n]; names.len()];
     for (t, tensor) in graph.tensors.iter() {
         let c = cat(if tensor.kind == ir::TensorKind::Const { "constant" } else { "variable" });
-        let size = u64::from(tensor.elem.size_in_bytes());
+        let size = u64::from(tensor.elem.size());
         for (iv, &at) in mapping.tensors[t].iter().zip(&layout.tensor_addr[t]) {
             over[c][iv.tile.index()] += past(u64::from(at), (iv.end - iv.start) * size, limit);
         }
@@ -215,7 +215,7 @@ pub(super) fn variables(graph: &Graph, mapping: &TileMapping) -> Vec<Variable> {
         .tensors
         .iter()
         .map(|(t, tensor)| {
-            let size = u64::from(tensor.elem.size_in_bytes());
+            let size = u64::from(tensor.elem.size());
             let mut on_tile: Vec<(u32, u64)> = Vec::new();
             for iv in &mapping.tensors[t] {
                 let bytes = (iv.end - iv.start) * size;

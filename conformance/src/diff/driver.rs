@@ -118,9 +118,8 @@ pub(super) fn driver_source(codelet: &Path, obj: &Object, drive: &[bool], names:
         // A quarter edge's metadata: the address popc's state holds after
         // the field's own words.
         for f in &vt.fields {
-            let md = popc::state::metadata_size(f.elem, f.kind);
-            if md > 0 {
-                let at = popc::state::STATE + f.offset + f.size - md;
+            if let Some(md) = f.metadata_offset() {
+                let at = popc::state::STATE + f.offset + md;
                 let _ = writeln!(
                     s,
                     "  {{ unsigned ma; std::memcpy(&ma, conf_mem + {at}, 4); v.{}.md = conf_mem + ma; }}",

@@ -360,40 +360,22 @@ impl Lowerer {
         }
     }
 
+    /// Appends `v` as an `elem` (the shared codec), after checking that it
+    /// is a number of the right kind and, for integers, in the type's range.
     pub(crate) fn encode(&mut self, span: Span, v: Value, elem: ElemType, out: &mut Vec<u8>) -> R<()> {
-        match elem {
-            ElemType::Float | ElemType::Half => {
-                let f = match v {
-                    Value::Float(f) => f,
-                    Value::Int(i) => i as f64,
-                    Value::Bool(_) => {
-                        return Err(self.err(span, format!("expected a number for `{elem}`, found a boolean")))
-                    }
-                };
-                if elem == ElemType::Float {
-                    out.extend_from_slice(&(f as f32).to_le_bytes());
-                } else {
-                    out.extend_from_slice(&half::f16::from_f64(f).to_le_bytes());
-                }
+        match (elem.int_range(), v) {
+            (None, Value::Bool(_)) => {
+                return Err(self.err(span, format!("expected a number for `{elem}`, found a boolean")))
             }
-            _ => {
-                let i = match v {
-                    Value::Int(i) => i,
-                    Value::Bool(b) => b as i128,
-                    Value::Float(f) => {
-                        return Err(self.err(span, format!("expected an integer for `{elem}`, found {f:?}")))
-                    }
-                };
-                let (lo, hi) = elem.int_range().unwrap_or((0, 0));
-                if i < lo || i > hi {
-                    return Err(
-                        self.err(span, format!("value {i} is out of range for `{elem}` ({lo} to {hi})"))
-                    );
-                }
-                let b = (i as u128).to_le_bytes();
-                out.extend_from_slice(&b[..elem.size_in_bytes() as usize]);
+            (Some(_), Value::Float(f)) => {
+                return Err(self.err(span, format!("expected an integer for `{elem}`, found {f:?}")))
             }
+            (Some((lo, hi)), Value::Int(i)) if i < lo || i > hi => {
+                return Err(self.err(span, format!("value {i} is out of range for `{elem}` ({lo} to {hi})")))
+            }
+            _ => {}
         }
+        vocab::encode(elem, v, out);
         Ok(())
     }
 
@@ -405,7 +387,7 @@ impl Lowerer {
             return Ok(Init::Splat(b));
         }
         let n = shape.iter().product::<u64>();
-        let mut out = Vec::with_capacity((n as usize).min(1 << 26) * elem.size_in_bytes() as usize);
+        let mut out = Vec::with_capacity((n as usize).min(1 << 26) * elem.size() as usize);
         self.init_level(e, elem, shape, 0, &mut out)?;
         Ok(Init::Values(out))
     }

@@ -17,7 +17,7 @@ use crate::cost;
 use crate::diag::{err, Result, SourceMap};
 use crate::front::ast::*;
 use crate::sema::types::Scalar;
-use crate::sema::{has_size, ClassInst, Env, FieldTy, Ty, Unit};
+use crate::sema::{ClassInst, Env, FieldTy, Ty, Unit};
 
 impl<'a, 'b> Lowerer<'a, 'b> {
     /// Lowers the whole entry function of vertex class `c`.
@@ -107,7 +107,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                     FieldKind::Vector(lay) => {
                         l.cost(cost::STATE_WORD);
                         let a = l.load_tile_raw(at, types::I32)?;
-                        let count = if has_size(*lay) {
+                        let count = if lay.stores_count() {
                             l.cost(cost::STATE_WORD);
                             let at4 = l.b.ins().iadd_imm_s(at, 4);
                             Some(l.load_tile_raw(at4, types::I32)?)
@@ -126,7 +126,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                     FieldKind::ScalarList(lay) => {
                         l.cost(cost::STATE_WORD);
                         let a = l.load_tile_raw(at, types::I32)?;
-                        let count = if has_size(*lay) {
+                        let count = if lay.stores_count() {
                             l.cost(cost::STATE_WORD);
                             let at4 = l.b.ins().iadd_imm_s(at, 4);
                             Some(l.load_tile_raw(at4, types::I32)?)
@@ -140,7 +140,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 FieldTy::Plain(t) => V::L(t.clone(), Place::Tile(at)),
             };
             if let FieldTy::Edge { elem, kind, .. } = &f.ty {
-                let md = crate::state::metadata_size(elem.elem(), *kind);
+                let md = linker::gp::metadata_size(elem.elem(), *kind);
                 if md > 0 {
                     // A quarter edge: its metadata byte's address follows.
                     l.cost(cost::STATE_WORD);

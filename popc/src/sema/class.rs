@@ -10,7 +10,7 @@ use linker::gp::{Direction, FieldKind, Layout, VertexBase};
 
 use super::types::Scalar;
 use super::{
-    assertion_failed, ceval, has_size, type_words, ClassDecl, ClassInst, Env, FieldInfo, FieldTy, TVal, Ty,
+    assertion_failed, ceval, type_words, ClassDecl, ClassInst, Env, FieldInfo, FieldTy, TVal, Ty,
     Unit, CV, MAX_OBJECT_SIZE,
 };
 use crate::diag::{err, Result, Span};
@@ -132,15 +132,7 @@ impl Unit {
                 }
                 let fty = self.field_type(&f.ty, &fenv, &full, base.is_some())?;
                 let (size, al) = match &fty {
-                    FieldTy::Edge { kind, elem, .. } => {
-                        let size = match kind {
-                            FieldKind::Scalar => 4,
-                            FieldKind::Vector(l) | FieldKind::ScalarList(l) if has_size(*l) => 8,
-                            FieldKind::Vector(_) | FieldKind::ScalarList(_) => 4,
-                            _ => 8,
-                        };
-                        (size + crate::state::metadata_size(elem.elem(), *kind), 4)
-                    }
+                    FieldTy::Edge { kind, elem, .. } => (kind.state_size(elem.elem()), 4),
                     FieldTy::Plain(t) => (t.size(), t.align()),
                 };
                 off = off.div_ceil(u64::from(al)) * u64::from(al);

@@ -14,7 +14,6 @@ pub mod ceval;
 mod class;
 mod collect;
 mod instantiate;
-pub mod names;
 mod resolve;
 mod spec;
 pub mod types;
@@ -23,7 +22,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use linker::gp::{Direction, FieldKind, Layout, VertexBase};
+use linker::gp::{Direction, FieldKind, VertexBase};
 
 use crate::diag::Span;
 use crate::front::ast::*;
@@ -220,11 +219,6 @@ fn qual(ns: &str, name: &str) -> String {
     } else {
         format!("{ns}::{name}")
     }
-}
-
-/// Whether a vector layout stores a count (and so has `.size()`).
-pub fn has_size(l: Layout) -> bool {
-    matches!(l, Layout::Span | Layout::ShortSpan)
 }
 
 pub fn spell_tval(v: &TVal) -> String {

@@ -50,17 +50,13 @@ impl Scalar {
         }
     }
 
+    /// Bytes of the element type it is stored as.
     pub fn size(self) -> u32 {
-        match self {
-            Scalar::Bool | Scalar::Char | Scalar::SChar | Scalar::UChar | Scalar::Quarter => 1,
-            Scalar::Short | Scalar::UShort | Scalar::Half => 2,
-            Scalar::Int | Scalar::UInt | Scalar::Float => 4,
-            _ => 8,
-        }
+        self.elem().size()
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, Scalar::Half | Scalar::Float | Scalar::Double)
+        self.elem().is_float()
     }
 
     pub fn is_signed(self) -> bool {
@@ -96,6 +92,8 @@ impl Scalar {
         }
     }
 
+    /// The element type it is stored as (C++ distinguishes `long` from
+    /// `long long` and `signed char` from `char`; memory does not).
     pub fn elem(self) -> ElemType {
         match self {
             Scalar::Bool => ElemType::Bool,

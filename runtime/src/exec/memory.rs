@@ -135,8 +135,7 @@ impl Machine {
     pub(super) fn scalar(&self, s: &ScalarRef) -> i64 {
         let b = &self.tile_bytes(s.tile)[s.offset as usize..];
         match format::decode(s.elem, b) {
-            format::Value::Int(i) => i,
-            format::Value::UInt(u) => (u != 0) as i64,
+            format::Value::Int(i) => (i != 0) as i64,
             format::Value::Bool(b) => b as i64,
             format::Value::Float(f) => (f != 0.0) as i64,
         }
@@ -145,8 +144,7 @@ impl Machine {
     pub(super) fn scalar_exact(&self, s: &ScalarRef) -> i64 {
         let b = &self.tile_bytes(s.tile)[s.offset as usize..];
         match format::decode(s.elem, b) {
-            format::Value::Int(i) => i,
-            format::Value::UInt(u) => u as i64,
+            format::Value::Int(i) => i as i64,
             format::Value::Bool(b) => b as i64,
             format::Value::Float(f) => f as i64,
         }

@@ -1,0 +1,28 @@
+//! The words every crate of the toolchain shares, defined once.
+//!
+//! The graph IR (`ir`), the formats and ABI (`linker`), the codelet
+//! compiler (`popc`), the graph compiler and the runtime all speak of the
+//! same element types and the same element values: what `half` is called
+//! in PIR, in C++ and in a vertex type name, how many bytes an
+//! `unsigned short` takes, which integers fit a `char`, and how a value
+//! becomes the little-endian bytes of tile memory and back. `ir` and
+//! `linker` share no crate but this one and `spelling`, so the vocabulary
+//! is a leaf crate of its own below both rather than a module of either: a
+//! module of `linker` would make the graph IR depend on the file formats,
+//! and one of `ir` would put the PIR front end under the runtime.
+//!
+//! Vertex type names are shared words too: [`VertexName`] parses a name as
+//! a user or Poplar writes it and prints Poplar's canonical spelling.
+//!
+//! It holds data and pure functions only: no I/O, no errors of any tool
+//! (each tool words its own messages, from the ranges given here).
+
+#![forbid(unsafe_code)]
+
+mod elem;
+mod value;
+mod vertex_name;
+
+pub use elem::ElemType;
+pub use value::{decode, encode, encode_vec, Value};
+pub use vertex_name::{TemplateArg, VertexName};
