@@ -76,11 +76,8 @@ impl Diagnostic {
         name: &str,
         candidates: impl IntoIterator<Item = &'a str>,
     ) -> Diagnostic {
-        let mut names: Vec<&str> =
-            candidates.into_iter().map(|c| c.rsplit("::").next().unwrap_or(c)).collect();
-        names.sort_unstable();
-        names.dedup();
-        if let Some(s) = spelling::did_you_mean(name, names) {
+        let names = candidates.into_iter().map(|c| c.rsplit("::").next().unwrap_or(c));
+        if let Some(s) = spelling::did_you_mean_any_order(name, names) {
             self.notes.push(format!("help: did you mean '{s}'?"));
         }
         self
