@@ -88,7 +88,8 @@ fn parse_args() -> Result<Args, String> {
             "--only" => a.only = Some(it.next().ok_or("--only needs a substring")?),
             "--popc-only" => {
                 let n = it.next().ok_or("--popc-only needs a number of passes")?;
-                a.popc_only = Some(n.parse().ok().filter(|&n| n > 0).ok_or("--popc-only needs a number ≥ 1")?);
+                a.popc_only =
+                    Some(n.parse().ok().filter(|&n| n > 0).ok_or("--popc-only needs a number ≥ 1")?);
             }
             "-h" | "--help" => return Err(USAGE.into()),
             _ if x.starts_with('-') => return Err(format!("unknown option '{x}'\n{USAGE}")),
@@ -256,7 +257,9 @@ fn time_popc(root: &Path, files: &[SourceFile], codelets: &[usize], passes: usiz
             }
         }
         let c = cpu_secs()? - cpu0;
-        println!("pass {pass}: {n} PopLibs files, {vertices} vertices: popc {secs:.3} s (process CPU {c:.3} s)");
+        println!(
+            "pass {pass}: {n} PopLibs files, {vertices} vertices: popc {secs:.3} s (process CPU {c:.3} s)"
+        );
         wall.push(secs);
         cpu.push(c);
     }
@@ -270,7 +273,8 @@ fn time_popc(root: &Path, files: &[SourceFile], codelets: &[usize], passes: usiz
 
 /// This process's user and system CPU time so far (Linux `/proc`).
 fn cpu_secs() -> Result<f64, String> {
-    let stat = std::fs::read_to_string("/proc/self/stat").map_err(|e| format!("cannot read CPU time: {e}"))?;
+    let stat =
+        std::fs::read_to_string("/proc/self/stat").map_err(|e| format!("cannot read CPU time: {e}"))?;
     // After the command name (which may hold spaces) come fields 3, 4, …:
     // utime and stime are fields 14 and 15, in clock ticks (100 a second).
     let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
