@@ -1,7 +1,12 @@
-//! Calls of user functions and methods: finding the candidates a call may
+//! Calls: what a call names and how it is lowered. A call dispatches
+//! (`call`, `named_call`) to a lambda, a built-in member of an edge, vector
+//! or array (`member_call`), a built-in function (`expr::builtins`), a
+//! functional cast or construction, or user functions and methods: finding
+//! the candidates a call may
 //! name (namespace functions, methods of the current class, static and
 //! member functions named through a class such as `Op<T>::fn`, methods and
-//! `operator()` of a class object), choosing among overloads by how well
+//! `operator()` of a class object), deducing template arguments, choosing
+//! among overloads by how well
 //! the arguments fit, class objects built by `T{...}` / `T()`, and
 //! overloaded operators on class objects.
 //!
@@ -11,14 +16,18 @@
 //! template of the same rank. Two best candidates with the same rank are an
 //! ambiguity error.
 
+use std::collections::HashMap;
 use std::rc::Rc;
 
-use cranelift_codegen::ir::InstBuilder;
+use cranelift_codegen::ir::{types, InstBuilder};
 
-use crate::diag::{err, Result, Span};
+use crate::cost;
+use crate::diag::{err, Diagnostic, Result, Span};
 use crate::front::ast::*;
 use crate::lower::{Lowerer, Place, V};
-use crate::sema::{ClassInst, Env, FieldTy, Ty};
+use crate::sema::ceval;
+use crate::sema::types::Scalar;
+use crate::sema::{ClassInst, Env, FieldTy, TVal, Ty, CV};
 
 /// A function a call may name, with the environment its body sees and the
 /// object it is called on (for methods).
@@ -31,6 +40,264 @@ pub(crate) struct Callee {
 
 /// The name of the method `obj(args)` calls.
 pub(crate) const CALL_OPERATOR: &str = "operator()";
+
+impl Lowerer<'_, '_> {
+    pub(super) fn call(&mut self, f: &Expr, args: &[Expr], span: Span) -> Result<V> {
+        // Member calls.
+        if let ExprKind::Member(obj, m, arrow) = &f.kind {
+            if !matches!(obj.kind, ExprKind::This) {
+                let o = self.expr(obj)?;
+                let o = if *arrow { self.deref_object(o) } else { o };
+                if matches!(o, V::L(Ty::Class(_), _)) {
+                    return self.method_call(o, m, args, span);
+                }
+                return self.member_call(o, m, args, span);
+            }
+            let p = Path { span, global: false, segs: vec![Seg { name: m.clone(), args: None }] };
+            return self.named_call(&p, args, span);
+        }
+        let ExprKind::Name(p) = &f.kind else {
+            let fv = self.expr(f)?;
+            if matches!(fv, V::L(Ty::Class(_), _)) {
+                return self.method_call(fv, crate::lower::call::CALL_OPERATOR, args, span);
+            }
+            if let V::Func(fp) = fv {
+                return self.named_call(&fp, args, span);
+            }
+            let V::Lambda(l) = fv else { return err(span, "called value is not a function") };
+            let vals = self.args(args)?;
+            return self.call_lambda(&l, vals, span);
+        };
+        self.named_call(p, args, span)
+    }
+
+    /// Argument values; a braced list of other than one element stays a
+    /// placeholder (`V::Void`) until the callee's parameter type is known
+    /// ([`Self::braced_args`]).
+    pub(crate) fn args(&mut self, args: &[Expr]) -> Result<Vec<V>> {
+        args.iter()
+            .map(|a| match &a.kind {
+                ExprKind::InitList(l) if l.len() != 1 => Ok(V::Void),
+                _ => self.expr(a),
+            })
+            .collect()
+    }
+
+    fn member_call(&mut self, o: V, m: &str, args: &[Expr], span: Span) -> Result<V> {
+        match (&o, m) {
+            (V::Vec { count, .. }, "size") => match count {
+                Some(c) => Ok(V::R(Scalar::UInt, *c)),
+                None => err(span, "this vector's layout has no size(); its length comes from the graph"),
+            },
+            (V::List { count, .. }, "size") => Ok(V::R(Scalar::UInt, *count)),
+            (V::Edges { count, .. }, "size") => match count {
+                Some(c) => Ok(V::R(Scalar::UInt, *c)),
+                None => err(span, "this vector's layout has no size(); its length comes from the graph"),
+            },
+            (V::Vec { elem, addr, .. }, "begin" | "data") => Ok(V::Ptr(Ty::S(*elem), *addr)),
+            (V::Vec { elem, addr, count: Some(c) }, "end") => {
+                let off = self.b.ins().imul_imm_s(*c, elem.size() as i64);
+                Ok(V::Ptr(Ty::S(*elem), self.b.ins().iadd(*addr, off)))
+            }
+            (V::EdgeS { elem, addr }, "get" | "data") => Ok(V::Ptr(Ty::S(*elem), *addr)),
+            // A quarter edge's metadata: a pointer to its packed byte.
+            (V::EdgeS { addr, .. } | V::Vec { addr, .. } | V::List { addr, .. }, "getMetadata") => {
+                match self.metadata.get(addr) {
+                    Some(m) => Ok(V::Ptr(Ty::S(Scalar::UChar), *m)),
+                    None => err(span, "getMetadata() is only defined for edges of quarter"),
+                }
+            }
+            (V::L(Ty::Array(_, n), _), "size") => Ok(V::C(Scalar::UInt, CV::I(i128::from(*n)))),
+            (V::L(Ty::Array(et, n), Place::Host(h)), "fill") => {
+                let (Some(s), [a]) = (et.scalar(), args) else {
+                    return err(span, "std::array::fill takes one value and needs scalar elements");
+                };
+                let v = self.expr(a)?;
+                let x = self.rv_as(v, s, span)?;
+                // a[i] = x for each i, over host memory.
+                let (h, size) = (*h, i64::from(et.size()));
+                let n = self.b.ins().iconst(types::I64, i64::from(*n));
+                self.counted_loop(n, |l, i| {
+                    let off = l.b.ins().imul_imm_s(i, size);
+                    let at = l.b.ins().iadd(h, off);
+                    l.store_scalar(s, Place::Host(at), x);
+                    l.cost(cost::ARITH);
+                    Ok(())
+                })?;
+                Ok(V::Void)
+            }
+            // `poplar::IeeeHalf::bit16()`: the half's bit pattern.
+            (v, "bit16") if self.ty_of(v) == Some(Scalar::Half) && args.is_empty() => {
+                let (_, x) = self.rv(o, span)?;
+                let bits = crate::lower::half_ir::f32_to_f16(&mut self.b, x);
+                Ok(V::R(Scalar::UShort, self.b.ins().ireduce(types::I16, bits)))
+            }
+            (V::Lambda(l), "operator") => {
+                let vals = self.args(args)?;
+                self.call_lambda(&l.clone(), vals, span)
+            }
+            _ => err(span, format!("call of unsupported member function '{m}'")),
+        }
+    }
+
+    fn named_call(&mut self, p: &Path, args: &[Expr], span: Span) -> Result<V> {
+        let segs: Vec<&str> = p.segs.iter().map(|s| s.name.as_str()).collect();
+        let full = segs.join("::");
+        if let Some(n) = p.simple() {
+            match self.lookup(n) {
+                Some(V::Lambda(l)) => {
+                    let vals = self.args(args)?;
+                    return self.call_lambda(&l, vals, span);
+                }
+                Some(o @ V::L(Ty::Class(_), _)) => {
+                    return self.method_call(o, crate::lower::call::CALL_OPERATOR, args, span);
+                }
+                Some(V::Func(fp)) => return self.named_call(&fp, args, span),
+                _ => {}
+            }
+        }
+        let bare = full.trim_start_matches("::").trim_start_matches("std::").trim_start_matches("poplar::");
+        if bare.starts_with("__builtin_ipu") || full.starts_with("ipu::") {
+            return err(span, format!("IPU intrinsic '{full}' is not supported (popc targets the host)"));
+        }
+        if matches!(bare, "malloc" | "free" | "calloc" | "realloc" | "alloca") {
+            return err(span, format!("dynamic allocation ('{bare}') is not supported in codelets"));
+        }
+        // `std::numeric_limits<T>::max()` and other constant calls.
+        if p.segs.len() >= 2 && args.is_empty() {
+            let call = Expr {
+                span,
+                kind: ExprKind::Call(Box::new(Expr { span, kind: ExprKind::Name(p.clone()) }), vec![]),
+            };
+            if let Ok((s, c)) = ceval::eval(self.p, &call, &self.env) {
+                return Ok(V::C(s, c));
+            }
+        }
+        // User functions first (they may shadow library names).
+        let mut cands = self.call_candidates(p)?;
+        cands.retain(|c| crate::lower::call::takes(&c.f, args.len()));
+        if cands.is_empty() {
+            if let Some(v) = self.builtin(bare, p, args, span)? {
+                return Ok(v);
+            }
+            // A functional cast `T(x)` of a named type, or a class object `T()`.
+            let tn = TypeName { span, kind: TypeKind::Named(p.clone()), is_const: false };
+            if let Ok(ty) = self.p.resolve_type(&tn, &self.env) {
+                if matches!(ty, Ty::Class(_)) {
+                    return self.construct(&ty, args, span);
+                }
+                let v = match args {
+                    [a] => self.expr(a)?,
+                    [] => V::C(Scalar::Int, CV::I(0)),
+                    _ => return err(span, "a functional cast takes one argument"),
+                };
+                return self.cast(CastKind::Functional, &ty, v, span);
+            }
+            let declared =
+                self.p.candidates(&self.env.ns, &full, p.global).iter().any(|q| self.p.funcs.contains_key(q));
+            if declared {
+                return err(
+                    span,
+                    format!("function '{full}' is declared but not defined (if another source of the library defines it, compile them together: popc a.cpp b.cpp -o lib.gp)"),
+                );
+            }
+            let d = Diagnostic::new(span, format!("use of undeclared function '{full}'"));
+            let last = full.rsplit("::").next().unwrap_or(&full);
+            return Err(d.with_suggestion(last, self.p.funcs.keys().map(String::as_str)));
+        }
+        // Constant call?
+        if cands.len() == 1 && cands[0].f.is_constexpr && cands[0].this.is_none() {
+            if let Ok((s, c)) = ceval::eval(
+                self.p,
+                &Expr {
+                    span,
+                    kind: ExprKind::Call(
+                        Box::new(Expr { span, kind: ExprKind::Name(p.clone()) }),
+                        args.to_vec(),
+                    ),
+                },
+                &self.env,
+            ) {
+                return Ok(V::C(s, c));
+            }
+        }
+        let vals = self.args(args)?;
+        match self.choose(cands, p, &vals, span)? {
+            Some(c) => {
+                let vals = self.braced_args(&c, args, vals)?;
+                self.call_callee(c, vals, span)
+            }
+            None => err(span, format!("no overload of '{full}' takes these arguments")),
+        }
+    }
+
+    fn deduce(&mut self, f: &Function, mut env: Env, p: &Path, vals: &[V], span: Span) -> Result<Env> {
+        let Some(tp) = &f.tparams else { return Ok(env) };
+        let explicit = p.segs.last().and_then(|s| s.args.clone()).unwrap_or_default();
+        let mut tb: HashMap<String, TVal> = (*env.tb).clone();
+        for (i, t) in tp.iter().enumerate() {
+            if let Some(a) = explicit.get(i) {
+                let mut one = HashMap::new();
+                self.p.bind_args(
+                    std::slice::from_ref(t),
+                    std::slice::from_ref(a),
+                    &self.env,
+                    &mut one,
+                    span,
+                )?;
+                tb.extend(one);
+                continue;
+            }
+            let mut found = None;
+            for (pi, prm) in f.params.iter().enumerate() {
+                let mut pt = ceval::strip_ref(&prm.ty);
+                let mut ptr = false;
+                if let TypeKind::Ptr(inner) = &pt.kind {
+                    pt = inner;
+                    ptr = true;
+                }
+                if let TypeKind::Named(pp) = &pt.kind {
+                    if pp.simple() == Some(t.name.as_str()) {
+                        if let Some(v) = vals.get(pi) {
+                            found = match (v, ptr) {
+                                (V::Ptr(ty, _), true) => Some(ty.clone()),
+                                (V::L(Ty::Ptr(ty), _), true) => Some((**ty).clone()),
+                                (v, false) => match v {
+                                    V::L(t, _) => Some(t.clone()),
+                                    V::Ptr(t, _) => Some(Ty::Ptr(Box::new(t.clone()))),
+                                    v => self.ty_of(v).map(Ty::S),
+                                },
+                                _ => None,
+                            };
+                            if found.is_some() {
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            match (found, &t.default) {
+                (Some(ty), _) => {
+                    tb.insert(t.name.clone(), TVal::Type(ty));
+                }
+                (None, Some(_)) => {
+                    let mut one = HashMap::new();
+                    let e2 = Env { tb: Rc::new(tb.clone()), ..env.clone() };
+                    self.p.bind_args(std::slice::from_ref(t), &[], &e2, &mut one, span)?;
+                    tb.extend(one);
+                }
+                (None, None) => {
+                    return err(
+                        span,
+                        format!("cannot deduce template parameter '{}' of '{}'", t.name, f.name),
+                    )
+                }
+            }
+        }
+        env.tb = Rc::new(tb);
+        Ok(env)
+    }
+}
 
 impl Lowerer<'_, '_> {
     /// Methods named `name` of class `c` (member templates included),

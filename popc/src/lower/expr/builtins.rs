@@ -2,7 +2,18 @@
 //! through the host table, `memcpy`/`memset`, `printf`, `assert` and the
 //! other built-ins (`exit`, `__builtin_*`, `IeeeHalf`, `numWorkers`...).
 
-use super::*;
+use cranelift_codegen::ir::{
+    condcodes::FloatCC, condcodes::IntCC, types, AbiParam, InstBuilder, MemFlagsData, Signature, Value,
+};
+use linker::abi::{self, HostFn};
+
+use crate::cost;
+use crate::diag::{err, Result, Span};
+use crate::front::ast::*;
+use crate::lower::{Lowerer, Place, V};
+use crate::sema::ceval;
+use crate::sema::types::Scalar;
+use crate::sema::{Ty, CV};
 
 enum Math {
     Native(&'static str),
@@ -500,33 +511,19 @@ impl Lowerer<'_, '_> {
 
     /// `d[i] = s[i]` (or `fill`) for `i < n`, byte by byte in tile memory.
     fn copy_loop(&mut self, d: Value, s: Option<Value>, fill: Option<Value>, n: Value) -> Result<V> {
-        let i = self.b.declare_var(types::I32);
-        let z = self.b.ins().iconst(types::I32, 0);
-        self.b.def_var(i, z);
-        let head = self.b.create_block();
-        let body = self.b.create_block();
-        let exit = self.b.create_block();
-        self.jump(head, &[]);
-        self.b.switch_to_block(head);
-        let iv = self.b.use_var(i);
-        let c = self.b.ins().icmp(IntCC::UnsignedLessThan, iv, n);
-        self.brif(c, body, exit);
-        self.b.switch_to_block(body);
-        let iv = self.b.use_var(i);
-        let da = self.b.ins().iadd(d, iv);
-        let byte = match (s, fill) {
-            (Some(s), _) => {
-                let sa = self.b.ins().iadd(s, iv);
-                self.load_scalar(Scalar::UChar, Place::Tile(sa))
-            }
-            (_, Some(f)) => f,
-            _ => unreachable!(),
-        };
-        self.store_scalar(Scalar::UChar, Place::Tile(da), byte);
-        let ni = self.b.ins().iadd_imm_s(iv, 1);
-        self.b.def_var(i, ni);
-        self.jump(head, &[]);
-        self.b.switch_to_block(exit);
+        self.counted_loop(n, |l, i| {
+            let da = l.b.ins().iadd(d, i);
+            let byte = match (s, fill) {
+                (Some(s), _) => {
+                    let sa = l.b.ins().iadd(s, i);
+                    l.load_scalar(Scalar::UChar, Place::Tile(sa))
+                }
+                (_, Some(f)) => f,
+                _ => unreachable!(),
+            };
+            l.store_scalar(Scalar::UChar, Place::Tile(da), byte);
+            Ok(())
+        })?;
         Ok(V::Void)
     }
 

@@ -1,0 +1,257 @@
+//! Classes: heads, bases, members (fields, methods, constructors,
+//! nested types, aliases, access labels), and the look-ahead that tells a
+//! constructor which does work from one which does not. Part of
+//! [`super::Parser`].
+
+use super::*;
+
+impl Parser {
+    /// The class's name if a class definition or declaration starts here:
+    /// `class` or `struct`, attributes, the name, then `{`, `:`, `;`, `<`
+    /// or `final` (`struct P p;` declares a variable instead).
+    pub(super) fn class_head_name(&self) -> Option<String> {
+        if !(self.at_kw("class") || self.at_kw("struct")) {
+            return None;
+        }
+        let i = self.attributes_end(1);
+        let name = self.peek_at(i);
+        let next = self.peek_at(i + 1);
+        let head = name.is(Tok::Ident)
+            && (matches!(next.kind, Tok::LBrace | Tok::Colon | Tok::Semi | Tok::Lt)
+                || next.is_ident("final"));
+        head.then(|| name.text.to_string())
+    }
+
+    /// Whether the constructor or destructor declaration ahead has member
+    /// initialisers or a non-empty body (looked at without consuming it).
+    fn ctor_does_work(&self) -> bool {
+        let mut i = 0;
+        while !self.peek_at(i).is(Tok::LParen) && !self.peek_at(i).is(Tok::Eof) {
+            i += 1;
+        }
+        let mut level = 0;
+        loop {
+            let t = self.peek_at(i);
+            if t.is(Tok::Eof) {
+                return false;
+            }
+            if t.is(Tok::LParen) {
+                level += 1;
+            } else if t.is(Tok::RParen) {
+                level -= 1;
+                if level == 0 {
+                    break;
+                }
+            }
+            i += 1;
+        }
+        i += 1;
+        while self.peek_at(i).is_ident("noexcept") || self.peek_at(i).is_ident("constexpr") {
+            i += 1;
+        }
+        let t = self.peek_at(i);
+        t.is(Tok::Colon) || (t.is(Tok::LBrace) && !self.peek_at(i + 1).is(Tok::RBrace))
+    }
+
+    pub(super) fn skip_parens(&mut self) -> Result<()> {
+        self.expect(Tok::LParen, "'('")?;
+        let mut level = 1;
+        while level > 0 {
+            let t = self.bump();
+            match t.kind {
+                Tok::LParen => level += 1,
+                Tok::RParen => level -= 1,
+                Tok::Eof => return err(t.span, "unbalanced parentheses"),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn class(&mut self, tparams: Option<Vec<TParam>>) -> Result<Class> {
+        self.node(|p| p.class_inner(tparams))
+    }
+
+    fn class_inner(&mut self, tparams: Option<Vec<TParam>>) -> Result<Class> {
+        let kw = self.bump();
+        let is_struct = &*kw.text == "struct";
+        self.skip_attributes()?;
+        let (name, span) = self.ident()?;
+        self.types.insert(name.clone());
+        let spec_args = if self.at(Tok::Lt) { Some(self.template_args()?) } else { None };
+        self.eat_kw("final");
+        let mut bases = Vec::new();
+        if self.eat(Tok::Colon) {
+            loop {
+                if self.at_kw("virtual") {
+                    return err(self.span(), "virtual inheritance is not supported in codelets");
+                }
+                self.eat_kw("public");
+                self.eat_kw("private");
+                self.eat_kw("protected");
+                bases.push(self.type_name()?);
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        let mut members = Vec::new();
+        if self.eat(Tok::Semi) {
+            // Forward declaration.
+            return Ok(Class { span, name, tparams, spec_args, bases, members: Vec::new() });
+        }
+        self.expect(Tok::LBrace, "'{'")?;
+        let _ = is_struct;
+        while !self.eat(Tok::RBrace) {
+            if self.at(Tok::Eof) {
+                return err(span, format!("unterminated class '{name}'"));
+            }
+            if self.eat(Tok::Semi) {
+                continue;
+            }
+            if (self.at_kw("public") || self.at_kw("private") || self.at_kw("protected"))
+                && self.peek_at(1).is(Tok::Colon)
+            {
+                self.bump();
+                self.bump();
+                continue;
+            }
+            self.member(&name, &mut members)?;
+        }
+        self.skip_attributes()?;
+        self.expect(Tok::Semi, "';' after class definition")?;
+        Ok(Class { span, name, tparams, spec_args, bases, members })
+    }
+
+    fn member(&mut self, class: &str, members: &mut Vec<Member>) -> Result<()> {
+        self.skip_attributes()?;
+        let t = self.peek().clone();
+        self.check_keyword(&t)?;
+        if self.at_kw("friend") {
+            return err(t.span, "'friend' declarations are not supported in codelets");
+        }
+        if self.at_kw("using") || self.at_kw("typedef") || self.at_kw("enum") || self.at_kw("static_assert") {
+            members.push(Member::Item(self.item()?));
+            return Ok(());
+        }
+        if self.class_head_name().is_some() {
+            let c = self.class(None)?;
+            members.push(Member::Item(Item::Class(c)));
+            return Ok(());
+        }
+        if self.at_kw("template") {
+            let it = self.template_item()?;
+            members.push(Member::Item(it));
+            return Ok(());
+        }
+        // Constructors and destructors: declared only (as a vertex's are),
+        // defaulted, deleted or with an empty body; one that would do
+        // something is refused rather than ignored.
+        let ctor = (self.at_kw(class) && self.peek_at(1).is(Tok::LParen))
+            || (self.at(Tok::Tilde) && self.peek_at(1).is_ident(class))
+            || (self.at_kw("explicit"));
+        if ctor && self.ctor_does_work() {
+            let span = self.span();
+            self.eat_kw("explicit");
+            if !(self.at_kw(class) && self.peek_at(1).is(Tok::LParen)) {
+                return err(
+                    span,
+                    format!("destructors that do work are not supported in codelets (class '{class}')"),
+                );
+            }
+            self.bump();
+            let params = self.params()?;
+            while self.eat_kw("noexcept") || self.eat_kw("constexpr") {}
+            self.skip_attributes()?;
+            let mut inits = Vec::new();
+            if self.eat(Tok::Colon) {
+                loop {
+                    let (name, nspan) = self.ident()?;
+                    let args = if self.at(Tok::LBrace) {
+                        match self.init_list()?.kind {
+                            ExprKind::InitList(l) => l,
+                            _ => unreachable!(),
+                        }
+                    } else {
+                        self.expect(Tok::LParen, "'(' or '{' after a member name")?;
+                        let mut args = Vec::new();
+                        while !self.eat(Tok::RParen) {
+                            args.push(self.assign_expr()?);
+                            if !self.eat(Tok::Comma) {
+                                self.expect(Tok::RParen, "')'")?;
+                                break;
+                            }
+                        }
+                        args
+                    };
+                    inits.push((name, nspan, args));
+                    if !self.eat(Tok::Comma) {
+                        break;
+                    }
+                }
+            }
+            let body = self.block()?;
+            members.push(Member::Ctor(Ctor { span, params, inits, body }));
+            return Ok(());
+        }
+        if ctor {
+            let span = self.span();
+            while !self.at(Tok::LParen) && !self.at(Tok::Eof) {
+                self.bump();
+            }
+            self.skip_parens()?;
+            while self.eat_kw("noexcept") || self.eat_kw("constexpr") {}
+            self.skip_attributes()?;
+            if self.eat(Tok::Assign) && !(self.eat_kw("default") || self.eat_kw("delete")) {
+                return err(self.span(), "expected 'default' or 'delete'");
+            }
+            if self.at(Tok::Colon) || self.at(Tok::LBrace) && !self.peek_at(1).is(Tok::RBrace) {
+                return err(
+                    span,
+                    format!("constructors and destructors that do work are not supported in codelets (class '{class}')"),
+                );
+            }
+            if self.eat(Tok::LBrace) {
+                self.expect(Tok::RBrace, "'}'")?;
+            } else {
+                self.expect(Tok::Semi, "';'")?;
+            }
+            return Ok(());
+        }
+        match self.decl_item(None)? {
+            Item::Function(f) => members.push(Member::Method(f)),
+            Item::Var(v) => members.push(Member::Field(FieldDecl {
+                span: v.span,
+                ty: v.ty,
+                names: vec![(v.name, v.span, v.dims)],
+                is_static: v.is_static || v.is_constexpr,
+                init: v.init,
+            })),
+            Item::Namespace(_, vars) => {
+                // Several declarators: `Input<Vector<T>> a, b;`
+                let mut fd: Option<FieldDecl> = None;
+                for it in vars {
+                    if let Item::Var(v) = it {
+                        match &mut fd {
+                            None => {
+                                fd = Some(FieldDecl {
+                                    span: v.span,
+                                    ty: v.ty,
+                                    names: vec![(v.name, v.span, v.dims)],
+                                    is_static: v.is_static || v.is_constexpr,
+                                    init: v.init,
+                                })
+                            }
+                            Some(f) => f.names.push((v.name, v.span, v.dims)),
+                        }
+                    }
+                }
+                if let Some(f) = fd {
+                    members.push(Member::Field(f));
+                }
+            }
+            other => members.push(Member::Item(other)),
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,218 @@
+//! Items at namespace scope: the unit's item list, namespaces, `using`,
+//! `static_assert`, enumerations, and the attributes skipped wherever C++
+//! allows them. Part of [`super::Parser`].
+
+use super::*;
+
+impl Parser {
+    pub fn parse_unit(&mut self) -> Result<Vec<Item>> {
+        let mut items = Vec::new();
+        while !self.at(Tok::Eof) {
+            if self.eat(Tok::Semi) {
+                continue;
+            }
+            items.push(self.item()?);
+        }
+        Ok(items)
+    }
+
+    pub(super) fn skip_attributes(&mut self) -> Result<()> {
+        while self.at(Tok::LBracket) && self.peek_at(1).is(Tok::LBracket) {
+            let mut level = 0;
+            loop {
+                let t = self.bump();
+                match t.kind {
+                    Tok::LBracket => level += 1,
+                    Tok::RBracket => {
+                        level -= 1;
+                        if level == 0 {
+                            break;
+                        }
+                    }
+                    Tok::Eof => return err(t.span, "unterminated attribute"),
+                    _ => {}
+                }
+            }
+        }
+        while self.at_kw("__attribute__") || self.at_kw("alignas") {
+            self.bump();
+            self.skip_parens()?;
+        }
+        Ok(())
+    }
+
+    /// The index (from the current token) just past the attributes that
+    /// start `i` tokens ahead: `[[...]]`, `alignas(...)`, `__attribute__((...))`.
+    pub(super) fn attributes_end(&self, mut i: usize) -> usize {
+        loop {
+            let t = self.peek_at(i);
+            let (open, close) = if t.is(Tok::LBracket) && self.peek_at(i + 1).is(Tok::LBracket) {
+                (Tok::LBracket, Tok::RBracket)
+            } else if (t.is_ident("alignas") || t.is_ident("__attribute__"))
+                && self.peek_at(i + 1).is(Tok::LParen)
+            {
+                i += 1;
+                (Tok::LParen, Tok::RParen)
+            } else {
+                return i;
+            };
+            let mut level = 0;
+            loop {
+                let k = self.peek_at(i).kind;
+                i += 1;
+                if k == open {
+                    level += 1;
+                } else if k == close {
+                    level -= 1;
+                    if level == 0 {
+                        break;
+                    }
+                } else if k == Tok::Eof {
+                    return i;
+                }
+            }
+        }
+    }
+
+    pub(super) fn item(&mut self) -> Result<Item> {
+        self.node(Self::item_inner)
+    }
+
+    fn item_inner(&mut self) -> Result<Item> {
+        self.skip_attributes()?;
+        let t = self.peek().clone();
+        self.check_keyword(&t)?;
+        // An inline namespace's names are the enclosing namespace's (and
+        // popc does not also give them the inline namespace's own name).
+        let inline = self.at_kw("inline") && self.peek_at(1).is_ident("namespace");
+        if inline {
+            self.bump();
+        }
+        if self.eat_kw("namespace") {
+            self.skip_attributes()?;
+            // So are an anonymous namespace's.
+            let mut names = if self.at(Tok::LBrace) { vec![String::new()] } else { vec![self.ident()?.0] };
+            while self.eat(Tok::ColonColon) {
+                self.enter()?;
+                names.push(self.ident()?.0);
+            }
+            self.expect(Tok::LBrace, "'{'")?;
+            let mut items = Vec::new();
+            while !self.eat(Tok::RBrace) {
+                if self.at(Tok::Eof) {
+                    return err(t.span, "unterminated namespace");
+                }
+                if self.eat(Tok::Semi) {
+                    continue;
+                }
+                items.push(self.item()?);
+            }
+            if inline {
+                names.pop();
+                names.push(String::new());
+            }
+            let mut item = Item::Namespace(names.pop().unwrap_or_default(), items);
+            while let Some(n) = names.pop() {
+                item = Item::Namespace(n, vec![item]);
+            }
+            return Ok(item);
+        }
+        if self.at_kw("extern") && self.peek_at(1).is(Tok::Str) {
+            self.bump();
+            self.bump();
+            if self.eat(Tok::LBrace) {
+                let mut items = Vec::new();
+                while !self.eat(Tok::RBrace) {
+                    if self.at(Tok::Eof) {
+                        return err(t.span, "unterminated extern block");
+                    }
+                    items.push(self.item()?);
+                }
+                return Ok(Item::Namespace(String::new(), items));
+            }
+            return self.item();
+        }
+        if self.eat_kw("using") {
+            if self.eat_kw("namespace") {
+                let p = self.path()?;
+                self.expect(Tok::Semi, "';'")?;
+                return Ok(Item::UsingNamespace(p));
+            }
+            if self.peek().kind == Tok::Ident && self.peek_at(1).is(Tok::Assign) {
+                let (name, span) = self.ident()?;
+                self.bump();
+                let ty = self.type_name()?;
+                self.expect(Tok::Semi, "';'")?;
+                self.types.insert(name.clone());
+                return Ok(Item::Alias(span, name, None, ty));
+            }
+            self.eat_kw("typename");
+            let p = self.path()?;
+            self.expect(Tok::Semi, "';'")?;
+            let last = p.last().to_string();
+            if self.types.contains(&last) {
+                self.types.insert(last.clone());
+            }
+            return Ok(Item::UsingDecl(p));
+        }
+        if self.eat_kw("typedef") {
+            let ty = self.type_name()?;
+            let (name, span) = self.ident()?;
+            self.expect(Tok::Semi, "';'")?;
+            self.types.insert(name.clone());
+            return Ok(Item::Alias(span, name, None, ty));
+        }
+        if self.at_kw("static_assert") {
+            let (span, e, m) = self.static_assert()?;
+            return Ok(Item::StaticAssert(span, e, m));
+        }
+        if self.at_kw("template") {
+            return self.template_item();
+        }
+        if self.at_kw("enum") {
+            let e = self.enum_decl()?;
+            self.expect(Tok::Semi, "';'")?;
+            return Ok(Item::Enum(e));
+        }
+        if self.class_head_name().is_some() {
+            let c = self.class(None)?;
+            return Ok(Item::Class(c));
+        }
+        // Function or variable.
+        self.decl_item(None)
+    }
+
+    pub(super) fn static_assert(&mut self) -> Result<(Span, Expr, Option<String>)> {
+        let span = self.bump().span;
+        self.expect(Tok::LParen, "'('")?;
+        let e = self.assign_expr()?;
+        let mut msg = None;
+        if self.eat(Tok::Comma) {
+            let t = self.expect(Tok::Str, "a string literal")?;
+            msg = Some(String::from_utf8_lossy(&unescape(&t.text)).into_owned());
+        }
+        self.expect(Tok::RParen, "')'")?;
+        self.expect(Tok::Semi, "';'")?;
+        Ok((span, e, msg))
+    }
+
+    fn enum_decl(&mut self) -> Result<EnumDecl> {
+        let span = self.bump().span;
+        let scoped = self.eat_kw("class") || self.eat_kw("struct");
+        let name = if self.at(Tok::Ident) { self.ident()?.0 } else { String::new() };
+        self.types.insert(name.clone());
+        let underlying = if self.eat(Tok::Colon) { Some(self.type_name()?) } else { None };
+        let mut variants = Vec::new();
+        self.expect(Tok::LBrace, "'{'")?;
+        while !self.eat(Tok::RBrace) {
+            let (n, s) = self.ident()?;
+            let v = if self.eat(Tok::Assign) { Some(self.cond_expr()?) } else { None };
+            variants.push((n, s, v));
+            if !self.eat(Tok::Comma) {
+                self.expect(Tok::RBrace, "'}'")?;
+                break;
+            }
+        }
+        Ok(EnumDecl { span, name, scoped, underlying, variants })
+    }
+}

@@ -1,0 +1,367 @@
+//! Declarations in function bodies: local scalars, pointers, references,
+//! arrays and class objects with their initialisers (braced lists, copies,
+//! constructors of helper classes run inlined), `static`/`constexpr`
+//! constants, and the zeroing and copying of local aggregates.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use cranelift_codegen::ir::{types, InstBuilder, Value};
+
+use super::{mflags, Lowerer, Place, V};
+use crate::diag::{err, Result, Span};
+use crate::front::ast::*;
+use crate::sema::ceval::{self, convert};
+use crate::sema::types::Scalar;
+use crate::sema::{ClassInst, Env, FieldTy, Ty, CV};
+
+impl Lowerer<'_, '_> {
+    pub(crate) fn decl(&mut self, d: &VarDecl) -> Result<()> {
+        self.set_line(d.span);
+        let is_ref = matches!(d.ty.kind, TypeKind::Ref(_));
+        let mut ty = self.local_type(&d.ty)?;
+        if !d.dims.is_empty() {
+            let mut total = u128::from(ty.size());
+            let mut dims = Vec::with_capacity(d.dims.len());
+            for dim in &d.dims {
+                let (_, n) = self.const_value(dim)?;
+                let CV::I(n) = n else { return err(dim.span, "array size must be an integer") };
+                if !(1..=1 << 20).contains(&n) {
+                    return err(dim.span, "array size must be between 1 and 1048576");
+                }
+                total = total.saturating_mul(n as u128);
+                dims.push(n as u32);
+            }
+            let max = crate::sema::MAX_OBJECT_SIZE;
+            if total > u128::from(max) {
+                return err(
+                    d.span,
+                    format!(
+                        "array '{}' is too large: {total} bytes (the limit for one object is {max})",
+                        d.name
+                    ),
+                );
+            }
+            for n in dims.into_iter().rev() {
+                ty = Ty::Array(Box::new(ty), n);
+            }
+        }
+        let const_scalar = d.ty.is_const && ty.scalar().is_some() && !is_ref;
+        if d.is_constexpr || const_scalar {
+            if let Some(init) = &d.init {
+                let value = if d.is_constexpr {
+                    self.const_value(init)
+                } else {
+                    ceval::eval(self.p, init, &self.env)
+                };
+                match value {
+                    Ok((s, v)) => {
+                        let s = ty.scalar().unwrap_or(s);
+                        self.bind(&d.name, V::C(s, convert(v, s)));
+                        return Ok(());
+                    }
+                    Err(e) if d.is_constexpr => return Err(e),
+                    Err(_) => {}
+                }
+            }
+        }
+        let init = match &d.init {
+            Some(e) if !matches!(e.kind, ExprKind::InitList(_)) => Some(self.expr(e)?),
+            _ => None,
+        };
+        // A `const` scalar whose initialiser folded here (it names local
+        // constants) is a constant too: usable as an array bound.
+        if let (true, Some(V::C(s, v))) = (const_scalar, &init) {
+            let s = ty.scalar().unwrap_or(*s);
+            self.bind(&d.name, V::C(s, convert(*v, s)));
+            return Ok(());
+        }
+        if is_ref {
+            let Some(v) = init else { return err(d.span, "a reference needs an initialiser") };
+            self.bind(&d.name, v);
+            return Ok(());
+        }
+        match &ty {
+            Ty::Auto => {
+                let Some(v) = init else { return err(d.span, "'auto' needs an initialiser") };
+                let v = match v {
+                    V::C(s, c) => {
+                        let x = self.konst(s, c);
+                        self.new_var(s, x)
+                    }
+                    V::Ptr(t, a) => {
+                        let var = self.b.declare_var(types::I32);
+                        self.def_ptr(var, a);
+                        V::L(Ty::Ptr(Box::new(t)), Place::Var(var))
+                    }
+                    V::L(Ty::Ptr(t), p) => {
+                        let a = self.load_scalar(Scalar::UInt, p);
+                        let var = self.b.declare_var(types::I32);
+                        self.def_ptr(var, a);
+                        V::L(Ty::Ptr(t), Place::Var(var))
+                    }
+                    v @ (V::Lambda(_) | V::Func(_) | V::Vec { .. } | V::List { .. } | V::Edges { .. }) => v,
+                    v @ V::L(Ty::Class(_) | Ty::Array(..), _) => {
+                        let V::L(t, _) = &v else { unreachable!() };
+                        let t = t.clone();
+                        let h = self.stack(t.size(), t.align());
+                        self.copy_aggregate(&t, h, v, d.span)?;
+                        V::L(t, Place::Host(h))
+                    }
+                    v => {
+                        let (s, x) = self.rv(v, d.span)?;
+                        self.new_var(s, x)
+                    }
+                };
+                self.bind(&d.name, v);
+            }
+            Ty::S(_) | Ty::Enum(_) => {
+                let s = ty.scalar().unwrap();
+                let x = match (init, &d.init) {
+                    (Some(v), _) => self.rv_as(v, s, d.span)?,
+                    (None, Some(Expr { kind: ExprKind::InitList(l), .. })) => match l.first() {
+                        Some(e) => {
+                            let v = self.expr(e)?;
+                            self.rv_as(v, s, d.span)?
+                        }
+                        None => self.konst(s, CV::I(0)),
+                    },
+                    _ => self.konst(s, CV::I(0)),
+                };
+                let v = self.new_var(s, x);
+                let v = match v {
+                    V::L(_, p) => V::L(ty.clone(), p),
+                    v => v,
+                };
+                self.bind(&d.name, v);
+            }
+            Ty::Ptr(t) => {
+                // `auto *p = ...` takes the pointee type from the initialiser.
+                let pointee = match &init {
+                    Some(V::Ptr(pt, _)) => Some(pt.clone()),
+                    Some(V::L(Ty::Ptr(pt), _)) => Some((**pt).clone()),
+                    Some(V::Vec { elem, .. }) => Some(Ty::S(*elem)),
+                    _ => None,
+                };
+                let t = match (&**t, pointee) {
+                    (Ty::Auto, Some(pt)) => Box::new(pt),
+                    (Ty::Auto, None) => return err(d.span, "cannot deduce the type of 'auto *'"),
+                    _ => t.clone(),
+                };
+                let a = match init {
+                    Some(V::Ptr(_, a)) => a,
+                    Some(V::C(_, CV::I(0))) | None => self.b.ins().iconst(types::I32, 0),
+                    Some(V::L(Ty::Ptr(_), p)) => self.load_scalar(Scalar::UInt, p),
+                    Some(V::Vec { addr, .. }) => addr,
+                    Some(_) => return err(d.span, "pointer initialised from a non-pointer"),
+                };
+                let var = self.b.declare_var(types::I32);
+                self.def_ptr(var, a);
+                self.bind(&d.name, V::L(Ty::Ptr(t.clone()), Place::Var(var)));
+            }
+            Ty::Array(..) | Ty::Class(_) => {
+                if let Ty::Class(c) = &ty {
+                    if c.base.is_some() {
+                        return err(d.span, "vertices cannot be local variables");
+                    }
+                }
+                let h = self.stack(ty.size(), ty.align());
+                if let Ty::Class(c) = &ty {
+                    if c.has_ctor() {
+                        // `S s{a, b}`, `S s(a)`: the constructor; `S s = t`: a copy.
+                        let args = match (&d.init, init) {
+                            (Some(Expr { kind: ExprKind::InitList(l), .. }), _) => self.args(l)?,
+                            (_, Some(v @ V::L(Ty::Class(_), _))) => {
+                                self.zero(h, ty.size());
+                                self.copy_aggregate(&ty, h, v, d.span)?;
+                                self.bind(&d.name, V::L(ty.clone(), Place::Host(h)));
+                                return Ok(());
+                            }
+                            (_, Some(v)) => vec![v],
+                            (_, None) => vec![],
+                        };
+                        self.run_ctor(c, h, args, d.span)?;
+                        self.bind(&d.name, V::L(ty.clone(), Place::Host(h)));
+                        return Ok(());
+                    }
+                }
+                // Zero, then initialise.
+                self.zero(h, ty.size());
+                if let Some(Expr { kind: ExprKind::InitList(l), .. }) = &d.init {
+                    self.init_aggregate(&ty, h, l, d.span)?;
+                } else if let Some(v) = init {
+                    self.copy_aggregate(&ty, h, v, d.span)?;
+                }
+                self.bind(&d.name, V::L(ty.clone(), Place::Host(h)));
+            }
+            Ty::Void => return err(d.span, "variable of type void"),
+            Ty::Edge(_) => {
+                return err(d.span, "an edge or vector type can only be the type of a vertex field")
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs a constructor of helper class `c` on the object at host address
+    /// `h`, inlined like a method: the object is zeroed, reference members
+    /// are bound to the arguments their initialisers name, other member
+    /// initialisers become assignments ahead of the body.
+    pub(crate) fn run_ctor(&mut self, c: &Rc<ClassInst>, h: Value, args: Vec<V>, span: Span) -> Result<()> {
+        let fits = |k: &Ctor| {
+            let required = k.params.iter().filter(|p| p.default.is_none()).count();
+            (required..=k.params.len()).contains(&args.len())
+        };
+        let mut ctors = c.decl.ast.members.iter().filter_map(|m| match m {
+            Member::Ctor(k) if fits(k) => Some(k),
+            _ => None,
+        });
+        let (Some(k), None) = (ctors.next(), ctors.next()) else {
+            return err(
+                span,
+                format!("no single constructor of '{}' takes {} argument(s)", c.name, args.len()),
+            );
+        };
+        let ty = Ty::Class(c.clone());
+        self.zero(h, ty.size());
+        let mut refs = HashMap::new();
+        let mut body = Vec::new();
+        for (name, nspan, init) in &k.inits {
+            if c.refs.contains(name) {
+                // A reference member names a reference parameter.
+                let param = match init.as_slice() {
+                    [Expr { kind: ExprKind::Name(p), .. }] => p.simple().and_then(|n| {
+                        k.params.iter().position(|q| {
+                            q.name.as_deref() == Some(n) && matches!(q.ty.kind, TypeKind::Ref(_))
+                        })
+                    }),
+                    _ => None,
+                };
+                let Some(v) = param.and_then(|i| args.get(i)) else {
+                    return err(
+                        *nspan,
+                        format!("reference member '{name}' must be initialised from a reference parameter"),
+                    );
+                };
+                refs.insert(name.clone(), v.clone());
+                continue;
+            }
+            if !c.fields.iter().any(|f| f.name == *name) {
+                return err(*nspan, format!("'{}' has no member '{name}'", c.name));
+            }
+            let [value] = init.as_slice() else {
+                return err(*nspan, format!("member initialiser of '{name}' takes one value"));
+            };
+            let this = Box::new(Expr { span: *nspan, kind: ExprKind::This });
+            let lhs = Expr { span: *nspan, kind: ExprKind::Member(this, name.clone(), true) };
+            let assign = ExprKind::Assign(None, Box::new(lhs), Box::new(value.clone()));
+            body.push(Stmt { span: *nspan, kind: StmtKind::Expr(Expr { span: *nspan, kind: assign }) });
+        }
+        if let Some(r) = c.refs.iter().find(|r| !refs.contains_key(*r)) {
+            return err(k.span, format!("reference member '{r}' is not initialised by this constructor"));
+        }
+        self.obj_refs.insert(h, Rc::new(refs));
+        body.extend(k.body.iter().cloned());
+        let f = Function {
+            span: k.span,
+            name: c.name.clone(),
+            tparams: None,
+            ret: TypeName { span: k.span, kind: TypeKind::Void, is_const: false },
+            params: k.params.clone(),
+            body: Some(body),
+            is_constexpr: false,
+            is_static: false,
+        };
+        self.next_this = Some(V::L(ty, Place::Host(h)));
+        let env = Env { class: Some(c.clone()), ..c.env.clone() };
+        self.inline(&f, env, args, span)?;
+        Ok(())
+    }
+
+    pub(crate) fn zero(&mut self, h: Value, size: u32) {
+        let z = self.b.ins().iconst(types::I8, 0);
+        let mut off = 0;
+        let z64 = self.b.ins().iconst(types::I64, 0);
+        while off + 8 <= size {
+            self.b.ins().store(mflags(), z64, h, off as i32);
+            off += 8;
+        }
+        while off < size {
+            self.b.ins().store(mflags(), z, h, off as i32);
+            off += 1;
+        }
+    }
+
+    pub(crate) fn init_aggregate(&mut self, ty: &Ty, h: Value, l: &[Expr], span: Span) -> Result<()> {
+        match ty {
+            Ty::Array(et, n) => {
+                if l.len() > *n as usize {
+                    return err(span, "too many initialisers for the array");
+                }
+                for (i, e) in l.iter().enumerate() {
+                    let at = self.b.ins().iadd_imm_s(h, (i as u32 * et.size()) as i64);
+                    self.init_one(et, at, e)?;
+                }
+            }
+            Ty::Class(c) => {
+                for (i, e) in l.iter().enumerate() {
+                    let Some(f) = c.fields.get(i) else {
+                        return err(span, "too many initialisers for the struct");
+                    };
+                    let FieldTy::Plain(ft) = &f.ty else { unreachable!() };
+                    let at = self.b.ins().iadd_imm_s(h, f.offset as i64);
+                    let ft = ft.clone();
+                    self.init_one(&ft, at, e)?;
+                }
+            }
+            _ => return err(span, "braced initialiser for a non-aggregate"),
+        }
+        Ok(())
+    }
+
+    pub(crate) fn init_one(&mut self, ty: &Ty, at: Value, e: &Expr) -> Result<()> {
+        if let ExprKind::InitList(l) = &e.kind {
+            return self.init_aggregate(ty, at, l, e.span);
+        }
+        let v = self.expr(e)?;
+        if let Ty::Ptr(_) = ty {
+            let a = match v {
+                V::Ptr(_, a) | V::Vec { addr: a, .. } => a,
+                V::L(Ty::Ptr(_), p) => self.load_scalar(Scalar::UInt, p),
+                V::C(_, CV::I(0)) => self.b.ins().iconst(types::I32, 0),
+                _ => return err(e.span, "pointer member initialised from a non-pointer"),
+            };
+            self.store_scalar(Scalar::UInt, Place::Host(at), a);
+            return Ok(());
+        }
+        match ty.scalar() {
+            Some(s) => {
+                let x = self.rv_as(v, s, e.span)?;
+                self.store_scalar(s, Place::Host(at), x);
+            }
+            None => self.copy_aggregate(ty, at, v, e.span)?,
+        }
+        Ok(())
+    }
+
+    /// Copies an aggregate (from the host stack or tile memory) into host memory.
+    pub(crate) fn copy_aggregate(&mut self, ty: &Ty, to: Value, v: V, span: Span) -> Result<()> {
+        let V::L(vt, place) = v else { return err(span, "cannot initialise an aggregate from this value") };
+        if !vt.same(ty) {
+            return err(span, format!("cannot convert '{}' to '{}'", vt.spell(), ty.spell()));
+        }
+        let mut off = 0;
+        while off < ty.size() {
+            let x = match place {
+                Place::Host(from) => self.b.ins().load(types::I8, mflags(), from, off as i32),
+                Place::Tile(a) => {
+                    let at = self.b.ins().iadd_imm_s(a, off as i64);
+                    self.load_scalar(Scalar::UChar, Place::Tile(at))
+                }
+                Place::Var(_) => return err(span, "cannot copy this aggregate"),
+            };
+            self.b.ins().store(mflags(), x, to, off as i32);
+            off += 1;
+        }
+        Ok(())
+    }
+}

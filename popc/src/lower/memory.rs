@@ -1,0 +1,214 @@
+//! Memory and traps: every tile access is a bounds-checked offset from the
+//! tile's base (checks and loads reused within a straight-line region),
+//! traps leave through cold stubs, loop back edges poll the stop word and
+//! the cycle budget, local aggregates live in host stack slots, and
+//! addresses derived from `Input` edges are tracked as read-only.
+
+use cranelift_codegen::ir::{
+    self, condcodes::IntCC, types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
+};
+use cranelift_frontend::Variable;
+use linker::abi;
+
+use super::{cl, half_ir, mflags, Lowerer, Place};
+use crate::cost;
+use crate::diag::{err, Result, Span};
+use crate::sema::types::Scalar;
+
+impl Lowerer<'_, '_> {
+    /// At a loop's back edge (every `while`, `do` and `for` iteration):
+    /// returns [`abi::STATUS_INTERRUPTED`] once the runtime sets
+    /// `*ctx.stop`, and in the counting variant [`abi::STATUS_CYCLE_LIMIT`]
+    /// once this call has counted more than `ctx.budget`. Costs no modelled
+    /// cycles; the stop word is loaded afresh each time (another thread
+    /// writes it).
+    pub(crate) fn stop_check(&mut self) {
+        let p = self.b.ins().load(types::I64, mflags(), self.ctx, abi::OFFSET_STOP);
+        let flag = self.b.ins().load(types::I32, MemFlagsData::new(), p, 0);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.trap_if(flag, abi::STATUS_INTERRUPTED, zero);
+        if self.counting {
+            self.flush();
+            let count = self.b.use_var(self.count);
+            let budget = self.b.ins().load(types::I64, mflags(), self.ctx, abi::OFFSET_BUDGET);
+            let over = self.b.ins().icmp(IntCC::UnsignedGreaterThan, count, budget);
+            self.trap_if(over, abi::STATUS_CYCLE_LIMIT, zero);
+        }
+    }
+
+    pub(crate) fn trap_if(&mut self, cond: Value, status: u32, addr: Value) {
+        let cont = self.b.create_block();
+        let line = if self.debug { self.line as i64 } else { 0 };
+        let stub = match self.trap_stubs.get(&(status, line)) {
+            Some(b) => *b,
+            None => {
+                let b = self.b.create_block();
+                self.b.append_block_param(b, types::I64);
+                self.b.set_cold_block(b);
+                self.trap_stubs.insert((status, line), b);
+                b
+            }
+        };
+        // Flush so the trapping path counts what ran.
+        self.flush();
+        self.sync_region();
+        self.b.ins().brif(cond, stub, &[addr.into()], cont, &[]);
+        // `cont` has this branch as its only predecessor: seal it now, so
+        // variables read in it are the same SSA values as before the check.
+        self.b.seal_block(cont);
+        self.b.switch_to_block(cont);
+        // `cont` is reached only from here: what held before still holds.
+        self.region = Some(cont);
+    }
+
+    /// Forgets the region's facts if the current block is not the region's
+    /// (some other block was switched to since), starting a new region.
+    pub(crate) fn sync_region(&mut self) {
+        let cur = self.b.current_block();
+        if cur != self.region {
+            self.checked.clear();
+            self.addr_memo.clear();
+            self.load_memo.clear();
+            self.region = cur;
+        }
+    }
+
+    /// Host address of a checked tile access of `size` bytes at `addr` (i32).
+    pub(crate) fn tile_addr(&mut self, addr: Value, size: u32) -> Value {
+        self.sync_region();
+        if let Some(&(h, sz)) = self.checked.get(&addr) {
+            if size <= sz {
+                // Already checked on every path to here (same region).
+                return h;
+            }
+        }
+        let off = self.b.ins().uextend(types::I64, addr);
+        let bad = match size {
+            1 | 2 | 4 | 8 => {
+                // `off` < 2^32 and `mem_len` < 2^63: signed, `off > mem_len
+                // - size` is `off + size > mem_len`, also when `mem_len < size`.
+                let lim = self.lims[size.trailing_zeros() as usize];
+                self.b.ins().icmp(IntCC::SignedGreaterThan, off, lim)
+            }
+            _ => {
+                let end = self.b.ins().iadd_imm_s(off, size as i64);
+                self.b.ins().icmp(IntCC::UnsignedGreaterThan, end, self.mem_len)
+            }
+        };
+        self.trap_if(bad, abi::STATUS_OUT_OF_BOUNDS, off);
+        let h = self.b.ins().iadd(self.mem, off);
+        self.checked.insert(addr, (h, size));
+        h
+    }
+
+    pub(super) fn load_tile_raw(&mut self, addr: Value, ty: ir::Type) -> Result<Value> {
+        let h = self.tile_addr(addr, ty.bytes());
+        Ok(self.b.ins().load(ty, mflags(), h, 0))
+    }
+
+    /// Reads a scalar. A local held in a register (`Place::Var`) costs
+    /// nothing in the counting variant: a compiler for the tile keeps it in a
+    /// register too; only tile memory and addressable locals are loads.
+    pub(crate) fn load_scalar(&mut self, s: Scalar, place: Place) -> Value {
+        let h = match place {
+            Place::Var(v) => {
+                let x = self.b.use_var(v);
+                if self.readonly_vars.contains(&cranelift_codegen::entity::EntityRef::index(v)) {
+                    self.readonly.insert(x);
+                }
+                return x;
+            }
+            Place::Tile(a) => self.tile_addr(a, s.size()),
+            Place::Host(h) => h,
+        };
+        self.cost(cost::MEMORY);
+        if let Place::Tile(_) = place {
+            // The same tile location loaded earlier in this region, with
+            // nothing since that can write memory: reuse the value.
+            self.sync_region();
+            if let Some(&(inst, v)) = self.load_memo.get(&(h, s)) {
+                if !self.may_write_since(inst) {
+                    return v;
+                }
+            }
+        }
+        let (inst, v) = if s == Scalar::Half {
+            let raw = self.b.ins().uload16(types::I32, mflags(), h, 0);
+            let inst = self.b.func.dfg.value_def(raw).unwrap_inst();
+            (inst, half_ir::f16_to_f32(&mut self.b, raw))
+        } else {
+            let v = self.b.ins().load(cl(s), mflags(), h, 0);
+            (self.b.func.dfg.value_def(v).unwrap_inst(), v)
+        };
+        if let Place::Tile(_) = place {
+            self.load_memo.insert((h, s), (inst, v));
+        }
+        v
+    }
+
+    /// Whether any instruction created after `inst` can write memory or
+    /// call out (instructions are numbered in creation order).
+    fn may_write_since(&self, inst: ir::Inst) -> bool {
+        let dfg = &self.b.func.dfg;
+        let n = dfg.num_insts();
+        (inst.as_u32() as usize + 1..n).any(|i| {
+            let op = dfg.insts[ir::Inst::from_u32(i as u32)].opcode();
+            op.can_store() || op.is_call() || op.other_side_effects()
+        })
+    }
+
+    /// Writes a scalar; like [`Self::load_scalar`], a register local is free.
+    pub(crate) fn store_scalar(&mut self, s: Scalar, place: Place, v: Value) {
+        let h = match place {
+            Place::Var(var) => {
+                self.b.def_var(var, v);
+                return;
+            }
+            Place::Tile(a) => self.tile_addr(a, s.size()),
+            Place::Host(h) => h,
+        };
+        self.cost(cost::MEMORY);
+        if s == Scalar::Half {
+            let src = self.half_src.get(&v).copied().unwrap_or(v);
+            let bits = half_ir::f32_to_f16(&mut self.b, src);
+            self.b.ins().istore16(mflags(), bits, h, 0);
+            return;
+        }
+        self.b.ins().store(mflags(), v, h, 0);
+    }
+
+    pub(crate) fn stack(&mut self, size: u32, align: u32) -> Value {
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            size.max(1),
+            align.max(1).trailing_zeros() as u8,
+        ));
+        self.b.ins().stack_addr(types::I64, slot, 0)
+    }
+
+    /// Marks `to` as read-only data when `from` is (an address derived
+    /// from an `Input` edge's).
+    pub(crate) fn derive(&mut self, from: Value, to: Value) {
+        if self.readonly.contains(&from) {
+            self.readonly.insert(to);
+        }
+    }
+
+    /// Defines pointer variable `var` as `a`, remembering read-only data.
+    pub(crate) fn def_ptr(&mut self, var: Variable, a: Value) {
+        if self.readonly.contains(&a) {
+            self.readonly_vars.insert(cranelift_codegen::entity::EntityRef::index(var));
+        }
+        self.b.def_var(var, a);
+    }
+
+    /// A write to `place` is an error when it is `Input` edge data.
+    pub(crate) fn check_writable(&self, place: Place, span: Span) -> Result<()> {
+        if let Place::Tile(a) = place {
+            if self.readonly.contains(&a) {
+                return err(span, "write to the data of an 'Input' edge, which is const");
+            }
+        }
+        Ok(())
+    }
+}

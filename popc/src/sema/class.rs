@@ -1,0 +1,376 @@
+//! Class layout: one instantiated class's members, fields with their
+//! offsets, sizes and alignment, base vertex kind, `static_assert`s, and
+//! for vertices the edge types (`Input`, `Vector<…, Layout>`, …) of their
+//! state.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use linker::gp::{Direction, FieldKind, Layout, VertexBase};
+
+use super::types::Scalar;
+use super::{
+    assertion_failed, ceval, has_size, type_words, ClassDecl, ClassInst, Env, FieldInfo, FieldTy, TVal, Ty,
+    Unit, CV, MAX_OBJECT_SIZE,
+};
+use crate::diag::{err, Result, Span};
+use crate::front::ast::*;
+
+impl Unit {
+    pub(super) fn build_class(
+        &self,
+        decl: Rc<ClassDecl>,
+        name: String,
+        tb: HashMap<String, TVal>,
+        targs: Vec<TVal>,
+        outer: Option<Rc<ClassInst>>,
+    ) -> Result<ClassInst> {
+        let env = Env { ns: decl.ns.clone(), tb: Rc::new(tb), class: None };
+        let mut base = None;
+        for b in &decl.ast.bases {
+            if let TypeKind::Named(p) = &b.kind {
+                // `std::conditional_t<B, SupervisorVertex, MultiVertex>`:
+                // the base the condition picks.
+                let mut p = p;
+                for _ in 0..8 {
+                    if !matches!(p.last(), "conditional" | "conditional_t") {
+                        break;
+                    }
+                    let args = p.segs.last().and_then(|s| s.args.as_deref()).unwrap_or_default();
+                    let [cond, yes, no] = args else {
+                        return err(b.span, "std::conditional takes 3 arguments");
+                    };
+                    let (_, v) = self.targ_const(cond, &env)?;
+                    let pick = if v != CV::I(0) && v != CV::F(0.0) { yes } else { no };
+                    let TArg::Type(TypeName { kind: TypeKind::Named(q), .. }) = pick else {
+                        return err(
+                            b.span,
+                            "only Vertex, MultiVertex and SupervisorVertex may be base classes",
+                        );
+                    };
+                    p = q;
+                }
+                base = match p.last() {
+                    "Vertex" => Some(VertexBase::Vertex),
+                    "MultiVertex" => Some(VertexBase::MultiVertex),
+                    "SupervisorVertex" => Some(VertexBase::Supervisor),
+                    // Poplar's `SupervisorVertexIf<B>`: a supervisor vertex when B holds.
+                    "SupervisorVertexIf" => {
+                        let args = p.segs.last().and_then(|s| s.args.as_deref()).unwrap_or_default();
+                        let [cond] = args else {
+                            return err(b.span, "SupervisorVertexIf takes one condition");
+                        };
+                        let (_, v) = self.targ_const(cond, &env)?;
+                        let supervisor = match v {
+                            CV::I(i) => i != 0,
+                            CV::F(f) => f != 0.0,
+                        };
+                        Some(if supervisor { VertexBase::Supervisor } else { VertexBase::Vertex })
+                    }
+                    _ => {
+                        return err(
+                            b.span,
+                            "only Vertex, MultiVertex and SupervisorVertex may be base classes",
+                        )
+                    }
+                };
+            }
+        }
+        // A provisional instance so member aliases resolve while laying out fields.
+        let mut inst = ClassInst {
+            name: name.clone(),
+            decl: decl.clone(),
+            env: env.clone(),
+            targs: targs.clone(),
+            outer: outer.clone(),
+            base,
+            fields: vec![],
+            refs: vec![],
+            size: 0,
+            align: 1,
+        };
+        let provisional = Rc::new(ClassInst {
+            name: name.clone(),
+            decl: decl.clone(),
+            env: env.clone(),
+            targs,
+            outer,
+            base,
+            fields: vec![],
+            refs: vec![],
+            size: 0,
+            align: 1,
+        });
+        let fenv = Env { class: Some(provisional), ..env.clone() };
+        let mut off = 0u64;
+        let mut align = 1u32;
+        for m in &decl.ast.members {
+            if let (Member::Ctor(c), Some(_)) = (m, base) {
+                return err(
+                    c.span,
+                    format!(
+                        "a vertex's constructor cannot do work: the graph sets its fields (class '{name}')"
+                    ),
+                );
+            }
+            let Member::Field(f) = m else { continue };
+            if f.is_static {
+                continue;
+            }
+            if matches!(f.ty.kind, TypeKind::Ref(_)) && base.is_none() {
+                if f.names.len() > 1 || !f.names[0].2.is_empty() {
+                    return err(f.span, "declare one reference member per declaration");
+                }
+                inst.refs.push(f.names[0].0.clone());
+                continue;
+            }
+            for (fname, fspan, dims) in &f.names {
+                let full = format!("{}.{}", name, fname);
+                if !dims.is_empty() {
+                    let ty = type_words(&f.ty);
+                    return err(*fspan, format!("field '{full}' has unsupported type '{ty}[]'"));
+                }
+                let fty = self.field_type(&f.ty, &fenv, &full, base.is_some())?;
+                let (size, al) = match &fty {
+                    FieldTy::Edge { kind, elem, .. } => {
+                        let size = match kind {
+                            FieldKind::Scalar => 4,
+                            FieldKind::Vector(l) | FieldKind::ScalarList(l) if has_size(*l) => 8,
+                            FieldKind::Vector(_) | FieldKind::ScalarList(_) => 4,
+                            _ => 8,
+                        };
+                        (size + crate::state::metadata_size(elem.elem(), *kind), 4)
+                    }
+                    FieldTy::Plain(t) => (t.size(), t.align()),
+                };
+                off = off.div_ceil(u64::from(al)) * u64::from(al);
+                align = align.max(al);
+                inst.fields.push(FieldInfo {
+                    name: fname.clone(),
+                    ty: fty,
+                    offset: off as u32,
+                    size,
+                    is_const: f.ty.is_const,
+                });
+                off += u64::from(size);
+                if off > u64::from(MAX_OBJECT_SIZE) {
+                    return err(
+                        *fspan,
+                        format!(
+                            "class '{name}' is too large: more than {MAX_OBJECT_SIZE} bytes (the limit for one object)"
+                        ),
+                    );
+                }
+            }
+        }
+        // C++ checks a class template's assertions when it is instantiated.
+        for m in &decl.ast.members {
+            if let Member::Item(Item::StaticAssert(span, e, msg)) = m {
+                self.check_assert(*span, e, msg.as_deref(), &fenv)?;
+            }
+        }
+        inst.size = (off.div_ceil(u64::from(align)) * u64::from(align)) as u32;
+        inst.align = align;
+        inst.env = env;
+        Ok(inst)
+    }
+
+    /// Checks `static_assert(e, msg)` evaluated in `env`.
+    pub fn check_assert(&self, span: Span, e: &Expr, msg: Option<&str>, env: &Env) -> Result<()> {
+        let (_, v) = ceval::eval(self, e, env)?;
+        if ceval::truthy(v) {
+            Ok(())
+        } else {
+            err(span, assertion_failed(msg))
+        }
+    }
+
+    pub(super) fn field_type(&self, t: &TypeName, env: &Env, full: &str, vertex: bool) -> Result<FieldTy> {
+        if let TypeKind::Named(p) = &t.kind {
+            let last = p.segs.last().unwrap();
+            let dir = match last.name.as_str() {
+                "Input" => Some(Direction::Input),
+                "Output" => Some(Direction::Output),
+                "InOut" => Some(Direction::InOut),
+                _ => None,
+            };
+            if let Some(dir) = dir {
+                let Some(arg) = last.args.as_ref().and_then(|a| a.first()) else {
+                    return err(t.span, format!("field '{full}': '{}' needs a type argument", last.name));
+                };
+                return self.edge_inner(arg, env, full, dir, 0);
+            }
+            if last.name == "Vector" || last.name == "VectorList" {
+                let args = last.args.clone().unwrap_or_default();
+                let Some(first) = args.first() else { return err(t.span, "Vector needs an element type") };
+                if last.name == "VectorList" {
+                    let elem = self.edge_elem(first, env, full)?;
+                    let layout = self.layout(args.get(1), env)?;
+                    return Ok(FieldTy::Edge {
+                        dir: Direction::Input,
+                        elem,
+                        kind: FieldKind::VectorList(layout),
+                    });
+                }
+                // Vector<Input<Vector<T>>>
+                if let TArg::Type(TypeName { kind: TypeKind::Named(ip), .. }) = first {
+                    let il = ip.segs.last().unwrap();
+                    let dir = match il.name.as_str() {
+                        "Input" => Some(Direction::Input),
+                        "Output" => Some(Direction::Output),
+                        "InOut" => Some(Direction::InOut),
+                        _ => None,
+                    };
+                    if let (Some(dir), Some(ia)) = (dir, il.args.as_ref().and_then(|a| a.first())) {
+                        let FieldTy::Edge { elem, kind, .. } = self.edge_inner(ia, env, full, dir, 1)? else {
+                            unreachable!()
+                        };
+                        let layout = self.layout(args.get(1), env)?;
+                        let kind = match kind {
+                            FieldKind::Vector(_) => FieldKind::VectorList(layout),
+                            // `Vector<Input<T>>`: each element its own edge.
+                            FieldKind::Scalar => FieldKind::ScalarList(layout),
+                            _ => {
+                                return err(
+                                    t.span,
+                                    format!(
+                                    "field '{full}': vectors nested more than two levels are not supported"
+                                ),
+                                )
+                            }
+                        };
+                        return Ok(FieldTy::Edge { dir, elem, kind });
+                    }
+                }
+                // A vector that is not an edge (`Vector<unsigned> offsets`):
+                // read-only data the graph connects like an input edge.
+                if vertex
+                    && !matches!(first, TArg::Type(TypeName { kind: TypeKind::Named(_), .. }) if self.targ_type(first, env).is_err())
+                {
+                    if let Ok(elem) = self.edge_elem(first, env, full) {
+                        let layout = self.layout(args.get(1), env)?;
+                        return Ok(FieldTy::Edge {
+                            dir: Direction::Input,
+                            elem,
+                            kind: FieldKind::Vector(layout),
+                        });
+                    }
+                }
+                return err(t.span, format!("field '{full}' has unsupported type '{}'", type_words(t)));
+            }
+        }
+        let ty = match self.resolve_type(t, env) {
+            Ok(ty) => ty,
+            Err(e) if !vertex && e.message.starts_with("unknown type") => {
+                return err(t.span, format!("field '{full}' has unsupported type '{}'", type_words(t)))
+            }
+            Err(e) => return Err(e),
+        };
+        match &ty {
+            Ty::Edge(e) if vertex => Ok((**e).clone()),
+            Ty::S(_) | Ty::Enum(_) => Ok(FieldTy::Plain(ty)),
+            Ty::Array(..) => Ok(FieldTy::Plain(ty)),
+            Ty::Class(c) if !vertex && c.base.is_none() => Ok(FieldTy::Plain(ty)),
+            // A pointer in a helper struct: a tile address (4 bytes).
+            Ty::Ptr(_) if !vertex => Ok(FieldTy::Plain(ty)),
+            _ => err(t.span, format!("field '{full}' has unsupported type '{}'", ty.spell())),
+        }
+    }
+
+    fn edge_inner(&self, arg: &TArg, env: &Env, full: &str, dir: Direction, depth: u32) -> Result<FieldTy> {
+        if let TArg::Type(TypeName { kind: TypeKind::Named(p), span, .. }) = arg {
+            let l = p.segs.last().unwrap();
+            if l.name == "Vector" || l.name == "VectorList" {
+                let args = l.args.clone().unwrap_or_default();
+                let Some(first) = args.first() else { return err(*span, "Vector needs an element type") };
+                if let TArg::Type(TypeName { kind: TypeKind::Named(ip), .. }) = first {
+                    if matches!(ip.last(), "Vector" | "VectorList") {
+                        if depth >= 1 || ip.segs.last().unwrap().args.as_ref().is_some_and(|a| {
+                            a.iter().any(|x| matches!(x, TArg::Type(TypeName{kind: TypeKind::Named(q), ..}) if q.last()=="Vector"))
+                        }) {
+                            return err(*span, format!("field '{full}': vectors nested more than two levels are not supported"));
+                        }
+                        let inner_args = ip.segs.last().unwrap().args.clone().unwrap_or_default();
+                        let Some(ie) = inner_args.first() else {
+                            return err(*span, "Vector needs an element type");
+                        };
+                        let elem = self.edge_elem(ie, env, full)?;
+                        let layout = self.layout(args.get(1), env)?;
+                        return Ok(FieldTy::Edge { dir, elem, kind: FieldKind::VectorList(layout) });
+                    }
+                }
+                let elem = self.edge_elem(first, env, full)?;
+                let layout = self.layout(args.get(1), env)?;
+                let kind = if l.name == "VectorList" {
+                    FieldKind::VectorList(layout)
+                } else {
+                    FieldKind::Vector(layout)
+                };
+                return Ok(FieldTy::Edge { dir, elem, kind });
+            }
+        }
+        // `InOut<T>` where T names a vector type (through an alias).
+        if let Ok(Ty::Edge(e)) = self.targ_type(arg, env) {
+            if let FieldTy::Edge {
+                elem,
+                kind: kind @ (FieldKind::Vector(_) | FieldKind::VectorList(_)),
+                ..
+            } = *e
+            {
+                return Ok(FieldTy::Edge { dir, elem, kind });
+            }
+        }
+        let elem = self.edge_elem(arg, env, full)?;
+        Ok(FieldTy::Edge { dir, elem, kind: FieldKind::Scalar })
+    }
+
+    fn edge_elem(&self, a: &TArg, env: &Env, full: &str) -> Result<Scalar> {
+        let span = match a {
+            TArg::Type(t) => t.span,
+            TArg::Expr(e) => e.span,
+        };
+        match self.targ_type(a, env)? {
+            Ty::S(s) => Ok(s),
+            t => err(span, format!("field '{full}' has unsupported element type '{}'", t.spell())),
+        }
+    }
+
+    fn layout(&self, a: Option<&TArg>, env: &Env) -> Result<Layout> {
+        let Some(a) = a else { return Ok(Layout::Span) };
+        let (mut path, span) = match a {
+            TArg::Expr(Expr { kind: ExprKind::Name(p), span }) => (p, *span),
+            TArg::Type(TypeName { kind: TypeKind::Named(p), span, .. }) => (p, *span),
+            TArg::Expr(e) => return err(e.span, "expected a vector layout"),
+            TArg::Type(t) => return err(t.span, "expected a vector layout"),
+        };
+        // A layout named through a constant (`static constexpr auto
+        // PTR_ALIGN64 = VectorLayout::ONE_PTR;`) is that constant's value.
+        let mut ns = env.ns.clone();
+        for _ in 0..8 {
+            let name = path.segs.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join("::");
+            let global =
+                self.candidates(&ns, &name, path.global).into_iter().find_map(|q| self.globals.get(&q));
+            match global {
+                Some((VarDecl { init: Some(Expr { kind: ExprKind::Name(p), .. }), .. }, gns)) => {
+                    path = p;
+                    ns = gns.clone();
+                }
+                _ => break,
+            }
+        }
+        let name = path.last();
+        Ok(match name {
+            "SPAN" => Layout::Span,
+            "ONE_PTR" => Layout::OnePtr,
+            "SHORT_SPAN" => Layout::ShortSpan,
+            "COMPACT_PTR" => Layout::CompactPtr,
+            "SCALED_PTR32" => Layout::ScaledPtr32,
+            "SCALED_PTR64" => Layout::ScaledPtr64,
+            "SCALED_PTR128" => Layout::ScaledPtr128,
+            "DELTAN" => Layout::DeltaN,
+            "DELTANELEMENTS" => Layout::DeltaNElements,
+            "COMPACT_DELTAN" => Layout::CompactDeltaN,
+            _ => return err(span, format!("unknown vector layout '{name}'")),
+        })
+    }
+}

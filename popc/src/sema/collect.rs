@@ -1,0 +1,115 @@
+//! Declarations: a translation unit's items entered into the tables by
+//! qualified name (namespaces, `using`, classes and their specialisations,
+//! functions, globals, enumerations with their values evaluated).
+
+use std::rc::Rc;
+
+use super::types::Scalar;
+use super::{ceval, qual, ClassDecl, EnumInfo, Env, FuncDecl, TVal, Ty, Unit, CV};
+use crate::diag::{err, Result};
+use crate::front::ast::*;
+
+impl Unit {
+    pub fn collect(&mut self, items: &[Item], ns: &str) -> Result<()> {
+        for it in items {
+            match it {
+                Item::Namespace(n, inner) => {
+                    let sub = if n.is_empty() { ns.to_string() } else { qual(ns, n) };
+                    self.collect(inner, &sub)?;
+                }
+                Item::Class(c) => self.add_class(c, ns)?,
+                Item::Function(f) => {
+                    self.funcs
+                        .entry(qual(ns, &f.name))
+                        .or_default()
+                        .push(Rc::new(FuncDecl { ast: f.clone(), ns: ns.to_string() }));
+                }
+                Item::Enum(e) => self.add_enum(e, ns, &Env { ns: ns.into(), ..Env::default() })?,
+                Item::Alias(_, n, tp, ty) => {
+                    self.aliases.insert(qual(ns, n), (tp.clone(), ty.clone(), ns.to_string()));
+                }
+                Item::UsingNamespace(p) => {
+                    let name: Vec<&str> = p.segs.iter().map(|s| s.name.as_str()).collect();
+                    self.using_dirs.push(name.join("::"));
+                }
+                Item::UsingDecl(p) => {
+                    let target: Vec<&str> = p.segs.iter().map(|s| s.name.as_str()).collect();
+                    let target = target.join("::");
+                    if let Some(f) = self.funcs.get(&target).cloned() {
+                        self.funcs.insert(qual(ns, p.last()), f);
+                    }
+                    if let Some(c) = self.classes.get(&target).cloned() {
+                        self.classes.insert(qual(ns, p.last()), c);
+                    }
+                }
+                Item::Var(v) => {
+                    self.globals.insert(qual(ns, &v.name), (v.clone(), ns.to_string()));
+                }
+                Item::StaticAssert(s, e, m) => self.asserts.push((*s, e.clone(), m.clone(), ns.to_string())),
+                Item::ExplicitInst(t) => self.insts.push((t.clone(), ns.to_string())),
+            }
+        }
+        Ok(())
+    }
+
+    fn add_class(&mut self, c: &Class, ns: &str) -> Result<()> {
+        let q = qual(ns, &c.name);
+        if c.members.is_empty() && c.bases.is_empty() && c.tparams.is_none() && self.classes.contains_key(&q)
+        {
+            return Ok(());
+        }
+        for m in &c.members {
+            if let Member::Item(it) = m {
+                match it {
+                    Item::Class(inner) => self.add_class(inner, &q)?,
+                    Item::Enum(e) => self.add_enum(e, &q, &Env { ns: ns.into(), ..Env::default() })?,
+                    _ => {}
+                }
+            }
+        }
+        self.classes.entry(q.clone()).or_default().push(Rc::new(ClassDecl {
+            ast: c.clone(),
+            ns: ns.to_string(),
+            qual: q,
+        }));
+        Ok(())
+    }
+
+    fn add_enum(&mut self, e: &EnumDecl, ns: &str, env: &Env) -> Result<()> {
+        let underlying = match &e.underlying {
+            Some(t) => match self.resolve_type(t, env)? {
+                Ty::S(s) if !s.is_float() => s,
+                _ => return err(t.span, "enum underlying type must be an integer type"),
+            },
+            None => Scalar::Int,
+        };
+        let mut values: Vec<(String, i128)> = Vec::new();
+        let mut next = 0i128;
+        let q = qual(ns, &e.name);
+        for (n, _, v) in &e.variants {
+            if let Some(v) = v {
+                // Earlier enumerators are visible by name.
+                let mut tb = (*env.tb).clone();
+                for (pn, pv) in &values {
+                    tb.insert(pn.clone(), TVal::Const(underlying, CV::I(*pv)));
+                }
+                let env2 = Env { tb: Rc::new(tb), ..env.clone() };
+                next = match ceval::eval(self, v, &env2)? {
+                    (_, CV::I(i)) => i,
+                    (_, CV::F(f)) => f as i128,
+                };
+            }
+            values.push((n.clone(), next));
+            next += 1;
+        }
+        let info = Rc::new(EnumInfo { name: q.clone(), underlying, values: values.clone() });
+        for (n, v) in values {
+            self.enum_consts.insert(qual(&q, &n), (info.clone(), v));
+            if !e.scoped {
+                self.enum_consts.insert(qual(ns, &n), (info.clone(), v));
+            }
+        }
+        self.enums.insert(q, info);
+        Ok(())
+    }
+}
