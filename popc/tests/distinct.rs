@@ -20,11 +20,9 @@ public:
 fn code(requested: &[&str], debug: bool) -> Vec<(String, Vec<u8>, Vec<u8>, Vec<(u32, u32)>)> {
     let opts = popc::Options { debug, ..Default::default() };
     let requested: Vec<String> = requested.iter().map(|s| s.to_string()).collect();
-    let o = popc::compile("add.cpp", SRC, &opts, &popc::NoIncludes, &requested).map_err(|d| d.render()).unwrap();
-    o.vertex_types
-        .into_iter()
-        .map(|v| (v.name, v.plain.code, v.counting.code, v.plain.lines))
-        .collect()
+    let o =
+        popc::compile("add.cpp", SRC, &opts, &popc::NoIncludes, &requested).map_err(|d| d.render()).unwrap();
+    o.vertex_types.into_iter().map(|v| (v.name, v.plain.code, v.counting.code, v.plain.lines)).collect()
 }
 
 #[test]
