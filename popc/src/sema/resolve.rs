@@ -163,7 +163,11 @@ impl Unit {
             let mut q = p.clone();
             q.segs.pop();
             let prefix = TypeName { span: p.span, kind: TypeKind::Named(q), is_const: false };
-            match self.resolve_type(&prefix, env) {
+            let r = {
+                let _trial = crate::diag::trial();
+                self.resolve_type(&prefix, env)
+            };
+            match r {
                 Ok(Ty::Class(c)) => return self.class_member_type(&c, last, env, p.span),
                 Ok(t) if last.name == "type" => return Ok(t),
                 Ok(t) => return err(p.span, format!("'{}' has no member type '{}'", t.spell(), last.name)),
