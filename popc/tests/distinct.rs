@@ -17,7 +17,10 @@ public:
 };
 "#;
 
-fn code(requested: &[&str], debug: bool) -> Vec<(String, Vec<u8>, Vec<u8>, Vec<(u32, u32)>)> {
+/// A vertex's name, plain and counting code, and plain line table.
+type Code = (String, Vec<u8>, Vec<u8>, Vec<(u32, u32)>);
+
+fn code(requested: &[&str], debug: bool) -> Vec<Code> {
     let opts = popc::Options { debug, ..Default::default() };
     let requested: Vec<String> = requested.iter().map(|s| s.to_string()).collect();
     let o =
