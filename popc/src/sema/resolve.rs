@@ -16,13 +16,13 @@ impl Unit {
     pub fn candidates(&self, ns: &str, name: &str, global: bool) -> Vec<String> {
         let mut out = Vec::new();
         if !global {
-            let mut scope = ns.to_string();
+            let mut scope = ns;
             loop {
-                out.push(qual(&scope, name));
+                out.push(qual(scope, name));
                 if scope.is_empty() {
                     break;
                 }
-                scope = scope.rfind("::").map_or(String::new(), |i| scope[..i].to_string());
+                scope = scope.rfind("::").map_or("", |i| &scope[..i]);
             }
             for u in &self.using_dirs {
                 out.push(qual(u, name));
