@@ -15,6 +15,9 @@
 //! writing the file; `--only TEXT` keeps the files whose path has TEXT (and
 //! writes nothing either, unless `--out FILE` says where). `--keep` leaves
 //! the generated drivers and their inputs in the scratch directory.
+//! `--popc-only N` times popc alone: N passes over the corpus, printing
+//! each pass's summed PopLibs compile time (files that compile) and the
+//! process's CPU time, then the medians; it checks and writes nothing.
 
 #![forbid(unsafe_code)]
 
@@ -51,10 +54,12 @@ struct Args {
     only: Option<String>,
     /// Leave the scratch directory (drivers, their inputs and outputs) in place.
     keep: bool,
+    /// Only time popc, over this many passes.
+    popc_only: Option<usize>,
 }
 
 const USAGE: &str =
-    "usage: conformance CORPUS_DIR [--quick] [--no-write] [--out FILE] [--only SUBSTRING] [--keep]";
+    "usage: conformance CORPUS_DIR [--quick] [--no-write] [--out FILE] [--only SUBSTRING] [--keep] [--popc-only PASSES]";
 
 fn parse_args() -> Result<Args, String> {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -66,6 +71,7 @@ fn parse_args() -> Result<Args, String> {
         out: repo.join("CONFORMANCE.md"),
         only: None,
         keep: false,
+        popc_only: None,
     };
     let mut corpus = None;
     let mut explicit_out = false;
@@ -80,6 +86,11 @@ fn parse_args() -> Result<Args, String> {
                 explicit_out = true;
             }
             "--only" => a.only = Some(it.next().ok_or("--only needs a substring")?),
+            "--popc-only" => {
+                let n = it.next().ok_or("--popc-only needs a number of passes")?;
+                a.popc_only =
+                    Some(n.parse().ok().filter(|&n| n > 0).ok_or("--popc-only needs a number ≥ 1")?);
+            }
             "-h" | "--help" => return Err(USAGE.into()),
             _ if x.starts_with('-') => return Err(format!("unknown option '{x}'\n{USAGE}")),
             _ if corpus.is_none() => corpus = Some(PathBuf::from(x)),
@@ -88,7 +99,7 @@ fn parse_args() -> Result<Args, String> {
     }
     a.corpus = corpus.ok_or(USAGE)?;
     // A quick or partial run would leave a misleading report.
-    if (a.quick || a.only.is_some()) && !explicit_out {
+    if (a.quick || a.only.is_some() || a.popc_only.is_some()) && !explicit_out {
         a.write = false;
     }
     Ok(a)
@@ -229,6 +240,52 @@ fn gxx_time(root: &Path, f: &SourceFile, stub: &Path, scratch: &Path) -> Result<
     }
 }
 
+/// `--popc-only`: the popc pass `passes` times; per pass, the summed
+/// compile time of the PopLibs files that compile and the CPU time the
+/// process spent on the pass (all threads), then the medians of both.
+fn time_popc(root: &Path, files: &[SourceFile], codelets: &[usize], passes: usize) -> Result<(), String> {
+    let (mut wall, mut cpu) = (Vec::new(), Vec::new());
+    for pass in 0..passes {
+        let cpu0 = cpu_secs()?;
+        let (mut secs, mut n, mut vertices) = (0.0, 0, 0);
+        for &i in codelets {
+            let (r, s, _) = compile_one(root, &files[i], false);
+            if let (Ok(o), true) = (r, files[i].library != "graphcore-examples") {
+                secs += s;
+                n += 1;
+                vertices += o.object.vertex_types.len();
+            }
+        }
+        let c = cpu_secs()? - cpu0;
+        println!(
+            "pass {pass}: {n} PopLibs files, {vertices} vertices: popc {secs:.3} s (process CPU {c:.3} s)"
+        );
+        wall.push(secs);
+        cpu.push(c);
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    println!("median of {passes}: popc {:.3} s, process CPU {:.3} s", median(&mut wall), median(&mut cpu));
+    Ok(())
+}
+
+/// This process's user and system CPU time so far (Linux `/proc`).
+fn cpu_secs() -> Result<f64, String> {
+    let stat =
+        std::fs::read_to_string("/proc/self/stat").map_err(|e| format!("cannot read CPU time: {e}"))?;
+    // After the command name (which may hold spaces) come fields 3, 4, …:
+    // utime and stime are fields 14 and 15, in clock ticks (100 a second).
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let tick = |i: usize| f.get(i).and_then(|x| x.parse::<f64>().ok());
+    match (tick(11), tick(12)) {
+        (Some(u), Some(s)) => Ok((u + s) / 100.0),
+        _ => Err("cannot parse /proc/self/stat".into()),
+    }
+}
+
 fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(a) => a,
@@ -262,6 +319,9 @@ fn run(args: &Args) -> Result<(), String> {
     }
     let codelets: Vec<usize> = (0..files.len()).filter(|&i| files[i].host.is_none()).collect();
     eprintln!("conformance: {} codelet files, {} host files", codelets.len(), files.len() - codelets.len());
+    if let Some(passes) = args.popc_only {
+        return time_popc(&root, &files, &codelets, passes);
+    }
 
     // popc, one file at a time so that each time is the file's own.
     let t = Instant::now();

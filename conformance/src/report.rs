@@ -336,7 +336,8 @@ pub fn markdown(reports: &[FileReport], quick: bool, seeds: usize, machine: &[(S
             "On the {n} PopLibs files that both compile: popc {:.3} s, `g++ -O2 -c` (stub headers, one \
              process per file) {:.2} s: popc is **{:.0}x** faster. Sums of single runs on a shared \
              machine; see the machine table above. popc spends {:.1} ms per vertex type it emits on \
-             those files.\n",
+             those files. (`conformance CORPUS --popc-only N` repeats the popc side alone N times and \
+             prints the medians.)\n",
             p,
             g,
             speed.ratio(),

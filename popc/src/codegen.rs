@@ -5,6 +5,8 @@
 //! never the build machine's full feature set, so an object is portable to
 //! every machine that reports the same `linker::gp::host_target()`.
 
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -86,8 +88,9 @@ fn stack_estimate(func: &ir::Function) -> u64 {
 /// One vertex type lowered to Cranelift IR, both variants, not yet
 /// compiled: what [`emit`] takes, on any thread.
 pub struct Lowered {
-    /// The plain and counting entry functions.
-    funcs: [ir::Function; 2],
+    /// The plain and counting entry functions (shared with the threads
+    /// that compile them).
+    funcs: [Arc<ir::Function>; 2],
     name: String,
     span: crate::diag::Span,
     pub returns_bool: bool,
@@ -137,8 +140,8 @@ pub fn lower(
         stack_size = stack_size.max(stack as u32);
         funcs.push(func);
     }
-    let counting = funcs.pop().unwrap();
-    let plain = funcs.pop().unwrap();
+    let counting = Arc::new(funcs.pop().unwrap());
+    let plain = Arc::new(funcs.pop().unwrap());
     Ok(Lowered {
         funcs: [plain, counting],
         name: c.name.clone(),
@@ -149,27 +152,125 @@ pub fn lower(
     })
 }
 
-/// Compiles a lowered vertex to machine code. Independent of every other
-/// vertex and of the thread it runs on, so vertices may be emitted in
-/// parallel with byte-identical results.
-pub fn emit(isa: &dyn TargetIsa, l: Lowered, debug: bool) -> Result<Compiled> {
-    let Lowered { funcs, name, span, returns_bool, ir_text, stack_size } = l;
-    let mut out = Vec::new();
-    for func in funcs {
-        // Each thread keeps one Cranelift context (and its register
-        // allocator's) across functions, as Cranelift advises: the
-        // allocations are reused, the results are the same.
-        let ctx = CONTEXT.with(|c| c.take());
-        let mut ctx = ctx.unwrap_or_else(Context::new);
-        ctx.clear();
-        ctx.func = func;
-        let r = emit_function(isa, &mut ctx, &name, span, debug);
-        CONTEXT.with(|c| c.set(Some(ctx)));
-        out.push(r?);
+impl Lowered {
+    /// The plain and counting entry functions, for [`emit_one`].
+    pub fn funcs(&self) -> &[Arc<ir::Function>; 2] {
+        &self.funcs
     }
-    let counting = out.pop().unwrap();
-    let plain = out.pop().unwrap();
-    Ok(Compiled { plain, counting, returns_bool, ir_text, stack_size })
+
+    /// The vertex's code from its two compiled functions (plain, counting).
+    pub fn finish(self, plain: Function, counting: Function) -> Compiled {
+        let Lowered { returns_bool, ir_text, stack_size, .. } = self;
+        Compiled { plain, counting, returns_bool, ir_text, stack_size }
+    }
+
+    /// Compiles function `i` (0 plain, 1 counting) of this vertex.
+    pub fn emit(&self, isa: &dyn TargetIsa, i: usize, debug: bool) -> Result<Function> {
+        emit_one(isa, &self.funcs[i], &self.name, self.span, debug)
+    }
+
+    /// The vertex's name and position, for errors about its code.
+    pub fn origin(&self) -> (&str, crate::diag::Span) {
+        (&self.name, self.span)
+    }
+}
+
+/// Compiles one lowered function to machine code (`name` and `span` say
+/// whose, for errors). Independent of every other function and of the
+/// thread it runs on, so functions may be compiled in parallel with
+/// byte-identical results, and two equal functions compile to the same
+/// code.
+pub fn emit_one(
+    isa: &dyn TargetIsa,
+    func: &ir::Function,
+    name: &str,
+    span: crate::diag::Span,
+    debug: bool,
+) -> Result<Function> {
+    // Each thread keeps one Cranelift context (and its register
+    // allocator's) across functions, as Cranelift advises: the
+    // allocations are reused, the results are the same.
+    let ctx = CONTEXT.with(|c| c.take());
+    let mut ctx = ctx.unwrap_or_else(Context::new);
+    ctx.clear();
+    ctx.func = func.clone();
+    let r = emit_function(isa, &mut ctx, name, span, debug);
+    CONTEXT.with(|c| c.set(Some(ctx)));
+    r
+}
+
+/// The distinct functions of one compilation, so that a function equal to
+/// one already compiled (two instantiations whose code comes out the same,
+/// such as `int` and `unsigned` for many operations) is compiled once.
+/// Equal functions compile to the same code, so the object is the same as
+/// when every function is compiled.
+#[derive(Default)]
+pub struct Distinct {
+    /// Indices into `funcs` by the hash of their contents.
+    by_hash: HashMap<u64, Vec<usize>>,
+    funcs: Vec<Arc<ir::Function>>,
+}
+
+impl Distinct {
+    /// The index of the function equal to `f`, and whether it is new
+    /// (added by this call).
+    pub fn add(&mut self, f: &Arc<ir::Function>) -> (usize, bool) {
+        let mut h = Fingerprint(0);
+        f.stencil.hash(&mut h);
+        let same = self.by_hash.entry(h.finish()).or_default();
+        if let Some(&i) = same.iter().find(|&&i| *self.funcs[i] == **f) {
+            return (i, false);
+        }
+        same.push(self.funcs.len());
+        self.funcs.push(f.clone());
+        (self.funcs.len() - 1, true)
+    }
+}
+
+/// A fast, non-cryptographic hash of a function's contents (the
+/// multiply-rotate scheme of rustc's FxHasher) for [`Distinct`]: equal
+/// hashes are only candidates, compared in full, so its quality decides
+/// no output; std's SipHash took a tenth of lowering's time over the tens
+/// of kilobytes of tables a function holds.
+struct Fingerprint(u64);
+
+impl Fingerprint {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for Fingerprint {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().unwrap()));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut last = [0u8; 8];
+            last[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(last) ^ ((rest.len() as u64) << 56));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    fn write_u16(&mut self, i: u16) {
+        self.add(u64::from(i));
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 thread_local! {

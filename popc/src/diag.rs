@@ -71,16 +71,17 @@ impl Diagnostic {
 
     /// Adds a "did you mean" help naming the candidate closest to `name`
     /// (the last part of each qualified candidate counts), if one is close.
+    /// Not inside a [`trial`], whose errors are dropped.
     pub fn with_suggestion<'a>(
         mut self,
         name: &str,
         candidates: impl IntoIterator<Item = &'a str>,
     ) -> Diagnostic {
-        let mut names: Vec<&str> =
-            candidates.into_iter().map(|c| c.rsplit("::").next().unwrap_or(c)).collect();
-        names.sort_unstable();
-        names.dedup();
-        if let Some(s) = spelling::did_you_mean(name, names) {
+        if TRIALS.with(|t| t.get()) > 0 {
+            return self;
+        }
+        let names = candidates.into_iter().map(|c| c.rsplit("::").next().unwrap_or(c));
+        if let Some(s) = spelling::did_you_mean_any_order(name, names) {
             self.notes.push(format!("help: did you mean '{s}'?"));
         }
         self
@@ -182,4 +183,26 @@ pub fn deeper(span: Span) -> Result<Deeper> {
         d.set(d.get() + 1);
         Ok(Deeper(()))
     })
+}
+
+thread_local! {
+    static TRIALS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// A lookup tried on the side (does this prefix name a class?), held until
+/// it returns: the caller drops its errors other than the limits, so they
+/// need no "did you mean", which compares the name with every declared one
+/// (every qualified name's prefix is tried as a class first).
+pub struct Trial(());
+
+impl Drop for Trial {
+    fn drop(&mut self) {
+        TRIALS.with(|t| t.set(t.get() - 1));
+    }
+}
+
+/// Enters a [`Trial`].
+pub fn trial() -> Trial {
+    TRIALS.with(|t| t.set(t.get() + 1));
+    Trial(())
 }

@@ -409,9 +409,10 @@ fn build(
 /// Lowers each vertex class in order on this thread (the program's state
 /// is not shared) and compiles the lowered functions on rayon's pool as
 /// they come, each independently, so the code is the same whatever the
-/// thread count. With one thread in the pool, everything runs here. Each
-/// class gets its own result, in class order: one failing does not stop
-/// the others (see [`Errors`]).
+/// thread count; a function equal to one already compiled is not compiled
+/// again ([`codegen::Distinct`]). With one thread in the pool, everything
+/// runs here. Each class gets its own result, in class order: one failing
+/// does not stop the others (see [`Errors`]).
 fn compile_all(
     isa: &dyn cranelift_codegen::isa::TargetIsa,
     prog: &sema::Unit,
@@ -419,34 +420,58 @@ fn compile_all(
     classes: &[Rc<sema::ClassInst>],
     opts: &Options,
 ) -> Vec<Result<codegen::Compiled, Diagnostic>> {
-    if rayon::current_num_threads() <= 1 {
-        return classes
-            .iter()
-            .map(|c| codegen::emit(isa, codegen::lower(isa, prog, sources, c, opts)?, opts.debug))
-            .collect();
-    }
-    let slots: Vec<std::sync::Mutex<Option<Result<codegen::Compiled, Diagnostic>>>> =
-        classes.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    type Code = std::sync::OnceLock<Result<linker::gp::Function, Diagnostic>>;
+    let parallel = rayon::current_num_threads() > 1;
+    let mut distinct = codegen::Distinct::default();
+    // Per distinct function, its code once compiled.
+    let mut code: Vec<std::sync::Arc<Code>> = Vec::new();
+    // Per class, its lowered functions and the index of each one's code.
+    let mut lowered = Vec::with_capacity(classes.len());
     rayon::in_place_scope(|s| {
-        for (c, slot) in classes.iter().zip(&slots) {
-            match codegen::lower(isa, prog, sources, c, opts) {
-                Ok(l) => s.spawn(move |_| {
-                    let r = codegen::emit(isa, l, opts.debug);
-                    *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
-                }),
-                Err(d) => *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(Err(d)),
-            }
+        for c in classes {
+            let l = match codegen::lower(isa, prog, sources, c, opts) {
+                Ok(l) => l,
+                Err(d) => {
+                    lowered.push(Err(d));
+                    continue;
+                }
+            };
+            let ids = [0, 1].map(|i| {
+                let (id, new) = distinct.add(&l.funcs()[i]);
+                if new {
+                    let slot = std::sync::Arc::new(Code::new());
+                    code.push(slot.clone());
+                    let func = l.funcs()[i].clone();
+                    let (name, span) = l.origin();
+                    let name = name.to_string();
+                    let job = move || {
+                        let _ = slot.set(codegen::emit_one(isa, &func, &name, span, opts.debug));
+                    };
+                    if parallel {
+                        s.spawn(move |_| job());
+                    } else {
+                        job();
+                    }
+                }
+                (id, new)
+            });
+            lowered.push(Ok((l, ids)));
         }
     });
-    slots
+    lowered
         .into_iter()
-        .map(|slot| {
-            slot.into_inner().unwrap_or_else(|e| e.into_inner()).unwrap_or_else(|| {
-                Err(Diagnostic::new(
-                    diag::Span { file: 1, lo: 0, hi: 0 },
-                    "internal compiler error (please report)",
-                ))
-            })
+        .map(|l| {
+            let (l, ids) = l?;
+            let [plain, counting] = [0, 1].map(|i| {
+                let (id, new) = ids[i];
+                match code[id].get() {
+                    Some(Ok(f)) => Ok(f.clone()),
+                    // An error names the vertex: another's is not this one's.
+                    Some(Err(d)) if new => Err(d.clone()),
+                    _ => l.emit(isa, i, opts.debug),
+                }
+            });
+            Ok(l.finish(plain?, counting?))
         })
         .collect()
 }

@@ -14,6 +14,26 @@
 /// a likely typo (at most a third of the word's length, from 1 to 3 edits).
 /// Ties go to the first candidate; an exact match is not a suggestion.
 pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    closest_by(word, candidates, |_, _| false)
+}
+
+/// Like [`did_you_mean`], but ties go to the alphabetically first
+/// candidate, so the candidates' order does not matter (a hash map's keys
+/// may come in any order) and repeats change nothing.
+pub fn did_you_mean_any_order<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    closest_by(word, candidates, |c, best| c < best)
+}
+
+/// The closest candidate within the limit; `wins_tie(c, best)` says
+/// whether a candidate as close as the best so far replaces it.
+fn closest_by<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    wins_tie: impl Fn(&str, &str) -> bool,
+) -> Option<&'a str> {
     let limit = (word.chars().count() / 3).clamp(1, 3);
     let lower = word.to_lowercase();
     let mut best: Option<(usize, &str)> = None;
@@ -21,8 +41,14 @@ pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str
         if c == word {
             continue;
         }
+        // Words whose lengths differ by more than the limit are further
+        // apart than it (each edit changes the length by at most one);
+        // checked on ASCII only, where lowercasing keeps the length.
+        if c.is_ascii() && word.is_ascii() && c.len().abs_diff(word.len()) > limit {
+            continue;
+        }
         let d = edit_distance(&lower, &c.to_lowercase());
-        if d <= limit && best.is_none_or(|(b, _)| d < b) {
+        if d <= limit && best.is_none_or(|(b, s)| d < b || (d == b && wins_tie(c, s))) {
             best = Some((d, c));
         }
     }
@@ -80,5 +106,9 @@ mod tests {
         assert_eq!(did_you_mean("ab", ["ax", "xy"]), Some("ax"));
         assert_eq!(did_you_mean("ab", ["xy"]), None);
         assert_eq!(did_you_mean("Count", names), None);
+        // Equally close: the first given, or the alphabetically first.
+        assert_eq!(did_you_mean("cat", ["cot", "bat"]), Some("cot"));
+        assert_eq!(did_you_mean_any_order("cat", ["cot", "bat", "cot"]), Some("bat"));
+        assert_eq!(did_you_mean_any_order("cat", ["cat", "catalogue"]), None);
     }
 }

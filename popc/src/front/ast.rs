@@ -233,7 +233,9 @@ pub struct Function {
     pub tparams: Option<Vec<TParam>>,
     pub ret: TypeName,
     pub params: Vec<Param>,
-    pub body: Option<Vec<Stmt>>,
+    /// Shared: each call a function is inlined into copies the function,
+    /// not its statements.
+    pub body: Option<std::rc::Rc<[Stmt]>>,
     pub is_constexpr: bool,
     pub is_static: bool,
 }

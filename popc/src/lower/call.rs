@@ -339,7 +339,11 @@ impl Lowerer<'_, '_> {
             let mut prefix = p.clone();
             prefix.segs.pop();
             let tn = TypeName { span: p.span, kind: TypeKind::Named(prefix), is_const: false };
-            if let Ok(Ty::Class(c)) = self.p.resolve_type(&tn, &self.env) {
+            let prefix_ty = {
+                let _trial = crate::diag::trial();
+                self.p.resolve_type(&tn, &self.env)
+            };
+            if let Ok(Ty::Class(c)) = prefix_ty {
                 let this = self.lookup("<this>");
                 let this = this.filter(|t| matches!(t, V::L(Ty::Class(o), _) if Rc::ptr_eq(o, &c)));
                 out.extend(self.methods(&c, p.last(), this.as_ref()));

@@ -267,7 +267,7 @@ impl Lowerer<'_, '_> {
             tparams: None,
             ret: TypeName { span: k.span, kind: TypeKind::Void, is_const: false },
             params: k.params.clone(),
-            body: Some(body),
+            body: Some(body.into()),
             is_constexpr: false,
             is_static: false,
         };

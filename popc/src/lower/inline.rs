@@ -269,7 +269,7 @@ impl Lowerer<'_, '_> {
             tparams: None,
             ret: l.0.ret.clone().unwrap_or(TypeName { span, kind: TypeKind::Auto, is_const: false }),
             params: l.0.params.clone(),
-            body: Some(l.0.body.clone()),
+            body: Some(l.0.body.as_slice().into()),
             is_constexpr: false,
             is_static: false,
         };

@@ -217,7 +217,12 @@ fn qual(ns: &str, name: &str) -> String {
     if ns.is_empty() {
         name.to_string()
     } else {
-        format!("{ns}::{name}")
+        // (Not `format!`: names are joined on every lookup.)
+        let mut q = String::with_capacity(ns.len() + 2 + name.len());
+        q.push_str(ns);
+        q.push_str("::");
+        q.push_str(name);
+        q
     }
 }
 

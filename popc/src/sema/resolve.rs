@@ -16,13 +16,13 @@ impl Unit {
     pub fn candidates(&self, ns: &str, name: &str, global: bool) -> Vec<String> {
         let mut out = Vec::new();
         if !global {
-            let mut scope = ns.to_string();
+            let mut scope = ns;
             loop {
-                out.push(qual(&scope, name));
+                out.push(qual(scope, name));
                 if scope.is_empty() {
                     break;
                 }
-                scope = scope.rfind("::").map_or(String::new(), |i| scope[..i].to_string());
+                scope = scope.rfind("::").map_or("", |i| &scope[..i]);
             }
             for u in &self.using_dirs {
                 out.push(qual(u, name));
@@ -163,7 +163,11 @@ impl Unit {
             let mut q = p.clone();
             q.segs.pop();
             let prefix = TypeName { span: p.span, kind: TypeKind::Named(q), is_const: false };
-            match self.resolve_type(&prefix, env) {
+            let r = {
+                let _trial = crate::diag::trial();
+                self.resolve_type(&prefix, env)
+            };
+            match r {
                 Ok(Ty::Class(c)) => return self.class_member_type(&c, last, env, p.span),
                 Ok(t) if last.name == "type" => return Ok(t),
                 Ok(t) => return err(p.span, format!("'{}' has no member type '{}'", t.spell(), last.name)),

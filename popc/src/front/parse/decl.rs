@@ -83,7 +83,7 @@ impl Parser {
                     self.expect(Tok::Semi, "';'")?;
                     None
                 } else {
-                    Some(self.block()?)
+                    Some(self.block()?.into())
                 };
                 return Ok(Item::Function(Function {
                     span,
