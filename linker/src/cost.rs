@@ -63,6 +63,12 @@ pub const STATE_WORD: u64 = MEMORY;
 /// `brnzdec` decrements the trip count and branches in one instruction, so
 /// the increment, the test and the branch back cost this one cycle.
 pub const COUNTED_LOOP_TRIP: u64 = 1;
+/// Floats per vector operation in an elementwise float loop popc
+/// recognises (`v[i] = a[i] + b[i]` and the like, no reduction): the IPU
+/// loads and stores 64 bits (`ld64`, `st64`) and does `f32v2` arithmetic,
+/// two floats per instruction, so one scalar iteration's cost is charged
+/// once per two elements. Reductions stay one operation per element.
+pub const FLOAT_VECTOR_WIDTH: u64 = 2;
 
 /// Integer or float add, subtract, multiply, bitwise op, shift, negation.
 pub const ARITH: u64 = 1;

@@ -197,3 +197,32 @@ fn simd_copies_change_nothing() {
     }
     assert!(runs > 300 && traps > 10, "{runs} runs, {traps} traps");
 }
+
+/// The counting variant charges an elementwise loop's body once per two
+/// floats (the IPU's 64-bit loads and stores and `f32v2` arithmetic) and a
+/// reduction's once per float, both plus one trip per four iterations.
+#[test]
+fn elementwise_loops_count_per_float_vector() {
+    use popc::cost::{ARITH, COUNTED_LOOP_TRIP, MEMORY};
+    for flags in [&["-g"][..], &["-g", "-fno-vectorize"]] {
+        let (obj, _) = compile(flags);
+        let count = |name: &str, n: u32| {
+            let vt = obj.vertex_types.iter().find(|v| v.name == name).unwrap();
+            let (r, _) = run(vt, true, memory(vt, n, Placement::Separate, 0, n));
+            assert_eq!(r.status, 0, "{name} n={n}");
+            r.count
+        };
+        // `x[i] = x[i] + k * y[i]`: three loads (`k` is a field), a
+        // multiply, an add and a store per vector of two.
+        let body = 4 * MEMORY + 2 * ARITH;
+        assert_eq!(count("ScaledAdd", 3), count("ScaledAdd", 4), "{flags:?}");
+        assert_eq!(count("ScaledAdd", 7), count("ScaledAdd", 8), "{flags:?}");
+        assert_eq!(count("ScaledAdd", 5) - count("ScaledAdd", 4), body + COUNTED_LOOP_TRIP, "{flags:?}");
+        assert_eq!(count("ScaledAdd", 8) - count("ScaledAdd", 5), body, "{flags:?}");
+        // `s += a[i] * b[i]`: two loads, a multiply and an add per float.
+        let body = 2 * MEMORY + 2 * ARITH;
+        assert_eq!(count("Dot", 4) - count("Dot", 3), body, "{flags:?}");
+        assert_eq!(count("Dot", 5) - count("Dot", 4), body + COUNTED_LOOP_TRIP, "{flags:?}");
+        assert_eq!(count("Dot", 6) - count("Dot", 5), body, "{flags:?}");
+    }
+}

@@ -16,7 +16,9 @@ impl Lowerer<'_, '_> {
         if self.uncounted > 0 {
             return;
         }
-        self.pending += n;
+        if self.deferred == 0 {
+            self.pending += n;
+        }
         self.cost_total += n;
     }
 

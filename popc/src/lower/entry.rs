@@ -68,6 +68,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             pending: 0,
             cost_total: 0,
             uncounted: 0,
+            deferred: 0,
             trap,
             line: 0,
             scopes: vec![HashMap::new()],

@@ -139,6 +139,9 @@ pub struct Lowerer<'a, 'b> {
     /// Nonzero while lowering code whose cost is already counted another
     /// way (a counted loop's step and test): `cost` adds nothing.
     pub(crate) uncounted: u32,
+    /// Nonzero while lowering the body of an elementwise loop that is
+    /// counted at its exit, per vector: `cost` adds to `cost_total` only.
+    pub(crate) deferred: u32,
     trap: Block,
     pub(crate) line: u32,
     scopes: Vec<HashMap<String, V>>,

@@ -170,6 +170,12 @@ impl Lowerer<'_, '_> {
                     self.b.def_var(v, zero);
                     v
                 });
+                // An elementwise loop's body is counted at the exit, per
+                // vector (`Elementwise::counted_width`), not per iteration.
+                let width = match (&iters, &pattern) {
+                    (Some(_), Some(p)) => p.counted_width(),
+                    _ => 1,
+                };
                 let simd = pattern.filter(|_| self.vectorize).map(|pattern| {
                     let entry = self.b.create_block();
                     let scalar = self.b.create_block();
@@ -189,9 +195,12 @@ impl Lowerer<'_, '_> {
                 self.loop_test(cond.as_ref(), bb, exit)?;
                 self.b.switch_to_block(bb);
                 let iteration_start = self.cost_total;
+                let deferred = u32::from(width > 1);
+                self.deferred += deferred;
                 self.loops.push((exit, sb));
                 let r = self.scoped(body);
                 self.loops.pop();
+                self.deferred -= deferred;
                 r?;
                 // A counted loop's increment, test and branch back are one
                 // `brnzdec`: count one trip, not the pieces.
@@ -221,20 +230,27 @@ impl Lowerer<'_, '_> {
                 if counted {
                     self.uncounted -= 1;
                 }
+                // The body is straight-line: everything counted since `bb`
+                // is what one scalar iteration counts.
+                let per_iteration = self.cost_total - iteration_start;
                 if let Some((pattern, entry, scalar)) = simd {
-                    // The body is straight-line: everything counted since
-                    // `bb` is what one scalar iteration counts.
-                    let per_iteration = self.cost_total - iteration_start;
-                    self.emit_elementwise(&pattern, per_iteration, iters, entry, scalar);
+                    let copy_counts = if deferred > 0 { 0 } else { per_iteration };
+                    self.emit_elementwise(&pattern, copy_counts, iters, entry, scalar);
                 }
                 self.b.switch_to_block(exit);
                 if let Some(it) = iters {
-                    let n = self.b.use_var(it);
-                    let n = self.b.ins().iadd_imm_s(n, 3);
+                    let iterations = self.b.use_var(it);
+                    let n = self.b.ins().iadd_imm_s(iterations, 3);
                     let trips = self.b.ins().ushr_imm_s(n, 2);
-                    let trips = self.b.ins().imul_imm_s(trips, cost::COUNTED_LOOP_TRIP as i64);
+                    let mut add = self.b.ins().imul_imm_s(trips, cost::COUNTED_LOOP_TRIP as i64);
+                    if deferred > 0 {
+                        let n = self.b.ins().iadd_imm_s(iterations, width as i64 - 1);
+                        let vectors = self.b.ins().udiv_imm_s(n, width as i64);
+                        let body = self.b.ins().imul_imm_s(vectors, per_iteration as i64);
+                        add = self.b.ins().iadd(add, body);
+                    }
                     let c = self.b.use_var(self.count);
-                    let c = self.b.ins().iadd(c, trips);
+                    let c = self.b.ins().iadd(c, add);
                     self.b.def_var(self.count, c);
                 }
                 self.scopes.pop();

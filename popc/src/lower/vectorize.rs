@@ -60,20 +60,29 @@
 //!
 //! Each lane (or each iteration of the scalar copy) does the same IEEE
 //! single-precision operations as the scalar code, in the same order, so
-//! results are bit-identical. The counting
-//! variant runs the copy too and adds `(end - i) × P`, `P` being what one
-//! scalar iteration's body counts. `P` is measured while lowering the
-//! scalar loop: its body is straight-line, so every cost added there is
-//! paid exactly once per iteration. The loop's own trips are counted at its
-//! exit, one per four iterations (rounded up), as a tile compiler's loop
-//! unrolled by four takes them: the copy and the scalar loop both advance
-//! the iteration counter. So the count is the scalar loop's alone, and
-//! `sim` cycles do not depend on whether the copy ran (nor on
-//! `--no-vectorize`: the pattern is recognised for counting either way).
+//! results are bit-identical. Counts come from the iteration counter
+//! alone, which the copy and the scalar loop both advance, so `sim` cycles
+//! do not depend on whether the copy ran (nor on `--no-vectorize`: the
+//! pattern is recognised for counting either way). Let `P` be what one
+//! scalar iteration's body counts, measured while lowering the scalar
+//! loop: its body is straight-line, so every cost added there is paid
+//! exactly once per iteration.
+//! - An elementwise loop's body is counted at the loop's exit, `P` per
+//!   vector of `cost::FLOAT_VECTOR_WIDTH` (2) iterations, rounded up: the
+//!   IPU does such a loop with 64-bit loads and stores and `f32v2`
+//!   arithmetic. Its body counts nothing per iteration, so a trap in it
+//!   leaves the count as it was before the loop (deterministic either
+//!   way; a trap ends the vertex).
+//! - A reduction keeps one operation per element, in IEEE order: its body
+//!   counts `P` per scalar iteration, and the copy adds `(end - i) × P`.
+//! - Either way, the loop's trips are counted at its exit, one per four
+//!   iterations (rounded up), as a tile compiler's loop unrolled by four
+//!   takes them.
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, Block, InstBuilder, MemFlagsData, Type, Value};
 use cranelift_frontend::Variable;
 
+use crate::cost;
 use crate::front::ast::{BinOp, CastKind, Expr, ExprKind, Stmt, StmtKind, TypeKind, TypeName, UnOp};
 use crate::lower::{cl_pub, Lowerer, Place, V};
 use crate::sema::ceval::{self, convert};
@@ -162,6 +171,16 @@ impl Elementwise {
     /// Whether the body accumulates (the copy then stays scalar).
     fn reduces(&self) -> bool {
         self.body.iter().any(|s| matches!(s, Step::Accumulate(..)))
+    }
+
+    /// Iterations one body cost is counted for: the float vector width for
+    /// an elementwise loop, one for a reduction (module doc).
+    pub(crate) fn counted_width(&self) -> u64 {
+        if self.reduces() {
+            1
+        } else {
+            cost::FLOAT_VECTOR_WIDTH
+        }
     }
 }
 
@@ -409,9 +428,10 @@ impl Lowerer<'_, '_> {
 
     /// Fills `entry` with the checks and the SIMD copy of loop `m` (module
     /// doc), both ending in a jump to `scalar`, the scalar loop's first
-    /// test. `per_iteration` is what one scalar iteration counts; `iters`,
-    /// when the loop's trips are counted at its exit, the iteration counter
-    /// the copy advances too.
+    /// test. `per_iteration` is what the copy counts per iteration it runs
+    /// (0 when the loop's exit counts its body); `iters`, when the loop's
+    /// trips are counted at its exit, the iteration counter the copy
+    /// advances too.
     pub(crate) fn emit_elementwise(
         &mut self,
         m: &Elementwise,
@@ -523,15 +543,17 @@ impl Lowerer<'_, '_> {
         let hosts: Vec<Value> = bases.iter().map(|&a| self.b.ins().iadd(self.mem, a)).collect();
         if self.counting {
             let done = self.b.ins().isub(end, i0);
-            let add = self.b.ins().imul_imm_s(done, per_iteration as i64);
             if let Some(it) = iters {
                 let n = self.b.use_var(it);
                 let n = self.b.ins().iadd(n, done);
                 self.b.def_var(it, n);
             }
-            let c = self.b.use_var(self.count);
-            let c = self.b.ins().iadd(c, add);
-            self.b.def_var(self.count, c);
+            if per_iteration > 0 {
+                let add = self.b.ins().imul_imm_s(done, per_iteration as i64);
+                let c = self.b.use_var(self.count);
+                let c = self.b.ins().iadd(c, add);
+                self.b.def_var(self.count, c);
+            }
         }
         let chunk = self.b.create_block();
         let off = self.b.append_block_param(chunk, types::I64);
