@@ -47,7 +47,6 @@ pub mod pipeline;
 pub mod report;
 pub mod resolve;
 
-
 pub use cli::run_cli;
 pub use driver::{compile_for_run, compile_for_run_profiled, compile_path};
 pub use error::{CompileError, Stage, StageError, Warning};

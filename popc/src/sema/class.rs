@@ -10,8 +10,8 @@ use linker::gp::{Direction, FieldKind, Layout, VertexBase};
 
 use super::types::Scalar;
 use super::{
-    assertion_failed, ceval, type_words, ClassDecl, ClassInst, Env, FieldInfo, FieldTy, TVal, Ty,
-    Unit, CV, MAX_OBJECT_SIZE,
+    assertion_failed, ceval, type_words, ClassDecl, ClassInst, Env, FieldInfo, FieldTy, TVal, Ty, Unit, CV,
+    MAX_OBJECT_SIZE,
 };
 use crate::diag::{err, Result, Span};
 use crate::front::ast::*;
