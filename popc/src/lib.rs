@@ -152,6 +152,11 @@ pub struct Output {
     /// Requested vertex names that could not be instantiated, with why
     /// (only [`compile_lenient`] returns an `Output` with any).
     pub unresolved: Vec<Unresolved>,
+    /// Requested names that name a vertex type of the object under another
+    /// key, as (requested, the type's name): an enum argument requested by
+    /// its value (`Bin<1,float>` for `Bin<Kind::MAX,float>`), which only
+    /// the instantiation can tell.
+    pub aliases: Vec<(String, String)>,
 }
 
 /// A requested vertex name the codelets cannot instantiate.
@@ -344,12 +349,18 @@ fn build(
         }
     }
     let mut unresolved = Vec::new();
+    let mut aliases = Vec::new();
     for r in requested {
         let named = vocab::VertexName::parse(r)
             .map_err(|m| Diagnostic::new(diag::Span { file: 1, lo: 0, hi: 0 }, m))
-            .and_then(|name| instantiate_named(&prog, &name));
+            .and_then(|name| instantiate_named(&prog, &name).map(|c| (name, c)));
         match named {
-            Ok(c) => classes.push(c),
+            Ok((name, c)) => {
+                if vocab::VertexName::parse(&c.name).map(|n| n.key()) != Ok(name.key()) {
+                    aliases.push((r.clone(), c.name.clone()));
+                }
+                classes.push(c)
+            }
             Err(error) => unresolved.push(Unresolved { requested: r.clone(), error }),
         }
     }
@@ -402,7 +413,12 @@ fn build(
         });
     }
     errors.finish()?;
-    Ok(Output { object: Object { source: file_name.to_string(), vertex_types: vts }, ir_text, unresolved })
+    Ok(Output {
+        object: Object { source: file_name.to_string(), vertex_types: vts },
+        ir_text,
+        unresolved,
+        aliases,
+    })
 }
 
 /// Lowers each vertex class in order on this thread (the program's state
