@@ -360,7 +360,7 @@ fn copy_end(g: &Graph, e: &CopyEnd) -> String {
 
 fn stmt(o: &mut String, g: &Graph, s: &Stmt, d: usize) {
     match s {
-        Stmt::Copy { src, dst } => {
+        Stmt::Copy { src, dst, .. } => {
             let _ = write!(o, "copy {} -> {}", copy_end(g, src), copy_end(g, dst));
         }
         Stmt::Execute(c) => {
