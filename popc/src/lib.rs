@@ -534,10 +534,11 @@ fn vertex_path(name: &vocab::VertexName, span: diag::Span) -> ast::Path {
         vocab::TemplateArg::Int(i) => {
             // Beyond 64 bits no type holds it: the largest literal fails as it would.
             let v = u64::try_from(i.unsigned_abs()).unwrap_or(u64::MAX);
-            let lit = expr(ast::ExprKind::Int(v, false, false, false));
-            match lit {
-                ast::TArg::Expr(e) if *i < 0 => expr(ast::ExprKind::Unary(ast::UnOp::Neg, Box::new(e))),
-                lit => lit,
+            let lit = ast::Expr { span, kind: ast::ExprKind::Int(v, false, false, false) };
+            if *i < 0 {
+                expr(ast::ExprKind::Unary(ast::UnOp::Neg, Box::new(lit)))
+            } else {
+                ast::TArg::Expr(lit)
             }
         }
         vocab::TemplateArg::Name(n) => named(vertex_path(n, span)),
