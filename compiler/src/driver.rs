@@ -92,7 +92,10 @@ fn load_codelets(
         let shown = path.display().to_string();
         opts.progress.step(format!("compiling codelets {}", c.path));
         match compile_cpp(&shown, &src, &c.options, &requested) {
-            Ok(o) => out.objects.push(o),
+            Ok(o) => {
+                out.objects.push(o.object);
+                out.aliases.extend(o.aliases);
+            }
             Err(rendered) => {
                 text.push_str(&rendered);
                 diags.push(ir::Diagnostic::error(
@@ -120,7 +123,7 @@ fn compile_cpp(
     source: &str,
     options: &[String],
     requested: &[String],
-) -> Result<gp::Object, String> {
+) -> Result<popc::Output, String> {
     let popc_opts = popc::Options::from_args(options).map_err(|e| format!("{file_name}: error: {e}\n"))?;
     let wanted: Vec<String> = requested
         .iter()
@@ -132,9 +135,7 @@ fn compile_cpp(
         })
         .cloned()
         .collect();
-    popc::compile_lenient(file_name, source, &popc_opts, &FsIncludes, &wanted)
-        .map(|out| out.object)
-        .map_err(|d| d.render())
+    popc::compile_lenient(file_name, source, &popc_opts, &FsIncludes, &wanted).map_err(|d| d.render())
 }
 
 fn target_override(graph: &mut ir::Graph, preset: &str) -> Result<(), CompileError> {

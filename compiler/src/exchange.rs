@@ -36,7 +36,7 @@ use ir::{
 use linker::gp;
 
 use crate::error::{Collector, Stage, StageError};
-use crate::ids::{BufferId, CopyId, CopyStmtId, TileId};
+use crate::ids::{BufferId, CopyId, TileId};
 use crate::mapping::{Segment, TileMapping};
 use crate::resolve::Resolved;
 use crate::Codelets;
@@ -117,11 +117,9 @@ pub struct ExchangePlan {
     pub compute_sets: SecondaryMap<ComputeSetId, CsExchange>,
     /// Tensor copy phases (the image's `copies`).
     pub copies: PrimaryMap<CopyId, Vec<Move>>,
-    /// Per tensor-to-tensor `copy` statement, numbered here, once, in
-    /// pre-order over programs and then functions (the order of
-    /// [`ir::walk_stmts`] and of [`crate::lower`]'s walk, which takes them
-    /// in turn): the phases it runs.
-    pub copy_stmts: PrimaryMap<CopyStmtId, Vec<CopyId>>,
+    /// Per tensor-to-tensor `copy` statement: the phases it runs (none
+    /// for the other copies).
+    pub copy_stmts: SecondaryMap<ir::CopyStmtId, Vec<CopyId>>,
 }
 
 impl ExchangePlan {
@@ -572,12 +570,12 @@ fn schedule_copies(
                 spans.function_stmt(ir::FunctionId(id), index)
             };
             index += 1;
-            if let Stmt::Copy { src: CopyEnd::Tensor(src), dst: CopyEnd::Tensor(dst) } = s {
+            if let Stmt::Copy { src: CopyEnd::Tensor(src), dst: CopyEnd::Tensor(dst), id } = s {
                 let phases = plan_copy(graph, mapping, plan, src, dst).unwrap_or_else(|msg| {
                     errs.push(ir::Diagnostic::error(span, msg));
                     Vec::new()
                 });
-                plan.copy_stmts.push(phases);
+                plan.copy_stmts.set(*id, phases);
             }
         });
     }

@@ -1,6 +1,6 @@
 //! The typed ids of the compiler's own tables: tiles, exchange buffers,
-//! the vertex types a graph uses, tensor copy phases and `copy`
-//! statements. Each is a newtyped `u32` made by `ir`'s `entity_id!`, so a
+//! the vertex types a graph uses and tensor copy phases (`copy`
+//! statements have `ir`'s [`ir::CopyStmtId`]). Each is a newtyped `u32` made by `ir`'s `entity_id!`, so a
 //! table keyed by one (`ir::PrimaryMap` for the arena that owns them,
 //! `ir::SecondaryMap` for a side table) cannot be indexed by another, and
 //! each prints the way the dumps spell it.
@@ -26,11 +26,4 @@ ir::entity_id!(
     /// ([`crate::exchange::ExchangePlan::copies`], `copy3`).
     CopyId,
     "copy"
-);
-ir::entity_id!(
-    /// A tensor-to-tensor `copy` statement, numbered in pre-order over the
-    /// programs and then the functions
-    /// ([`crate::exchange::ExchangePlan::copy_stmts`]).
-    CopyStmtId,
-    "copy statement "
 );

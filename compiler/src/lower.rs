@@ -23,7 +23,7 @@ use linker::image::{
 use linker::link::{Unlinked, UsedType};
 
 use crate::exchange::{EdgeLoc, ExchangePlan, Loc, Move};
-use crate::ids::{CopyId, TileId};
+use crate::ids::TileId;
 use crate::layout::MemoryLayout;
 use crate::mapping::TileMapping;
 use crate::resolve::{literal_bytes, Resolved};
@@ -381,38 +381,28 @@ fn write_state(cx: &Ctx<'_>, v: VertexId, base: u64, region: &mut [u8]) {
     }
 }
 
-/// The phases of each tensor-to-tensor `copy` statement, as
-/// `schedule_exchange` numbered them: lowering walks the statements in the
-/// same pre-order (programs, then functions; nested bodies in
-/// [`Stmt::bodies`] order) and takes the next entry at each such statement.
-type CopyStmts<'a> = std::slice::Iter<'a, Vec<CopyId>>;
-
 /// Lowers the entry programs and the functions.
 fn lower_programs(cx: &Ctx<'_>) -> (Vec<Program>, Vec<Program>) {
-    let mut copies: CopyStmts = cx.plan.copy_stmts.values();
-    let mut lower =
-        |p: &ir::Program| Program { name: p.name.clone(), body: lower_body(cx, &p.body, &mut copies) };
-    let programs = cx.graph.programs.values().map(&mut lower).collect();
-    let functions = cx.graph.functions.values().map(&mut lower).collect();
-    debug_assert!(copies.next().is_none(), "every copy statement lowered");
+    let lower = |p: &ir::Program| Program { name: p.name.clone(), body: lower_body(cx, &p.body) };
+    let programs = cx.graph.programs.values().map(lower).collect();
+    let functions = cx.graph.functions.values().map(lower).collect();
     (programs, functions)
 }
 
-fn lower_body(cx: &Ctx<'_>, body: &[Stmt], copies: &mut CopyStmts) -> Vec<Step> {
+fn lower_body(cx: &Ctx<'_>, body: &[Stmt]) -> Vec<Step> {
     let mut out = Vec::new();
     for s in body {
-        lower_stmt(cx, s, copies, &mut out);
+        lower_stmt(cx, s, &mut out);
     }
     out
 }
 
-fn lower_stmt(cx: &Ctx<'_>, s: &Stmt, ci: &mut CopyStmts, out: &mut Vec<Step>) {
+fn lower_stmt(cx: &Ctx<'_>, s: &Stmt, out: &mut Vec<Step>) {
     use ir::CopyEnd as E;
     match s {
-        Stmt::Copy { src, dst } => match (src, dst) {
+        Stmt::Copy { src, dst, id } => match (src, dst) {
             (E::Tensor(_), E::Tensor(_)) => {
-                let phases = ci.next().map(Vec::as_slice).unwrap_or_default();
-                out.extend(phases.iter().map(|c| Step::Copy(c.0)));
+                out.extend(cx.plan.copy_stmts.get(*id).iter().map(|c| Step::Copy(c.0)))
             }
             (E::Stream(st), E::Tensor(v)) => {
                 out.push(Step::StreamIn { stream: st.0, regions: cx.regions(v) })
@@ -436,22 +426,20 @@ fn lower_stmt(cx: &Ctx<'_>, s: &Stmt, ci: &mut CopyStmts, out: &mut Vec<Step>) {
             shape: view.shape.clone(),
             regions: cx.regions(view),
         }),
-        Stmt::Repeat { count, body } => {
-            out.push(Step::Repeat { count: *count, body: lower_body(cx, body, ci) })
-        }
+        Stmt::Repeat { count, body } => out.push(Step::Repeat { count: *count, body: lower_body(cx, body) }),
         Stmt::While { cond, pred, body } => {
-            let cond = lower_body(cx, cond, ci);
-            let body = lower_body(cx, body, ci);
+            let cond = lower_body(cx, cond);
+            let body = lower_body(cx, body);
             out.push(Step::While { cond, pred: cx.scalar(pred), body })
         }
         Stmt::If { pred, then, else_ } => {
-            let then = lower_body(cx, then, ci);
-            let otherwise = lower_body(cx, else_, ci);
+            let then = lower_body(cx, then);
+            let otherwise = lower_body(cx, else_);
             out.push(Step::If { pred: cx.scalar(pred), then, otherwise })
         }
         Stmt::Switch { selector, cases, default } => {
-            let cases = cases.iter().map(|(k, b)| (*k, lower_body(cx, b, ci))).collect();
-            let default = lower_body(cx, default, ci);
+            let cases = cases.iter().map(|(k, b)| (*k, lower_body(cx, b))).collect();
+            let default = lower_body(cx, default);
             out.push(Step::Switch { selector: cx.scalar(selector), cases, default })
         }
         Stmt::Undef(_) => {}
@@ -461,7 +449,7 @@ fn lower_stmt(cx: &Ctx<'_>, s: &Stmt, ci: &mut CopyStmts, out: &mut Vec<Step>) {
         Stmt::Op(_) => {}
         Stmt::Block(body) => {
             for s in body {
-                lower_stmt(cx, s, ci, out);
+                lower_stmt(cx, s, out);
             }
         }
     }

@@ -15,6 +15,10 @@ use crate::{dump, exchange, layout, lower, mapping, ops, report, resolve, DumpSt
 #[derive(Clone, Debug, Default)]
 pub struct Codelets {
     pub objects: Vec<gp::Object>,
+    /// Names the graph uses for vertex types of the objects that only
+    /// `popc` could match, as (the graph's name, the type's name): an enum
+    /// template argument written as its value (`popc::Output::aliases`).
+    pub aliases: Vec<(String, String)>,
 }
 
 /// A successful compilation.

@@ -3,7 +3,10 @@
 //!
 //! Type names are compared in a normal spelling (no spaces around `<`, `,`,
 //! `>` and `::`, element types in their canonical C++ spelling, so
-//! `Sum<half, 4>` and `Sum<half,4>`, `unsigned` and `unsigned int` agree).
+//! `Sum<half, 4>` and `Sum<half,4>`, `unsigned` and `unsigned int` agree);
+//! an enum argument written as its value matches the type `popc` named by
+//! the enumerator when it compiled the codelets for this graph
+//! ([`Codelets::aliases`]; a prebuilt `.gp` knows only the enumerator).
 //! Each vertex must set every field of its type exactly once; edges must
 //! have the kind (scalar: one element; vector: any rank, flattened; vector
 //! list: `[t0, t1, …]`), direction (no writes to constants) and element type
@@ -93,6 +96,11 @@ pub fn resolve_vertices(graph: &Graph, spans: &Spans, codelets: &Codelets) -> Re
             by_name
                 .entry(normalize_type_name(&vt.name))
                 .or_insert(TypeRef { object: o as u32, index: i as u32 });
+        }
+    }
+    for (graph_name, name) in &codelets.aliases {
+        if let Some(&tr) = by_name.get(&normalize_type_name(name)) {
+            by_name.entry(normalize_type_name(graph_name)).or_insert(tr);
         }
     }
     let mut errs = Collector::default();

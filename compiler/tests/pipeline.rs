@@ -67,7 +67,8 @@ fn objects() -> Codelets {
         counting: func(),
         line: 20,
     };
-    Codelets { objects: vec![gp::Object { source: "fake.cpp".into(), vertex_types: vec![sum, scale, cat] }] }
+    let objects = vec![gp::Object { source: "fake.cpp".into(), vertex_types: vec![sum, scale, cat] }];
+    Codelets { objects, aliases: Vec::new() }
 }
 
 fn run(src: &str, opts: &Options) -> Result<compiler::Compiled, String> {

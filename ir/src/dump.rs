@@ -50,7 +50,7 @@ fn stmts(o: &mut String, g: &Graph, body: &[Stmt], d: usize) {
             o.push_str("  ");
         }
         match s {
-            Stmt::Copy { src, dst } => {
+            Stmt::Copy { src, dst, .. } => {
                 let end = |e: &CopyEnd| match e {
                     CopyEnd::Tensor(v) => view_dump(g, v),
                     CopyEnd::Stream(s) => format!("{s} {}", quote(&g.streams[*s].name)),

@@ -100,6 +100,10 @@ impl<K: EntityRef, V> PrimaryMap<K, V> {
     pub fn values(&self) -> std::slice::Iter<'_, V> {
         self.elems.iter()
     }
+    /// All values, in creation order, to change them.
+    pub fn values_mut(&mut self) -> std::slice::IterMut<'_, V> {
+        self.elems.iter_mut()
+    }
     /// All `(id, value)` pairs, in creation order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (K, &V)> + '_ {
         self.elems.iter().enumerate().map(|(i, v)| (K::new(i), v))

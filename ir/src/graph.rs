@@ -67,6 +67,14 @@ entity_id!(
     RemoteBufferId,
     "rb"
 );
+entity_id!(
+    /// A `copy` statement, numbered once the graph is built: 0, 1, … in
+    /// the pre-order of [`walk_stmts`] over the programs, then the
+    /// functions ([`Graph::number_copies`]). Passes key what they plan for
+    /// a copy by it.
+    CopyStmtId,
+    "copy"
+);
 
 /// A whole checked PIR file.
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -335,6 +343,7 @@ pub enum Stmt {
     Copy {
         src: CopyEnd,
         dst: CopyEnd,
+        id: CopyStmtId,
     },
     Execute(ComputeSetId),
     Print {
@@ -385,6 +394,21 @@ impl Stmt {
             _ => Vec::new(),
         }
     }
+
+    /// [`Stmt::bodies`], to change them.
+    pub fn bodies_mut(&mut self) -> Vec<&mut [Stmt]> {
+        match self {
+            Stmt::Repeat { body, .. } | Stmt::Block(body) => vec![body],
+            Stmt::While { cond, body, .. } => vec![cond, body],
+            Stmt::If { then, else_, .. } => vec![then, else_],
+            Stmt::Switch { cases, default, .. } => {
+                let mut v: Vec<&mut [Stmt]> = cases.iter_mut().map(|(_, b)| b.as_mut_slice()).collect();
+                v.push(default);
+                v
+            }
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// Calls `f` on every statement of `body`, in the pre-order that numbers
@@ -399,6 +423,29 @@ pub fn walk_stmts<'a>(body: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt)) {
 }
 
 impl Graph {
+    /// Numbers the `copy` statements ([`CopyStmtId`]); returns how many
+    /// there are. The lowering calls it once the bodies are built, so the
+    /// numbers depend on the graph only, not on the order of the source.
+    pub fn number_copies(&mut self) -> u32 {
+        fn number(body: &mut [Stmt], next: &mut u32) {
+            for s in body {
+                if let Stmt::Copy { id, .. } = s {
+                    *id = CopyStmtId(*next);
+                    *next += 1;
+                }
+                for b in s.bodies_mut() {
+                    number(b, next);
+                }
+            }
+        }
+        let mut next = 0;
+        let bodies = self.programs.values_mut().chain(self.functions.values_mut());
+        for p in bodies {
+            number(&mut p.body, &mut next);
+        }
+        next
+    }
+
     /// The tensor called `name`.
     pub fn tensor_by_name(&self, name: &str) -> Option<TensorId> {
         self.tensors.iter().find(|(_, t)| t.name == name).map(|(k, _)| k)

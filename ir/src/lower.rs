@@ -158,6 +158,7 @@ pub fn lower(items: &[Item<'_>], target: Option<&Target>) -> Result<(Graph, Span
         l.check_recursion();
     }
     if l.errors.is_empty() {
+        l.graph.number_copies();
         Ok((l.graph, l.spans))
     } else {
         Err(l.errors)

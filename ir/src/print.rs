@@ -13,6 +13,7 @@ use std::fmt::Write;
 use crate::graph::*;
 use crate::types::ElemType;
 use crate::view::{Piece, View};
+use vocab::{TemplateArg, VertexName};
 
 /// Prints a graph as canonical PIR text.
 pub fn print(g: &Graph) -> String {
@@ -188,28 +189,55 @@ pub fn mapping_str(m: &Mapping) -> String {
     }
 }
 
-/// A vertex type name in PIR spelling (C++ element type names become PIR's).
+/// A vertex type name in PIR spelling: the canonical name's C++ element
+/// types become PIR's scalar types, so the printed name parses back to the
+/// same canonical name.
 pub fn vtype_pir(vtype: &str) -> String {
-    let mut o = String::with_capacity(vtype.len());
-    let mut atom = String::new();
-    let flush = |atom: &mut String, o: &mut String| {
-        let pir = ElemType::ALL.into_iter().find(|t| t.cpp_name() == atom.as_str()).map(|t| t.name());
-        o.push_str(pir.unwrap_or(atom));
-        atom.clear();
-    };
-    for c in vtype.chars() {
-        if matches!(c, '<' | '>' | ',') {
-            flush(&mut atom, &mut o);
-            o.push(c);
-            if c == ',' {
-                o.push(' ');
+    match VertexName::parse(vtype) {
+        Ok(name) => {
+            let mut o = String::with_capacity(vtype.len() + 8);
+            name_pir(&mut o, &name);
+            o
+        }
+        // Not made by the lowering; printed as it is.
+        Err(_) => vtype.to_string(),
+    }
+}
+
+fn name_pir(o: &mut String, name: &VertexName) {
+    o.push_str(&name.path);
+    if name.args.is_empty() {
+        return;
+    }
+    o.push('<');
+    for (i, a) in name.args.iter().enumerate() {
+        if i > 0 {
+            o.push_str(", ");
+        }
+        match a {
+            TemplateArg::Type(t) => o.push_str(type_word_pir(t)),
+            TemplateArg::Name(n) => name_pir(o, n),
+            a => {
+                let _ = write!(o, "{a}");
             }
-        } else {
-            atom.push(c);
         }
     }
-    flush(&mut atom, &mut o);
-    o
+    o.push('>');
+}
+
+/// One word that PIR reads back as C++ scalar type `t`: PIR's name of the
+/// element type whose C++ spelling it is, else a C++ name PIR passes
+/// through (`long` alone would read as PIR's 64-bit `long long`).
+fn type_word_pir(t: &'static str) -> &'static str {
+    match ElemType::PIR.into_iter().find(|e| e.cpp_name() == t) {
+        Some(e) => e.name(),
+        None => match t {
+            "long" => "int64_t",
+            "unsigned long" => "uint64_t",
+            "signed char" => "int8_t",
+            t => t,
+        },
+    }
 }
 
 fn vertex_str(o: &mut String, g: &Graph, v: &Vertex) {
@@ -332,7 +360,7 @@ fn copy_end(g: &Graph, e: &CopyEnd) -> String {
 
 fn stmt(o: &mut String, g: &Graph, s: &Stmt, d: usize) {
     match s {
-        Stmt::Copy { src, dst } => {
+        Stmt::Copy { src, dst, .. } => {
             let _ = write!(o, "copy {} -> {}", copy_end(g, src), copy_end(g, dst));
         }
         Stmt::Execute(c) => {

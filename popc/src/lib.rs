@@ -37,7 +37,7 @@ pub mod state;
 /// The cost table counted codelets use (shared with the simulator).
 pub use linker::cost;
 
-use front::{ast, lex, parse, pp};
+use front::{ast, parse, pp};
 use sema::types;
 
 /// The host functions and `printf` formats live below popc and the runtime,
@@ -152,6 +152,11 @@ pub struct Output {
     /// Requested vertex names that could not be instantiated, with why
     /// (only [`compile_lenient`] returns an `Output` with any).
     pub unresolved: Vec<Unresolved>,
+    /// Requested names that name a vertex type of the object under another
+    /// key, as (requested, the type's name): an enum argument requested by
+    /// its value (`Bin<1,float>` for `Bin<Kind::MAX,float>`), which only
+    /// the instantiation can tell.
+    pub aliases: Vec<(String, String)>,
 }
 
 /// A requested vertex name the codelets cannot instantiate.
@@ -344,13 +349,18 @@ fn build(
         }
     }
     let mut unresolved = Vec::new();
+    let mut aliases = Vec::new();
     for r in requested {
         let named = vocab::VertexName::parse(r)
-            .map(|n| n.to_string())
             .map_err(|m| Diagnostic::new(diag::Span { file: 1, lo: 0, hi: 0 }, m))
-            .and_then(|canon| instantiate_named(&prog, &canon));
+            .and_then(|name| instantiate_named(&prog, &name).map(|c| (name, c)));
         match named {
-            Ok(c) => classes.push(c),
+            Ok((name, c)) => {
+                if vocab::VertexName::parse(&c.name).map(|n| n.key()) != Ok(name.key()) {
+                    aliases.push((r.clone(), c.name.clone()));
+                }
+                classes.push(c)
+            }
             Err(error) => unresolved.push(Unresolved { requested: r.clone(), error }),
         }
     }
@@ -403,7 +413,12 @@ fn build(
         });
     }
     errors.finish()?;
-    Ok(Output { object: Object { source: file_name.to_string(), vertex_types: vts }, ir_text, unresolved })
+    Ok(Output {
+        object: Object { source: file_name.to_string(), vertex_types: vts },
+        ir_text,
+        unresolved,
+        aliases,
+    })
 }
 
 /// Lowers each vertex class in order on this thread (the program's state
@@ -507,47 +522,61 @@ impl Errors {
     }
 }
 
-/// Instantiates a vertex type from its canonical name (`ns::X<float,4>`).
-fn instantiate_named(prog: &sema::Unit, canon: &str) -> Result<Rc<sema::ClassInst>, Diagnostic> {
-    let text = format!("template class {canon};");
-    let mut sm = diag::SourceMap::default();
-    let id = sm.add("<requested>", &text);
-    // Make the parser know the template names.
-    let mut pre = String::new();
-    for (q, decls) in &prog.classes {
-        if decls.iter().any(|d| d.ast.tparams.is_some()) {
-            let last = q.rsplit("::").next().unwrap_or(q);
-            pre.push_str(&format!("template <class T> class {last};\n"));
+/// Instantiates the vertex class a requested name names, as `template
+/// class NAME;` at global scope would: the name's arguments become the
+/// syntax tree's template arguments (a (qualified) identifier is a class
+/// or an enumerator, decided where it is bound).
+fn instantiate_named(prog: &sema::Unit, name: &vocab::VertexName) -> Result<Rc<sema::ClassInst>, Diagnostic> {
+    let span = diag::Span { file: 1, lo: 0, hi: 0 };
+    let t = ast::TypeName { span, kind: ast::TypeKind::Named(vertex_path(name, span)), is_const: false };
+    match prog.resolve_type(&t, &sema::Env::default()) {
+        Ok(sema::Ty::Class(c)) if c.base.is_some() => Ok(c),
+        Ok(_) => Err(Diagnostic::new(span, format!("requested '{name}' is not a vertex type"))),
+        Err(d) => {
+            Err(Diagnostic::new(span, format!("cannot instantiate requested vertex '{name}': {}", d.message)))
         }
     }
-    let all = format!("{pre}{text}");
-    let toks = lex::lex(id, &all)?;
-    let mut p = parse::Parser::new(toks);
-    let items = p
-        .parse_unit()
-        .map_err(|d| Diagnostic::new(d.span, format!("requested vertex '{canon}': {}", d.message)))?;
-    for it in items {
-        if let ast::Item::ExplicitInst(t) = it {
-            let c = match prog.resolve_type(&t, &sema::Env::default()) {
-                Ok(sema::Ty::Class(c)) if c.base.is_some() => c,
-                Ok(_) => {
-                    return Err(Diagnostic::new(
-                        diag::Span { file: 1, lo: 0, hi: 0 },
-                        format!("requested '{canon}' is not a vertex type"),
-                    ))
-                }
-                Err(d) => {
-                    return Err(Diagnostic::new(
-                        diag::Span { file: 1, lo: 0, hi: 0 },
-                        format!("cannot instantiate requested vertex '{canon}': {}", d.message),
-                    ))
-                }
-            };
-            return Ok(c);
+}
+
+/// The syntax tree's path for a (qualified, templated) vertex name.
+fn vertex_path(name: &vocab::VertexName, span: diag::Span) -> ast::Path {
+    let path = |p: &str| ast::Path {
+        span,
+        global: false,
+        segs: p.split("::").map(|s| ast::Seg { name: s.to_string(), args: None }).collect(),
+    };
+    let named = |p: ast::Path| {
+        ast::TArg::Type(ast::TypeName { span, kind: ast::TypeKind::Named(p), is_const: false })
+    };
+    let expr = |kind| ast::TArg::Expr(ast::Expr { span, kind });
+    let scalar = |s| ast::TArg::Type(ast::TypeName { span, kind: ast::TypeKind::Scalar(s), is_const: false });
+    let args = name.args.iter().map(|a| match a {
+        vocab::TemplateArg::Type(t) => match types::Scalar::from_name(t) {
+            Some(s) => scalar(s),
+            None => named(path(t)),
+        },
+        vocab::TemplateArg::Bool(b) => expr(ast::ExprKind::Bool(*b)),
+        vocab::TemplateArg::Int(i) => {
+            // Beyond 64 bits no type holds it: the largest literal fails as it would.
+            let v = u64::try_from(i.unsigned_abs()).unwrap_or(u64::MAX);
+            let lit = ast::Expr { span, kind: ast::ExprKind::Int(v, false, false, false) };
+            if *i < 0 {
+                expr(ast::ExprKind::Unary(ast::UnOp::Neg, Box::new(lit)))
+            } else {
+                ast::TArg::Expr(lit)
+            }
+        }
+        vocab::TemplateArg::Name(n) => named(vertex_path(n, span)),
+        vocab::TemplateArg::Ident(p) => match types::Scalar::from_name(p) {
+            Some(s) => scalar(s),
+            None => named(path(p)),
+        },
+    });
+    let mut p = path(&name.path);
+    if !name.args.is_empty() {
+        if let Some(last) = p.segs.last_mut() {
+            last.args = Some(args.collect());
         }
     }
-    Err(Diagnostic::new(
-        diag::Span { file: 1, lo: 0, hi: 0 },
-        format!("cannot parse requested vertex name '{canon}'"),
-    ))
+    p
 }

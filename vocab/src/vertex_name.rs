@@ -123,7 +123,10 @@ impl fmt::Display for VertexName {
 }
 
 impl TemplateArg {
-    fn parse(a: &str) -> Result<TemplateArg, String> {
+    /// Parses one argument as written (see [`VertexName::parse`]): a type
+    /// name such as `unsigned` or `uint32_t` becomes its canonical
+    /// spelling, any other (qualified) identifier stays as written.
+    pub fn parse(a: &str) -> Result<TemplateArg, String> {
         if a.contains('<') {
             return VertexName::parse(a).map(TemplateArg::Name);
         }

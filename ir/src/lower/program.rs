@@ -178,7 +178,8 @@ impl Lowerer {
                 return Err(self.err(dst.span, format!("cannot copy into const tensor `{n}`")));
             }
         }
-        Ok(Stmt::Copy { src: a, dst: b })
+        // Numbered when the graph is complete.
+        Ok(Stmt::Copy { src: a, dst: b, id: CopyStmtId(0) })
     }
 
     /// One end of a copy, with its element count and type.

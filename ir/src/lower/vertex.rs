@@ -2,6 +2,10 @@
 //! arguments spelled as Poplar spells them), tiles and fields (edges to
 //! tensor views, scalar state). Part of [`super::Lowerer`].
 
+use std::fmt::Write;
+
+use vocab::{TemplateArg, VertexName};
+
 use super::*;
 
 impl Lowerer {
@@ -19,43 +23,44 @@ impl Lowerer {
         }
     }
 
-    fn vtype_name(&mut self, t: &ast::VType<'_>, out: &mut String) -> R<()> {
-        out.push_str(&t.path);
-        if let Some(args) = &t.args {
-            out.push('<');
-            for (i, a) in args.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                match a {
-                    TArg::Scalar(s) => out.push_str(elem_type(s).cpp_name()),
-                    TArg::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-                    TArg::Type(t) => self.vtype_name(t, out)?,
-                    TArg::Expr(e) => match &e.kind {
-                        ExprKind::Name(n) if self.lookup_var(n).is_none() => out.push_str(n),
-                        ExprKind::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-                        _ => {
-                            let v = self.eval_int(e)?;
-                            out.push_str(&v.to_string());
-                        }
-                    },
-                }
-            }
-            out.push('>');
+    /// The vertex type a PIR type names, as Poplar names it: PIR's scalar
+    /// types become C++'s, a bare name (not a loop variable) is a type or
+    /// enumerator as written, an integer expression its value.
+    fn vtype_name(&mut self, t: &ast::VType<'_>) -> R<VertexName> {
+        let mut args = Vec::with_capacity(t.args.as_ref().map_or(0, Vec::len));
+        for a in t.args.iter().flatten() {
+            args.push(match a {
+                TArg::Scalar(s) => TemplateArg::Type(elem_type(s).cpp_name()),
+                TArg::Bool(b) => TemplateArg::Bool(*b),
+                TArg::Type(t) if t.args.is_none() => self.template_word(&t.path, t.span)?,
+                TArg::Type(t) => TemplateArg::Name(self.vtype_name(t)?),
+                TArg::Expr(e) => match &e.kind {
+                    ExprKind::Name(n) if self.lookup_var(n).is_none() => self.template_word(n, e.span)?,
+                    ExprKind::Bool(b) => TemplateArg::Bool(*b),
+                    _ => TemplateArg::Int(self.eval_int(e)?.into()),
+                },
+            });
         }
-        Ok(())
+        Ok(VertexName { path: t.path.to_string(), args })
+    }
+
+    /// A template argument written as a (qualified) name: a C++ type name
+    /// (`unsigned`, `uint32_t`), a class or an enumerator.
+    fn template_word(&mut self, word: &str, span: Span) -> R<TemplateArg> {
+        TemplateArg::parse(word).map_err(|m| self.err(span, m))
     }
 
     fn lower_vertex(&mut self, cs: ComputeSetId, v: &ast::VertexAst<'_>) -> R<VertexId> {
         let vtype = if v.vtype.args.is_none() {
             self.intern(&v.vtype.path)
         } else {
-            let mut name = std::mem::take(&mut self.name_buf);
-            name.clear();
-            let r = self.vtype_name(&v.vtype, &mut name);
-            let vtype = r.map(|()| self.intern(&name));
-            self.name_buf = name;
-            vtype?
+            let name = self.vtype_name(&v.vtype)?;
+            let mut buf = std::mem::take(&mut self.name_buf);
+            buf.clear();
+            let _ = write!(buf, "{name}");
+            let vtype = self.intern(&buf);
+            self.name_buf = buf;
+            vtype
         };
         let tile = match &v.tile {
             None => None,

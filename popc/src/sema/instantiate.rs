@@ -24,21 +24,39 @@ impl Unit {
         tb: &mut HashMap<String, TVal>,
         span: Span,
     ) -> Result<()> {
+        self.bind_args_in(tp, args, env, &env.ns, tb, span)
+    }
+
+    /// [`Unit::bind_args`] for a template declared in namespace `scope`:
+    /// its parameters' types and its defaults are looked up there, the
+    /// arguments in `env` (`lib::Bin<lib::Kind::ADD>` named from outside
+    /// `lib`, where `Bin`'s parameter is a `Kind`).
+    pub fn bind_args_in(
+        &self,
+        tp: &[TParam],
+        args: &[TArg],
+        env: &Env,
+        scope: &str,
+        tb: &mut HashMap<String, TVal>,
+        span: Span,
+    ) -> Result<()> {
         if args.len() > tp.len() {
             return err(span, format!("too many template arguments ({} for {})", args.len(), tp.len()));
         }
+        let in_scope =
+            |e: &Env| if e.ns == scope { e.clone() } else { Env { ns: scope.to_string(), ..e.clone() } };
         for (i, p) in tp.iter().enumerate() {
             let (a, aenv) = match args.get(i) {
                 Some(a) => (a.clone(), env.clone()),
                 None => match &p.default {
-                    Some(d) => (d.clone(), Env { tb: Rc::new(tb.clone()), ..env.clone() }),
+                    Some(d) => (d.clone(), in_scope(&Env { tb: Rc::new(tb.clone()), ..env.clone() })),
                     None => return err(span, format!("missing template argument for '{}'", p.name)),
                 },
             };
             let v = match &p.kind {
                 TParamKind::Type => TVal::Type(self.targ_type(&a, &aenv)?),
                 TParamKind::Value(t) => {
-                    let ty = self.resolve_type(t, &aenv)?;
+                    let ty = self.resolve_type(t, &in_scope(&aenv))?;
                     let (_, v) = self.targ_const(&a, &aenv)?;
                     let s = ty.scalar().unwrap_or(Scalar::Int);
                     TVal::Const(s, ceval::convert(v, s))
@@ -81,7 +99,7 @@ impl Unit {
         let mut chosen = (primary.clone(), None);
         let mut key = Vec::new();
         if let Some(tp) = &primary.ast.tparams {
-            self.bind_args(tp, args, env, &mut tb, span)?;
+            self.bind_args_in(tp, args, env, &primary.ns, &mut tb, span)?;
             key = tp.iter().map(|p| tb[&p.name].clone()).collect();
         } else if !args.is_empty() {
             return err(span, format!("'{}' is not a template", primary.qual));

@@ -50,6 +50,17 @@ impl Scalar {
         }
     }
 
+    /// The scalar type [`Scalar::name`] spells as `name`.
+    pub fn from_name(name: &str) -> Option<Scalar> {
+        use Scalar::*;
+        [
+            Bool, Char, SChar, UChar, Short, UShort, Int, UInt, Long, ULong, LongLong, ULongLong, Half,
+            Float, Double, Quarter,
+        ]
+        .into_iter()
+        .find(|s| s.name() == name)
+    }
+
     /// Bytes of the element type it is stored as.
     pub fn size(self) -> u32 {
         self.elem().size()

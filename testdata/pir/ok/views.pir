@@ -46,6 +46,7 @@ compute_set views {
     }
   }
   vertex Tmpl<uint, ulong, bool, short, ushort, char, uchar, long, int, -3, Inner<half>, ns::Deep<float, 7>> {}
+  vertex Cpp<unsigned, size_t, int64_t, uint64_t, int8_t, double, popnn::NonLinearityType::SWISH, Kind> {}
   vertex Sized<3 * 4 - 1 / 2> { big = 9223372036854775807, small = -9223372036854775808 }
 }
 
