@@ -1,6 +1,5 @@
 //! One compute phase: every vertex of a compute set, each tile's vertices
-//! in order on the thread that owns the tile (its tiles from the highest
-//! down), through the code the loader
+//! in order on the thread that owns the tile, through the code the loader
 //! mapped (the counting variant on `sim`, whose counts become the tile's
 //! cycles over its workers); printf output joined in tile order; a fault
 //! reported for the lowest failing tile.
@@ -60,12 +59,7 @@ impl Machine {
         let vcounts = std::sync::Mutex::new(Vec::<(u32, u32, u64)>::new());
         let run = |lo: usize, hi: usize| -> Option<Box<Fault>> {
             let mut local_counts: Vec<(u32, u32, u64)> = Vec::new();
-            // Highest tile first: the exchange before wrote the tiles in
-            // increasing order, so the last ones written, still in the
-            // host's caches, are read first. A fault stops its tile; the
-            // lower tiles still run, and the lowest fault is the result.
-            let mut lowest = None;
-            'tiles: for w in cs.tiles[lo..hi].iter().rev() {
+            for w in &cs.tiles[lo..hi] {
                 let t = w.tile as usize;
                 let tile = &image.tiles[t];
                 // SAFETY: tile `t` is owned by this thread for the phase.
@@ -114,8 +108,7 @@ impl Machine {
                             // SAFETY: generated code only touches memory through ctx, checked.
                             let status = unsafe { f(&mut ctx, v.state, wk as u32) };
                             if status != STATUS_OK {
-                                lowest = Some(fault(&ctx, status, Some(wk as u32)));
-                                continue 'tiles;
+                                return Some(fault(&ctx, status, Some(wk as u32)));
                             }
                             let c = v.cycles.unwrap_or(ctx.count);
                             *load = load.saturating_add(c);
@@ -128,8 +121,7 @@ impl Machine {
                         // SAFETY: as above.
                         let status = unsafe { f(&mut ctx, v.state) };
                         if status != STATUS_OK {
-                            lowest = Some(fault(&ctx, status, None));
-                            continue 'tiles;
+                            return Some(fault(&ctx, status, None));
                         }
                         let c = v.cycles.unwrap_or(ctx.count);
                         total = c;
@@ -151,9 +143,6 @@ impl Machine {
                     r.cycles = cost::tile_compute_cycles(loads);
                     r.active = loads.iter().fold(0u64, |a, &l| a.saturating_add(l));
                 }
-            }
-            if lowest.is_some() {
-                return lowest;
             }
             if !local_counts.is_empty() {
                 vcounts.lock().unwrap().extend(local_counts);

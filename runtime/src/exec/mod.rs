@@ -6,8 +6,7 @@
 //! the machine is built, into N contiguous tile ranges balanced for that
 //! phase: by the compute set's vertex count, or by the exchange's bytes
 //! (cut only between destination tiles). In a compute phase each thread
-//! runs the vertices of its own tiles, highest tile first (the last ones an
-//! exchange wrote are still in cache); in an exchange phase
+//! runs the vertices of its own tiles, in tile order; in an exchange phase
 //! each thread performs the transfers whose destination tile it owns (an
 //! image's transfers are sorted by destination and never read what the
 //! same phase writes). `broadcast` returning is the
