@@ -280,14 +280,17 @@ const MM_TERMS: usize = 4;
 /// `float` and integer blocks give each worker a contiguous share of the
 /// rows and go through them two at a time. Each pass over the columns
 /// adds four terms (`q` to `q + 3`) to both rows, written as one
-/// left-to-right sum per element, `c0[j] = c0[j] + x00 * b0[j] + x01 *
-/// b1[j] + …`, which is the same order of roundings as four passes of one
+/// left-to-right sum per element, `c0[j] = c0[j] + b0[j] * x00 + b1[j] *
+/// x01 + …`, which is the same order of roundings as four passes of one
 /// term. It is an elementwise loop over `j` that `popc` runs four columns
 /// at a time, reading every `b` row once per two rows and every `c`
 /// element once per four terms. Two rows by four terms keep the loop's
 /// values (eight `a` splats, two rows of sums, the `b` chunks) within the
-/// host's sixteen vector registers; four rows measured slower for the
-/// spills.
+/// host's sixteen vector registers; four rows, or eight terms, measured
+/// slower for the spills. The `b` chunk is the left operand of each
+/// product: x86's two-operand multiply overwrites its left operand, so
+/// the second row's products consume the chunks where splats on the left
+/// would each need a copy first.
 pub fn matmul_class(name: &str, t: ElemType) -> String {
     let e = cpp(t);
     let head = format!(
@@ -346,7 +349,7 @@ fn matmul_pass(s: &mut String, e: &str, rows: usize) {
         }
         let _ = writeln!(s, "{ind}  for (unsigned j = 0; j < n; ++j) {{");
         for i in 0..rows {
-            let sum: String = (0..terms).map(|u| format!(" + x{i}{u} * b{u}[j]")).collect();
+            let sum: String = (0..terms).map(|u| format!(" + b{u}[j] * x{i}{u}")).collect();
             let _ = writeln!(s, "{ind}    c{i}[j] = c{i}[j]{sum};");
         }
         let _ = writeln!(s, "{ind}  }}\n{ind}}}");

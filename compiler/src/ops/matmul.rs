@@ -7,10 +7,13 @@
 //! tile's cycles as
 //!
 //! ```text
-//! macs / workers  +  (a rows + b columns received, in bytes) / exchange_bytes_per_cycle
+//! workers * macs  +  (a rows + b columns received, in bytes) / exchange_bytes_per_cycle
 //! ```
 //!
-//! where `macs = ceil(m/pm) * cols * k`, `cols` being a block's
+//! where `macs = ceil(ceil(m/pm) / workers) * cols * k` is the busiest
+//! worker's share (the vertex gives each worker whole rows; the workers
+//! issue in turn, so a tile's compute lasts `workers` times its busiest
+//! worker's count), `cols` being a block's
 //! `ceil(n/pn)` columns rounded up to a multiple of four: the vertex works
 //! through a row four columns at a time (the host's f32x4 vectors; the
 //! IPU's float units too work on pairs and quads), and a last, partial
@@ -51,9 +54,10 @@ pub fn plan(m: u64, k: u64, n: u64, elem: ElemType, tiles: u32, target: &ir::Tar
         let rows = m.div_ceil(pm);
         for pn in 1..=n.clamp(1, tiles / pm) {
             let cols = n.div_ceil(pn);
-            let macs = rows * cols.next_multiple_of(COLUMN_GROUP) * k;
+            // The busiest worker's share: the vertex splits whole rows.
+            let macs = rows.div_ceil(workers) * cols.next_multiple_of(COLUMN_GROUP) * k;
             let recv = (rows * k + cols * k) * size;
-            let cycles = macs.div_ceil(workers) + recv.div_ceil(bw);
+            let cycles = macs * workers + recv.div_ceil(bw);
             let fits = (rows * k + cols * k + rows * cols) * size <= budget;
             let p = Plan { pm, pn, cycles };
             let better = match best {

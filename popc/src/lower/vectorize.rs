@@ -37,7 +37,11 @@
 //!   touches the same element of vectors with one base, and lanes of
 //!   vectors whose bases are 16 or more bytes apart never meet, so no
 //!   element of a chunk reads or writes what another element of the same
-//!   chunk wrote;
+//!   chunk wrote. Checked at once first: every stored base 16 or more
+//!   bytes from the lowest-to-highest span of the bases only loaded (one
+//!   compare per stored vector, not per pair: a matrix product's loop
+//!   stores two rows and loads four, and is entered every few dozen
+//!   elements); pair by pair only where that fails;
 //! - every invariant held in tile memory (a field, a scalar edge, `N`
 //!   itself) is inside the tile and outside every stored range, so the
 //!   stores cannot change it.
@@ -488,33 +492,27 @@ impl Lowerer<'_, '_> {
                 Base::Value(v) => v,
                 Base::Var(p) => self.b.use_var(p),
             };
-            let a = self.b.ins().uextend(types::I64, a);
-            let hi = self.b.ins().iadd(a, last);
+            bases.push(self.b.ins().uextend(types::I64, a));
+        }
+        // Inside the tile when the highest base's range is.
+        let top = self.fold_bases(&bases, |l, x, y| l.b.ins().umax(x, y));
+        if let Some(top) = top {
+            let hi = self.b.ins().iadd(top, last);
             ok.push(self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, hi, limit));
-            bases.push(a);
         }
         // Stores never meet another vector's element in the same chunk
         // (a scalar copy runs the iterations in order, so only the SIMD copy
         // needs this), nor an invariant.
         let scalar_copy = m.reduces();
         let kept = if scalar_copy { Vec::new() } else { kept_loads(m) };
+        let mut pairs = Vec::new();
         for (s, &(_, stored)) in m.bases.iter().enumerate() {
             if !stored {
                 continue;
             }
             for (b, &(_, b_stored)) in m.bases.iter().enumerate() {
-                if scalar_copy || b == s || (b_stored && b < s) {
-                    continue;
-                }
-                let d = self.b.ins().isub(bases[s], bases[b]);
-                let above = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, d, 4 * LANES);
-                let below = self.b.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, d, -4 * LANES);
-                let apart = self.b.ins().bor(above, below);
-                if kept.contains(&(s, b)) || kept.contains(&(b, s)) {
-                    ok.push(apart);
-                } else {
-                    let same = self.b.ins().icmp_imm_s(IntCC::Equal, d, 0);
-                    ok.push(self.b.ins().bor(same, apart));
+                if !(scalar_copy || b == s || (b_stored && b < s)) {
+                    pairs.push((s, b));
                 }
             }
             let lo = self.b.ins().iadd(bases[s], first);
@@ -525,7 +523,41 @@ impl Lowerer<'_, '_> {
                 ok.push(self.b.ins().bor(before, after));
             }
         }
+        let keeps = |s: usize, b: usize| kept.contains(&(s, b)) || kept.contains(&(b, s));
+        for &(s, b) in pairs.iter().filter(|&&(_, b)| m.bases[b].1) {
+            ok.push(self.pair_apart(bases[s], bases[b], keeps(s, b)));
+        }
         self.guard(&ok, scalar);
+        // Stored vectors against vectors only loaded: first, at once, that
+        // every stored base is 16 or more bytes from the span of the loaded
+        // ones' bases, which makes each such pair apart; pair by pair only
+        // where that fails.
+        let split: Vec<(usize, usize)> = pairs.into_iter().filter(|&(_, b)| !m.bases[b].1).collect();
+        if !split.is_empty() {
+            let loaded: Vec<Value> =
+                m.bases.iter().zip(&bases).filter(|((_, st), _)| !st).map(|(_, &a)| a).collect();
+            let lo = self.fold_bases(&loaded, |l, x, y| l.b.ins().umin(x, y)).unwrap_or(bases[0]);
+            let hi = self.fold_bases(&loaded, |l, x, y| l.b.ins().umax(x, y)).unwrap_or(bases[0]);
+            let mut clear = Vec::new();
+            for (s, &(_, stored)) in m.bases.iter().enumerate() {
+                if stored {
+                    let above = self.b.ins().isub(bases[s], hi);
+                    let above = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, above, 4 * LANES);
+                    let below = self.b.ins().isub(lo, bases[s]);
+                    let below = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, below, 4 * LANES);
+                    clear.push(self.b.ins().bor(above, below));
+                }
+            }
+            let all = clear.iter().fold(clear[0], |a, &b| self.b.ins().band(a, b));
+            let (copy, pairwise) = (self.b.create_block(), self.b.create_block());
+            self.b.ins().brif(all, copy, &[], pairwise, &[]);
+            self.b.switch_to_block(pairwise);
+            let ok: Vec<Value> =
+                split.iter().map(|&(s, b)| self.pair_apart(bases[s], bases[b], keeps(s, b))).collect();
+            self.guard(&ok, scalar);
+            self.b.ins().jump(copy, &[]);
+            self.b.switch_to_block(copy);
+        }
 
         // The copy. Invariants become splats (in the SIMD copy), vectors
         // host addresses.
@@ -617,6 +649,28 @@ impl Lowerer<'_, '_> {
         let next = self.b.create_block();
         self.b.ins().brif(all, next, &[], fail, &[]);
         self.b.switch_to_block(next);
+    }
+
+    /// Whether a stored vector's base `s` and another vector's base `b` are
+    /// 16 or more bytes apart, or (unless the copy `keeps` a loaded chunk
+    /// of one across a store to the other) equal.
+    fn pair_apart(&mut self, s: Value, b: Value, keeps: bool) -> Value {
+        let d = self.b.ins().isub(s, b);
+        let above = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, d, 4 * LANES);
+        let below = self.b.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, d, -4 * LANES);
+        let apart = self.b.ins().bor(above, below);
+        if keeps {
+            return apart;
+        }
+        let same = self.b.ins().icmp_imm_s(IntCC::Equal, d, 0);
+        self.b.ins().bor(same, apart)
+    }
+
+    /// `op` folded over `values` (the lowest or highest of vector bases),
+    /// `None` for none.
+    fn fold_bases(&mut self, values: &[Value], op: fn(&mut Self, Value, Value) -> Value) -> Option<Value> {
+        let (&first, rest) = values.split_first()?;
+        Some(rest.iter().fold(first, |a, &b| op(self, a, b)))
     }
 
     /// An invariant's value (a tile one is known to be inside the tile).
