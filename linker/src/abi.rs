@@ -33,7 +33,8 @@ pub const STATUS_DIV_BY_ZERO: u32 = 3;
 pub const STATUS_ASSERT: u32 = 4;
 /// A misaligned access (an element address not a multiple of its size).
 pub const STATUS_MISALIGNED: u32 = 5;
-/// Control reached the end of a non-void function without a `return`.
+/// Control reached the end of a function that returns a value (a
+/// `bool compute()` or a helper) without a `return`: undefined in C++.
 pub const STATUS_NO_RETURN: u32 = 6;
 /// Signed integer division or remainder that overflows (`INT_MIN / -1`).
 pub const STATUS_DIV_OVERFLOW: u32 = 7;
@@ -56,7 +57,7 @@ pub fn describe_status(status: u32) -> &'static str {
         STATUS_DIV_BY_ZERO => "integer division by zero",
         STATUS_ASSERT => "assertion failed",
         STATUS_MISALIGNED => "misaligned memory access",
-        STATUS_NO_RETURN => "compute ended without returning a value",
+        STATUS_NO_RETURN => "control reached the end of a function that returns a value",
         STATUS_DIV_OVERFLOW => "integer division overflow (the most negative value divided by -1)",
         STATUS_EXIT => "the codelet called exit or abort",
         STATUS_INTERRUPTED => "interrupted: the run's --timeout passed while it was running",

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use cranelift_codegen::ir::{types, InstBuilder, Value};
+use linker::abi;
 
 use super::{cl, Frame, LambdaVal, Lowerer, Place, RetOther, MAX_INLINED_CALLS, V};
 use crate::diag::{err, Result, Span};
@@ -165,6 +166,15 @@ impl Lowerer<'_, '_> {
         self.calls.pop();
         self.env = saved_env;
         r?;
+        // Reaching the end of a function that returns a value is undefined
+        // in C++; clang traps there and so does UBSan's `return` check.
+        // Where every path returns, this block is unreachable and removed.
+        let returns_value = frame.ret.is_some() || !matches!(frame.ret_other, RetOther::None);
+        if returns_value && !frame.auto_ret {
+            let yes = self.b.ins().iconst(types::I8, 1);
+            let zero = self.b.ins().iconst(types::I64, 0);
+            self.trap_if(yes, abi::STATUS_NO_RETURN, zero);
+        }
         self.jump(exit, &[]);
         self.b.switch_to_block(exit);
         Ok(match (frame.ret, frame.ret_other) {
