@@ -125,7 +125,15 @@ fn compile_cpp(
     requested: &[String],
 ) -> Result<popc::Output, String> {
     let popc_opts = popc::Options::from_args(options).map_err(|e| format!("{file_name}: error: {e}\n"))?;
-    let wanted: Vec<String> = requested
+    let wanted = requested_in(source, requested);
+    popc::compile_lenient(file_name, source, &popc_opts, &FsIncludes, &wanted).map_err(|d| d.render())
+}
+
+/// The requested template instantiations a codelet source could define:
+/// those whose template's own name (the last `::` part before `<`) appears
+/// in it, so each source is asked only for its own templates.
+pub fn requested_in(source: &str, requested: &[String]) -> Vec<String> {
+    requested
         .iter()
         .filter(|n| {
             n.split_once('<').is_some_and(|(base, _)| {
@@ -134,8 +142,7 @@ fn compile_cpp(
             })
         })
         .cloned()
-        .collect();
-    popc::compile_lenient(file_name, source, &popc_opts, &FsIncludes, &wanted).map_err(|d| d.render())
+        .collect()
 }
 
 fn target_override(graph: &mut ir::Graph, preset: &str) -> Result<(), CompileError> {

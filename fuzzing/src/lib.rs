@@ -258,16 +258,7 @@ fn codelets_for(graph: &ir::Graph) -> Option<compiler::Codelets> {
     for (_, c) in graph.codelets.iter() {
         let name = c.path.rsplit('/').next().unwrap_or(&c.path);
         let source = codelet_sources().get(name)?;
-        let wanted: Vec<String> = requested
-            .iter()
-            .filter(|n| {
-                n.split_once('<').is_some_and(|(base, _)| {
-                    let last = base.rsplit("::").next().unwrap_or(base).trim();
-                    !last.is_empty() && source.contains(last)
-                })
-            })
-            .cloned()
-            .collect();
+        let wanted = compiler::driver::requested_in(source, &requested);
         let key = (name.to_string(), c.options.clone(), wanted);
         let object = OBJECTS.with(|cache| {
             let mut cache = cache.borrow_mut();

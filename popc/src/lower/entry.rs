@@ -105,9 +105,9 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                         let a = l.load_tile_raw(at, types::I32)?;
                         V::EdgeS { elem: *elem, addr: a }
                     }
-                    FieldKind::Vector(lay) => {
+                    FieldKind::Vector(lay) | FieldKind::ScalarList(lay) => {
                         l.cost(cost::STATE_WORD);
-                        let a = l.load_tile_raw(at, types::I32)?;
+                        let addr = l.load_tile_raw(at, types::I32)?;
                         let count = if lay.stores_count() {
                             l.cost(cost::STATE_WORD);
                             let at4 = l.b.ins().iadd_imm_s(at, 4);
@@ -115,7 +115,10 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                         } else {
                             None
                         };
-                        V::Vec { elem: *elem, addr: a, count }
+                        match kind {
+                            FieldKind::Vector(_) => V::Vec { elem: *elem, addr, count },
+                            _ => V::Edges { elem: *elem, addr, count },
+                        }
                     }
                     FieldKind::VectorList(_) => {
                         l.cost(2 * cost::STATE_WORD);
@@ -123,18 +126,6 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                         let at4 = l.b.ins().iadd_imm_s(at, 4);
                         let n = l.load_tile_raw(at4, types::I32)?;
                         V::List { elem: *elem, addr: a, count: n }
-                    }
-                    FieldKind::ScalarList(lay) => {
-                        l.cost(cost::STATE_WORD);
-                        let a = l.load_tile_raw(at, types::I32)?;
-                        let count = if lay.stores_count() {
-                            l.cost(cost::STATE_WORD);
-                            let at4 = l.b.ins().iadd_imm_s(at, 4);
-                            Some(l.load_tile_raw(at4, types::I32)?)
-                        } else {
-                            None
-                        };
-                        V::Edges { elem: *elem, addr: a, count }
                     }
                     FieldKind::Plain => unreachable!(),
                 },
