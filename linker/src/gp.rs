@@ -181,6 +181,7 @@ pub struct VertexType {
 /// Machine code of one function.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Function {
+    #[serde(with = "crate::bytes")]
     pub code: Vec<u8>,
     pub relocs: Vec<Reloc>,
     /// With `-g`: (code offset, source line) pairs sorted by offset, for trap

@@ -48,6 +48,7 @@ impl Target {
 pub struct Image {
     pub target: Target,
     /// The shared code segment and the relocations the loader resolves.
+    #[serde(with = "crate::bytes")]
     pub code: Vec<u8>,
     pub relocs: Vec<CodeReloc>,
     /// Vertex types used by the graph, with their entry points in `code`.
@@ -113,6 +114,7 @@ pub struct TileImage {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Segment {
     pub offset: u32,
+    #[serde(with = "crate::bytes")]
     pub bytes: Vec<u8>,
 }
 

@@ -21,6 +21,7 @@
 #![deny(unsafe_code)]
 
 pub mod abi;
+pub mod bytes;
 pub mod container;
 pub mod cost;
 pub mod gp;
