@@ -103,7 +103,8 @@ impl Unit {
         });
         let fenv = Env { class: Some(provisional), ..env.clone() };
         let mut off = 0u64;
-        let mut align = 1u32;
+        // `alignas` on a helper class (a vertex's state layout is Poplar's).
+        let mut align = if base.is_none() { decl.ast.align.unwrap_or(1) } else { 1 };
         for m in &decl.ast.members {
             if let (Member::Ctor(c), Some(_)) = (m, base) {
                 return err(
