@@ -494,9 +494,13 @@ impl Lowerer<'_, '_> {
     /// The object a pointer points to (`p->m`); other values unchanged.
     pub(crate) fn deref_object(&mut self, v: V) -> V {
         match v {
-            V::Ptr(t @ Ty::Class(_), a) => V::L(t, Place::Tile(a)),
+            V::Ptr(t @ Ty::Class(_), a) => {
+                self.check_vector_align(&t, a);
+                V::L(t, Place::Tile(a))
+            }
             V::L(Ty::Ptr(t), p) if matches!(*t, Ty::Class(_)) => {
                 let a = self.load_scalar(crate::sema::types::Scalar::UInt, p);
+                self.check_vector_align(&t, a);
                 V::L(*t, Place::Tile(a))
             }
             v => v,

@@ -349,18 +349,20 @@ impl Lowerer<'_, '_> {
         if !vt.same(ty) {
             return err(span, format!("cannot convert '{}' to '{}'", vt.spell(), ty.spell()));
         }
+        // Bytes at a time, or a vector's 64-bit pieces.
+        let piece = crate::lower::expr::vector_piece(ty).unwrap_or(Scalar::UChar);
         let mut off = 0;
         while off < ty.size() {
             let x = match place {
-                Place::Host(from) => self.b.ins().load(types::I8, mflags(), from, off as i32),
+                Place::Host(from) => self.b.ins().load(crate::lower::cl(piece), mflags(), from, off as i32),
                 Place::Tile(a) => {
                     let at = self.b.ins().iadd_imm_s(a, off as i64);
-                    self.load_scalar(Scalar::UChar, Place::Tile(at))
+                    self.load_scalar(piece, Place::Tile(at))
                 }
                 Place::Var(_) => return err(span, "cannot copy this aggregate"),
             };
             self.b.ins().store(mflags(), x, to, off as i32);
-            off += 1;
+            off += piece.size();
         }
         Ok(())
     }

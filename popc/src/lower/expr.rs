@@ -18,6 +18,9 @@ use crate::sema::{Env, TVal, Ty, CV};
 mod builtins;
 mod ops;
 mod place;
+mod vector;
+
+pub(crate) use vector::vector_piece;
 
 use ops::op_text;
 
@@ -156,6 +159,9 @@ impl Lowerer<'_, '_> {
             ExprKind::Binary(op, a, b) => {
                 let x = self.expr(a)?;
                 let y = self.expr(b)?;
+                if let Some(v) = self.vector_operator_call(op_text(*op), vec![x.clone(), y.clone()], span)? {
+                    return Ok(v);
+                }
                 if let Some(v) = self.operator_call(op_text(*op), vec![x.clone(), y.clone()], span)? {
                     return Ok(v);
                 }
@@ -169,6 +175,9 @@ impl Lowerer<'_, '_> {
                 let r = self.expr(rhs)?;
                 if let (Some(op), V::L(Ty::Class(_), _)) = (op, &l) {
                     let name = format!("{}=", op_text(*op));
+                    if let Some(v) = self.vector_operator_call(&name, vec![l.clone(), r.clone()], span)? {
+                        return Ok(v);
+                    }
                     if let Some(v) = self.operator_call(&name, vec![l.clone(), r.clone()], span)? {
                         return Ok(v);
                     }
@@ -315,6 +324,9 @@ impl Lowerer<'_, '_> {
             ExprKind::Index(a, i) => {
                 let base = self.expr(a)?;
                 let idx = self.expr(i)?;
+                if let Some(v) = self.vector_index(&base, &idx, span)? {
+                    return Ok(v);
+                }
                 if let Some(v) = self.operator_call("[]", vec![base.clone(), idx.clone()], span)? {
                     return Ok(v);
                 }

@@ -1,0 +1,135 @@
+//! What the IPU's vector types (`front::vector_types`) have beyond the
+//! structs they are declared as: `v[i]` (an element, the index checked
+//! against the element count: at compile time when constant, else a trap),
+//! alignment traps when a vector is reached through a pointer into tile
+//! memory, the error for operands that are vectors of different types, and
+//! the cost of a vector operation: one instruction per 64 bits, as the
+//! IPU's SIMD instructions do, plus one load per 64 bits of an operand in
+//! tile memory, rather than the element-wise work the struct's operator
+//! does.
+
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value};
+use linker::abi;
+
+use crate::cost;
+use crate::diag::{err, Result, Span};
+use crate::front::vector_types::{vector_info, VectorType};
+use crate::lower::{Lowerer, Place, V};
+use crate::sema::types::Scalar;
+use crate::sema::{FieldTy, Ty, CV};
+
+/// The vector type `t` is, if it is one.
+pub(crate) fn vector_type(t: &Ty) -> Option<&'static VectorType> {
+    match t {
+        Ty::Class(c) if c.base.is_none() && c.decl.ns.is_empty() => vector_info(&c.decl.qual),
+        _ => None,
+    }
+}
+
+/// The vector type of a value, if it is an object of one.
+fn vector_of(v: &V) -> Option<&'static VectorType> {
+    match v {
+        V::L(t, _) => vector_type(t),
+        _ => None,
+    }
+}
+
+/// The unsigned scalar a copy of an object of type `t` moves at a time
+/// when `t` is a vector: up to 64 bits, one IPU load or store.
+pub(crate) fn vector_piece(t: &Ty) -> Option<Scalar> {
+    vector_type(t).map(|v| match (v.elem_size * v.n).min(8) {
+        2 => Scalar::UShort,
+        4 => Scalar::UInt,
+        _ => Scalar::ULong,
+    })
+}
+
+/// 64-bit pieces of a vector: the IPU's loads, stores and SIMD arithmetic
+/// each handle one.
+fn pieces(v: &VectorType) -> u64 {
+    u64::from((v.elem_size * v.n).div_ceil(8))
+}
+
+impl Lowerer<'_, '_> {
+    /// `v[i]` on a vector object: the element, or `None` when `base` is
+    /// not a vector.
+    pub(super) fn vector_index(&mut self, base: &V, idx: &V, span: Span) -> Result<Option<V>> {
+        let (V::L(t, place), Some(vt)) = (base, vector_of(base)) else { return Ok(None) };
+        let Ty::Class(c) = t else { return Ok(None) };
+        let FieldTy::Plain(Ty::S(elem)) = &c.fields[0].ty else { return Ok(None) };
+        let elem = *elem;
+        if let V::C(_, CV::I(k)) = idx {
+            if !(0..i128::from(vt.n)).contains(k) {
+                return err(span, format!("index {k} is out of range for '{}' ({} elements)", vt.name, vt.n));
+            }
+        }
+        let constant = matches!(idx, V::C(..));
+        let i = self.rv_as(idx.clone(), Scalar::Int, span)?;
+        let i64v = self.b.ins().uextend(types::I64, i);
+        if !constant {
+            let bad = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, i, i64::from(vt.n));
+            self.trap_if(bad, abi::STATUS_OUT_OF_BOUNDS, i64v);
+        }
+        Ok(Some(match *place {
+            Place::Host(h) => {
+                let off = self.b.ins().imul_imm_s(i64v, i64::from(vt.elem_size));
+                V::L(Ty::S(elem), Place::Host(self.b.ins().iadd(h, off)))
+            }
+            Place::Tile(a) => {
+                let off = self.b.ins().imul_imm_s(i, i64::from(vt.elem_size));
+                let at = self.b.ins().iadd(a, off);
+                self.derive(a, at);
+                V::L(Ty::S(elem), Place::Tile(at))
+            }
+            Place::Var(_) => return err(span, "subscript of a vector that is not in memory"),
+        }))
+    }
+
+    /// Traps with the misaligned-access status when `addr` (a tile address
+    /// of an object of type `t`) is not a multiple of a vector's alignment.
+    pub(crate) fn check_vector_align(&mut self, t: &Ty, addr: Value) {
+        if vector_type(t).is_none() {
+            return;
+        }
+        let low = self.b.ins().band_imm_s(addr, i64::from(t.align() - 1));
+        let bad = self.b.ins().icmp_imm_s(IntCC::NotEqual, low, 0);
+        let at = self.b.ins().uextend(types::I64, addr);
+        self.trap_if(bad, abi::STATUS_MISALIGNED, at);
+    }
+
+    /// Before an operator on `operands`: an error when two of them are
+    /// vectors of different types (C++ converts neither). Returns the cost
+    /// the operation has on the IPU when a vector takes part, which the
+    /// caller charges instead of what the struct's operator does.
+    pub(super) fn vector_operation(&mut self, op: &str, operands: &[V], span: Span) -> Result<Option<u64>> {
+        let vecs: Vec<&VectorType> = operands.iter().filter_map(vector_of).collect();
+        let Some(first) = vecs.first() else { return Ok(None) };
+        if let Some(other) = vecs.iter().find(|v| v.name != first.name) {
+            return err(
+                span,
+                format!(
+                    "invalid operands to '{op}': '{}' and '{}' are vectors of different types",
+                    first.name, other.name
+                ),
+            );
+        }
+        let loads = operands
+            .iter()
+            .filter(|v| matches!(v, V::L(_, Place::Tile(_))))
+            .filter_map(vector_of)
+            .map(pieces)
+            .sum::<u64>();
+        Ok(Some(pieces(first) * cost::ARITH + loads * cost::MEMORY))
+    }
+
+    /// An operator on vectors through the struct's `operator@`, counted as
+    /// the IPU's SIMD instructions.
+    pub(super) fn vector_operator_call(&mut self, op: &str, operands: Vec<V>, span: Span) -> Result<Option<V>> {
+        let Some(cost) = self.vector_operation(op, &operands, span)? else { return Ok(None) };
+        self.uncounted += 1;
+        let r = self.operator_call(op, operands, span);
+        self.uncounted -= 1;
+        self.cost(cost);
+        r
+    }
+}
