@@ -142,7 +142,6 @@ fn vector_struct(s: &mut String, v: &VectorType) {
 /// written over the maths library (the others, which read or write the
 /// IPU's registers, stay errors naming the built-in).
 const IPU_BUILTINS: &str = r#"inline float __builtin_ipu_exp2(float x) { return exp2f(x); }
-inline half __builtin_ipu_exp2(half x) { return half(exp2f(float(x))); }
 inline float __builtin_ipu_cmplt(float a, float b) {
   int m = a < b ? -1 : 0;
   float r;
