@@ -162,6 +162,17 @@ inline bool __builtin_ipu_isinf(float x) { return x == __builtin_inff() || x == 
 inline bool __builtin_ipu_isfinite(float x) { return !__builtin_ipu_isnan(x) && !__builtin_ipu_isinf(x); }
 "#;
 
+/// The functions of the `ipu::` namespace popc declares.
+const HELPERS: [&str; 16] = [
+    "fabs", "exp", "log", "sqrt", "sin", "cos", "floor", "erf", "rsqrt", "sigmoid", "copysign", "fmin", "fmax",
+    "fmod", "pow", "load_postinc",
+];
+
+/// The built-in header that declares `ipu::name`, if popc has it.
+pub fn helper_header(name: &str) -> Option<&'static str> {
+    HELPERS.contains(&name).then_some("ipu_vector_math")
+}
+
 /// `<ipu_vector_math>`, `<ipu_builtins.h>`, `<ipu_memory_intrinsics>`: the
 /// `ipu::` helpers, with the maths library's meaning, for scalars and
 /// (element-wise) vectors of `float` and `half`; `ipu::load_postinc`.

@@ -176,6 +176,9 @@ impl Lowerer<'_, '_> {
         if cands.is_empty() {
             // The portable ones are declared by the built-in headers
             // (`front::vector_types`); the rest read or write the IPU itself.
+            if let Some(h) = full.strip_prefix("ipu::").and_then(crate::front::vector_types::helper_header) {
+                return err(span, format!("'{full}' is declared in <{h}>, which is not included"));
+            }
             if bare.starts_with("__builtin_ipu") || full.starts_with("ipu::") {
                 return err(span, format!("IPU intrinsic '{full}' is not supported (popc targets the host)"));
             }

@@ -324,6 +324,15 @@ impl Unit {
         };
         match self.targ_type(a, env)? {
             Ty::S(s) => Ok(s),
+            Ty::Class(c) if c.decl.ns.is_empty() && crate::front::vector_types::vector_info(&c.decl.qual).is_some() => {
+                err(
+                    span,
+                    format!(
+                        "field '{full}' has vector element type '{}': edges hold scalars (read them as vectors through a pointer, `reinterpret_cast<const {} *>(&edge[0])`)",
+                        c.name, c.name
+                    ),
+                )
+            }
             t => err(span, format!("field '{full}' has unsupported element type '{}'", t.spell())),
         }
     }

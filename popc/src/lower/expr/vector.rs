@@ -113,6 +113,10 @@ impl Lowerer<'_, '_> {
                 ),
             );
         }
+        let integer_only = matches!(op.trim_end_matches('='), "%" | "&" | "|" | "^" | "<<" | ">>" | "~");
+        if first.float && integer_only {
+            return err(span, format!("invalid operand to '{op}': '{}' has floating-point elements", first.name));
+        }
         let loads = operands
             .iter()
             .filter(|v| matches!(v, V::L(_, Place::Tile(_))))
