@@ -176,6 +176,9 @@ impl Lowerer<'_, '_> {
         if cands.is_empty() {
             // The portable ones are declared by the built-in headers
             // (`front::vector_types`); the rest read or write the IPU itself.
+            if full == "ipu::load_postinc" {
+                return self.load_postinc(args, span);
+            }
             if let Some(h) = full.strip_prefix("ipu::").and_then(crate::front::vector_types::helper_header) {
                 return err(span, format!("'{full}' is declared in <{h}>, which is not included"));
             }

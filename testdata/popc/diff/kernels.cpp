@@ -243,6 +243,10 @@ public:
     half2 p = {a[0], a[1]};
     p = p + p * half(0.5f);
     out[a.size() - 1] = p[0] + p[1];
+    const half4 *q = a4;
+    half4 f0 = ipu::load_postinc(&q, 1);
+    half4 f1 = ipu::load_postinc(&q, 2);
+    out[a.size() - 2] = f0[1] + f1[2] - (*q)[3];
   }
 };
 

@@ -4,7 +4,7 @@
 // its alignment trap), element-wise operators with scalar broadcast on
 // either side, comparisons giving -1/0 masks, v[i], sizeof/alignof, half
 // vectors rounding as scalar half does, and the portable ipu:: helpers
-// and __builtin_ipu_* built-ins.
+// and __builtin_ipu_* built-ins, ipu::load_postinc among them.
 #include <poplar/Vertex.hpp>
 #include <ipu_vector_math>
 using namespace poplar;
@@ -110,6 +110,10 @@ public:
     float lt = __builtin_ipu_cmplt(1.0f, 2.0f);
     out[8] = __builtin_ipu_andc_f32(-3.0f, lt) == 0.0f;
     out[9] = __builtin_ipu_isnan(in[2] - in[2]) + 2 * __builtin_ipu_isinf(1.0f / 0.0f);
+    const float2 *p = reinterpret_cast<const float2 *>(&in[0]);
+    float2 a = ipu::load_postinc(&p, 1);
+    float2 b = ipu::load_postinc(&p, -1);
+    out[10] = a[0] * 100 + b[0] * 10 + (*p)[1];
   }
 };
 
@@ -140,7 +144,7 @@ public:
 //   misc = [0, 0, 0, 0, 0, 0, 0, 0, 0]
 // RUN Helpers
 //   in = [1, 4, 2, 0]
-//   out = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+//   out = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
 // RUN Misaligned
 //   in = [1, 2, 3, 4]
 //   out = 0

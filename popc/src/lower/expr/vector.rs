@@ -13,6 +13,7 @@ use linker::abi;
 
 use crate::cost;
 use crate::diag::{err, Result, Span};
+use crate::front::ast::{BinOp, Expr, ExprKind, UnOp};
 use crate::front::vector_types::{vector_info, VectorType};
 use crate::lower::{Lowerer, Place, V};
 use crate::sema::types::Scalar;
@@ -135,5 +136,33 @@ impl Lowerer<'_, '_> {
         self.uncounted -= 1;
         self.cost(cost);
         r
+    }
+
+    /// `ipu::load_postinc(&p, step)`: the object `p` points to, then `p`
+    /// advanced by `step` objects (the IPU's post-incrementing load). Built
+    /// in, since popc's locals have no addresses.
+    pub(crate) fn load_postinc(&mut self, args: &[Expr], span: Span) -> Result<V> {
+        let [ptr, step] = args else { return err(span, "ipu::load_postinc takes 2 arguments") };
+        let not_ptr = || err(ptr.span, "ipu::load_postinc takes the address of a pointer variable ('&p')");
+        let ExprKind::Unary(UnOp::AddrOf, inner) = &ptr.kind else { return not_ptr() };
+        let var = self.expr(inner)?;
+        if !matches!(var, V::L(Ty::Ptr(_), _)) {
+            return not_ptr();
+        }
+        let old = self.load_value(var.clone(), span)?;
+        let V::Ptr(t, a) = old.clone() else { return not_ptr() };
+        self.check_vector_align(&t, a);
+        let value = match t.scalar() {
+            Some(_) => self.load_value(V::L(t, Place::Tile(a)), span)?,
+            None => {
+                let h = self.stack(t.size(), t.align());
+                self.copy_aggregate(&t, h, V::L(t.clone(), Place::Tile(a)), span)?;
+                V::L(t, Place::Host(h))
+            }
+        };
+        let step = self.expr(step)?;
+        let new = self.binop(BinOp::Add, old, step, span)?;
+        self.assign(var, new, span)?;
+        Ok(value)
     }
 }
