@@ -108,7 +108,8 @@ fn vector_struct(s: &mut String, v: &VectorType) {
         let vs = each(n, |m| format!("{t}({m} {op} o)"));
         let _ = writeln!(s, "  {name} operator{op}({name} o) const {{ return {name}{{{vv}}}; }}");
         let _ = writeln!(s, "  {name} operator{op}({t} o) const {{ return {name}{{{vs}}}; }}");
-        let cv = MEMBERS[..n as usize].iter().map(|m| format!("{m} = {t}({m} {op} o.{m}); ")).collect::<String>();
+        let cv =
+            MEMBERS[..n as usize].iter().map(|m| format!("{m} = {t}({m} {op} o.{m}); ")).collect::<String>();
         let cs = MEMBERS[..n as usize].iter().map(|m| format!("{m} = {t}({m} {op} o); ")).collect::<String>();
         let _ = writeln!(s, "  {name} &operator{op}=({name} o) {{ {cv}return *this; }}");
         let _ = writeln!(s, "  {name} &operator{op}=({t} o) {{ {cs}return *this; }}");
@@ -133,7 +134,8 @@ fn vector_struct(s: &mut String, v: &VectorType) {
     for op in left {
         let cmp = matches!(op, "==" | "!=" | "<" | ">" | "<=" | ">=");
         let (ret, el) = if cmp { (mask, "") } else { (name, t) };
-        let body = each(n, |m| if cmp { format!("a {op} b.{m} ? -1 : 0") } else { format!("{el}(a {op} b.{m})") });
+        let body =
+            each(n, |m| if cmp { format!("a {op} b.{m} ? -1 : 0") } else { format!("{el}(a {op} b.{m})") });
         let _ = writeln!(s, "inline {ret} operator{op}({t} a, {name} b) {{ return {ret}{{{body}}}; }}");
     }
 }
@@ -165,8 +167,8 @@ inline bool __builtin_ipu_isfinite(float x) { return !__builtin_ipu_isnan(x) && 
 /// The functions of the `ipu::` namespace popc declares.
 /// (`ipu::load_postinc` is built into the lowering, `Lowerer::load_postinc`.)
 const HELPERS: [&str; 15] = [
-    "fabs", "exp", "log", "sqrt", "sin", "cos", "floor", "erf", "rsqrt", "sigmoid", "copysign", "fmin", "fmax",
-    "fmod", "pow",
+    "fabs", "exp", "log", "sqrt", "sin", "cos", "floor", "erf", "rsqrt", "sigmoid", "copysign", "fmin",
+    "fmax", "fmod", "pow",
 ];
 
 /// The built-in header that declares `ipu::name`, if popc has it.
@@ -192,7 +194,13 @@ pub fn ipu_helpers() -> &'static str {
             ("floor", "floorf"),
             ("erf", "erff"),
         ];
-        let binary = [("copysign", "copysignf"), ("fmin", "fminf"), ("fmax", "fmaxf"), ("fmod", "fmodf"), ("pow", "powf")];
+        let binary = [
+            ("copysign", "copysignf"),
+            ("fmin", "fminf"),
+            ("fmax", "fmaxf"),
+            ("fmod", "fmodf"),
+            ("pow", "powf"),
+        ];
         for (f, c) in unary {
             let _ = writeln!(s, "inline float {f}(float x) {{ return ::{c}(x); }}");
             let _ = writeln!(s, "inline half {f}(half x) {{ return half(::{c}(float(x))); }}");
@@ -200,10 +208,12 @@ pub fn ipu_helpers() -> &'static str {
         let _ = writeln!(s, "inline float rsqrt(float x) {{ return 1.0f / ::sqrtf(x); }}");
         let _ = writeln!(s, "inline half rsqrt(half x) {{ return half(1.0f / ::sqrtf(float(x))); }}");
         let _ = writeln!(s, "inline float sigmoid(float x) {{ return 1.0f / (1.0f + ::expf(-x)); }}");
-        let _ = writeln!(s, "inline half sigmoid(half x) {{ return half(1.0f / (1.0f + ::expf(-float(x)))); }}");
+        let _ =
+            writeln!(s, "inline half sigmoid(half x) {{ return half(1.0f / (1.0f + ::expf(-float(x)))); }}");
         for (f, c) in binary {
             let _ = writeln!(s, "inline float {f}(float x, float y) {{ return ::{c}(x, y); }}");
-            let _ = writeln!(s, "inline half {f}(half x, half y) {{ return half(::{c}(float(x), float(y))); }}");
+            let _ =
+                writeln!(s, "inline half {f}(half x, half y) {{ return half(::{c}(float(x), float(y))); }}");
         }
         let names: Vec<&str> = unary.iter().map(|u| u.0).chain(["rsqrt", "sigmoid"]).collect();
         for v in VECTOR_TYPES.iter().filter(|v| v.float) {

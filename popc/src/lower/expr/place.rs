@@ -172,7 +172,9 @@ impl Lowerer<'_, '_> {
         let mut off = 0;
         while off < t.size() {
             let x = match from {
-                Place::Host(h) => self.b.ins().load(crate::lower::cl(piece), MemFlagsData::trusted(), h, off as i32),
+                Place::Host(h) => {
+                    self.b.ins().load(crate::lower::cl(piece), MemFlagsData::trusted(), h, off as i32)
+                }
                 Place::Tile(a) => {
                     let at = self.b.ins().iadd_imm_s(a, off as i64);
                     self.load_scalar(piece, Place::Tile(at))

@@ -116,7 +116,10 @@ impl Lowerer<'_, '_> {
         }
         let integer_only = matches!(op.trim_end_matches('='), "%" | "&" | "|" | "^" | "<<" | ">>" | "~");
         if first.float && integer_only {
-            return err(span, format!("invalid operand to '{op}': '{}' has floating-point elements", first.name));
+            return err(
+                span,
+                format!("invalid operand to '{op}': '{}' has floating-point elements", first.name),
+            );
         }
         let loads = operands
             .iter()
@@ -129,7 +132,12 @@ impl Lowerer<'_, '_> {
 
     /// An operator on vectors through the struct's `operator@`, counted as
     /// the IPU's SIMD instructions.
-    pub(super) fn vector_operator_call(&mut self, op: &str, operands: Vec<V>, span: Span) -> Result<Option<V>> {
+    pub(super) fn vector_operator_call(
+        &mut self,
+        op: &str,
+        operands: Vec<V>,
+        span: Span,
+    ) -> Result<Option<V>> {
         let Some(cost) = self.vector_operation(op, &operands, span)? else { return Ok(None) };
         self.uncounted += 1;
         let r = self.operator_call(op, operands, span);
