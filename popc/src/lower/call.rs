@@ -245,11 +245,14 @@ impl Lowerer<'_, '_> {
         let mut tb: HashMap<String, TVal> = (*env.tb).clone();
         for (i, t) in tp.iter().enumerate() {
             if let Some(a) = explicit.get(i) {
+                // The argument is the caller's; the parameter's type is
+                // looked up where the template is declared.
                 let mut one = HashMap::new();
-                self.p.bind_args(
+                self.p.bind_args_in(
                     std::slice::from_ref(t),
                     std::slice::from_ref(a),
                     &self.env,
+                    &env.ns,
                     &mut one,
                     span,
                 )?;
