@@ -179,6 +179,9 @@ impl Lowerer<'_, '_> {
             if full == "ipu::load_postinc" {
                 return self.load_postinc(args, span);
             }
+            if bare == "__builtin_convertvector" {
+                return self.convert_vector(args, span);
+            }
             if let Some(h) = full.strip_prefix("ipu::").and_then(crate::front::vector_types::helper_header) {
                 return err(span, format!("'{full}' is declared in <{h}>, which is not included"));
             }

@@ -148,8 +148,9 @@ impl Lowerer<'_, '_> {
         Ok(self.conv(x, s, to))
     }
 
-    pub(crate) fn cond(&mut self, v: V) -> Result<Value> {
-        let (s, x) = self.rv(v, Span::default())?;
+    /// The truth of `v`, the condition written at `span`.
+    pub(crate) fn cond(&mut self, v: V, span: Span) -> Result<Value> {
+        let (s, x) = self.rv(v, span)?;
         if s == Scalar::Bool {
             return Ok(x);
         }

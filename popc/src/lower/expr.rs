@@ -135,10 +135,10 @@ impl Lowerer<'_, '_> {
                         return Ok(V::C(Scalar::Bool, CV::I(t as i128)));
                     }
                     let y = self.expr(b)?;
-                    let y = self.cond(y)?;
+                    let y = self.cond(y, b.span)?;
                     return Ok(V::R(Scalar::Bool, y));
                 }
-                let x = self.cond(x)?;
+                let x = self.cond(x, a.span)?;
                 let var = self.b.declare_var(types::I8);
                 self.b.def_var(var, x);
                 let rhs = self.b.create_block();
@@ -150,7 +150,7 @@ impl Lowerer<'_, '_> {
                 }
                 self.b.switch_to_block(rhs);
                 let y = self.expr(b)?;
-                let y = self.cond(y)?;
+                let y = self.cond(y, b.span)?;
                 self.b.def_var(var, y);
                 self.jump(join, &[]);
                 self.b.switch_to_block(join);
@@ -197,7 +197,7 @@ impl Lowerer<'_, '_> {
                 if let V::C(_, k) = cv {
                     return if ceval::truthy(k) { self.expr(a) } else { self.expr(b) };
                 }
-                let c = self.cond(cv)?;
+                let c = self.cond(cv, c.span)?;
                 let tb = self.b.create_block();
                 let fb = self.b.create_block();
                 let tb2 = self.b.create_block();

@@ -215,7 +215,7 @@ public:
       float2 r = mulAdd(x, y, 1.5f) / (ipu::fabs(x) + 1.0f);
       r -= 0.25f * y;
       o2[i] = r + ipu::sqrt(ipu::fabs(y)) - ipu::exp(x / 8.0f) * ipu::rsqrt(ipu::fabs(y) + 1.0f);
-      m2[i] = (x < y) + (x >= 0.0f) * 2;
+      m2[i] = (x < y) + (x >= 0.0f) * 2 + __builtin_convertvector(x * 10.0f, int2) * 4;
       float4 t = {x[0], x[1], y[0], r[1]};
       acc += t * t;
     }

@@ -2,7 +2,8 @@
 // as locals, parameters and returns, struct members and arrays, read and
 // written through pointers into edges (the reinterpret_cast idiom, with
 // its alignment trap), element-wise operators with scalar broadcast on
-// either side, comparisons giving -1/0 masks, v[i], sizeof/alignof, half
+// either side, comparisons giving -1/0 masks, v[i], sizeof/alignof,
+// __builtin_convertvector, half
 // vectors rounding as scalar half does, and the portable ipu:: helpers
 // and __builtin_ipu_* built-ins, ipu::load_postinc among them.
 #include <poplar/Vertex.hpp>
@@ -86,6 +87,8 @@ public:
     long2 l = {1, 2};
     l = l * 3000000000L;
     misc[8] = int(l[1] / 1000);
+    float4 f = __builtin_convertvector(s, float4) * 0.5f;
+    misc[9] = int(f[1] + f[2]);
   }
 };
 
@@ -141,7 +144,7 @@ public:
 //   sel = 2
 // RUN Ints
 //   io = [5, -3, 0, 0, 0, 0]
-//   misc = [0, 0, 0, 0, 0, 0, 0, 0, 0]
+//   misc = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
 // RUN Helpers
 //   in = [1, 4, 2, 0]
 //   out = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]

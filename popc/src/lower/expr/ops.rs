@@ -56,7 +56,7 @@ impl Lowerer<'_, '_> {
                     return Ok(V::C(s2, c2));
                 }
                 if op == UnOp::Not {
-                    let c = self.cond(v)?;
+                    let c = self.cond(v, span)?;
                     let one = self.b.ins().iconst(types::I8, 1);
                     return Ok(V::R(Scalar::Bool, self.b.ins().bxor(c, one)));
                 }

@@ -13,7 +13,7 @@ use linker::abi;
 
 use crate::cost;
 use crate::diag::{err, Result, Span};
-use crate::front::ast::{BinOp, Expr, ExprKind, UnOp};
+use crate::front::ast::{BinOp, Expr, ExprKind, TypeKind, TypeName, UnOp};
 use crate::front::vector_types::{vector_info, VectorType};
 use crate::lower::{Lowerer, Place, V};
 use crate::sema::types::Scalar;
@@ -172,5 +172,48 @@ impl Lowerer<'_, '_> {
         let new = self.binop(BinOp::Add, old, step, span)?;
         self.assign(var, new, span)?;
         Ok(value)
+    }
+
+    /// `__builtin_convertvector(v, T)`: a vector of type `T` with `v`'s
+    /// elements converted one by one, as scalar conversions do; `T` has as
+    /// many elements as `v`. Counted as one instruction per 64 bits of `T`.
+    pub(crate) fn convert_vector(&mut self, args: &[Expr], span: Span) -> Result<V> {
+        let [v, t] = args else {
+            return err(span, "__builtin_convertvector takes a vector and a vector type");
+        };
+        let ExprKind::Name(p) = &t.kind else { return err(t.span, "expected a vector type") };
+        let tn = TypeName { span: t.span, kind: TypeKind::Named(p.clone()), is_const: false };
+        let ty = self.p.resolve_type(&tn, &self.env)?;
+        let val = self.expr(v)?;
+        let Some(to) = vector_type(&ty) else {
+            return err(t.span, format!("'{}' is not a vector type", ty.spell()));
+        };
+        let Some(from) = vector_of(&val) else {
+            return err(v.span, "__builtin_convertvector of a value that is not a vector");
+        };
+        if from.n != to.n {
+            return err(
+                span,
+                format!("cannot convert '{}' to '{}': their element counts differ", from.name, to.name),
+            );
+        }
+        let Ty::Class(c) = &ty else { return err(t.span, "expected a vector type") };
+        let FieldTy::Plain(Ty::S(elem)) = &c.fields[0].ty else {
+            return err(t.span, "expected a vector type");
+        };
+        let elem = *elem;
+        let h = self.stack(ty.size(), ty.align());
+        self.uncounted += 1;
+        for i in 0..to.n {
+            let Some(e) = self.vector_index(&val, &V::C(Scalar::Int, CV::I(i.into())), span)? else {
+                unreachable!("a vector has elements")
+            };
+            let x = self.rv_as(e, elem, span)?;
+            let at = self.b.ins().iadd_imm_s(h, i64::from(i * to.elem_size));
+            self.store_scalar(elem, Place::Host(at), x);
+        }
+        self.uncounted -= 1;
+        self.cost(pieces(to) * cost::ARITH);
+        Ok(V::L(ty, Place::Host(h)))
     }
 }
