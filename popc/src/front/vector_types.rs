@@ -3,13 +3,14 @@
 //! headers.
 //!
 //! Poplar's `<ipudef.h>` declares the vector types as clang vectors
-//! (`ext_vector_type`). popc gives each one as a small struct with one
-//! member per element (`x`, `y`, `z`, `w`), aligned to its size with
-//! `alignas`, and member operators with the vector semantics C++'s vector
-//! extensions have: element-wise arithmetic, a scalar operand broadcast to
-//! every element (converted to the element type), comparisons giving the
-//! integer vector of the same element size with -1 for true and 0 for
-//! false, and compound assignment. So vectors are ordinary objects for the
+//! (`ext_vector_type`). popc gives each one as an instance of a small
+//! struct template with one member per element (`x`, `y`, `z`, `w`),
+//! named and aligned as the vector type (`sema` knows the instances by
+//! [`vector_instance`]), and member operators with the vector semantics
+//! C++'s vector extensions have: element-wise arithmetic, comparisons
+//! giving the integer vector of the same element size with -1 for true and
+//! 0 for false, and compound assignment; the lowering broadcasts a scalar
+//! operand to every element (converted to the element type). So vectors are ordinary objects for the
 //! rest of the compiler (locals, parameters, returns, members, arrays,
 //! pointers into tile memory); the lowering knows them only where C++
 //! gives them more than a struct has ([`vector_info`]): `v[i]` (checked
@@ -66,22 +67,45 @@ const fn vt(
     VectorType { name, elem, n, elem_size, mask, float }
 }
 
-/// The vector type a class is, by its qualified name: `None` for any
-/// other class (a user's own `float2` in a namespace is not one).
-pub fn vector_info(qual: &str) -> Option<&'static VectorType> {
-    VECTOR_TYPES.iter().find(|v| v.name == qual)
+/// The vector type named `name`.
+pub fn vector_info(name: &str) -> Option<&'static VectorType> {
+    VECTOR_TYPES.iter().find(|v| v.name == name)
+}
+
+/// The class templates the vector types are instances of, by element
+/// count: `__popc_vec2<T, E>` holds two `T`s, and its comparisons give
+/// `__popc_vec2<E, E>`.
+pub const TEMPLATES: [(&str, u32); 2] = [("__popc_vec2", 2), ("__popc_vec4", 4)];
+
+/// The vector type an instance of template `template` with element type
+/// `elem` and mask element type `mask_elem` (as C++ spells them) is: the
+/// name it goes by in messages and vertex names.
+pub fn vector_instance(template: &str, elem: &str, mask_elem: &str) -> Option<&'static VectorType> {
+    let n = TEMPLATES.iter().find(|t| t.0 == template)?.1;
+    VECTOR_TYPES
+        .iter()
+        .find(|v| v.n == n && v.elem == elem && vector_info(v.mask).is_some_and(|m| m.elem == mask_elem))
 }
 
 const MEMBERS: [&str; 4] = ["x", "y", "z", "w"];
 
 /// `<ipudef.h>`: the vector types and the `__builtin_ipu_*` built-ins with a
-/// plain meaning.
+/// plain meaning. The types are two class templates (instantiated only
+/// when used, so the header costs little to the files that use none) and
+/// a `typedef` per type; a scalar operand is broadcast by the lowering
+/// (`lower::expr::vector`), so the operators take vectors only.
 pub fn ipudef() -> &'static str {
     static TEXT: OnceLock<String> = OnceLock::new();
     TEXT.get_or_init(|| {
+        use std::fmt::Write;
         let mut s = String::from("#pragma once\n");
+        for (name, n) in TEMPLATES {
+            vector_template(&mut s, name, n);
+        }
         for v in &VECTOR_TYPES {
-            vector_struct(&mut s, v);
+            let (tname, _) = TEMPLATES.iter().find(|t| t.1 == v.n).copied().unwrap_or(TEMPLATES[0]);
+            let mask_elem = vector_info(v.mask).map_or(v.elem, |m| m.elem);
+            let _ = writeln!(s, "typedef {tname}<{}, {mask_elem}> {};", v.elem, v.name);
         }
         s.push_str(IPU_BUILTINS);
         s
@@ -93,51 +117,31 @@ fn each(n: u32, f: impl Fn(&str) -> String) -> String {
     MEMBERS[..n as usize].iter().map(|m| f(m)).collect::<Vec<_>>().join(", ")
 }
 
-fn vector_struct(s: &mut String, v: &VectorType) {
+/// One class template: the elements, and the operators of C++'s vector
+/// extensions on two vectors of the same type (the integer-only ones are
+/// refused for float elements before they are called).
+fn vector_template(s: &mut String, name: &str, n: u32) {
     use std::fmt::Write;
-    let (name, t, n, mask) = (v.name, v.elem, v.n, v.mask);
-    let size = v.elem_size * n;
     let fields = MEMBERS[..n as usize].join(", ");
-    let _ = writeln!(s, "struct alignas({size}) {name} {{\n  {t} {fields};");
-    let mut ops = vec!["+", "-", "*", "/"];
-    if !v.float {
-        ops.extend(["%", "&", "|", "^", "<<", ">>"]);
-    }
-    for op in &ops {
-        let vv = each(n, |m| format!("{t}({m} {op} o.{m})"));
-        let vs = each(n, |m| format!("{t}({m} {op} o)"));
-        let _ = writeln!(s, "  {name} operator{op}({name} o) const {{ return {name}{{{vv}}}; }}");
-        let _ = writeln!(s, "  {name} operator{op}({t} o) const {{ return {name}{{{vs}}}; }}");
+    let t = format!("{name}<T, E>");
+    let _ = writeln!(s, "template <typename T, typename E> struct {name} {{\n  T {fields};");
+    for op in ["+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"] {
+        let vv = each(n, |m| format!("T({m} {op} o.{m})"));
         let cv =
-            MEMBERS[..n as usize].iter().map(|m| format!("{m} = {t}({m} {op} o.{m}); ")).collect::<String>();
-        let cs = MEMBERS[..n as usize].iter().map(|m| format!("{m} = {t}({m} {op} o); ")).collect::<String>();
-        let _ = writeln!(s, "  {name} &operator{op}=({name} o) {{ {cv}return *this; }}");
-        let _ = writeln!(s, "  {name} &operator{op}=({t} o) {{ {cs}return *this; }}");
+            MEMBERS[..n as usize].iter().map(|m| format!("{m} = T({m} {op} o.{m}); ")).collect::<String>();
+        let _ = writeln!(s, "  {t} operator{op}({t} o) const {{ return {t}{{{vv}}}; }}");
+        let _ = writeln!(s, "  {t} &operator{op}=({t} o) {{ {cv}return *this; }}");
     }
-    let neg = each(n, |m| format!("{t}(-{m})"));
-    let _ = writeln!(s, "  {name} operator-() const {{ return {name}{{{neg}}}; }}");
-    let _ = writeln!(s, "  {name} operator+() const {{ return *this; }}");
-    if !v.float {
-        let not = each(n, |m| format!("{t}(~{m})"));
-        let _ = writeln!(s, "  {name} operator~() const {{ return {name}{{{not}}}; }}");
-    }
+    let neg = each(n, |m| format!("T(-{m})"));
+    let not = each(n, |m| format!("T(~{m})"));
+    let _ = writeln!(s, "  {t} operator-() const {{ return {t}{{{neg}}}; }}");
+    let _ = writeln!(s, "  {t} operator+() const {{ return *this; }}");
+    let _ = writeln!(s, "  {t} operator~() const {{ return {t}{{{not}}}; }}");
     for op in ["==", "!=", "<", ">", "<=", ">="] {
-        let vv = each(n, |m| format!("{m} {op} o.{m} ? -1 : 0"));
-        let vs = each(n, |m| format!("{m} {op} o ? -1 : 0"));
-        let _ = writeln!(s, "  {mask} operator{op}({name} o) const {{ return {mask}{{{vv}}}; }}");
-        let _ = writeln!(s, "  {mask} operator{op}({t} o) const {{ return {mask}{{{vs}}}; }}");
+        let vv = each(n, |m| format!("E({m} {op} o.{m} ? -1 : 0)"));
+        let _ = writeln!(s, "  {name}<E, E> operator{op}({t} o) const {{ return {name}<E, E>{{{vv}}}; }}");
     }
     s.push_str("};\n");
-    // A scalar on the left: broadcast, in the operator's own order.
-    let mut left = ops.clone();
-    left.extend(["==", "!=", "<", ">", "<=", ">="]);
-    for op in left {
-        let cmp = matches!(op, "==" | "!=" | "<" | ">" | "<=" | ">=");
-        let (ret, el) = if cmp { (mask, "") } else { (name, t) };
-        let body =
-            each(n, |m| if cmp { format!("a {op} b.{m} ? -1 : 0") } else { format!("{el}(a {op} b.{m})") });
-        let _ = writeln!(s, "inline {ret} operator{op}({t} a, {name} b) {{ return {ret}{{{body}}}; }}");
-    }
 }
 
 /// The `__builtin_ipu_*` built-ins that mean the same on any machine,

@@ -162,6 +162,10 @@ impl Unit {
                 self.check_assert(*span, e, msg.as_deref(), &fenv)?;
             }
         }
+        if base.is_none() && inst.vector().is_some() {
+            // A vector is aligned to its size (all are powers of two).
+            align = (off as u32).next_power_of_two();
+        }
         inst.size = (off.div_ceil(u64::from(align)) * u64::from(align)) as u32;
         inst.align = align;
         inst.env = env;
@@ -324,7 +328,7 @@ impl Unit {
         };
         match self.targ_type(a, env)? {
             Ty::S(s) => Ok(s),
-            Ty::Class(c) if c.decl.ns.is_empty() && crate::front::vector_types::vector_info(&c.decl.qual).is_some() => {
+            Ty::Class(c) if c.vector().is_some() => {
                 err(
                     span,
                     format!(

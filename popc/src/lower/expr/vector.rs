@@ -14,7 +14,7 @@ use linker::abi;
 use crate::cost;
 use crate::diag::{err, Result, Span};
 use crate::front::ast::{BinOp, Expr, ExprKind, TypeKind, TypeName, UnOp};
-use crate::front::vector_types::{vector_info, VectorType};
+use crate::front::vector_types::VectorType;
 use crate::lower::{Lowerer, Place, V};
 use crate::sema::types::Scalar;
 use crate::sema::{FieldTy, Ty, CV};
@@ -22,7 +22,7 @@ use crate::sema::{FieldTy, Ty, CV};
 /// The vector type `t` is, if it is one.
 pub(crate) fn vector_type(t: &Ty) -> Option<&'static VectorType> {
     match t {
-        Ty::Class(c) if c.base.is_none() && c.decl.ns.is_empty() => vector_info(&c.decl.qual),
+        Ty::Class(c) => c.vector(),
         _ => None,
     }
 }
@@ -135,15 +135,51 @@ impl Lowerer<'_, '_> {
     pub(super) fn vector_operator_call(
         &mut self,
         op: &str,
-        operands: Vec<V>,
+        mut operands: Vec<V>,
         span: Span,
     ) -> Result<Option<V>> {
         let Some(cost) = self.vector_operation(op, &operands, span)? else { return Ok(None) };
+        let ty = operands.iter().find_map(|v| match v {
+            V::L(t, _) if vector_type(t).is_some() => Some(t.clone()),
+            _ => None,
+        });
+        let Some(ty) = ty else { return Ok(None) };
         self.uncounted += 1;
-        let r = self.operator_call(op, operands, span);
+        let mut r = Ok(None);
+        for v in operands.iter_mut() {
+            if vector_of(v).is_none() {
+                match self.broadcast(&ty, v.clone(), op, span) {
+                    Ok(b) => *v = b,
+                    Err(e) => r = Err(e),
+                }
+            }
+        }
+        if r.is_ok() {
+            r = self.operator_call(op, operands, span);
+        }
         self.uncounted -= 1;
         self.cost(cost);
         r
+    }
+
+    /// A scalar operand of a vector operator as a vector of type `ty`, every
+    /// element the scalar converted to the element type.
+    fn broadcast(&mut self, ty: &Ty, v: V, op: &str, span: Span) -> Result<V> {
+        let (Ty::Class(c), Some(vt)) = (ty, vector_type(ty)) else { return err(span, "not a vector type") };
+        let FieldTy::Plain(Ty::S(elem)) = &c.fields[0].ty else { return err(span, "not a vector type") };
+        if self.ty_of(&v).is_none() {
+            return err(
+                span,
+                format!("invalid operands to '{op}': a '{}' and a value that is not a scalar", vt.name),
+            );
+        }
+        let x = self.rv_as(v, *elem, span)?;
+        let h = self.stack(ty.size(), ty.align());
+        for i in 0..vt.n {
+            let at = self.b.ins().iadd_imm_s(h, i64::from(i * vt.elem_size));
+            self.store_scalar(*elem, Place::Host(at), x);
+        }
+        Ok(V::L(ty.clone(), Place::Host(h)))
     }
 
     /// `ipu::load_postinc(&p, step)`: the object `p` points to, then `p`
