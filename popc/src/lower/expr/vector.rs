@@ -3,10 +3,13 @@
 //! against the element count: at compile time when constant, else a trap),
 //! alignment traps when a vector is reached through a pointer into tile
 //! memory, the error for operands that are vectors of different types, and
-//! the cost of a vector operation: one instruction per 64 bits, as the
-//! IPU's SIMD instructions do, plus one load per 64 bits of an operand in
-//! tile memory, rather than the element-wise work the struct's operator
-//! does.
+//! the cost of a vector operation: for float vectors one instruction per
+//! 64 bits, as the IPU's SIMD instructions do (division and integer
+//! vectors element by element, which is all the IPU has for them), plus one
+//! load per 64 bits of an operand in tile memory, rather than the
+//! element-wise work the struct's operator does. Scalar operands are
+//! broadcast here, and `ipu::load_postinc` and `__builtin_convertvector`
+//! are built in here.
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value};
 use linker::abi;
@@ -127,7 +130,17 @@ impl Lowerer<'_, '_> {
             .filter_map(vector_of)
             .map(pieces)
             .sum::<u64>();
-        Ok(Some(pieces(first) * cost::ARITH + loads * cost::MEMORY))
+        // The IPU's float SIMD (`f32v2add`, `f16v4cmplt`...) does 64 bits
+        // in one instruction; it has no vector division and no integer
+        // vector arithmetic, so those go element by element.
+        let n = u64::from(first.n);
+        let arith = match (op.trim_end_matches('='), first.float) {
+            ("/", true) => n * cost::DIV_FLOAT,
+            ("/" | "%", false) => n * cost::DIV_INT,
+            (_, true) => pieces(first) * cost::ARITH,
+            (_, false) => n * cost::ARITH,
+        };
+        Ok(Some(arith + loads * cost::MEMORY))
     }
 
     /// An operator on vectors through the struct's `operator@`, counted as
