@@ -168,16 +168,29 @@ inline bool __builtin_ipu_isinf(float x) { return x == __builtin_inff() || x == 
 inline bool __builtin_ipu_isfinite(float x) { return !__builtin_ipu_isnan(x) && !__builtin_ipu_isinf(x); }
 "#;
 
-/// The functions of the `ipu::` namespace popc declares.
-/// (`ipu::load_postinc` is built into the lowering, `Lowerer::load_postinc`.)
-const HELPERS: [&str; 15] = [
-    "fabs", "exp", "log", "sqrt", "sin", "cos", "floor", "erf", "rsqrt", "sigmoid", "copysign", "fmin",
-    "fmax", "fmod", "pow",
+/// The `ipu::` helpers of one argument that are a maths function of
+/// `<cmath>`, with that function's `float` name.
+const UNARY: [(&str, &str); 8] = [
+    ("fabs", "fabsf"),
+    ("exp", "expf"),
+    ("log", "logf"),
+    ("sqrt", "sqrtf"),
+    ("sin", "sinf"),
+    ("cos", "cosf"),
+    ("floor", "floorf"),
+    ("erf", "erff"),
 ];
+/// The helpers of one argument written as a formula over `<cmath>`.
+const COMPOSED: [&str; 2] = ["rsqrt", "sigmoid"];
+/// The helpers of two arguments, as [`UNARY`].
+const BINARY: [(&str, &str); 5] =
+    [("copysign", "copysignf"), ("fmin", "fminf"), ("fmax", "fmaxf"), ("fmod", "fmodf"), ("pow", "powf")];
 
-/// The built-in header that declares `ipu::name`, if popc has it.
+/// The built-in header that declares `ipu::name`, if popc has it
+/// (`ipu::load_postinc` is built into the lowering, `Lowerer::load_postinc`).
 pub fn helper_header(name: &str) -> Option<&'static str> {
-    HELPERS.contains(&name).then_some("ipu_vector_math")
+    let known = UNARY.iter().chain(&BINARY).any(|h| h.0 == name) || COMPOSED.contains(&name);
+    known.then_some("ipu_vector_math")
 }
 
 /// `<ipu_vector_math>`, `<ipu_builtins.h>`, `<ipu_memory_intrinsics>`: the
@@ -188,23 +201,7 @@ pub fn ipu_helpers() -> &'static str {
     TEXT.get_or_init(|| {
         use std::fmt::Write;
         let mut s = String::from("#pragma once\n#include <ipudef.h>\nnamespace ipu {\n");
-        let unary = [
-            ("fabs", "fabsf"),
-            ("exp", "expf"),
-            ("log", "logf"),
-            ("sqrt", "sqrtf"),
-            ("sin", "sinf"),
-            ("cos", "cosf"),
-            ("floor", "floorf"),
-            ("erf", "erff"),
-        ];
-        let binary = [
-            ("copysign", "copysignf"),
-            ("fmin", "fminf"),
-            ("fmax", "fmaxf"),
-            ("fmod", "fmodf"),
-            ("pow", "powf"),
-        ];
+        let (unary, binary) = (UNARY, BINARY);
         for (f, c) in unary {
             let _ = writeln!(s, "inline float {f}(float x) {{ return ::{c}(x); }}");
             let _ = writeln!(s, "inline half {f}(half x) {{ return half(::{c}(float(x))); }}");
@@ -219,7 +216,7 @@ pub fn ipu_helpers() -> &'static str {
             let _ =
                 writeln!(s, "inline half {f}(half x, half y) {{ return half(::{c}(float(x), float(y))); }}");
         }
-        let names: Vec<&str> = unary.iter().map(|u| u.0).chain(["rsqrt", "sigmoid"]).collect();
+        let names: Vec<&str> = unary.iter().map(|u| u.0).chain(COMPOSED).collect();
         for v in VECTOR_TYPES.iter().filter(|v| v.float) {
             let (name, n) = (v.name, v.n);
             for f in &names {

@@ -10,6 +10,11 @@
 #include <ipu_vector_math>
 using namespace poplar;
 
+// `alignas` with a number on a helper class.
+struct alignas(16) Wide {
+  float a;
+};
+
 struct Pair {
   float2 a;
   half4 h;
@@ -89,6 +94,7 @@ public:
     misc[8] = int(l[1] / 1000);
     float4 f = __builtin_convertvector(s, float4) * 0.5f;
     misc[9] = int(f[1] + f[2]);
+    misc[10] = int(sizeof(Wide) * 100 + alignof(Wide));
   }
 };
 
@@ -144,7 +150,7 @@ public:
 //   sel = 2
 // RUN Ints
 //   io = [5, -3, 0, 0, 0, 0]
-//   misc = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+//   misc = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
 // RUN Helpers
 //   in = [1, 4, 2, 0]
 //   out = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
