@@ -157,6 +157,11 @@ impl Lowerer<'_, '_> {
         Ok(self.truth(x, s))
     }
 
+    /// A value as messages name it: "a 'float'", or "this value".
+    pub(crate) fn spell_value(&self, v: &V) -> String {
+        self.ty_of(v).map_or_else(|| "this value".to_string(), |s| format!("a '{}'", s.name()))
+    }
+
     pub(crate) fn ty_of(&self, v: &V) -> Option<Scalar> {
         match v {
             V::C(s, _) | V::R(s, _) => Some(*s),

@@ -345,7 +345,9 @@ impl Lowerer<'_, '_> {
 
     /// Copies an aggregate (from the host stack or tile memory) into host memory.
     pub(crate) fn copy_aggregate(&mut self, ty: &Ty, to: Value, v: V, span: Span) -> Result<()> {
-        let V::L(vt, place) = v else { return err(span, "cannot initialise an aggregate from this value") };
+        let V::L(vt, place) = v else {
+            return err(span, format!("cannot convert {} to '{}'", self.spell_value(&v), ty.spell()));
+        };
         if !vt.same(ty) {
             return err(span, format!("cannot convert '{}' to '{}'", vt.spell(), ty.spell()));
         }

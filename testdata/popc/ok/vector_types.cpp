@@ -123,6 +123,9 @@ public:
     float2 a = ipu::load_postinc(&p, 1);
     float2 b = ipu::load_postinc(&p, -1);
     out[10] = a[0] * 100 + b[0] * 10 + (*p)[1];
+    float2 t = {0.0f, 0.0f};
+    t = p[1];
+    out[11] = t[0] - t[1];
   }
 };
 
@@ -153,7 +156,7 @@ public:
 //   misc = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
 // RUN Helpers
 //   in = [1, 4, 2, 0]
-//   out = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+//   out = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
 // RUN Misaligned
 //   in = [1, 2, 3, 4]
 //   out = 0

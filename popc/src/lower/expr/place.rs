@@ -86,7 +86,7 @@ impl Lowerer<'_, '_> {
                     self.store_scalar(s, p, x);
                 }
                 None => match p {
-                    Place::Host(h) => self.copy_agg(&t, h, r, span)?,
+                    Place::Host(h) => self.copy_aggregate(&t, h, r, span)?,
                     Place::Tile(a) => self.copy_to_tile(&t, a, r, span)?,
                     Place::Var(_) => return err(span, "cannot assign this aggregate"),
                 },
@@ -164,7 +164,9 @@ impl Lowerer<'_, '_> {
     /// An object copied into tile memory at `to`: bytes at a time, or a
     /// vector's 64-bit pieces (one store each).
     fn copy_to_tile(&mut self, t: &Ty, to: Value, r: V, span: Span) -> Result<()> {
-        let V::L(rt, from) = r else { return err(span, "cannot assign this aggregate") };
+        let V::L(rt, from) = r else {
+            return err(span, format!("cannot convert {} to '{}'", self.spell_value(&r), t.spell()));
+        };
         if !rt.same(t) {
             return err(span, format!("cannot convert '{}' to '{}'", rt.spell(), t.spell()));
         }
@@ -184,18 +186,6 @@ impl Lowerer<'_, '_> {
             let at = self.b.ins().iadd_imm_s(to, off as i64);
             self.store_scalar(piece, Place::Tile(at), x);
             off += piece.size();
-        }
-        Ok(())
-    }
-
-    fn copy_agg(&mut self, t: &Ty, to: Value, r: V, span: Span) -> Result<()> {
-        let V::L(rt, Place::Host(from)) = r else { return err(span, "cannot assign this aggregate") };
-        if !rt.same(t) {
-            return err(span, format!("cannot convert '{}' to '{}'", rt.spell(), t.spell()));
-        }
-        for off in 0..t.size() {
-            let x = self.b.ins().load(types::I8, MemFlagsData::trusted(), from, off as i32);
-            self.b.ins().store(MemFlagsData::trusted(), x, to, off as i32);
         }
         Ok(())
     }
