@@ -4,18 +4,18 @@
 //!
 //! Poplar's `<ipudef.h>` declares the vector types as clang vectors
 //! (`ext_vector_type`). popc gives each one as an instance of a small
-//! struct template with one member per element (`x`, `y`, `z`, `w`),
-//! named and aligned as the vector type (`sema` knows the instances by
-//! [`vector_instance`]), and member operators with the vector semantics
-//! C++'s vector extensions have: element-wise arithmetic, comparisons
-//! giving the integer vector of the same element size with -1 for true and
-//! 0 for false, and compound assignment; the lowering broadcasts a scalar
-//! operand to every element (converted to the element type). So vectors are ordinary objects for the
-//! rest of the compiler (locals, parameters, returns, members, arrays,
-//! pointers into tile memory); the lowering knows them only where C++
-//! gives them more than a struct has ([`vector_info`]): `v[i]` (checked
-//! against the element count), alignment traps through pointers, and the
-//! errors for mixing vectors of different types.
+//! struct template with one member per element (`x`, `y`, `z`, `w`) and
+//! member operators with the vector semantics of C++'s vector extensions:
+//! element-wise arithmetic, comparisons giving the integer vector of the
+//! same element size with -1 for true and 0 for false, and compound
+//! assignment. `sema` names and aligns the instances as the vector types
+//! ([`vector_instance`], `ClassInst::vector`), so vectors are ordinary
+//! objects for the rest of the compiler (locals, parameters, returns,
+//! members, arrays, pointers into tile memory); the lowering
+//! (`lower::expr::vector`) knows them only where C++ gives them more than
+//! a struct has: a scalar operand broadcast to every element, `v[i]`
+//! checked against the element count, alignment traps through pointers,
+//! the errors for mixing vectors of different types, and their cost.
 //!
 //! Arithmetic on elements is the scalar arithmetic of the element type,
 //! so `half` elements round as scalar `half` does, and integer elements
