@@ -117,7 +117,9 @@ fn popc_matches_gxx() {
                 FieldKind::Plain => writeln!(driver, "  v.{} = {};", f.name, conv(vals)).unwrap(),
                 _ => {
                     let items: Vec<String> = vals.split(',').map(|x| conv(x.trim())).collect();
-                    writeln!(driver, "  static {t} d_{}[] = {{{}}};", f.name, items.join(", ")).unwrap();
+                    // Aligned as popc's layout aligns edges, for vector accesses.
+                    writeln!(driver, "  alignas(16) static {t} d_{}[] = {{{}}};", f.name, items.join(", "))
+                        .unwrap();
                     writeln!(driver, "  v.{}.p = d_{};", f.name, f.name).unwrap();
                     if f.kind != FieldKind::Scalar {
                         writeln!(driver, "  v.{}.n = {};", f.name, items.len()).unwrap();

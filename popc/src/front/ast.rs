@@ -276,6 +276,8 @@ pub struct Class {
     pub spec_args: Option<Vec<TArg>>,
     pub bases: Vec<TypeName>,
     pub members: Vec<Member>,
+    /// `alignas(N)` written on the class head.
+    pub align: Option<u32>,
 }
 
 #[derive(Clone, Debug)]

@@ -16,7 +16,7 @@
 pub fn builtin_header(name: &str) -> Option<&'static str> {
     Some(match name {
         "poplar/Vertex.hpp" => {
-            "#pragma once\n#include <poplar/Loops.hpp>\n#include <poplar/QuarterFloat.hpp>\n\
+            "#pragma once\n#include <poplar/Loops.hpp>\n#include <poplar/QuarterFloat.hpp>\n#include <ipudef.h>\n\
              #define IS_EXTERNAL_CODELET(x) static const bool isExternalCodelet = (x)\n\
              #define WORKER_ALIGN alignas(8)\n"
         }
@@ -26,10 +26,11 @@ pub fn builtin_header(name: &str) -> Option<&'static str> {
         "poplar/HalfFloat.hpp"
         | "poplar/AvailableVTypes.h"
         | "poplar/StackSizeDefs.hpp"
-        | "poplar/VectorTypes.hpp"
         | "poplar/Alignment.hpp"
         | "poplar/IeeeHalf.hpp"
-        | "ipudef.h" => "#pragma once\n",
+         => "#pragma once\n",
+        "ipudef.h" | "poplar/VectorTypes.hpp" => super::vector_types::ipudef(),
+        "ipu_vector_math" | "ipu_builtins.h" | "ipu_memory_intrinsics" => super::vector_types::ipu_helpers(),
         "poplar/QuarterFloat.hpp" => QUARTER_FLOAT,
         "cmath" | "math.h" => {
             "#pragma once\n#define M_PI 3.14159265358979323846\n#define M_E 2.7182818284590452354\n\

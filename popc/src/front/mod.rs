@@ -8,3 +8,4 @@ pub mod headers;
 pub mod lex;
 pub mod parse;
 pub mod pp;
+pub mod vector_types;

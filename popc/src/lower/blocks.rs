@@ -52,8 +52,9 @@ impl Lowerer<'_, '_> {
         self.cost(cost::BRANCH);
         match cond {
             Some(c) => {
+                let span = c.span;
                 let c = self.expr(c)?;
-                let c = self.cond(c)?;
+                let c = self.cond(c, span)?;
                 self.brif(c, body, exit);
             }
             None => self.jump(body, &[]),

@@ -157,9 +157,6 @@ impl Lowerer<'_, '_> {
             }
         }
         let bare = full.trim_start_matches("::").trim_start_matches("std::").trim_start_matches("poplar::");
-        if bare.starts_with("__builtin_ipu") || full.starts_with("ipu::") {
-            return err(span, format!("IPU intrinsic '{full}' is not supported (popc targets the host)"));
-        }
         if matches!(bare, "malloc" | "free" | "calloc" | "realloc" | "alloca") {
             return err(span, format!("dynamic allocation ('{bare}') is not supported in codelets"));
         }
@@ -177,6 +174,20 @@ impl Lowerer<'_, '_> {
         let mut cands = self.call_candidates(p)?;
         cands.retain(|c| crate::lower::call::takes(&c.f, args.len()));
         if cands.is_empty() {
+            // The portable ones are declared by the built-in headers
+            // (`front::vector_types`); the rest read or write the IPU itself.
+            if full == "ipu::load_postinc" {
+                return self.load_postinc(args, span);
+            }
+            if bare == "__builtin_convertvector" {
+                return self.convert_vector(args, span);
+            }
+            if let Some(h) = full.strip_prefix("ipu::").and_then(crate::front::vector_types::helper_header) {
+                return err(span, format!("'{full}' is declared in <{h}>, which is not included"));
+            }
+            if bare.starts_with("__builtin_ipu") || full.starts_with("ipu::") {
+                return err(span, format!("IPU intrinsic '{full}' is not supported (popc targets the host)"));
+            }
             if let Some(v) = self.builtin(bare, p, args, span)? {
                 return Ok(v);
             }
@@ -237,11 +248,14 @@ impl Lowerer<'_, '_> {
         let mut tb: HashMap<String, TVal> = (*env.tb).clone();
         for (i, t) in tp.iter().enumerate() {
             if let Some(a) = explicit.get(i) {
+                // The argument is the caller's; the parameter's type is
+                // looked up where the template is declared.
                 let mut one = HashMap::new();
-                self.p.bind_args(
+                self.p.bind_args_in(
                     std::slice::from_ref(t),
                     std::slice::from_ref(a),
                     &self.env,
+                    &env.ns,
                     &mut one,
                     span,
                 )?;
@@ -492,9 +506,13 @@ impl Lowerer<'_, '_> {
     /// The object a pointer points to (`p->m`); other values unchanged.
     pub(crate) fn deref_object(&mut self, v: V) -> V {
         match v {
-            V::Ptr(t @ Ty::Class(_), a) => V::L(t, Place::Tile(a)),
+            V::Ptr(t @ Ty::Class(_), a) => {
+                self.check_vector_align(&t, a);
+                V::L(t, Place::Tile(a))
+            }
             V::L(Ty::Ptr(t), p) if matches!(*t, Ty::Class(_)) => {
                 let a = self.load_scalar(crate::sema::types::Scalar::UInt, p);
+                self.check_vector_align(&t, a);
                 V::L(*t, Place::Tile(a))
             }
             v => v,

@@ -148,12 +148,18 @@ impl Lowerer<'_, '_> {
         Ok(self.conv(x, s, to))
     }
 
-    pub(crate) fn cond(&mut self, v: V) -> Result<Value> {
-        let (s, x) = self.rv(v, Span::default())?;
+    /// The truth of `v`, the condition written at `span`.
+    pub(crate) fn cond(&mut self, v: V, span: Span) -> Result<Value> {
+        let (s, x) = self.rv(v, span)?;
         if s == Scalar::Bool {
             return Ok(x);
         }
         Ok(self.truth(x, s))
+    }
+
+    /// A value as messages name it: "a 'float'", or "this value".
+    pub(crate) fn spell_value(&self, v: &V) -> String {
+        self.ty_of(v).map_or_else(|| "this value".to_string(), |s| format!("a '{}'", s.name()))
     }
 
     pub(crate) fn ty_of(&self, v: &V) -> Option<Scalar> {

@@ -345,22 +345,26 @@ impl Lowerer<'_, '_> {
 
     /// Copies an aggregate (from the host stack or tile memory) into host memory.
     pub(crate) fn copy_aggregate(&mut self, ty: &Ty, to: Value, v: V, span: Span) -> Result<()> {
-        let V::L(vt, place) = v else { return err(span, "cannot initialise an aggregate from this value") };
+        let V::L(vt, place) = v else {
+            return err(span, format!("cannot convert {} to '{}'", self.spell_value(&v), ty.spell()));
+        };
         if !vt.same(ty) {
             return err(span, format!("cannot convert '{}' to '{}'", vt.spell(), ty.spell()));
         }
+        // Bytes at a time, or a vector's 64-bit pieces.
+        let piece = crate::lower::expr::vector_piece(ty).unwrap_or(Scalar::UChar);
         let mut off = 0;
         while off < ty.size() {
             let x = match place {
-                Place::Host(from) => self.b.ins().load(types::I8, mflags(), from, off as i32),
+                Place::Host(from) => self.b.ins().load(crate::lower::cl(piece), mflags(), from, off as i32),
                 Place::Tile(a) => {
                     let at = self.b.ins().iadd_imm_s(a, off as i64);
-                    self.load_scalar(Scalar::UChar, Place::Tile(at))
+                    self.load_scalar(piece, Place::Tile(at))
                 }
                 Place::Var(_) => return err(span, "cannot copy this aggregate"),
             };
             self.b.ins().store(mflags(), x, to, off as i32);
-            off += 1;
+            off += piece.size();
         }
         Ok(())
     }

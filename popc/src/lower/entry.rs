@@ -185,7 +185,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         let status = match r {
             V::Void => l.b.ins().iconst(types::I32, abi::STATUS_OK as i64),
             v => {
-                let c = l.cond(v)?;
+                let c = l.cond(v, compute.span)?;
                 let ok = l.b.ins().iconst(types::I32, abi::STATUS_OK as i64);
                 let fl = l.b.ins().iconst(types::I32, abi::STATUS_FALSE as i64);
                 l.b.ins().select(c, ok, fl)

@@ -18,6 +18,9 @@ use crate::sema::{Env, TVal, Ty, CV};
 mod builtins;
 mod ops;
 mod place;
+mod vector;
+
+pub(crate) use vector::vector_piece;
 
 use ops::op_text;
 
@@ -132,10 +135,10 @@ impl Lowerer<'_, '_> {
                         return Ok(V::C(Scalar::Bool, CV::I(t as i128)));
                     }
                     let y = self.expr(b)?;
-                    let y = self.cond(y)?;
+                    let y = self.cond(y, b.span)?;
                     return Ok(V::R(Scalar::Bool, y));
                 }
-                let x = self.cond(x)?;
+                let x = self.cond(x, a.span)?;
                 let var = self.b.declare_var(types::I8);
                 self.b.def_var(var, x);
                 let rhs = self.b.create_block();
@@ -147,7 +150,7 @@ impl Lowerer<'_, '_> {
                 }
                 self.b.switch_to_block(rhs);
                 let y = self.expr(b)?;
-                let y = self.cond(y)?;
+                let y = self.cond(y, b.span)?;
                 self.b.def_var(var, y);
                 self.jump(join, &[]);
                 self.b.switch_to_block(join);
@@ -156,6 +159,9 @@ impl Lowerer<'_, '_> {
             ExprKind::Binary(op, a, b) => {
                 let x = self.expr(a)?;
                 let y = self.expr(b)?;
+                if let Some(v) = self.vector_operator_call(op_text(*op), vec![x.clone(), y.clone()], span)? {
+                    return Ok(v);
+                }
                 if let Some(v) = self.operator_call(op_text(*op), vec![x.clone(), y.clone()], span)? {
                     return Ok(v);
                 }
@@ -169,6 +175,9 @@ impl Lowerer<'_, '_> {
                 let r = self.expr(rhs)?;
                 if let (Some(op), V::L(Ty::Class(_), _)) = (op, &l) {
                     let name = format!("{}=", op_text(*op));
+                    if let Some(v) = self.vector_operator_call(&name, vec![l.clone(), r.clone()], span)? {
+                        return Ok(v);
+                    }
                     if let Some(v) = self.operator_call(&name, vec![l.clone(), r.clone()], span)? {
                         return Ok(v);
                     }
@@ -188,7 +197,7 @@ impl Lowerer<'_, '_> {
                 if let V::C(_, k) = cv {
                     return if ceval::truthy(k) { self.expr(a) } else { self.expr(b) };
                 }
-                let c = self.cond(cv)?;
+                let c = self.cond(cv, c.span)?;
                 let tb = self.b.create_block();
                 let fb = self.b.create_block();
                 let tb2 = self.b.create_block();
@@ -315,6 +324,9 @@ impl Lowerer<'_, '_> {
             ExprKind::Index(a, i) => {
                 let base = self.expr(a)?;
                 let idx = self.expr(i)?;
+                if let Some(v) = self.vector_index(&base, &idx, span)? {
+                    return Ok(v);
+                }
                 if let Some(v) = self.operator_call("[]", vec![base.clone(), idx.clone()], span)? {
                     return Ok(v);
                 }

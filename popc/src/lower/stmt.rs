@@ -91,7 +91,7 @@ impl Lowerer<'_, '_> {
                             self.scoped(e)?;
                         }
                     } else {
-                        let c = self.cond(c)?;
+                        let c = self.cond(c, cond.span)?;
                         let tb = self.b.create_block();
                         let eb = self.b.create_block();
                         let join = self.b.create_block();
@@ -117,7 +117,7 @@ impl Lowerer<'_, '_> {
                 self.b.switch_to_block(head);
                 self.stop_check();
                 let c = self.expr(cond)?;
-                let c = self.cond(c)?;
+                let c = self.cond(c, cond.span)?;
                 self.brif(c, bb, exit);
                 self.b.switch_to_block(bb);
                 self.loops.push((exit, head));
@@ -141,7 +141,7 @@ impl Lowerer<'_, '_> {
                 self.b.switch_to_block(cb);
                 self.stop_check();
                 let c = self.expr(cond)?;
-                let c = self.cond(c)?;
+                let c = self.cond(c, cond.span)?;
                 self.brif(c, bb, exit);
                 self.b.switch_to_block(exit);
             }

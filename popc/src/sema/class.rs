@@ -103,7 +103,8 @@ impl Unit {
         });
         let fenv = Env { class: Some(provisional), ..env.clone() };
         let mut off = 0u64;
-        let mut align = 1u32;
+        // `alignas` on a helper class (a vertex's state layout is Poplar's).
+        let mut align = if base.is_none() { decl.ast.align.unwrap_or(1) } else { 1 };
         for m in &decl.ast.members {
             if let (Member::Ctor(c), Some(_)) = (m, base) {
                 return err(
@@ -160,6 +161,10 @@ impl Unit {
             if let Member::Item(Item::StaticAssert(span, e, msg)) = m {
                 self.check_assert(*span, e, msg.as_deref(), &fenv)?;
             }
+        }
+        if base.is_none() && inst.vector().is_some() {
+            // A vector is aligned to its size (all are powers of two).
+            align = (off as u32).next_power_of_two();
         }
         inst.size = (off.div_ceil(u64::from(align)) * u64::from(align)) as u32;
         inst.align = align;
@@ -323,6 +328,15 @@ impl Unit {
         };
         match self.targ_type(a, env)? {
             Ty::S(s) => Ok(s),
+            Ty::Class(c) if c.vector().is_some() => {
+                err(
+                    span,
+                    format!(
+                        "field '{full}' has vector element type '{}': edges hold scalars (read them as vectors through a pointer, `reinterpret_cast<const {} *>(&edge[0])`)",
+                        c.name, c.name
+                    ),
+                )
+            }
             t => err(span, format!("field '{full}' has unsupported element type '{}'", t.spell())),
         }
     }

@@ -112,7 +112,13 @@ impl Unit {
             Some(tp) => {
                 let penv = Env { ns: primary.ns.clone(), ..Env::default() };
                 let parts: Vec<String> = tp.iter().map(|p| self.spell_targ(p, &tb[&p.name], &penv)).collect();
-                format!("{base_name}<{}>", parts.join(","))
+                let spelled = || format!("{base_name}<{}>", parts.join(","));
+                // An IPU vector type goes by its own name (`float2`).
+                match (&primary.ns[..], &parts[..]) {
+                    ("", [elem, mask]) => crate::front::vector_types::vector_instance(&base_name, elem, mask)
+                        .map_or_else(spelled, |v| v.name.to_string()),
+                    _ => spelled(),
+                }
             }
             None => base_name,
         };

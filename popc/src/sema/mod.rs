@@ -168,6 +168,13 @@ pub struct ClassInst {
 }
 
 impl ClassInst {
+    /// The IPU vector type this class is (`front::vector_types`), if any.
+    pub fn vector(&self) -> Option<&'static crate::front::vector_types::VectorType> {
+        use crate::front::vector_types::{vector_info, TEMPLATES};
+        let built_in = self.decl.ns.is_empty() && TEMPLATES.iter().any(|t| t.0 == self.decl.qual);
+        built_in.then(|| vector_info(&self.name)).flatten()
+    }
+
     /// Whether the class declares a constructor that does work.
     pub fn has_ctor(&self) -> bool {
         self.decl.ast.members.iter().any(|m| matches!(m, Member::Ctor(_)))

@@ -101,9 +101,6 @@ impl Unit {
         if let Some(s) = s {
             return Ok(Ty::S(s));
         }
-        if matches!(bare, "half2" | "half4" | "float2" | "float4" | "int2" | "int4" | "short2" | "short4") {
-            return err(p.span, format!("vector type '{bare}' is not supported in codelets"));
-        }
         match bare {
             "conditional" | "conditional_t" => {
                 let args = last.args.as_ref().filter(|a| a.len() == 3);

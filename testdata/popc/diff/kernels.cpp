@@ -191,3 +191,87 @@ public:
     }
   }
 };
+
+// IPU vector types: float2/half4/int2/short4/uchar4 read and written
+// through pointers over edges, element-wise operators with broadcast,
+// comparison masks, and the portable ipu:: helpers.
+#include <ipu_vector_math>
+float2 mulAdd(float2 a, float2 b, float k) { return a * b + k; }
+class VecFloat : public Vertex {
+public:
+  Input<Vector<float>> a;
+  Input<Vector<float>> b;
+  Output<Vector<float>> out;
+  Output<Vector<int>> mask;
+  void compute() {
+    const float2 *a2 = reinterpret_cast<const float2 *>(&a[0]);
+    const float2 *b2 = reinterpret_cast<const float2 *>(&b[0]);
+    float2 *o2 = reinterpret_cast<float2 *>(&out[0]);
+    int2 *m2 = reinterpret_cast<int2 *>(&mask[0]);
+    float4 acc = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (unsigned i = 0; i < a.size() / 2; ++i) {
+      float2 x = a2[i];
+      float2 y = -b2[i];
+      float2 r = mulAdd(x, y, 1.5f) / (ipu::fabs(x) + 1.0f);
+      r -= 0.25f * y;
+      o2[i] = r + ipu::sqrt(ipu::fabs(y)) - ipu::exp(x / 8.0f) * ipu::rsqrt(ipu::fabs(y) + 1.0f);
+      m2[i] = (x < y) + (x >= 0.0f) * 2 + __builtin_convertvector(x * 10.0f, int2) * 4;
+      float4 t = {x[0], x[1], y[0], r[1]};
+      acc += t * t;
+    }
+    out[a.size() - 1] = acc[0] + acc[1] + acc[2] - acc[3] + ipu::sigmoid(acc[3] * 1e-4f);
+  }
+};
+
+half4 halfStep(half4 h, half k) { return h * k - h / half(3.0f); }
+class VecHalf : public Vertex {
+public:
+  Input<Vector<half>> a;
+  Output<Vector<half>> out;
+  Output<Vector<short>> mask;
+  void compute() {
+    const half4 *a4 = reinterpret_cast<const half4 *>(&a[0]);
+    half4 *o4 = reinterpret_cast<half4 *>(&out[0]);
+    short4 *m4 = reinterpret_cast<short4 *>(&mask[0]);
+    for (unsigned i = 0; i < a.size() / 4; ++i) {
+      half4 h = a4[i];
+      half4 s = halfStep(h, half(1.25f)) + half(2.0f);
+      s *= h;
+      o4[i] = ipu::fmax(s, -h);
+      m4[i] = h > s;
+    }
+    half2 p = {a[0], a[1]};
+    p = p + p * half(0.5f);
+    out[a.size() - 1] = p[0] + p[1];
+    const half4 *q = a4;
+    half4 f0 = ipu::load_postinc(&q, 1);
+    half4 f1 = ipu::load_postinc(&q, 2);
+    out[a.size() - 2] = f0[1] + f1[2] - (*q)[3];
+  }
+};
+
+class VecInt : public Vertex {
+public:
+  Input<Vector<int>> a;
+  Input<Vector<unsigned short>> b;
+  Output<Vector<int>> out;
+  Output<Vector<int>> bytes;
+  void compute() {
+    const int2 *a2 = reinterpret_cast<const int2 *>(&a[0]);
+    int2 *o2 = reinterpret_cast<int2 *>(&out[0]);
+    for (unsigned i = 0; i < a.size() / 2; ++i) {
+      int2 x = a2[i];
+      int2 d = (x & 7) + 1;
+      o2[i] = (x * 3 - 7) / d + (x % d) - (x >> 2) + ((x << 3) ^ ~x) - (x > 100);
+    }
+    const ushort4 *b4 = reinterpret_cast<const ushort4 *>(&b[0]);
+    for (unsigned i = 0; i < b.size() / 4; ++i) {
+      ushort4 u = b4[i] * 3 + 1;
+      short4 s = {short(u[0]), short(u[1]), short(u[2]), short(u[3])};
+      short4 m = u > ushort4{500, 600, 700, 800};
+      s = (s - 400) | (m & 1);
+      uchar4 c = uchar4{(unsigned char)s[0], (unsigned char)s[1], (unsigned char)s[2], (unsigned char)s[3]} + 200;
+      for (unsigned j = 0; j < 4; ++j) bytes[4 * i + j] = c[j];
+    }
+  }
+};

@@ -75,6 +75,15 @@ impl Parser {
     fn class_inner(&mut self, tparams: Option<Vec<TParam>>) -> Result<Class> {
         let kw = self.bump();
         let is_struct = &*kw.text == "struct";
+        // `alignas(N)` with a number: the class's alignment (other
+        // attributes, and `alignas` of a type or expression, are skipped).
+        let align = (self.at_kw("alignas")
+            && self.peek_at(1).is(Tok::LParen)
+            && self.peek_at(2).is(Tok::Number)
+            && self.peek_at(3).is(Tok::RParen))
+        .then(|| self.peek_at(2).text.parse::<u32>().ok())
+        .flatten()
+        .filter(|a| a.is_power_of_two() && *a <= 4096);
         self.skip_attributes()?;
         let (name, span) = self.ident()?;
         self.types.insert(name.clone());
@@ -98,7 +107,7 @@ impl Parser {
         let mut members = Vec::new();
         if self.eat(Tok::Semi) {
             // Forward declaration.
-            return Ok(Class { span, name, tparams, spec_args, bases, members: Vec::new() });
+            return Ok(Class { span, name, tparams, spec_args, bases, members: Vec::new(), align });
         }
         self.expect(Tok::LBrace, "'{'")?;
         let _ = is_struct;
@@ -120,7 +129,7 @@ impl Parser {
         }
         self.skip_attributes()?;
         self.expect(Tok::Semi, "';' after class definition")?;
-        Ok(Class { span, name, tparams, spec_args, bases, members })
+        Ok(Class { span, name, tparams, spec_args, bases, members, align })
     }
 
     fn member(&mut self, class: &str, members: &mut Vec<Member>) -> Result<()> {

@@ -36,7 +36,38 @@ impl Parser {
         }
         while self.at_kw("__attribute__") || self.at_kw("alignas") {
             self.bump();
+            self.refuse_vector_attribute()?;
             self.skip_parens()?;
+        }
+        Ok(())
+    }
+
+    /// An error for a vector type made with an attribute (`vector_size`,
+    /// `ext_vector_type`) in the parenthesised attribute ahead: skipping it
+    /// would silently make the type a scalar.
+    fn refuse_vector_attribute(&self) -> Result<()> {
+        let mut level = 0;
+        for i in 0.. {
+            let t = self.peek_at(i);
+            match t.kind {
+                Tok::LParen => level += 1,
+                Tok::RParen => level -= 1,
+                Tok::Eof => break,
+                _ => {}
+            }
+            let name = t.text.trim_matches('_');
+            if t.kind == Tok::Ident && matches!(name, "vector_size" | "ext_vector_type") {
+                return err(
+                    t.span,
+                    format!(
+                        "vector attribute '{}' is not supported; use the built-in vector types (float2, half4, int2, ...)",
+                        t.text
+                    ),
+                );
+            }
+            if level == 0 {
+                break;
+            }
         }
         Ok(())
     }
@@ -158,6 +189,7 @@ impl Parser {
         if self.eat_kw("typedef") {
             let ty = self.type_name()?;
             let (name, span) = self.ident()?;
+            self.skip_attributes()?;
             self.expect(Tok::Semi, "';'")?;
             self.types.insert(name.clone());
             return Ok(Item::Alias(span, name, None, ty));

@@ -183,7 +183,7 @@ impl Lowerer<'_, '_> {
                         return Ok(Some(V::Void));
                     }
                 }
-                let c = self.cond(v)?;
+                let c = self.cond(v, a.span)?;
                 let bad = self.b.ins().icmp_imm_s(IntCC::Equal, c, 0);
                 let z = self.b.ins().iconst(types::I64, 0);
                 self.trap_if(bad, abi::STATUS_ASSERT, z);

@@ -32,6 +32,9 @@ impl Lowerer<'_, '_> {
                 UnOp::PreDec => "--",
                 _ => return err(span, "this operator is not supported on class objects"),
             };
+            if let Some(r) = self.vector_operator_call(name, vec![v.clone()], span)? {
+                return Ok(r);
+            }
             if let Some(r) = self.operator_call(name, vec![v], span)? {
                 return Ok(r);
             }
@@ -53,7 +56,7 @@ impl Lowerer<'_, '_> {
                     return Ok(V::C(s2, c2));
                 }
                 if op == UnOp::Not {
-                    let c = self.cond(v)?;
+                    let c = self.cond(v, span)?;
                     let one = self.b.ins().iconst(types::I8, 1);
                     return Ok(V::R(Scalar::Bool, self.b.ins().bxor(c, one)));
                 }
@@ -70,9 +73,13 @@ impl Lowerer<'_, '_> {
                 V::R(t, if op == UnOp::Neg { self.b.ins().ineg(x) } else { self.b.ins().bnot(x) })
             }
             UnOp::Deref => match v {
-                V::Ptr(t, a) => V::L(t, Place::Tile(a)),
+                V::Ptr(t, a) => {
+                    self.check_vector_align(&t, a);
+                    V::L(t, Place::Tile(a))
+                }
                 V::L(Ty::Ptr(t), p) => {
                     let a = self.load_scalar(Scalar::UInt, p);
+                    self.check_vector_align(&t, a);
                     V::L(*t, Place::Tile(a))
                 }
                 V::EdgeS { elem, addr } => V::L(Ty::S(elem), Place::Tile(addr)),

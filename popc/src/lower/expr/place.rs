@@ -85,10 +85,11 @@ impl Lowerer<'_, '_> {
                     let x = self.rv_as(r, s, span)?;
                     self.store_scalar(s, p, x);
                 }
-                None => {
-                    let Place::Host(h) = p else { return err(span, "cannot assign this aggregate") };
-                    self.copy_agg(&t, h, r, span)?;
-                }
+                None => match p {
+                    Place::Host(h) => self.copy_aggregate(&t, h, r, span)?,
+                    Place::Tile(a) => self.copy_to_tile(&t, a, r, span)?,
+                    Place::Var(_) => return err(span, "cannot assign this aggregate"),
+                },
             },
             V::EdgeS { elem, addr } => {
                 let x = self.rv_as(r, elem, span)?;
@@ -122,11 +123,13 @@ impl Lowerer<'_, '_> {
             }
             V::Ptr(t, addr) => {
                 let a = elem_at(self, addr, t.size());
+                self.check_vector_align(&t, a);
                 V::L(t, Place::Tile(a))
             }
             V::L(Ty::Ptr(t), p) => {
                 let addr = self.load_scalar(Scalar::UInt, p);
                 let a = elem_at(self, addr, t.size());
+                self.check_vector_align(&t, a);
                 V::L(*t, Place::Tile(a))
             }
             V::EdgeS { elem, addr } => V::L(Ty::S(elem), Place::Tile(elem_at(self, addr, elem.size()))),
@@ -158,14 +161,31 @@ impl Lowerer<'_, '_> {
         })
     }
 
-    fn copy_agg(&mut self, t: &Ty, to: Value, r: V, span: Span) -> Result<()> {
-        let V::L(rt, Place::Host(from)) = r else { return err(span, "cannot assign this aggregate") };
+    /// An object copied into tile memory at `to`: bytes at a time, or a
+    /// vector's 64-bit pieces (one store each).
+    fn copy_to_tile(&mut self, t: &Ty, to: Value, r: V, span: Span) -> Result<()> {
+        let V::L(rt, from) = r else {
+            return err(span, format!("cannot convert {} to '{}'", self.spell_value(&r), t.spell()));
+        };
         if !rt.same(t) {
-            return err(span, "aggregate types differ");
+            return err(span, format!("cannot convert '{}' to '{}'", rt.spell(), t.spell()));
         }
-        for off in 0..t.size() {
-            let x = self.b.ins().load(types::I8, MemFlagsData::trusted(), from, off as i32);
-            self.b.ins().store(MemFlagsData::trusted(), x, to, off as i32);
+        let piece = super::vector_piece(t).unwrap_or(Scalar::UChar);
+        let mut off = 0;
+        while off < t.size() {
+            let x = match from {
+                Place::Host(h) => {
+                    self.b.ins().load(crate::lower::cl(piece), MemFlagsData::trusted(), h, off as i32)
+                }
+                Place::Tile(a) => {
+                    let at = self.b.ins().iadd_imm_s(a, off as i64);
+                    self.load_scalar(piece, Place::Tile(at))
+                }
+                Place::Var(_) => return err(span, "cannot assign this aggregate"),
+            };
+            let at = self.b.ins().iadd_imm_s(to, off as i64);
+            self.store_scalar(piece, Place::Tile(at), x);
+            off += piece.size();
         }
         Ok(())
     }

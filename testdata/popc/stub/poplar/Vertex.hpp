@@ -15,6 +15,7 @@
 #include <type_traits>
 #include "HalfFloat.hpp"
 #include "QuarterFloat.hpp"
+#include "VectorTypes.hpp"
 
 namespace poplar {
 // Scoped, as in Poplar: codelets name `VectorLayout::ONE_PTR` (PopLibs also

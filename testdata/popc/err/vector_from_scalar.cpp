@@ -1,0 +1,11 @@
+#include <poplar/Vertex.hpp>
+using namespace poplar;
+class V : public Vertex {
+public:
+  Output<float> out;
+  void compute() {
+    half4 v = {1.0f, 2.0f, 3.0f, 4.0f};
+    v = half(2.0f);
+    *out = v[0];
+  }
+};

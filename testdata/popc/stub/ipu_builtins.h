@@ -1,0 +1,3 @@
+// Stub: see <ipu_vector_math>.
+#pragma once
+#include <ipu_vector_math>
