@@ -322,6 +322,23 @@ pub fn matmul_class(name: &str, t: ElemType) -> String {
     s
 }
 
+/// The class that adds up a split product's partial sums: `c[r][j] =
+/// p[r * parts][j] + p[r * parts + 1][j] + …`, left to right, the parts
+/// being the sums over successive ranges of `k`. Each worker takes every
+/// sixth row; each pass over a row is an elementwise loop `popc` runs four
+/// columns at a time.
+pub fn matmul_sum_class(name: &str) -> String {
+    format!(
+        "class {name} : public MultiVertex {{\npublic:\n  Vector<Input<Vector<float>>> p;\n  Vector<Output<Vector<float>>> c;\n\
+         \x20 void compute(unsigned wid) {{\n    unsigned m = c.size();\n    unsigned parts = p.size() / m;\n\
+         \x20   for (unsigned r = wid; r < m; r += numWorkers()) {{\n      float *o = &c[r][0];\n\
+         \x20     unsigned n = c[r].size();\n      const float *p0 = &p[r * parts][0];\n\
+         \x20     for (unsigned j = 0; j < n; ++j) {{ o[j] = p0[j]; }}\n\
+         \x20     for (unsigned s = 1; s < parts; ++s) {{\n        const float *ps = &p[r * parts + s][0];\n\
+         \x20       for (unsigned j = 0; j < n; ++j) {{ o[j] = o[j] + ps[j]; }}\n      }}\n    }}\n  }}\n}};\n"
+    )
+}
+
 /// The loops of `rows` rows of `c` from row `r`: zero them, add the terms
 /// `MM_TERMS` at a time, then one at a time.
 fn matmul_pass(s: &mut String, e: &str, rows: usize) {

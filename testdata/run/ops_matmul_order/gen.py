@@ -3,16 +3,21 @@
 Every sum of a product must run over k in order from zero in float32,
 c[i][j] = (((0 + a[i][0] * b[0][j]) + a[i][1] * b[1][j]) + ...), each
 product and each addition rounded to float32 (no fused multiply-add), on
-both devices whatever the vertex's blocking. The reference is computed
-here in exactly that order; the graph subtracts it from its own products
+both devices whatever the vertex's blocking; when the planner splits k
+into parts of at most kk terms (`poplar-compile --dump ops` prints
+"k in N parts of at most kk"), each part is summed that way and the
+parts' sums are then added in order of k. The reference is computed here
+in exactly that order, with the parts the planner chooses on this
+4-tile target written below; the graph subtracts it from its own products
 and prints the largest difference, which must be zero. The shapes cover
 row groups with remainders, k below and not a multiple of four, columns
-not a multiple of four and a batched product; the values are inexact in
-float32, so any other order of additions would show.
+not a multiple of four, split and unsplit k and a batched product; the
+values are inexact in float32, so any other order of additions would show.
 """
 import numpy as np
 
-SHAPES = [("p", 37, 70, 29), ("q", 9, 3, 13), ("r", 26, 41, 8)]
+# (name, m, k, n, terms per part of k as planned: k when unsplit)
+SHAPES = [("p", 37, 70, 29, 35), ("q", 9, 3, 13, 3), ("r", 26, 41, 8, 21)]
 G, BM, BK, BN = 2, 13, 11, 6
 f32 = np.float32
 
@@ -23,11 +28,14 @@ def values(shape, seed):
     return v.astype(f32).reshape(shape)
 
 
-def ordered(a, b):
-    acc = np.zeros((a.shape[0], b.shape[1]), dtype=f32)
-    for q in range(a.shape[1]):
-        acc = (acc + (a[:, q:q + 1] * b[q:q + 1, :]).astype(f32)).astype(f32)
-    return acc
+def ordered(a, b, kk):
+    total = None
+    for q0 in range(0, a.shape[1], kk):
+        acc = np.zeros((a.shape[0], b.shape[1]), dtype=f32)
+        for q in range(q0, min(q0 + kk, a.shape[1])):
+            acc = (acc + (a[:, q:q + 1] * b[q:q + 1, :]).astype(f32)).astype(f32)
+        total = acc if total is None else (total + acc).astype(f32)
+    return total
 
 
 def lit(m):
@@ -43,9 +51,9 @@ lines = [
 ]
 body = []
 refs = []
-for s, (name, m, k, n) in enumerate(SHAPES):
+for s, (name, m, k, n, kk) in enumerate(SHAPES):
     a, b = values((m, k), 2 * s), values((k, n), 2 * s + 1)
-    refs.append(ordered(a, b).ravel())
+    refs.append(ordered(a, b, kk).ravel())
     lines.append("const %s_a: float[%d, %d] @ linear = %s" % (name, m, k, lit(a)))
     lines.append("const %s_b: float[%d, %d] @ linear = %s" % (name, k, n, lit(b)))
     lines.append("var %s_ref: float[%d, %d] @ linear" % (name, m, n))
@@ -54,7 +62,7 @@ for s, (name, m, k, n) in enumerate(SHAPES):
     body.append("  %s_err = reduce(%s_diff, max, dims = [0, 1])" % (name, name))
     body.append('  print "%s: [%d, %d] x [%d, %d], largest difference" %s_err' % (name, m, k, k, n, name))
 ga, gb = values((G, BM, BK), 9), values((G, BK, BN), 10)
-refs.append(np.stack([ordered(ga[i], gb[i]) for i in range(G)]).ravel())
+refs.append(np.stack([ordered(ga[i], gb[i], BK) for i in range(G)]).ravel())
 lines.append("const g_a: float[%d, %d, %d] @ linear = %s" % (G, BM, BK, lit(ga)))
 lines.append("const g_b: float[%d, %d, %d] @ linear = %s" % (G, BK, BN, lit(gb)))
 lines.append("var g_ref: float[%d, %d, %d] @ linear" % (G, BM, BN))
