@@ -88,7 +88,12 @@ pub fn plan(m: u64, k: u64, n: u64, elem: ElemType, tiles: u32, target: &ir::Tar
                 let fits = bytes <= budget;
                 let p = Plan { pm, pn, pk, cycles };
                 let key = |f: bool, p: &Plan| {
-                    (f, std::cmp::Reverse(p.cycles), std::cmp::Reverse(p.pm * p.pn * p.pk), std::cmp::Reverse(p.pk))
+                    (
+                        f,
+                        std::cmp::Reverse(p.cycles),
+                        std::cmp::Reverse(p.pm * p.pn * p.pk),
+                        std::cmp::Reverse(p.pk),
+                    )
                 };
                 if best.as_ref().is_none_or(|(bf, b)| key(fits, &p) > key(*bf, b)) {
                     best = Some((fits, p));
