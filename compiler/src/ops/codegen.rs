@@ -275,7 +275,10 @@ const MM_TERMS: usize = 4;
 /// `float`, one dot product at a time, and round once). `a` is one edge
 /// holding the block's rows of `a` one after another, `b` one edge holding
 /// the `k` rows of the block's columns of `b`, `c` a list of the block's
-/// rows of the result (in place in the result tensor).
+/// rows of the result (in place in the result tensor). When the planner
+/// splits `k`, `q` runs over the block's part of it, `a` and `b` hold that
+/// part's columns and rows, and `c` is the block's rows of the partial
+/// sums.
 ///
 /// `float` and integer blocks give each worker a contiguous share of the
 /// rows and go through them two at a time. Each pass over the columns
