@@ -275,7 +275,10 @@ const MM_TERMS: usize = 4;
 /// `float`, one dot product at a time, and round once). `a` is one edge
 /// holding the block's rows of `a` one after another, `b` one edge holding
 /// the `k` rows of the block's columns of `b`, `c` a list of the block's
-/// rows of the result (in place in the result tensor).
+/// rows of the result (in place in the result tensor). When the planner
+/// splits `k`, `q` runs over the block's part of it, `a` and `b` hold that
+/// part's columns and rows, and `c` is the block's rows of the partial
+/// sums.
 ///
 /// `float` and integer blocks give each worker a contiguous share of the
 /// rows and go through them two at a time. Each pass over the columns
@@ -319,6 +322,43 @@ pub fn matmul_class(name: &str, t: ElemType) -> String {
     s.push_str("    }\n    for (; r < r1; ++r) {\n");
     matmul_pass(&mut s, e, 1);
     s.push_str("    }\n  }\n};\n");
+    s
+}
+
+/// The class that adds up a split product's partial sums: `c[r][j] =
+/// p[r * parts][j] + p[r * parts + 1][j] + …`, left to right, the parts
+/// being the sums over successive ranges of `k`. Each worker takes every
+/// sixth row. A pass over a row adds four parts at a time, `o[j] = o[j] +
+/// q0[j] + q1[j] + q2[j] + q3[j]` (the first pass starts from the first
+/// part itself), which is the same sequence of roundings as one part at a
+/// time; each pass is an elementwise loop `popc` runs four columns at a
+/// time.
+pub fn matmul_sum_class(name: &str) -> String {
+    let mut s = format!(
+        "class {name} : public MultiVertex {{\npublic:\n  Vector<Input<Vector<float>>> p;\n  Vector<Output<Vector<float>>> c;\n\
+         \x20 void compute(unsigned wid) {{\n    unsigned m = c.size();\n    unsigned parts = p.size() / m;\n\
+         \x20   for (unsigned r = wid; r < m; r += numWorkers()) {{\n      float *o = &c[r][0];\n\
+         \x20     unsigned n = c[r].size();\n      unsigned s = r * parts;\n      unsigned end = s + parts;\n"
+    );
+    let ptrs = |s: &mut String, count: usize| {
+        for u in 0..count {
+            let _ = writeln!(s, "{:8}const float *q{u} = &p[s + {u}][0];", "");
+        }
+    };
+    s.push_str("      if (parts >= 4) {\n");
+    ptrs(&mut s, 4);
+    s.push_str("        for (unsigned j = 0; j < n; ++j) { o[j] = q0[j] + q1[j] + q2[j] + q3[j]; }\n        s += 4;\n");
+    s.push_str("      } else {\n");
+    ptrs(&mut s, 1);
+    s.push_str("        for (unsigned j = 0; j < n; ++j) { o[j] = q0[j]; }\n        s += 1;\n      }\n");
+    s.push_str("      for (; s + 4 <= end; s += 4) {\n");
+    ptrs(&mut s, 4);
+    s.push_str("        for (unsigned j = 0; j < n; ++j) { o[j] = o[j] + q0[j] + q1[j] + q2[j] + q3[j]; }\n      }\n");
+    s.push_str("      for (; s < end; ++s) {\n");
+    ptrs(&mut s, 1);
+    s.push_str(
+        "        for (unsigned j = 0; j < n; ++j) { o[j] = o[j] + q0[j]; }\n      }\n    }\n  }\n};\n",
+    );
     s
 }
 

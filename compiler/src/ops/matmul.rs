@@ -1,29 +1,36 @@
 //! `c = matmul(a, b)`: `[m, k] x [k, n]` (or batched `[g, m, k] x [g, k,
 //! n]`), planned over the target's tiles.
 //!
-//! The planner splits the output into `pm x pn` blocks, one per tile, and
-//! never splits `k` (so no partial sums and no second compute set). For
-//! every split with `pm <= m`, `pn <= n`, `pm * pn <= tiles` it estimates a
-//! tile's cycles as
+//! The planner splits the output into `pm x pn` blocks and, for `float`
+//! products, `k` into `pk` parts of `kk = ceil(k/pk)` terms, one block and
+//! part per tile. For every split with `pm <= m`, `pn <= n`, `pk <= k`,
+//! `pm * pn * pk <= tiles` it estimates a tile's cycles as
 //!
 //! ```text
 //! workers * macs  +  (a rows + b columns received, in bytes) / exchange_bytes_per_cycle
 //! ```
 //!
-//! where `macs = ceil(ceil(m/pm) / workers) * cols * k` is the busiest
+//! where `macs = ceil(ceil(m/pm) / workers) * cols * kk` is the busiest
 //! worker's share (the vertex gives each worker whole rows; the workers
 //! issue in turn, so a tile's compute lasts `workers` times its busiest
-//! worker's count), `cols` being a block's
-//! `ceil(n/pn)` columns rounded up to a multiple of four: the vertex works
-//! through a row four columns at a time (the host's f32x4 vectors; the
-//! IPU's float units too work on pairs and quads), and a last, partial
-//! group of columns costs it as much as a whole one. It takes the cheapest split
-//! whose block (a rows, b columns, c block) fits in half a tile's memory,
-//! ties to fewer tiles. Block `(i, j)` runs on tile `i * pn + j`, reading
-//! its rows of `a` and the rows of its column range of `b` (each one edge,
-//! row by row; fetched by exchange in contiguous runs), writing its rows
-//! of `c`. A new `c` is mapped block by block
-//! where it is computed. Batches share the tiles evenly, each planned alone.
+//! worker's count), `cols` being a block's `ceil(n/pn)` columns rounded up
+//! to a multiple of four: the vertex works through a row four columns at a
+//! time (the host's f32x4 vectors; the IPU's float units too work on pairs
+//! and quads), and a last, partial group of columns costs it as much as a
+//! whole one. With `k` split, the block's `pk` tiles each then add up a
+//! share of the block's rows (`ceil(rows/pk)`), receiving the other parts'
+//! partial sums of them: that second compute set's adds, bytes and one more
+//! sync are added to the estimate. It takes the cheapest split whose tile
+//! memory fits in half a tile, ties to fewer tiles, then fewer parts.
+//!
+//! Block `(i, j)`, part `p` runs on tile `(i * pn + j) * pk + p`, reading
+//! its rows of `a` (the part's columns) and the part's rows of its column
+//! range of `b` (each one edge, fetched by exchange in contiguous runs).
+//! Unsplit, it writes its rows of `c`; split, its rows of a `float` scratch
+//! tensor of partial sums, `[g, pk, m, n]`, and a `MatMulSum` vertex on the
+//! block's tile `p` adds up the rows of its share, parts in order of `k`. A
+//! new `c` is mapped where its rows are finished. Batches share the tiles
+//! evenly, each planned alone.
 
 use ir::{Diagnostic, ElemType, FieldValue, Name, Op, Span, Stmt, Subscript, View};
 
@@ -38,6 +45,8 @@ const COLUMN_GROUP: u64 = 4;
 pub struct Plan {
     pub pm: u64,
     pub pn: u64,
+    /// Parts `k` is split into (1: no partial sums).
+    pub pk: u64,
     /// Estimated cycles of the busiest tile.
     pub cycles: u64,
 }
@@ -54,25 +63,45 @@ pub fn plan(m: u64, k: u64, n: u64, elem: ElemType, tiles: u32, target: &ir::Tar
         let rows = m.div_ceil(pm);
         for pn in 1..=n.clamp(1, tiles / pm) {
             let cols = n.div_ceil(pn);
-            // The busiest worker's share: the vertex splits whole rows.
-            let macs = rows.div_ceil(workers) * cols.next_multiple_of(COLUMN_GROUP) * k;
-            let recv = (rows * k + cols * k) * size;
-            let cycles = macs * workers + recv.div_ceil(bw);
-            let fits = (rows * k + cols * k + rows * cols) * size <= budget;
-            let p = Plan { pm, pn, cycles };
-            let better = match best {
-                None => true,
-                Some((bf, b)) => {
-                    (fits, std::cmp::Reverse(cycles), std::cmp::Reverse(pm * pn))
-                        > (bf, std::cmp::Reverse(b.cycles), std::cmp::Reverse(b.pm * b.pn))
+            let col_groups = cols.next_multiple_of(COLUMN_GROUP);
+            // Partial sums are `float`: only `float` products split `k`.
+            let most_pk = if elem == ElemType::Float { k.clamp(1, tiles / (pm * pn)) } else { 1 };
+            for pk in 1..=most_pk {
+                let kk = k.div_ceil(pk);
+                if k.div_ceil(kk.max(1)).max(1) != pk {
+                    continue; // the same parts as a smaller `pk`
                 }
-            };
-            if better {
-                best = Some((fits, p));
+                // The busiest worker's share: the vertex splits whole rows.
+                let macs = rows.div_ceil(workers) * col_groups * kk;
+                let recv = (rows * kk + kk * cols) * size;
+                let mut cycles = macs * workers + recv.div_ceil(bw);
+                let mut bytes = (rows * kk + kk * cols + rows * cols) * size;
+                if pk > 1 {
+                    // Each of the block's `pk` tiles adds up a share of its
+                    // rows, receiving the other tiles' partials of them.
+                    let share = rows.div_ceil(pk);
+                    let adds = share.div_ceil(workers) * col_groups * pk;
+                    let recv2 = (pk - 1) * share * cols * size;
+                    cycles += adds * workers + recv2.div_ceil(bw) + target.sync_cycles as u64;
+                    bytes += recv2 + share * cols * size;
+                }
+                let fits = bytes <= budget;
+                let p = Plan { pm, pn, pk, cycles };
+                let key = |f: bool, p: &Plan| {
+                    (
+                        f,
+                        std::cmp::Reverse(p.cycles),
+                        std::cmp::Reverse(p.pm * p.pn * p.pk),
+                        std::cmp::Reverse(p.pk),
+                    )
+                };
+                if best.as_ref().is_none_or(|(bf, b)| key(fits, &p) > key(*bf, b)) {
+                    best = Some((fits, p));
+                }
             }
         }
     }
-    best.map(|b| b.1).unwrap_or(Plan { pm: 1, pn: 1, cycles: 0 })
+    best.map(|b| b.1).unwrap_or(Plan { pm: 1, pn: 1, pk: 1, cycles: 0 })
 }
 
 fn idx(v: &View, subs: &[Subscript], span: Span) -> Result<View, Diagnostic> {
@@ -101,25 +130,30 @@ pub(crate) fn expand(
     let per_batch = (tiles / g.max(1)).max(1);
     let p = plan(m, k, n, elem, per_batch as u32, &x.graph.target);
     let name = x.out_name(&op.out);
+    let rows = m.div_ceil(p.pm);
+    let cols = n.div_ceil(p.pn);
+    let kk = k.div_ceil(p.pk).max(1);
     x.plans.push(format!(
-        "{name} = matmul: {}[{m}, {k}] x [{k}, {n}] {}: {} x {} blocks of at most {} x {} on {} tiles{}, about {} cycles per tile",
+        "{name} = matmul: {}[{m}, {k}] x [{k}, {n}] {}: {} x {} blocks of at most {} x {}{} on {} tiles{}, about {} cycles per tile",
         if batched { format!("{g} x ") } else { String::new() },
         elem.name(),
         p.pm,
         p.pn,
-        m.div_ceil(p.pm),
-        n.div_ceil(p.pn),
-        p.pm * p.pn,
+        rows,
+        cols,
+        if p.pk > 1 { format!(", k in {} parts of at most {kk}", p.pk) } else { String::new() },
+        p.pm * p.pn * p.pk,
         if batched { " per batch" } else { "" },
         p.cycles
     ));
     if g == 0 || m == 0 || n == 0 {
         return Ok(Vec::new());
     }
-    let rows = m.div_ceil(p.pm);
-    let cols = n.div_ceil(p.pn);
-    let tile_of =
-        |gi: u64, bi: u64, bj: u64| (((gi * per_batch) % tiles) + bi * p.pn + bj) as u32 % tiles as u32;
+    let tile_of = |gi: u64, bi: u64, bj: u64, bk: u64| {
+        (((gi * per_batch) % tiles) + (bi * p.pn + bj) * p.pk + bk) as u32 % tiles as u32
+    };
+    // With `k` split, row `t` of a block is added up on its tile `t / share`.
+    let share = rows.div_ceil(p.pk);
 
     if let Some(t) = x.unmapped_output(&op.out) {
         let mut ivs = Vec::new();
@@ -132,7 +166,7 @@ pub(crate) fn expand(
                         ivs.push(Interval {
                             start: base + c0,
                             end: base + c1,
-                            tile: crate::ids::TileId(tile_of(gi, i / rows, bj)),
+                            tile: crate::ids::TileId(tile_of(gi, i / rows, bj, (i % rows) / share)),
                         });
                     }
                 }
@@ -145,10 +179,42 @@ pub(crate) fn expand(
         return super::map::expand(x, op, &c, span);
     }
 
+    // Partial sums, `[g, pk, m, n]`, each block's on its tile.
+    let partial = if p.pk > 1 {
+        let mut ivs = Vec::new();
+        for gi in 0..g {
+            for bk in 0..p.pk {
+                for i in 0..m {
+                    for bj in 0..p.pn {
+                        let (c0, c1) = (bj * cols, ((bj + 1) * cols).min(n));
+                        let base = ((gi * p.pk + bk) * m + i) * n;
+                        ivs.push(Interval {
+                            start: base + c0,
+                            end: base + c1,
+                            tile: crate::ids::TileId(tile_of(gi, i / rows, bj, bk)),
+                        });
+                    }
+                }
+            }
+        }
+        let len = g * p.pk * m * n;
+        let t = x.scratch(&format!("{name}.partial"), ElemType::Float, len, ivs, span);
+        Some(View::whole(t, &[len]))
+    } else {
+        None
+    };
+    let partial_row = |gi: u64, bk: u64, i: u64, c0: u64, c1: u64| {
+        partial.as_ref().map(|pv| {
+            let base = ((gi * p.pk + bk) * m + i) * n;
+            super::slice(pv, base + c0, base + c1)
+        })
+    };
+
     let class =
         x.code.class(&format!("matmul:{}", elem.name()), "MatMul", |c| codegen::matmul_class(c, elem));
     let vtype = Name::from(class.as_str());
     let cs = x.compute_set(&format!("{name}.matmul"), span);
+    let mut sums = Vec::new();
     for gi in 0..g {
         let (ag, bg, cg) = if batched {
             let s = [Subscript::Index(gi as i64)];
@@ -170,21 +236,57 @@ pub(crate) fn expand(
                 for i in r0..r1 {
                     crows.push(idx(&cg, &[Subscript::Index(i as i64), range(c0, c1)], span)?);
                 }
-                let arows = idx(&ag, &[range(r0, r1)], span)?.flatten();
-                let bcols = idx(&bg, &[range(0, k), range(c0, c1)], span)?.flatten();
-                x.vertex(
-                    cs,
-                    &vtype,
-                    tile_of(gi, bi, bj),
-                    vec![
-                        ("a", FieldValue::Edge(arows)),
-                        ("b", FieldValue::Edge(bcols)),
-                        ("c", FieldValue::EdgeList(crows)),
-                    ],
-                    span,
-                );
+                for bk in 0..p.pk {
+                    let (k0, k1) = (bk * kk, ((bk + 1) * kk).min(k));
+                    let out = match partial {
+                        Some(_) => (r0..r1).filter_map(|i| partial_row(gi, bk, i, c0, c1)).collect(),
+                        None => crows.clone(),
+                    };
+                    let arows = idx(&ag, &[range(r0, r1), range(k0, k1)], span)?.flatten();
+                    let bcols = idx(&bg, &[range(k0, k1), range(c0, c1)], span)?.flatten();
+                    x.vertex(
+                        cs,
+                        &vtype,
+                        tile_of(gi, bi, bj, bk),
+                        vec![
+                            ("a", FieldValue::Edge(arows)),
+                            ("b", FieldValue::Edge(bcols)),
+                            ("c", FieldValue::EdgeList(out)),
+                        ],
+                        span,
+                    );
+                }
+                if partial.is_some() {
+                    for red in 0..p.pk {
+                        let (t0, t1) = (red * share, ((red + 1) * share).min(r1 - r0));
+                        if t0 >= t1 {
+                            continue;
+                        }
+                        let mut parts = Vec::new();
+                        for i in r0 + t0..r0 + t1 {
+                            parts.extend((0..p.pk).filter_map(|bk| partial_row(gi, bk, i, c0, c1)));
+                        }
+                        let outs = crows[t0 as usize..t1 as usize].to_vec();
+                        sums.push((tile_of(gi, bi, bj, red), parts, outs));
+                    }
+                }
             }
         }
     }
-    Ok(vec![Stmt::Execute(cs)])
+    if sums.is_empty() {
+        return Ok(vec![Stmt::Execute(cs)]);
+    }
+    let class = x.code.class("matmul_sum:float", "MatMulSum", codegen::matmul_sum_class);
+    let vtype = Name::from(class.as_str());
+    let cs2 = x.compute_set(&format!("{name}.matmul_sum"), span);
+    for (tile, parts, outs) in sums {
+        x.vertex(
+            cs2,
+            &vtype,
+            tile,
+            vec![("p", FieldValue::EdgeList(parts)), ("c", FieldValue::EdgeList(outs))],
+            span,
+        );
+    }
+    Ok(vec![Stmt::Execute(cs), Stmt::Execute(cs2)])
 }
