@@ -71,6 +71,24 @@ fn best_of(reps: usize, mut f: impl FnMut()) -> f64 {
     best
 }
 
+/// Medians of seconds per call of `f` and of `g`, timed in alternation
+/// (`reps` rounds of one call each, after one warm-up call of each), so
+/// the machine's drift falls on both alike.
+fn alternated(reps: usize, mut f: impl FnMut(), mut g: impl FnMut()) -> (f64, f64) {
+    f();
+    g();
+    let (mut tf, mut tg) = (Vec::new(), Vec::new());
+    for _ in 0..reps {
+        let t = Instant::now();
+        f();
+        tf.push(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        g();
+        tg.push(t.elapsed().as_secs_f64());
+    }
+    (Stats::of(tf).median, Stats::of(tg).median)
+}
+
 fn gxx_available() -> bool {
     Command::new("g++").arg("--version").output().is_ok_and(|o| o.status.success())
 }
@@ -206,6 +224,10 @@ pub fn run(quick: bool) -> Vec<(String, String)> {
             return rows;
         }
     };
+    // The same kernels without the interruption checks at loop back edges
+    // (`Options::stop_checks`), to measure what the checks cost.
+    let unchecked = popc::Options { stop_checks: false, ..popc::Options::default() };
+    let obj_unchecked = popc::compile("bench.cpp", KERNELS, &unchecked, &Fs, &[]).ok();
     let mut gxx_times = std::collections::HashMap::new();
     if have_gxx {
         let _ = std::fs::write(tmp.join("kernels.cpp"), KERNELS);
@@ -231,7 +253,7 @@ pub fn run(quick: bool) -> Vec<(String, String)> {
             }
         }
     }
-    for vt in &obj.vertex_types {
+    for (i, vt) in obj.vertex_types.iter().enumerate() {
         let mut mem = vec![0u8; 0x1000 + 3 * (n * 4 + 64) + 4096];
         layout(vt, n, &mut mem);
         let plain = popc::exec::Loaded::new(&vt.plain, false).expect("load");
@@ -251,6 +273,29 @@ pub fn run(quick: bool) -> Vec<(String, String)> {
             ));
         }
         rows.push((format!("code {} (n={n})", vt.name), row));
+        if let Some(u) = obj_unchecked.as_ref().map(|o| &o.vertex_types[i]) {
+            let [plain_u, counting_u] =
+                [&u.plain, &u.counting].map(|f| popc::exec::Loaded::new(f, false).expect("load"));
+            let mut cost = |with: &popc::exec::Loaded, without: &popc::exec::Loaded| {
+                let mut mem2 = mem.clone();
+                let (t_with, t_without) = alternated(
+                    reps,
+                    || {
+                        popc::exec::run(with, &mut mem, 0x100, 0);
+                    },
+                    || {
+                        popc::exec::run(without, &mut mem2, 0x100, 0);
+                    },
+                );
+                format!("{:+.1}%", (t_with / t_without - 1.0) * 100.0)
+            };
+            let plain_cost = cost(&plain, &plain_u);
+            let counting_cost = cost(&counting, &counting_u);
+            rows.push((
+                format!("interruption checks: {} (n={n}), time with / without - 1", vt.name),
+                format!("plain {plain_cost}, counting {counting_cost} (median of {reps}, alternated)"),
+            ));
+        }
     }
     let _ = std::fs::remove_dir_all(&tmp);
     rows

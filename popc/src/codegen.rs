@@ -121,7 +121,7 @@ pub fn lower(
             ir::Function::with_name_signature(UserFuncName::user(0, counting as u32), entry_signature(multi));
         let mut fctx = FunctionBuilderContext::new();
         let b = FunctionBuilder::new(&mut func, &mut fctx);
-        let variant = Variant { counting, debug, vectorize };
+        let variant = Variant { counting, debug, vectorize, stop_checks: opts.stop_checks };
         returns_bool = Lowerer::lower_vertex(b, p, src, c, variant, isa.frontend_config())?;
         if want_ir && !counting {
             ir_text = format!("; vertex {}\n{}", c.name, func.display());

@@ -84,6 +84,12 @@ pub struct Options {
     /// `lower::vectorize`); `-fno-vectorize` turns it off. Results and counts
     /// are the same either way.
     pub vectorize: bool,
+    /// Poll the stop word (and, counting, the cycle budget) at every loop
+    /// back edge, so a run can be interrupted inside codelet code. Always
+    /// on for real use: no command-line flag turns it off. Off only to
+    /// measure what the checks cost (the bench compiles its kernels both
+    /// ways); code without them runs until it returns.
+    pub stop_checks: bool,
 }
 
 impl Default for Options {
@@ -96,6 +102,7 @@ impl Default for Options {
             target: None,
             emit_ir: false,
             vectorize: true,
+            stop_checks: true,
         }
     }
 }

@@ -29,7 +29,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         variant: Variant,
         fc: cranelift_codegen::isa::TargetFrontendConfig,
     ) -> Result<bool> {
-        let Variant { counting, debug, vectorize } = variant;
+        let Variant { counting, debug, vectorize, stop_checks } = variant;
         let multi = c.base == Some(VertexBase::MultiVertex);
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
@@ -61,6 +61,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             counting,
             debug,
             vectorize,
+            stop_checks,
             ctx,
             mem,
             mem_len,

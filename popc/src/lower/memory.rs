@@ -21,8 +21,12 @@ impl Lowerer<'_, '_> {
     /// `*ctx.stop`, and in the counting variant [`abi::STATUS_CYCLE_LIMIT`]
     /// once this call has counted more than `ctx.budget`. Costs no modelled
     /// cycles; the stop word is loaded afresh each time (another thread
-    /// writes it).
+    /// writes it). Nothing when the checks are off
+    /// ([`crate::Options::stop_checks`]).
     pub(crate) fn stop_check(&mut self) {
+        if !self.stop_checks {
+            return;
+        }
         let p = self.b.ins().load(types::I64, mflags(), self.ctx, abi::OFFSET_STOP);
         let flag = self.b.ins().load(types::I32, MemFlagsData::new(), p, 0);
         let zero = self.b.ins().iconst(types::I64, 0);

@@ -48,6 +48,8 @@ pub struct Variant {
     pub debug: bool,
     /// Give elementwise float loops a guarded SIMD copy ([`crate::lower::vectorize`]).
     pub vectorize: bool,
+    /// Interruption checks at loop back edges ([`crate::Options::stop_checks`]).
+    pub stop_checks: bool,
 }
 
 /// A lambda: its syntax, the scopes it captured, and its environment.
@@ -128,6 +130,7 @@ pub struct Lowerer<'a, 'b> {
     pub counting: bool,
     pub debug: bool,
     pub(crate) vectorize: bool,
+    pub(crate) stop_checks: bool,
     pub(crate) ctx: Value,
     pub(crate) mem: Value,
     pub(crate) mem_len: Value,
