@@ -189,8 +189,12 @@ const BINARY: [(&str, &str); 5] =
 /// The built-in header that declares `ipu::name`, if popc has it
 /// (`ipu::load_postinc` is built into the lowering, `Lowerer::load_postinc`).
 pub fn helper_header(name: &str) -> Option<&'static str> {
-    let known = UNARY.iter().chain(&BINARY).any(|h| h.0 == name) || COMPOSED.contains(&name);
-    known.then_some("ipu_vector_math")
+    helper_names().any(|h| h == name).then_some("ipu_vector_math")
+}
+
+/// The names of the `ipu::` helpers popc has, for "did you mean".
+pub fn helper_names() -> impl Iterator<Item = &'static str> {
+    UNARY.iter().chain(&BINARY).map(|h| h.0).chain(COMPOSED).chain(["load_postinc"])
 }
 
 /// `<ipu_vector_math>`, `<ipu_builtins.h>`, `<ipu_memory_intrinsics>`: the

@@ -172,7 +172,10 @@ impl Lowerer<'_, '_> {
         }
         // User functions first (they may shadow library names).
         let mut cands = self.call_candidates(p)?;
+        // Some function of this name exists, but none takes this many arguments.
+        let wrong_count = !cands.is_empty();
         cands.retain(|c| crate::lower::call::takes(&c.f, args.len()));
+        let count_err = || err(span, format!("no overload of '{full}' takes {} argument(s)", args.len()));
         if cands.is_empty() {
             // The portable ones are declared by the built-in headers
             // (`front::vector_types`); the rest read or write the IPU itself.
@@ -182,11 +185,19 @@ impl Lowerer<'_, '_> {
             if bare == "__builtin_convertvector" {
                 return self.convert_vector(args, span);
             }
+            if wrong_count && full.starts_with("ipu::") {
+                return count_err();
+            }
             if let Some(h) = full.strip_prefix("ipu::").and_then(crate::front::vector_types::helper_header) {
                 return err(span, format!("'{full}' is declared in <{h}>, which is not included"));
             }
             if bare.starts_with("__builtin_ipu") || full.starts_with("ipu::") {
-                return err(span, format!("IPU intrinsic '{full}' is not supported (popc targets the host)"));
+                let d = Diagnostic::new(
+                    span,
+                    format!("IPU intrinsic '{full}' is not supported (popc targets the host)"),
+                );
+                let Some(name) = full.strip_prefix("ipu::") else { return Err(d) };
+                return Err(d.with_suggestion(name, crate::front::vector_types::helper_names()));
             }
             if let Some(v) = self.builtin(bare, p, args, span)? {
                 return Ok(v);
@@ -206,6 +217,9 @@ impl Lowerer<'_, '_> {
             }
             let declared =
                 self.p.candidates(&self.env.ns, &full, p.global).iter().any(|q| self.p.funcs.contains_key(q));
+            if wrong_count {
+                return count_err();
+            }
             if declared {
                 return err(
                     span,

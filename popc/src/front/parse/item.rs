@@ -188,6 +188,8 @@ impl Parser {
         }
         if self.eat_kw("typedef") {
             let ty = self.type_name()?;
+            // GCC's place for attributes: `typedef float __attribute__((aligned(8))) f8;`.
+            self.skip_attributes()?;
             let (name, span) = self.ident()?;
             self.skip_attributes()?;
             self.expect(Tok::Semi, "';'")?;
