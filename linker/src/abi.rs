@@ -47,6 +47,9 @@ pub const STATUS_INTERRUPTED: u32 = 9;
 /// The counting variant counted more than `budget` instructions in this
 /// call: the run would pass `--max-cycles` within this vertex.
 pub const STATUS_CYCLE_LIMIT: u32 = 10;
+/// An index into a local array or a vector-type object (`float2`) outside
+/// its element count; `trap_addr` holds the index.
+pub const STATUS_INDEX: u32 = 11;
 
 /// Human words for a status code, for run-time errors.
 pub fn describe_status(status: u32) -> &'static str {
@@ -62,6 +65,7 @@ pub fn describe_status(status: u32) -> &'static str {
         STATUS_EXIT => "the codelet called exit or abort",
         STATUS_INTERRUPTED => "interrupted: the run's --timeout passed while it was running",
         STATUS_CYCLE_LIMIT => "stopped: the run passes --max-cycles within this vertex",
+        STATUS_INDEX => "index out of range of a local array or vector",
         _ => "unknown trap",
     }
 }

@@ -113,6 +113,9 @@ fn render_fault(f: &Fault, step: &StepPath) -> String {
     if matches!(f.status, linker::abi::STATUS_OUT_OF_BOUNDS | linker::abi::STATUS_MISALIGNED) {
         s += &format!(" at tile address {:#x}", f.trap_addr);
     }
+    if f.status == linker::abi::STATUS_INDEX {
+        s += &format!(" (index {})", f.trap_addr as u32 as i32);
+    }
     if let Some((file, line)) = &f.source {
         s += &format!(", at {file}:{line}");
     }

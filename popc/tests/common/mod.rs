@@ -74,6 +74,9 @@ pub fn run_spec(obj: &Object, run: &Run) -> String {
     if r.status == linker::abi::STATUS_OUT_OF_BOUNDS {
         report.push_str(&format!("  trap_addr = {:#x}\n", r.trap_addr));
     }
+    if r.status == linker::abi::STATUS_INDEX {
+        report.push_str(&format!("  index = {}\n", r.trap_addr as u32 as i32));
+    }
     if r.trap_line != 0 {
         report.push_str(&format!("  trap_line = {}\n", r.trap_line));
     }

@@ -153,7 +153,7 @@ impl Lowerer<'_, '_> {
                 // Local arrays live on the host stack: check the index.
                 let bad = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, i, n as i64);
                 let off64 = self.b.ins().uextend(types::I64, i);
-                self.trap_if(bad, abi::STATUS_OUT_OF_BOUNDS, off64);
+                self.trap_if(bad, abi::STATUS_INDEX, off64);
                 let off = self.b.ins().imul_imm_s(off64, t.size() as i64);
                 V::L(*t, Place::Host(self.b.ins().iadd(h, off)))
             }

@@ -72,7 +72,7 @@ impl Lowerer<'_, '_> {
         let i64v = self.b.ins().uextend(types::I64, i);
         if !constant {
             let bad = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, i, i64::from(vt.n));
-            self.trap_if(bad, abi::STATUS_OUT_OF_BOUNDS, i64v);
+            self.trap_if(bad, abi::STATUS_INDEX, i64v);
         }
         Ok(Some(match *place {
             Place::Host(h) => {
