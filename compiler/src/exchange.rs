@@ -56,6 +56,9 @@ pub struct Buffer {
     pub tile: TileId,
     pub bytes: u64,
     pub owner: Owner,
+    /// The alignment its address must have beyond the arena's 8 bytes (a
+    /// field's `MinAlign`), or 0.
+    pub align: u64,
 }
 
 /// A place in memory before addresses are assigned.
@@ -120,6 +123,10 @@ pub struct ExchangePlan {
     /// Per tensor-to-tensor `copy` statement: the phases it runs (none
     /// for the other copies).
     pub copy_stmts: SecondaryMap<ir::CopyStmtId, Vec<CopyId>>,
+    /// The alignment a tensor's mapping interval must start at, by
+    /// (tensor, interval), where an edge passed in place asks for more
+    /// than its element's size (`MinAlign`).
+    pub interval_align: HashMap<(TensorId, u32), u64>,
 }
 
 impl ExchangePlan {
@@ -201,10 +208,14 @@ pub fn schedule_exchange(
         }
         let loc = match segs {
             [] => EdgeLoc::Empty,
-            [s] if s.tile == tile => {
+            [s] if s.tile == tile && in_place_aligned(mapping, e, s) => {
+                if e.min_align != 0 {
+                    let a = plan.interval_align.entry((s.tensor, s.interval)).or_insert(0);
+                    *a = (*a).max(e.min_align);
+                }
                 EdgeLoc::Tensor { tensor: s.tensor, interval: s.interval, elem: s.start }
             }
-            [_, ..] if reads_it && !writes_it => {
+            [_, ..] if reads_it && !writes_it && e.min_align == 0 => {
                 if one_run(segs) {
                     let (edge, r, byte) = shared.assign[next_assign];
                     debug_assert_eq!(edge as usize, plan.edges.len());
@@ -225,6 +236,7 @@ pub fn schedule_exchange(
             }
             _ => {
                 let b = push_buffer(&mut plan, tile, cs, size, count, segs, reads_it, writes_it);
+                plan.buffers[b].align = e.min_align;
                 EdgeLoc::Buffer { buffer: b, byte: 0 }
             }
         };
@@ -268,7 +280,8 @@ fn shared_input_regions(
 ) -> SharedInputs {
     let mut pending: Vec<Pending> = Vec::new();
     walk_edges(graph, resolved, codelets, mapping, |e, segs| {
-        if e.dir != gp::Direction::Input {
+        // An edge asking for alignment gets a buffer of its own.
+        if e.dir != gp::Direction::Input || e.min_align != 0 {
             return;
         }
         match segs {
@@ -330,6 +343,8 @@ struct EdgeAt<'a> {
     dir: gp::Direction,
     /// Bytes per element.
     elem_size: u64,
+    /// The field's `MinAlign` in bytes, or 0 (see [`gp::Field::min_align`]).
+    min_align: u64,
     view: &'a View,
     /// Its position in [`ExchangePlan::edges`].
     index: u32,
@@ -371,6 +386,7 @@ fn walk_edges(
                     pir_field: pir,
                     dir,
                     elem_size: u64::from(fld.elem.size()),
+                    min_align: u64::from(fld.min_align),
                     view,
                     index,
                 };
@@ -379,6 +395,15 @@ fn walk_edges(
             }
         }
     }
+}
+
+/// Whether an edge whose elements are the one segment `s` on its own tile
+/// can be passed in place: always, unless it asks for an alignment
+/// (`MinAlign`) that its offset in its mapping interval does not keep once
+/// the interval starts aligned. Such an edge gets a buffer instead.
+fn in_place_aligned(mapping: &TileMapping, e: &EdgeAt<'_>, s: &Segment) -> bool {
+    let start = mapping.tensors[s.tensor][s.interval as usize].start;
+    e.min_align == 0 || ((s.start - start) * e.elem_size).is_multiple_of(e.min_align)
 }
 
 /// Whether segments are one increasing run of one tensor.
@@ -400,7 +425,7 @@ fn push_buffer(
     fill: bool,
     drain: bool,
 ) -> BufferId {
-    let b = plan.buffers.push(Buffer { tile, bytes: count * size, owner: Owner::ComputeSet(cs) });
+    let b = plan.buffers.push(Buffer { tile, bytes: count * size, owner: Owner::ComputeSet(cs), align: 0 });
     let x = plan.compute_sets.get_mut(cs);
     let mut pos = 0u64;
     for s in segs {
@@ -424,6 +449,7 @@ fn push_region(mapping: &TileMapping, plan: &mut ExchangePlan, p: &Pending) -> B
         tile: p.tile,
         bytes: (p.end - p.start) * p.size,
         owner: Owner::ComputeSet(p.cs),
+        align: 0,
     });
     let ivs = &mapping.tensors[p.tensor];
     let x = plan.compute_sets.get_mut(p.cs);
@@ -646,7 +672,12 @@ fn plan_copy(
     // Through temporary buffers on the destination tiles.
     let mut bufs = Vec::with_capacity(ds.len());
     for d in &ds {
-        bufs.push(plan.buffers.push(Buffer { tile: d.tile, bytes: d.len * size, owner: Owner::Copy(first) }));
+        bufs.push(plan.buffers.push(Buffer {
+            tile: d.tile,
+            bytes: d.len * size,
+            owner: Owner::Copy(first),
+            align: 0,
+        }));
     }
     // The temporaries as pseudo-segments: the buffer index stands in the interval field.
     let temp: Vec<Segment> =

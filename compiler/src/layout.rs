@@ -3,12 +3,14 @@
 //! each tile needs, by category.
 //!
 //! Each tile's memory, from address 0: variables, then constants (each
-//! mapped interval contiguous and naturally aligned, in tensor id order),
+//! mapped interval contiguous and naturally aligned, or at the `MinAlign`
+//! of a vector edge passed in place, in tensor id order),
 //! vertex states (by vertex id, at the codelet's state alignment), the
 //! vector-list descriptor arrays (pairs of u32 address and count), one
 //! exchange arena shared by every compute set and copy (buffers of one owner
 //! never live at the same time as another owner's, so the arena is as large
-//! as the largest owner's buffers), and the worker stacks (the largest stack
+//! as the largest owner's buffers; each buffer 8-byte aligned, or at its
+//! edge's `MinAlign`), and the worker stacks (the largest stack
 //! of a vertex type on the tile, times the workers). Categories follow the
 //! Poplar memory report. Code is not in tile memory in this model (it lives
 //! in the image's shared segment), so it is reported but not counted.
@@ -110,9 +112,11 @@ pub fn layout_memory(
             }
             let size = u64::from(tensor.elem.size());
             let addrs = out.tensor_addr.get_mut(t);
-            for iv in &mapping.tensors[t] {
+            for (k, iv) in mapping.tensors[t].iter().enumerate() {
                 let tile = iv.tile.index();
-                let at = align(cur[tile], size);
+                // An edge passed in place may ask for more (`MinAlign`).
+                let want = plan.interval_align.get(&(t, k as u32)).copied().unwrap_or(0);
+                let at = align(cur[tile], size.max(want));
                 tiles[tile].gaps += at - cur[tile];
                 let bytes = (iv.end - iv.start) * size;
                 addrs.push(addr(at));
@@ -169,6 +173,9 @@ pub fn layout_memory(
     // The exchange arena: per tile, per owner, a bump allocator from 0.
     let mut arena: Vec<Vec<(Owner, u64)>> = vec![Vec::new(); n];
     let mut rel = Vec::with_capacity(plan.buffers.len());
+    // Per tile, the largest alignment a buffer asks for beyond 8 bytes: the
+    // arena starts at it, so offsets aligned in the arena stay aligned.
+    let mut arena_align = vec![8u64; n];
     for b in plan.buffers.values() {
         let slots = &mut arena[b.tile.index()];
         let slot = match slots.iter().rposition(|s| s.0 == b.owner) {
@@ -178,12 +185,13 @@ pub fn layout_memory(
                 slots.len() - 1
             }
         };
-        let at = align(slots[slot].1, 8);
+        let at = align(slots[slot].1, b.align.max(8));
+        arena_align[b.tile.index()] = arena_align[b.tile.index()].max(b.align);
         rel.push(at);
         slots[slot].1 = at + b.bytes;
     }
     for t in 0..n {
-        let base = align(cur[t], 8);
+        let base = align(cur[t], arena_align[t]);
         tiles[t].gaps += base - cur[t];
         tiles[t].arena_base = base;
         let size = arena[t].iter().map(|s| s.1).max().unwrap_or(0);

@@ -338,7 +338,10 @@ fn write_state(cx: &Ctx<'_>, v: VertexId, base: u64, region: &mut [u8]) {
                 let (addr, count) = match edges.get(e) {
                     Some(x) if x.field == k as u32 => {
                         e += 1;
-                        (cx.edge_addr(x.loc), x.count)
+                        let addr = cx.edge_addr(x.loc);
+                        // `exchange` and `layout` place such edges aligned.
+                        debug_assert!(f.min_align == 0 || x.count == 0 || addr % f.min_align == 0);
+                        (addr, x.count)
                     }
                     _ => (0, 0),
                 };
@@ -365,7 +368,9 @@ fn write_state(cx: &Ctx<'_>, v: VertexId, base: u64, region: &mut [u8]) {
                 let array = desc;
                 let mut items = 0u32;
                 while let Some(x) = edges.get(e).filter(|x| x.field == k as u32) {
-                    let mut pair = cx.edge_addr(x.loc).to_le_bytes().to_vec();
+                    let addr = cx.edge_addr(x.loc);
+                    debug_assert!(f.min_align == 0 || x.count == 0 || addr % f.min_align == 0);
+                    let mut pair = addr.to_le_bytes().to_vec();
                     pair.extend_from_slice(&(x.count as u32).to_le_bytes());
                     put(region, desc - base, &pair);
                     desc += 8;

@@ -17,7 +17,7 @@ fn field(
     offset: u32,
     size: u32,
 ) -> Field {
-    Field { name: name.into(), direction: dir, elem, kind, offset, size, is_const: false }
+    Field { name: name.into(), direction: dir, elem, kind, offset, size, is_const: false, min_align: 0 }
 }
 
 /// `SumVertex { Input<Vector<float>> in; Output<float> out; }` and a few more.

@@ -36,6 +36,9 @@ pub enum VertexBase {
 /// index (their order is part of this format).
 pub use vocab::ElemType;
 
+/// The largest `MinAlign` a vector edge may ask for, in bytes.
+pub const MAX_MIN_ALIGN: u32 = 4096;
+
 /// Direction of an edge field; plain state fields have none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Direction {
@@ -141,6 +144,10 @@ pub struct Field {
     pub size: u32,
     /// `const` plain member (cannot be written by compute).
     pub is_const: bool,
+    /// The alignment in bytes a vector edge's data must have
+    /// (`Vector<T, L, MinAlign>`) when more than its element's size; else 0.
+    /// `poplar-compile` places the data so.
+    pub min_align: u32,
 }
 
 impl Field {
@@ -256,6 +263,12 @@ impl Object {
                         f.kind.state_size(f.elem)
                     )));
                 }
+                if f.min_align != 0 && (!f.min_align.is_power_of_two() || f.min_align > MAX_MIN_ALIGN) {
+                    return Err(corrupt(format!(
+                        "field '{}.{}' asks for alignment {}",
+                        vt.name, f.name, f.min_align
+                    )));
+                }
             }
             for func in [&vt.plain, &vt.counting] {
                 for r in &func.relocs {
@@ -306,6 +319,7 @@ mod tests {
             offset: 0,
             size: 8,
             is_const: false,
+            min_align: 0,
         };
         assert_eq!((field.count_offset(), field.metadata_offset()), (None, Some(4)));
     }

@@ -403,6 +403,7 @@ fn build(
                     offset: f.offset,
                     size: f.size,
                     is_const: f.is_const,
+                    min_align: f.min_align,
                 }
             })
             .collect();

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use linker::gp::{Direction, FieldKind, Layout, VertexBase};
+use linker::gp::{self, Direction, FieldKind, Layout, VertexBase};
 
 use super::types::Scalar;
 use super::{
@@ -132,6 +132,12 @@ impl Unit {
                     return err(*fspan, format!("field '{full}' has unsupported type '{ty}[]'"));
                 }
                 let fty = self.field_type(&f.ty, &fenv, &full, base.is_some())?;
+                let min_align = match &fty {
+                    FieldTy::Edge { elem, kind, .. } if !matches!(kind, FieldKind::Scalar) => {
+                        self.min_align(&f.ty, &fenv, &full, elem.size())?
+                    }
+                    _ => 0,
+                };
                 let (size, al) = match &fty {
                     FieldTy::Edge { kind, elem, .. } => (kind.state_size(elem.elem()), 4),
                     FieldTy::Plain(t) => (t.size(), t.align()),
@@ -144,6 +150,7 @@ impl Unit {
                     offset: off as u32,
                     size,
                     is_const: f.ty.is_const,
+                    min_align,
                 });
                 off += u64::from(size);
                 if off > u64::from(MAX_OBJECT_SIZE) {
@@ -272,6 +279,52 @@ impl Unit {
             Ty::Ptr(_) if !vertex => Ok(FieldTy::Plain(ty)),
             _ => err(t.span, format!("field '{full}' has unsupported type '{}'", ty.spell())),
         }
+    }
+
+    /// The `MinAlign` argument of the innermost `Vector<T, L, MinAlign>` a
+    /// field's type spells (`Input<Vector<float, SPAN, 8>>`,
+    /// `Vector<Input<Vector<T, L, 8>>>`, `Vector<T, L, 8>`), in bytes, when
+    /// it is more than the element's size `natural`; else 0. A power of
+    /// two up to 4096, or an error.
+    fn min_align(&self, t: &TypeName, env: &Env, full: &str, natural: u32) -> Result<u32> {
+        let mut args: Option<Vec<TArg>> = None;
+        let mut cur = t;
+        loop {
+            let TypeKind::Named(p) = &cur.kind else { break };
+            let last = p.segs.last().unwrap();
+            let Some(a) = last.args.as_ref() else { break };
+            if last.name == "Vector" {
+                args = Some(a.clone());
+            }
+            match a.first() {
+                Some(TArg::Type(inner)) => cur = inner,
+                _ => break,
+            }
+        }
+        let named;
+        let e = match args.as_ref().and_then(|a| a.get(2)) {
+            Some(TArg::Expr(e)) => e,
+            // A constant's name parses as a type.
+            Some(TArg::Type(TypeName { kind: TypeKind::Named(p), span, .. })) => {
+                named = Expr { kind: ExprKind::Name(p.clone()), span: *span };
+                &named
+            }
+            Some(TArg::Type(t)) => return err(t.span, format!("field '{full}': MinAlign must be a number")),
+            None => return Ok(0),
+        };
+        let (_, v) = super::ceval::eval(self, e, env)?;
+        let n = match v {
+            CV::I(n) if (1..=i128::from(gp::MAX_MIN_ALIGN)).contains(&n) && (n as u64).is_power_of_two() => {
+                n as u32
+            }
+            _ => {
+                return err(
+                    e.span,
+                    format!("field '{full}': MinAlign must be a power of two from 1 to 4096 bytes"),
+                )
+            }
+        };
+        Ok(if n > natural { n } else { 0 })
     }
 
     fn edge_inner(&self, arg: &TArg, env: &Env, full: &str, dir: Direction, depth: u32) -> Result<FieldTy> {

@@ -146,6 +146,9 @@ pub struct FieldInfo {
     pub offset: u32,
     pub size: u32,
     pub is_const: bool,
+    /// An edge's `MinAlign` (`Vector<T, L, MinAlign>`) in bytes, when it
+    /// asks for more than its element's own alignment; else 0.
+    pub min_align: u32,
 }
 
 #[derive(Debug)]
