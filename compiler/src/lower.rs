@@ -340,7 +340,7 @@ fn write_state(cx: &Ctx<'_>, v: VertexId, base: u64, region: &mut [u8]) {
                         e += 1;
                         let addr = cx.edge_addr(x.loc);
                         // `exchange` and `layout` place such edges aligned.
-                        debug_assert!(f.min_align == 0 || x.count == 0 || addr % f.min_align == 0);
+                        debug_assert!(f.min_align == 0 || x.count == 0 || addr.is_multiple_of(f.min_align));
                         (addr, x.count)
                     }
                     _ => (0, 0),
@@ -369,7 +369,7 @@ fn write_state(cx: &Ctx<'_>, v: VertexId, base: u64, region: &mut [u8]) {
                 let mut items = 0u32;
                 while let Some(x) = edges.get(e).filter(|x| x.field == k as u32) {
                     let addr = cx.edge_addr(x.loc);
-                    debug_assert!(f.min_align == 0 || x.count == 0 || addr % f.min_align == 0);
+                    debug_assert!(f.min_align == 0 || x.count == 0 || addr.is_multiple_of(f.min_align));
                     let mut pair = addr.to_le_bytes().to_vec();
                     pair.extend_from_slice(&(x.count as u32).to_le_bytes());
                     put(region, desc - base, &pair);

@@ -287,19 +287,18 @@ impl Unit {
     /// it is more than the element's size `natural`; else 0. A power of
     /// two up to 4096, or an error.
     fn min_align(&self, t: &TypeName, env: &Env, full: &str, natural: u32) -> Result<u32> {
-        let mut args: Option<Vec<TArg>> = None;
-        let mut cur = t;
-        loop {
-            let TypeKind::Named(p) = &cur.kind else { break };
+        let mut args: Option<&Vec<TArg>> = None;
+        let mut cur = Some(t);
+        while let Some(TypeName { kind: TypeKind::Named(p), .. }) = cur {
             let last = p.segs.last().unwrap();
             let Some(a) = last.args.as_ref() else { break };
             if last.name == "Vector" {
-                args = Some(a.clone());
+                args = Some(a);
             }
-            match a.first() {
-                Some(TArg::Type(inner)) => cur = inner,
-                _ => break,
-            }
+            cur = match a.first() {
+                Some(TArg::Type(inner)) => Some(inner),
+                _ => None,
+            };
         }
         let named;
         let e = match args.as_ref().and_then(|a| a.get(2)) {
