@@ -282,6 +282,18 @@ fn compile_units(
     }
 }
 
+/// Preprocesses and parses `source` (a whole file; only the built-in
+/// headers) and reports its first syntax or limit error; nothing is
+/// analysed or compiled. The graph compiler checks the code it generates
+/// for an unusually deep expression this way, so that a limit it reaches is
+/// reported at the expression rather than as a broken library.
+pub fn check_syntax(file_name: &str, source: &str) -> Result<(), Diagnostics> {
+    let pp = pp::Preprocessor::new(&[], &[], &NoIncludes);
+    let (toks, sources) =
+        pp.run(file_name, source).map_err(|(d, s)| Diagnostics { sources: s, errors: vec![d] })?;
+    parse::Parser::new(toks).parse_unit().map(|_| ()).map_err(|d| Diagnostics { sources, errors: vec![d] })
+}
+
 /// The items of a later source minus those from headers an earlier
 /// source already included (`again`).
 fn drop_repeated(items: Vec<ast::Item>, again: &dyn Fn(diag::Span) -> bool) -> Vec<ast::Item> {

@@ -61,6 +61,57 @@ fn overlaps(written: &[(u32, u64, u64)], v: &View) -> bool {
     })
 }
 
+/// The largest C++ expression one fused operation's codelet may spell.
+/// `min`, `max`, `abs` and `relu` write their operands twice, so nesting
+/// them doubles the text at each level: the size is bounded before the
+/// text is made.
+pub(crate) const MAX_BODY_BYTES: u64 = 1 << 18;
+
+/// The deepest expression one operation takes, in nodes from the result
+/// to an operand. Its codelet spells each node as nested C++ (two to eight
+/// levels of popc's 256, depending on the node), so deeper expressions are
+/// refused before any text is made, and ones deeper than
+/// [`CHECKED_DEPTH`] have their class parsed on its own first.
+pub(crate) const MAX_MAP_DEPTH: usize = 64;
+
+/// Expressions deeper than this have their generated class checked with
+/// popc's parser before it joins the library (see [`MAX_MAP_DEPTH`]).
+const CHECKED_DEPTH: usize = 8;
+
+/// An upper bound on the bytes `codegen::expr` spells `e` in.
+fn body_bytes(e: &MapExpr) -> u64 {
+    match &e.kind {
+        MapKind::Input(_) => 24,
+        MapKind::Const(_) => 48,
+        MapKind::Cast(a) => body_bytes(a).saturating_add(32),
+        MapKind::Unary(u, a) => {
+            let twice = matches!(u, ir::UnaryOp::Abs | ir::UnaryOp::Relu);
+            body_bytes(a).saturating_mul(if twice { 2 } else { 1 }).saturating_add(48)
+        }
+        MapKind::Binary(b, x, y) => {
+            let twice = matches!(b, ir::BinaryOp::Min | ir::BinaryOp::Max);
+            body_bytes(x)
+                .saturating_add(body_bytes(y))
+                .saturating_mul(if twice { 2 } else { 1 })
+                .saturating_add(48)
+        }
+    }
+}
+
+/// Nodes on the longest path from `e` to an operand.
+fn depth(e: &MapExpr) -> usize {
+    match &e.kind {
+        MapKind::Input(_) | MapKind::Const(_) => 1,
+        MapKind::Unary(_, a) | MapKind::Cast(a) => 1 + depth(a),
+        MapKind::Binary(_, a, b) => 1 + depth(a).max(depth(b)),
+    }
+}
+
+/// The error for an expression too big or too deep for one operation.
+fn too_big(span: Span, what: &str) -> Diagnostic {
+    Diagnostic::error(span, format!("expression {what}; compute part of it into a tensor of its own first"))
+}
+
 fn collect_inputs<'a>(e: &'a MapExpr, out: &mut Vec<&'a View>) {
     match &e.kind {
         MapKind::Input(v) => {
@@ -109,6 +160,21 @@ fn key(e: &MapExpr, inputs: &[&View], o: &mut String) {
 }
 
 pub(crate) fn expand(x: &mut Expander, op: &Op, e: &MapExpr, span: Span) -> Result<Vec<Stmt>, Diagnostic> {
+    if depth(e) > MAX_MAP_DEPTH {
+        return Err(too_big(
+            span,
+            &format!("nested too deeply for one operation (more than {MAX_MAP_DEPTH} levels)"),
+        ));
+    }
+    if body_bytes(e) > MAX_BODY_BYTES {
+        return Err(too_big(
+            span,
+            &format!(
+                "too large for one operation (its codelet would spell more than {MAX_BODY_BYTES} bytes: \
+                 min, max, abs and relu spell their operands twice)"
+            ),
+        ));
+    }
     let out_elem = e.elem;
     let mut inputs: Vec<&View> = Vec::new();
     collect_inputs(e, &mut inputs);
@@ -164,6 +230,13 @@ pub(crate) fn expand(x: &mut Expander, op: &Op, e: &MapExpr, span: Span) -> Resu
         k.push_str(&format!("|{s:?}"));
     }
     let body = codegen::expr(e, &mut |v| inputs.iter().position(|x| *x == v).unwrap_or(0), &slots);
+    if depth(e) > CHECKED_DEPTH {
+        let text = codegen::library_file(&codegen::map_class("Check", out_elem, &slots, &body));
+        if let Err(d) = popc::check_syntax("<pir-ops>", &text) {
+            let why = d.errors.first().map_or_else(String::new, |d| d.message.clone());
+            return Err(too_big(span, &format!("too complex for one operation (in its codelet: {why})")));
+        }
+    }
     let class = x.code.class(&k, "Map", |name| codegen::map_class(name, out_elem, &slots, &body));
     let vtype: Name = Name::from(class.as_str());
 
