@@ -17,6 +17,9 @@ HOST=$(rustc -vV | sed -n 's/^host: //p')
 export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
 -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
+# Only the project's crates and the decoders it fuzzes through are
+# instrumented (see rustc-wrap.sh).
+export RUSTC_WRAPPER="$PWD/rustc-wrap.sh"
 BIN=target/$HOST/release
 case "${1:-}" in
   build) cargo build --release --target "$HOST" ;;
