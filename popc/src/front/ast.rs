@@ -26,6 +26,21 @@ pub enum TypeKind {
     Ref(P<TypeName>),
     /// `decltype(expr)`.
     Decltype(P<Expr>),
+    /// A typedef's GCC or clang vector attribute:
+    /// `typedef float v4 __attribute__((vector_size(16)))`.
+    Vector(P<VectorAttr>),
+}
+
+/// A vector attribute and the element type it applies to; sema resolves
+/// it to one of the IPU vector types (`crate::front::vector_types`).
+#[derive(Clone, Debug)]
+pub struct VectorAttr {
+    pub elem: TypeName,
+    /// The attribute's operand: bytes for `vector_size`, elements for
+    /// `ext_vector_type`.
+    pub size: Expr,
+    /// `vector_size` (the size is in bytes) rather than `ext_vector_type`.
+    pub bytes: bool,
 }
 
 #[derive(Clone, Debug)]

@@ -255,6 +255,10 @@ pub fn type_words(t: &TypeName) -> String {
         TypeKind::Ptr(i) => format!("{} *", type_words(i)),
         TypeKind::Ref(i) => format!("{} &", type_words(i)),
         TypeKind::Decltype(_) => "decltype(...)".into(),
+        TypeKind::Vector(v) => {
+            let attr = if v.bytes { "vector_size" } else { "ext_vector_type" };
+            format!("{} __attribute__(({attr}(...)))", type_words(&v.elem))
+        }
     };
     if t.is_const && !matches!(t.kind, TypeKind::Ptr(_)) {
         format!("const {base}")

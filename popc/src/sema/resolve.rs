@@ -10,6 +10,7 @@ use super::types::Scalar;
 use super::{ceval, qual, ClassDecl, ClassInst, Env, TVal, Ty, Unit, CV, MAX_OBJECT_SIZE};
 use crate::diag::{err, Diagnostic, Result, Span};
 use crate::front::ast::*;
+use crate::front::vector_types::VECTOR_TYPES;
 
 impl Unit {
     /// Candidate qualified names for `name` seen from namespace `ns`.
@@ -68,6 +69,52 @@ impl Unit {
             TypeKind::Ref(inner) => self.resolve_type(inner, env)?,
             TypeKind::Decltype(_) => return err(t.span, "'decltype' is not supported here"),
             TypeKind::Named(p) => self.resolve_named(p, env)?,
+            TypeKind::Vector(v) => self.resolve_vector(v, t.span, env)?,
+        })
+    }
+
+    /// A typedef's vector attribute: the IPU vector type with that element
+    /// type and count, which `<ipudef.h>` declares.
+    fn resolve_vector(&self, v: &VectorAttr, span: Span, env: &Env) -> Result<Ty> {
+        let attr = if v.bytes { "vector_size" } else { "ext_vector_type" };
+        let s = match self.resolve_type(&v.elem, env)? {
+            Ty::S(s) => s,
+            other => return err(span, format!("'{attr}' applies to a scalar type, not '{}'", other.spell())),
+        };
+        let size = match self.targ_const(&TArg::Expr(v.size.clone()), env)? {
+            (_, CV::I(n)) if n > 0 => n,
+            _ => return err(v.size.span, format!("'{attr}' needs a positive integer constant")),
+        };
+        let n = if v.bytes {
+            let e = i128::from(s.size());
+            if size % e != 0 {
+                let what = format!(
+                    "'vector_size({size})' is not a multiple of the size of '{}' ({e} bytes)",
+                    s.name()
+                );
+                return err(v.size.span, what);
+            }
+            size / e
+        } else {
+            size
+        };
+        let elem = if s == Scalar::SChar { "char" } else { s.name() };
+        let Some(vt) = VECTOR_TYPES.iter().find(|t| t.elem == elem && i128::from(t.n) == n) else {
+            return err(
+                span,
+                format!(
+                    "'{attr}' makes a vector of {n} '{}'; popc's vector types have 2 or 4 elements of \
+                     char, short, int, half or float (signed or unsigned), or 2 of long",
+                    s.name()
+                ),
+            );
+        };
+        let path = Path { span, global: true, segs: vec![Seg { name: vt.name.to_string(), args: None }] };
+        self.resolve_named(&path, env).or_else(|_| {
+            err(
+                span,
+                format!("'{attr}' needs the vector types of <ipudef.h> (which <poplar/Vertex.hpp> includes)"),
+            )
         })
     }
 

@@ -275,3 +275,31 @@ public:
     }
   }
 };
+
+// GCC's vector attribute on typedefs, on either side of the name: g++
+// builds its own vectors, popc the IPU vector type of that element type
+// and count. A typedef inside a template takes its size from the template
+// argument. (clang's ext_vector_type, which g++ ignores, is in popc's
+// goldens.)
+template <typename T> class VecAttr : public Vertex {
+public:
+  Input<Vector<T>> a;
+  Output<Vector<T>> out;
+  T k;
+  void compute() {
+    typedef T pair __attribute__((vector_size(2 * sizeof(T))));
+    typedef T __attribute__((vector_size(4 * sizeof(T)))) quad;
+    typedef pair *pairPtr;
+    pairPtr o2 = reinterpret_cast<pairPtr>(&out[0]);
+    quad acc{};
+    for (unsigned i = 0; i + 4 <= a.size(); i += 4) {
+      quad q{a[i], a[i + 1], a[i + 2]};
+      q = q * k - quad{a[i + 3], a[i + 3], T(1), T(2)};
+      acc += q;
+      o2[i / 2] = pair{q[0], q[1]} + pair{q[2], q[3]};
+    }
+    out[a.size() - 1] = acc[0] - acc[1] + acc[2] * acc[3];
+  }
+};
+template class VecAttr<float>;
+template class VecAttr<int>;

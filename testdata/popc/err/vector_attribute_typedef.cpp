@@ -1,10 +1,12 @@
-// A vector attribute between a typedef's type and its name is refused by
-// name, as after the name (vector_attribute.cpp).
+// A vector attribute whose count has no IPU vector type (8 floats).
 #include <poplar/Vertex.hpp>
 using namespace poplar;
-typedef float __attribute__((vector_size(8))) myfloat2;
+typedef float __attribute__((vector_size(32))) float8;
 class V : public Vertex {
 public:
   Output<float> out;
-  void compute() { *out = 1.0f; }
+  void compute() {
+    float8 a = {};
+    *out = a[0];
+  }
 };

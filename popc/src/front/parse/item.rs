@@ -42,9 +42,61 @@ impl Parser {
         Ok(())
     }
 
+    /// The attributes of a typedef ahead, skipped except a vector
+    /// attribute (`vector_size(BYTES)`, `ext_vector_type(N)`), which makes
+    /// `ty` a vector of it ([`TypeKind::Vector`]).
+    fn typedef_attributes(&mut self, mut ty: TypeName) -> Result<TypeName> {
+        loop {
+            let gnu = self.at_kw("__attribute__")
+                && self.peek_at(1).is(Tok::LParen)
+                && self.peek_at(2).is(Tok::LParen);
+            if !gnu {
+                if !(self.at(Tok::LBracket) || self.at_kw("alignas")) {
+                    return Ok(ty);
+                }
+                let end = self.attributes_end(0);
+                if end == 0 {
+                    return Ok(ty);
+                }
+                for _ in 0..end {
+                    self.bump();
+                }
+                continue;
+            }
+            self.bump();
+            self.bump();
+            self.bump();
+            while !self.at(Tok::RParen) {
+                let t = self.bump();
+                if t.kind != Tok::Ident {
+                    return err(t.span, "expected an attribute name");
+                }
+                let name = t.text.trim_matches('_');
+                if matches!(name, "vector_size" | "ext_vector_type") {
+                    self.expect(Tok::LParen, "'('")?;
+                    let size = self.assign_expr()?;
+                    self.expect(Tok::RParen, "')'")?;
+                    let bytes = name == "vector_size";
+                    ty = TypeName {
+                        span: t.span,
+                        kind: TypeKind::Vector(Box::new(VectorAttr { elem: ty, size, bytes })),
+                        is_const: false,
+                    };
+                } else if self.at(Tok::LParen) {
+                    self.skip_parens()?;
+                }
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+            self.expect(Tok::RParen, "')'")?;
+            self.expect(Tok::RParen, "')'")?;
+        }
+    }
+
     /// An error for a vector type made with an attribute (`vector_size`,
-    /// `ext_vector_type`) in the parenthesised attribute ahead: skipping it
-    /// would silently make the type a scalar.
+    /// `ext_vector_type`) in the parenthesised attribute ahead, outside a
+    /// typedef: skipping it would silently make the type a scalar.
     fn refuse_vector_attribute(&self) -> Result<()> {
         let mut level = 0;
         for i in 0.. {
@@ -189,9 +241,10 @@ impl Parser {
         if self.eat_kw("typedef") {
             let ty = self.type_name()?;
             // GCC's place for attributes: `typedef float __attribute__((aligned(8))) f8;`.
-            self.skip_attributes()?;
+            let ty = self.typedef_attributes(ty)?;
+            let ty = self.nested(|p| p.ptr_declarator(ty))?;
             let (name, span) = self.ident()?;
-            self.skip_attributes()?;
+            let ty = self.typedef_attributes(ty)?;
             self.expect(Tok::Semi, "';'")?;
             self.types.insert(name.clone());
             return Ok(Item::Alias(span, name, None, ty));
