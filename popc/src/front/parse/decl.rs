@@ -97,12 +97,14 @@ impl Parser {
                 }));
             }
             let mut dims = Vec::new();
-            while self.at(Tok::LBracket) {
+            while self.at(Tok::LBracket) && !self.peek_at(1).is(Tok::LBracket) {
                 self.enter()?;
                 self.bump();
                 dims.push(self.expr()?);
                 self.expect(Tok::RBracket, "']'")?;
             }
+            // GCC's place after an array's bounds: `float b[4] __attribute__((aligned(16)))`.
+            self.skip_attributes()?;
             let init = self.initializer()?;
             self.depth = depth;
             decls.push(VarDecl { span, ty: dty, name, dims, init, is_constexpr, is_static });

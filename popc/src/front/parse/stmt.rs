@@ -192,12 +192,14 @@ impl Parser {
             let (name, nspan) = self.ident()?;
             self.skip_attributes()?;
             let mut dims = Vec::new();
-            while self.at(Tok::LBracket) {
+            while self.at(Tok::LBracket) && !self.peek_at(1).is(Tok::LBracket) {
                 self.enter()?;
                 self.bump();
                 dims.push(self.expr()?);
                 self.expect(Tok::RBracket, "']'")?;
             }
+            // GCC's place after an array's bounds: `float b[4] __attribute__((aligned(16)))`.
+            self.skip_attributes()?;
             if decls.is_empty()
                 && !matches!(
                     self.peek().kind,
