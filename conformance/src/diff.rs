@@ -154,7 +154,10 @@ fn make_input(vt: &VertexType, seed: u64) -> Result<Input, String> {
     // Unit seeds (after the drawn ones): every integer is 1 and every edge
     // has 6 or 12 elements, in 6 sub-vectors, the smallest well-formed
     // worklists and counts (a count of 1, a step of 1, a size that 2 and 3
-    // divide), which worklist-driven vertices need to finish at all.
+    // divide), which worklist-driven vertices need to finish at all; and
+    // every float is drawn without its sign, so that a conversion to an
+    // unsigned type, undefined in C++ for a negative value, has a seed
+    // with a defined result.
     let unit = seed as usize >= SIZES.len();
     let (n, lists) = if unit {
         (6 * (1 + seed as usize % 2), 6)
@@ -171,6 +174,8 @@ fn make_input(vt: &VertexType, seed: u64) -> Result<Input, String> {
         let integer = !matches!(e, ElemType::Float | ElemType::Double | ElemType::Half | ElemType::Quarter);
         if unit && integer {
             "1".to_string()
+        } else if unit {
+            v.trim_start_matches('-').to_string()
         } else {
             v
         }
