@@ -356,8 +356,8 @@ pub fn markdown(reports: &[FileReport], quick: bool, seeds: usize, machine: &[(S
          and `-fno-access-control` since popc ignores access specifiers) in one generated driver per file, and both run on the same 64 KiB tile \
          memory, laid out by `popc::state` (the encoding of popc's own run tests) with edge lengths and \
          field values drawn per element type, {seeds} seeds per vertex (in a full run, six drawn at random and two unit seeds, \
-         whose integers are all 1 and edges 6 or 12 elements long, so that worklist-driven vertices get \
-         well-formed worklists). The whole memory must agree bit \
+         whose integers are all 1, floats non-negative and edges 6 or 12 elements long, so that worklist-driven \
+         vertices get well-formed worklists and casts to unsigned types a defined result). The whole memory must agree bit \
          for bit afterwards, except that vertices calling a host maths function (`exp`, `log`, `tanh`, \
          `pow`, …) may differ by {ULP_FLOAT} ulp in `float`/`double` and {ULP_HALF} ulp in `half` \
          elements ({} passing vertices needed that bound). `half` goes through the same \
