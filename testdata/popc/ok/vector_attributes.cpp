@@ -3,13 +3,16 @@
 // namespace scope, in a class, inside a function, and sized from a
 // template argument: each is the IPU vector type of that element type and
 // count, so it mixes with float4, half2, ... and has their operators,
-// alignment and traps. Pointer typedefs ride along.
+// alignment and traps. `using` aliases (templated too) take the
+// attributes as well, and alias types may be pointers and references.
 #include <poplar/Vertex.hpp>
 using namespace poplar;
 
 typedef float f4 __attribute__((ext_vector_type(4)));
 typedef int __attribute__((vector_size(8))) i2;
 typedef f4 *f4ptr;
+using i2ref = i2 &;
+template <typename T> using pair = T __attribute__((vector_size(2 * sizeof(T))));
 
 struct Holder {
   typedef half h2 __attribute__((__vector_size__(4), aligned(4)));
@@ -43,12 +46,14 @@ public:
     float4 b = a + 1.0f;
     f4ptr p = reinterpret_cast<f4ptr>(&out[0]);
     *p = a * b;
-    i2 m = i2{3, -4} < i2{4, -5};
+    i2 m0 = i2{3, -4} < i2{4, -5};
+    i2ref m = m0;
+    pair<float> pf{0.5f, 0.25f};
     Holder h;
     h.pair = Holder::h2{half(1.5f), half(2.25f)};
     h.pair *= half(2.0f);
     out[4] = float(h.pair[0] + h.pair[1]);
-    out[5] = float(sizeof(f4) + alignof(i2) * 100);
+    out[5] = float(sizeof(f4) + alignof(i2) * 100) + pf[0] + pf[1];
     mask[0] = m[0];
     mask[1] = m[1];
   }

@@ -42,10 +42,20 @@ impl Parser {
         Ok(())
     }
 
-    /// The attributes of a typedef ahead, skipped except a vector
-    /// attribute (`vector_size(BYTES)`, `ext_vector_type(N)`), which makes
-    /// `ty` a vector of it ([`TypeKind::Vector`]).
-    fn typedef_attributes(&mut self, mut ty: TypeName) -> Result<TypeName> {
+    /// The type an alias names (`typedef T *name`, `using name = T *`): a
+    /// type, its attributes (GCC's place for them:
+    /// `typedef float __attribute__((aligned(8))) f8;`), then pointer and
+    /// reference declarators.
+    pub(super) fn alias_type(&mut self) -> Result<TypeName> {
+        let ty = self.type_name()?;
+        let ty = self.alias_attributes(ty)?;
+        self.nested(|p| p.ptr_declarator(ty))
+    }
+
+    /// The attributes of an alias ahead, skipped except a vector attribute
+    /// (`vector_size(BYTES)`, `ext_vector_type(N)`), which makes `ty` a
+    /// vector of it ([`TypeKind::Vector`]).
+    fn alias_attributes(&mut self, mut ty: TypeName) -> Result<TypeName> {
         loop {
             let gnu = self.at_kw("__attribute__")
                 && self.peek_at(1).is(Tok::LParen)
@@ -224,7 +234,7 @@ impl Parser {
             if self.peek().kind == Tok::Ident && self.peek_at(1).is(Tok::Assign) {
                 let (name, span) = self.ident()?;
                 self.bump();
-                let ty = self.type_name()?;
+                let ty = self.alias_type()?;
                 self.expect(Tok::Semi, "';'")?;
                 self.types.insert(name.clone());
                 return Ok(Item::Alias(span, name, None, ty));
@@ -239,12 +249,9 @@ impl Parser {
             return Ok(Item::UsingDecl(p));
         }
         if self.eat_kw("typedef") {
-            let ty = self.type_name()?;
-            // GCC's place for attributes: `typedef float __attribute__((aligned(8))) f8;`.
-            let ty = self.typedef_attributes(ty)?;
-            let ty = self.nested(|p| p.ptr_declarator(ty))?;
+            let ty = self.alias_type()?;
             let (name, span) = self.ident()?;
-            let ty = self.typedef_attributes(ty)?;
+            let ty = self.alias_attributes(ty)?;
             self.expect(Tok::Semi, "';'")?;
             self.types.insert(name.clone());
             return Ok(Item::Alias(span, name, None, ty));

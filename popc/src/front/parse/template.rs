@@ -71,7 +71,7 @@ impl Parser {
             self.bump();
             let (name, nspan) = self.ident()?;
             self.expect(Tok::Assign, "'='")?;
-            let ty = self.type_name()?;
+            let ty = self.alias_type()?;
             self.expect(Tok::Semi, "';'")?;
             self.types.insert(name.clone());
             self.templates.insert(name.clone());
