@@ -283,7 +283,9 @@ const MM_TERMS: usize = 4;
 /// rows of the result (in place in the result tensor). When the planner
 /// splits `k`, `q` runs over the block's part of it, `a` and `b` hold that
 /// part's columns and rows, and `c` is the block's rows of the partial
-/// sums.
+/// sums. With `aligned` the rows of `c` ask for 16-byte alignment
+/// (`MinAlign`), which the planner requests only where they are aligned in
+/// place.
 ///
 /// `float` and integer blocks give each worker a contiguous share of the
 /// rows and go through them two at a time (a last odd row alone). For a
@@ -317,11 +319,12 @@ const MM_TERMS: usize = 4;
 /// of each product: x86's two-operand multiply overwrites its left
 /// operand, so the second row's products consume the chunks where splats
 /// on the left would each need a copy first.
-pub fn matmul_class(name: &str, t: ElemType) -> String {
+pub fn matmul_class(name: &str, t: ElemType, aligned: bool) -> String {
     let e = cpp(t);
+    let row = if aligned { format!("{e}, VectorLayout::SPAN, 16") } else { e.to_string() };
     let head = format!(
         "class {name} : public MultiVertex {{\npublic:\n  Input<Vector<{e}>> a;\n  Input<Vector<{e}>> b;\n\
-         \x20 Vector<Output<Vector<{e}>>> c;\n  void compute(unsigned wid) {{\n    unsigned m = c.size();\n\
+         \x20 Vector<Output<Vector<{row}>>> c;\n  void compute(unsigned wid) {{\n    unsigned m = c.size();\n\
          \x20   unsigned n = c[0].size();\n    unsigned k = b.size() / n;\n"
     );
     if t == ElemType::Half {
@@ -406,11 +409,11 @@ fn matmul_rows(s: &mut String, t: ElemType, rows: usize) {
     matmul_pass(s, e, rows, MM_TERMS, None);
     let _ = writeln!(s, "{ind}}}");
     for terms in (1..MM_TERMS).rev() {
-        let _ =
-            writeln!(s, "{ind}{}if (k - q == {terms}) {{", if terms + 1 == MM_TERMS { "" } else { "else " });
+        let chain = if terms + 1 == MM_TERMS { "" } else { "} else " };
+        let _ = writeln!(s, "{ind}{chain}if (k - q == {terms}) {{");
         matmul_pass(s, e, rows, terms, None);
-        let _ = writeln!(s, "{ind}}}");
     }
+    let _ = writeln!(s, "{ind}}}");
 }
 
 /// One pass over the columns adding terms `q` to `q + terms - 1` to `rows`
