@@ -270,7 +270,7 @@ pub fn reduce_class(name: &str, op: ReduceOp, t: ElemType) -> String {
 
 /// Rows of `c` one pass of a matrix-product block computes together.
 const MM_ROWS: usize = 2;
-/// Terms of the sum over `q` one pass adds to each element of `c`.
+/// Terms of the sum over `q` one pass adds to each element of `c`, at most.
 const MM_TERMS: usize = 4;
 
 /// A matrix-product block class: `c[r][j] = sum_q a[r][q] * b[q][j]` over
@@ -283,27 +283,48 @@ const MM_TERMS: usize = 4;
 /// rows of the result (in place in the result tensor). When the planner
 /// splits `k`, `q` runs over the block's part of it, `a` and `b` hold that
 /// part's columns and rows, and `c` is the block's rows of the partial
-/// sums.
+/// sums. With `aligned` the rows of `c` ask for 16-byte alignment
+/// (`MinAlign`), which the planner requests only where they are aligned in
+/// place.
 ///
 /// `float` and integer blocks give each worker a contiguous share of the
-/// rows and go through them two at a time. Each pass over the columns
-/// adds four terms (`q` to `q + 3`) to both rows, written as one
-/// left-to-right sum per element, `c0[j] = c0[j] + b0[j] * x00 + b1[j] *
-/// x01 + …`, which is the same order of roundings as four passes of one
-/// term. It is an elementwise loop over `j` that `popc` runs four columns
-/// at a time, reading every `b` row once per two rows and every `c`
-/// element once per four terms. Two rows by four terms keep the loop's
-/// values (eight `a` splats, two rows of sums, the `b` chunks) within the
-/// host's sixteen vector registers; four rows, or eight terms, measured
-/// slower for the spills. The `b` chunk is the left operand of each
-/// product: x86's two-operand multiply overwrites its left operand, so
-/// the second row's products consume the chunks where splats on the left
-/// would each need a copy first.
-pub fn matmul_class(name: &str, t: ElemType) -> String {
+/// rows and go through them two at a time (a last odd row alone). For a
+/// pair of rows the emitted code is
+///
+/// ```text
+/// q = 0
+/// k >= 4: for j: c0[j] = 0 + b0[j]*x00 + b1[j]*x01 + b2[j]*x02 + b3[j]*x03  (c1 likewise)
+///         q = 4
+/// else:   for j: c0[j] = 0, c1[j] = 0
+/// while q + 4 <= k:
+///         for j: c0[j] = c0[j] + b0[j]*x00 + … + b3[j]*x03                  (c1 likewise)
+///         q += 4
+/// k - q = 3, 2 or 1: one last pass of that many terms
+/// ```
+///
+/// with `bu` row `q + u` of `b` and `xiu = a[r + i][q + u]`. Each line is
+/// one left-to-right sum per element, the same order of roundings as one
+/// term at a time; the first pass starts from the literal zero, so even a
+/// sum of negative zeros comes out as the plain loop's `+0`. Each pass is
+/// an elementwise loop over `j` that `popc` runs four columns at a time,
+/// reading every `b` row once per two rows and every `c` element once per
+/// four terms. A pass costs a fixed setup besides its columns (loading
+/// the `x` values and `popc`'s run-time checks before its vector loop), so
+/// the first pass stores its sums without a separate zeroing pass and the
+/// leftover terms are one pass, not one pass each. Two rows by four terms
+/// keep the loop's values (eight `a` splats, two rows of sums, the `b`
+/// chunks) within the host's sixteen vector registers; four rows, eight
+/// terms, one row by eight terms and three rows by three terms all
+/// measured slower (spills, or more loads per product). The `b` chunk is the left operand
+/// of each product: x86's two-operand multiply overwrites its left
+/// operand, so the second row's products consume the chunks where splats
+/// on the left would each need a copy first.
+pub fn matmul_class(name: &str, t: ElemType, aligned: bool) -> String {
     let e = cpp(t);
+    let row = if aligned { format!("{e}, VectorLayout::SPAN, 16") } else { e.to_string() };
     let head = format!(
         "class {name} : public MultiVertex {{\npublic:\n  Input<Vector<{e}>> a;\n  Input<Vector<{e}>> b;\n\
-         \x20 Vector<Output<Vector<{e}>>> c;\n  void compute(unsigned wid) {{\n    unsigned m = c.size();\n\
+         \x20 Vector<Output<Vector<{row}>>> c;\n  void compute(unsigned wid) {{\n    unsigned m = c.size();\n\
          \x20   unsigned n = c[0].size();\n    unsigned k = b.size() / n;\n"
     );
     if t == ElemType::Half {
@@ -323,9 +344,9 @@ pub fn matmul_class(name: &str, t: ElemType) -> String {
             .as_str(),
     );
     let _ = writeln!(s, "    for (; r + {MM_ROWS} <= r1; r += {MM_ROWS}) {{");
-    matmul_pass(&mut s, e, MM_ROWS);
+    matmul_rows(&mut s, t, MM_ROWS);
     s.push_str("    }\n    for (; r < r1; ++r) {\n");
-    matmul_pass(&mut s, e, 1);
+    matmul_rows(&mut s, t, 1);
     s.push_str("    }\n  }\n};\n");
     s
 }
@@ -367,36 +388,51 @@ pub fn matmul_sum_class(name: &str) -> String {
     s
 }
 
-/// The loops of `rows` rows of `c` from row `r`: zero them, add the terms
-/// `MM_TERMS` at a time, then one at a time.
-fn matmul_pass(s: &mut String, e: &str, rows: usize) {
+/// The passes over `rows` rows of `c` from row `r` (the shape is in
+/// [`matmul_class`]'s comment): a first pass of four terms from zero (or
+/// zeros when `k < 4`), passes of four terms, and one of the leftover terms.
+fn matmul_rows(s: &mut String, t: ElemType, rows: usize) {
+    let e = cpp(t);
     let ind = "      ";
     for i in 0..rows {
         let _ = writeln!(s, "{ind}{e} *c{i} = &c[r + {i}][0];");
         let _ = writeln!(s, "{ind}const {e} *a{i} = pa + (r + {i}) * k;");
     }
-    let zero: String = (0..rows).map(|i| format!(" c{i}[j] = 0;")).collect();
-    let _ = writeln!(s, "{ind}for (unsigned j = 0; j < n; ++j) {{{zero} }}");
+    let zero = if t == ElemType::Float { "0.0f" } else { "0" };
     let _ = writeln!(s, "{ind}unsigned q = 0;");
-    for terms in [MM_TERMS, 1] {
-        if terms == 1 {
-            let _ = writeln!(s, "{ind}for (; q < k; ++q) {{");
-        } else {
-            let _ = writeln!(s, "{ind}for (; q + {terms} <= k; q += {terms}) {{");
-        }
-        for u in 0..terms {
-            let _ = writeln!(s, "{ind}  const {e} *b{u} = pb + (q + {u}) * n;");
-        }
-        for i in 0..rows {
-            for u in 0..terms {
-                let _ = writeln!(s, "{ind}  const {e} x{i}{u} = a{i}[q + {u}];");
-            }
-        }
-        let _ = writeln!(s, "{ind}  for (unsigned j = 0; j < n; ++j) {{");
-        for i in 0..rows {
-            let sum: String = (0..terms).map(|u| format!(" + b{u}[j] * x{i}{u}")).collect();
-            let _ = writeln!(s, "{ind}    c{i}[j] = c{i}[j]{sum};");
-        }
-        let _ = writeln!(s, "{ind}  }}\n{ind}}}");
+    let _ = writeln!(s, "{ind}if (k >= {MM_TERMS}) {{");
+    matmul_pass(s, e, rows, MM_TERMS, Some(zero));
+    let _ = writeln!(s, "{ind}  q = {MM_TERMS};\n{ind}}} else {{");
+    let zeros: String = (0..rows).map(|i| format!(" c{i}[j] = {zero};")).collect();
+    let _ = writeln!(s, "{ind}  for (unsigned j = 0; j < n; ++j) {{{zeros} }}\n{ind}}}");
+    let _ = writeln!(s, "{ind}for (; q + {MM_TERMS} <= k; q += {MM_TERMS}) {{");
+    matmul_pass(s, e, rows, MM_TERMS, None);
+    let _ = writeln!(s, "{ind}}}");
+    for terms in (1..MM_TERMS).rev() {
+        let chain = if terms + 1 == MM_TERMS { "" } else { "} else " };
+        let _ = writeln!(s, "{ind}{chain}if (k - q == {terms}) {{");
+        matmul_pass(s, e, rows, terms, None);
     }
+    let _ = writeln!(s, "{ind}}}");
+}
+
+/// One pass over the columns adding terms `q` to `q + terms - 1` to `rows`
+/// rows of `c`, to the sums so far or, with `from`, to that zero literal.
+fn matmul_pass(s: &mut String, e: &str, rows: usize, terms: usize, from: Option<&str>) {
+    let ind = "        ";
+    for u in 0..terms {
+        let _ = writeln!(s, "{ind}const {e} *b{u} = pb + (q + {u}) * n;");
+    }
+    for i in 0..rows {
+        for u in 0..terms {
+            let _ = writeln!(s, "{ind}const {e} x{i}{u} = a{i}[q + {u}];");
+        }
+    }
+    let _ = writeln!(s, "{ind}for (unsigned j = 0; j < n; ++j) {{");
+    for i in 0..rows {
+        let start = from.map_or(format!("c{i}[j]"), str::to_string);
+        let sum: String = (0..terms).map(|u| format!(" + b{u}[j] * x{i}{u}")).collect();
+        let _ = writeln!(s, "{ind}  c{i}[j] = {start}{sum};");
+    }
+    let _ = writeln!(s, "{ind}}}");
 }

@@ -155,7 +155,8 @@ pub(crate) fn expand(
     // With `k` split, row `t` of a block is added up on its tile `t / share`.
     let share = rows.div_ceil(p.pk);
 
-    if let Some(t) = x.unmapped_output(&op.out) {
+    let mapped_here = x.unmapped_output(&op.out);
+    if let Some(t) = mapped_here {
         let mut ivs = Vec::new();
         for gi in 0..g {
             for i in 0..m {
@@ -210,8 +211,19 @@ pub(crate) fn expand(
         })
     };
 
-    let class =
-        x.code.class(&format!("matmul:{}", elem.name()), "MatMul", |c| codegen::matmul_class(c, elem));
+    // The rows of `c` the vertices write in place all start 16 bytes apart
+    // from the start of their mapping interval when the rows and blocks are
+    // multiples of four elements wide and this expansion mapped them (the
+    // partial sums, or a result it mapped): the vertex then asks for them
+    // aligned (`MinAlign` 16), so that its four-wide loads and stores of
+    // `c` never straddle a cache line. Anywhere else the rows could lie at
+    // any offset, and an aligned vertex would have them copied instead.
+    let aligned = elem != ElemType::Half
+        && n.is_multiple_of(COLUMN_GROUP)
+        && cols.is_multiple_of(COLUMN_GROUP)
+        && (p.pk > 1 || mapped_here.is_some());
+    let key = format!("matmul:{}{}", elem.name(), if aligned { ":aligned" } else { "" });
+    let class = x.code.class(&key, "MatMul", |c| codegen::matmul_class(c, elem, aligned));
     let vtype = Name::from(class.as_str());
     let cs = x.compute_set(&format!("{name}.matmul"), span);
     let mut sums = Vec::new();
