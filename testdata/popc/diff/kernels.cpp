@@ -303,3 +303,20 @@ public:
 };
 template class VecAttr<float>;
 template class VecAttr<int>;
+
+// Pointers as integers: PopLibs' alignment tests read the low bits of an
+// edge's address, then step down to an aligned address and back.
+class AddrBits : public Vertex {
+public:
+  Input<Vector<float>> a;
+  Output<Vector<float>> out;
+  void compute() {
+    const float *p = &a[1];
+    std::uintptr_t bits = reinterpret_cast<std::uintptr_t>(p) & 7;
+    const float *q = reinterpret_cast<const float *>(reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t(7));
+    out[0] = float(bits);
+    out[1] = *q + q[2];
+    std::ptrdiff_t both = reinterpret_cast<std::ptrdiff_t>(&a[0]) | reinterpret_cast<std::ptrdiff_t>(&out[0]);
+    out[2] = (both & 3) == 0 ? 1.0f : 2.0f;
+  }
+};

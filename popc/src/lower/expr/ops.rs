@@ -136,7 +136,24 @@ impl Lowerer<'_, '_> {
                     return err(span, format!("cast to '{}' is not supported", t.spell()));
                 };
                 if kind == CastKind::Reinterpret {
-                    return err(span, "reinterpret_cast is only supported between pointer types");
+                    // A pointer's tile address as an integer, PopLibs'
+                    // alignment test `reinterpret_cast<std::uintptr_t>(p) & 7`.
+                    let addr = match v {
+                        V::Ptr(_, a) | V::Vec { addr: a, .. } => a,
+                        V::L(Ty::Ptr(_), p) => self.load_scalar(Scalar::UInt, p),
+                        _ => {
+                            let what = "reinterpret_cast is only supported between pointer types and from a pointer to an integer";
+                            return err(span, what);
+                        }
+                    };
+                    if s.is_float() || s.size() < 4 {
+                        let what = format!(
+                            "reinterpret_cast from a pointer to '{}', which cannot hold a tile address (32 bits)",
+                            s.name()
+                        );
+                        return err(span, what);
+                    }
+                    return Ok(V::R(s, self.conv(addr, Scalar::UInt, s)));
                 }
                 if let V::C(_, c) = v {
                     return Ok(V::C(s, convert(c, s)));
