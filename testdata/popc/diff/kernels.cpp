@@ -320,3 +320,33 @@ public:
     out[2] = (both & 3) == 0 ? 1.0f : 2.0f;
   }
 };
+
+// Four 32-bit elements (float4, int4, uint4): popc does + - * (and / for
+// floats) as one host SIMD operation; each lane must match g++'s vectors.
+class Vec4Ops : public Vertex {
+public:
+  Input<Vector<float>> a;
+  Input<Vector<int>> b;
+  Output<Vector<float>> out;
+  Output<Vector<unsigned>> bits;
+  void compute() {
+    float4 acc = {0.5f, -0.0f, 1e30f, -3.0f};
+    int4 iacc = {1, -2, 3, -4};
+    uint4 uacc = {4000000000u, 1u, 0u, 0x80000000u};
+    for (unsigned i = 0; i + 4 <= a.size(); i += 4) {
+      float4 x = {a[i], a[i + 1], a[i + 2], a[i + 3]};
+      int4 y = {b[i], b[i + 1], b[i + 2], b[i + 3]};
+      acc = acc * x - x / (acc + 3.0f);
+      acc /= 2.0f;
+      acc -= x;
+      iacc = iacc * 3 + y - iacc;
+      uint4 u = {unsigned(b[i]), unsigned(b[i + 1]), 7u, 9u};
+      uacc = uacc * u + uacc - 12345u;
+      uacc += u * u;
+    }
+    for (unsigned k = 0; k < 4; ++k) {
+      out[k] = acc[k];
+      bits[k] = unsigned(iacc[k]) ^ uacc[k];
+    }
+  }
+};

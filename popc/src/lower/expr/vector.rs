@@ -7,9 +7,11 @@
 //! 64 bits, as the IPU's SIMD instructions do (division and integer
 //! vectors element by element, which is all the IPU has for them), plus one
 //! load per 64 bits of an operand in tile memory, rather than the
-//! element-wise work the struct's operator does. Scalar operands are
-//! broadcast here, and `ipu::load_postinc` and `__builtin_convertvector`
-//! are built in here.
+//! element-wise work the struct's operator does. On the host, `+ - * /`
+//! of `float4` and `+ - *` of `int4`/`uint4` are one SIMD operation here
+//! instead of the struct's operator (the same result in every lane).
+//! Scalar operands are broadcast here, and `ipu::load_postinc` and
+//! `__builtin_convertvector` are built in here.
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value};
 use linker::abi;
@@ -18,9 +20,19 @@ use crate::cost;
 use crate::diag::{err, Result, Span};
 use crate::front::ast::{BinOp, Expr, ExprKind, TypeKind, TypeName, UnOp};
 use crate::front::vector_types::VectorType;
-use crate::lower::{Lowerer, Place, V};
+use crate::lower::{mflags, Lowerer, Place, V};
 use crate::sema::types::Scalar;
 use crate::sema::{FieldTy, Ty, CV};
+
+/// The host SIMD type of a vector with four 32-bit elements (`float4`,
+/// `int4`, `uint4`), which popc operates on as one value.
+fn simd_lane(vt: &VectorType) -> Option<types::Type> {
+    match (vt.n, vt.elem_size, vt.float) {
+        (4, 4, true) => Some(types::F32X4),
+        (4, 4, false) => Some(types::I32X4),
+        _ => None,
+    }
+}
 
 /// The vector type `t` is, if it is one.
 pub(crate) fn vector_type(t: &Ty) -> Option<&'static VectorType> {
@@ -168,11 +180,74 @@ impl Lowerer<'_, '_> {
             }
         }
         if r.is_ok() {
-            r = self.operator_call(op, operands, span);
+            r = match self.simd_operator(op, &operands, &ty, span) {
+                Ok(None) => self.operator_call(op, operands, span),
+                done => done,
+            };
         }
         self.uncounted -= 1;
         self.cost(cost);
         r
+    }
+
+    /// `a op b` or `a op= b` on two 128-bit vectors of 32-bit elements
+    /// (`float4`, `int4`, `uint4`) as one host SIMD operation instead of
+    /// the struct's operator, which works element by element through
+    /// memory. Each lane does the operation the element-wise code does
+    /// (IEEE single precision, or wrapping 32-bit integers), so results are
+    /// the same; counts are the caller's either way. `None` for anything
+    /// else (narrower vectors, integer division, other operators), which
+    /// the struct's operator does.
+    fn simd_operator(&mut self, op: &str, operands: &[V], ty: &Ty, span: Span) -> Result<Option<V>> {
+        let Some(vt) = vector_type(ty) else { return Ok(None) };
+        let (base, compound) = match op.strip_suffix('=') {
+            Some(b) => (b, true),
+            None => (op, false),
+        };
+        let Some(lane) = simd_lane(vt) else { return Ok(None) };
+        if !matches!((vt.float, base), (true, "+" | "-" | "*" | "/") | (false, "+" | "-" | "*")) {
+            return Ok(None);
+        }
+        let [V::L(ta, a), V::L(tb, b)] = operands else { return Ok(None) };
+        let same = |t: &Ty| vector_type(t).is_some_and(|v| v.name == vt.name);
+        if !same(ta) || !same(tb) {
+            return Ok(None);
+        }
+        let (Some(ha), Some(hb)) = (self.vector_host_addr(*a), self.vector_host_addr(*b)) else {
+            return Ok(None);
+        };
+        if compound {
+            self.check_writable(*a, span)?;
+        }
+        let x = self.b.ins().load(lane, mflags(), ha, 0);
+        let y = self.b.ins().load(lane, mflags(), hb, 0);
+        let r = match (base, vt.float) {
+            ("+", true) => self.b.ins().fadd(x, y),
+            ("-", true) => self.b.ins().fsub(x, y),
+            ("*", true) => self.b.ins().fmul(x, y),
+            ("/", true) => self.b.ins().fdiv(x, y),
+            ("+", false) => self.b.ins().iadd(x, y),
+            ("-", false) => self.b.ins().isub(x, y),
+            _ => self.b.ins().imul(x, y),
+        };
+        if compound {
+            self.b.ins().store(mflags(), r, ha, 0);
+            return Ok(Some(operands[0].clone()));
+        }
+        let h = self.stack(ty.size(), ty.align());
+        self.b.ins().store(mflags(), r, h, 0);
+        Ok(Some(V::L(ty.clone(), Place::Host(h))))
+    }
+
+    /// The host address of a vector object in `place`: a stack object's,
+    /// or one in tile memory (its alignment already checked where the
+    /// pointer was followed) after its bounds check.
+    fn vector_host_addr(&mut self, place: Place) -> Option<Value> {
+        match place {
+            Place::Host(h) => Some(h),
+            Place::Tile(a) => Some(self.tile_addr(a, 16)),
+            _ => None,
+        }
     }
 
     /// A scalar operand of a vector operator as a vector of type `ty`, every
@@ -188,6 +263,12 @@ impl Lowerer<'_, '_> {
         }
         let x = self.rv_as(v, *elem, span)?;
         let h = self.stack(ty.size(), ty.align());
+        if let Some(lane) = simd_lane(vt) {
+            // One 128-bit store of the splatted scalar.
+            let all = self.b.ins().splat(lane, x);
+            self.b.ins().store(mflags(), all, h, 0);
+            return Ok(V::L(ty.clone(), Place::Host(h)));
+        }
         for i in 0..vt.n {
             let at = self.b.ins().iadd_imm_s(h, i64::from(i * vt.elem_size));
             self.store_scalar(*elem, Place::Host(at), x);
