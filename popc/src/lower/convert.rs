@@ -90,6 +90,10 @@ impl Lowerer<'_, '_> {
         if to == Scalar::Half && from != Scalar::Half {
             return self.round_half(r);
         }
+        if !from.is_float() && !to.is_float() {
+            // An address computed in integers keeps its read-only mark.
+            self.derive(v, r);
+        }
         r
     }
 

@@ -35,6 +35,10 @@ impl Lowerer<'_, '_> {
 
     pub(crate) fn new_var(&mut self, s: Scalar, init: Value) -> V {
         let var = self.b.declare_var(cl(s));
+        if self.readonly.contains(&init) {
+            // An integer local holding an `Input` edge's address.
+            self.readonly_vars.insert(cranelift_codegen::entity::EntityRef::index(var));
+        }
         self.b.def_var(var, init);
         V::L(Ty::S(s), Place::Var(var))
     }

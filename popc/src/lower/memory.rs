@@ -165,6 +165,10 @@ impl Lowerer<'_, '_> {
     pub(crate) fn store_scalar(&mut self, s: Scalar, place: Place, v: Value) {
         let h = match place {
             Place::Var(var) => {
+                if self.readonly.contains(&v) {
+                    // An integer local holding an `Input` edge's address.
+                    self.readonly_vars.insert(cranelift_codegen::entity::EntityRef::index(var));
+                }
                 self.b.def_var(var, v);
                 return;
             }

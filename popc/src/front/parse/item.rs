@@ -18,6 +18,7 @@ impl Parser {
 
     pub(super) fn skip_attributes(&mut self) -> Result<()> {
         while self.at(Tok::LBracket) && self.peek_at(1).is(Tok::LBracket) {
+            self.refuse_vector_attribute()?;
             let mut level = 0;
             loop {
                 let t = self.bump();
@@ -49,7 +50,16 @@ impl Parser {
     pub(super) fn alias_type(&mut self) -> Result<TypeName> {
         let ty = self.type_name()?;
         let ty = self.alias_attributes(ty)?;
-        self.nested(|p| p.ptr_declarator(ty))
+        let ty = self.nested(|p| p.ptr_declarator(ty))?;
+        if let TypeKind::Ref(_) = ty.kind {
+            // Whether a declaration binds a reference is read from where it
+            // is written, so an alias would silently make it a copy.
+            return err(
+                ty.span,
+                "an alias of a reference type is not supported; write the '&' where it is used",
+            );
+        }
+        Ok(ty)
     }
 
     /// The attributes of an alias ahead, skipped except a vector attribute
@@ -64,6 +74,7 @@ impl Parser {
                 if !(self.at(Tok::LBracket) || self.at_kw("alignas")) {
                     return Ok(ty);
                 }
+                self.refuse_vector_attribute()?;
                 let end = self.attributes_end(0);
                 if end == 0 {
                     return Ok(ty);
@@ -105,15 +116,16 @@ impl Parser {
     }
 
     /// An error for a vector type made with an attribute (`vector_size`,
-    /// `ext_vector_type`) in the parenthesised attribute ahead, outside a
-    /// typedef: skipping it would silently make the type a scalar.
+    /// `ext_vector_type`) in the attribute ahead (`__attribute__((…))`
+    /// outside an alias, or `[[gnu::…]]` anywhere): skipping it would
+    /// silently make the type a scalar.
     fn refuse_vector_attribute(&self) -> Result<()> {
         let mut level = 0;
         for i in 0.. {
             let t = self.peek_at(i);
             match t.kind {
-                Tok::LParen => level += 1,
-                Tok::RParen => level -= 1,
+                Tok::LParen | Tok::LBracket => level += 1,
+                Tok::RParen | Tok::RBracket => level -= 1,
                 Tok::Eof => break,
                 _ => {}
             }
@@ -122,7 +134,8 @@ impl Parser {
                 return err(
                     t.span,
                     format!(
-                        "vector attribute '{}' is not supported; use the built-in vector types (float2, half4, int2, ...)",
+                        "vector attribute '{}' is supported only as __attribute__(({name}(N))) on a typedef or \
+                         'using' alias; or use the built-in vector types (float2, half4, int2, ...)",
                         t.text
                     ),
                 );

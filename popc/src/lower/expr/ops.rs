@@ -138,8 +138,12 @@ impl Lowerer<'_, '_> {
                 if kind == CastKind::Reinterpret {
                     // A pointer's tile address as an integer, PopLibs'
                     // alignment test `reinterpret_cast<std::uintptr_t>(p) & 7`.
+                    // The integer, and what is computed from it (`binop`,
+                    // `conv`, the locals it is stored in), carries the
+                    // pointer's read-only mark, so a pointer made back from
+                    // it cannot write an `Input` edge either.
                     let addr = match v {
-                        V::Ptr(_, a) | V::Vec { addr: a, .. } => a,
+                        V::Ptr(_, a) => a,
                         V::L(Ty::Ptr(_), p) => self.load_scalar(Scalar::UInt, p),
                         _ => {
                             let what = "reinterpret_cast is only supported between pointer types and from a pointer to an integer";
@@ -153,7 +157,9 @@ impl Lowerer<'_, '_> {
                         );
                         return err(span, what);
                     }
-                    return Ok(V::R(s, self.conv(addr, Scalar::UInt, s)));
+                    let x = self.conv(addr, Scalar::UInt, s);
+                    self.derive(addr, x);
+                    return Ok(V::R(s, x));
                 }
                 if let V::C(_, c) = v {
                     return Ok(V::C(s, convert(c, s)));
@@ -221,6 +227,7 @@ impl Lowerer<'_, '_> {
                 _ if t.is_signed() => self.b.ins().sshr(x, y),
                 _ => self.b.ins().ushr(x, y),
             };
+            self.derive(x, r);
             return Ok(V::R(t, r));
         }
         let t = Scalar::common(sa, sb);
@@ -286,6 +293,10 @@ impl Lowerer<'_, '_> {
             _ => return err(span, "invalid binary operator"),
         };
         self.cost(cost::ARITH);
+        // An integer computed from an `Input` edge's address stays read-only
+        // data's address (see `cast`).
+        self.derive(x, r);
+        self.derive(y, r);
         Ok(V::R(t, r))
     }
 
