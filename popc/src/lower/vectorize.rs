@@ -101,10 +101,11 @@ const MAX_INDEX: i64 = 1 << 30;
 /// The copy's element accesses must end below this (no 32-bit wrap).
 const ADDRESS_SPACE: i64 = 1 << 32;
 
-/// Flags of the copy's loads and stores: checked by the preheader, but
-/// tile addresses are only 4-byte aligned, so not `aligned` (x86 would
-/// then fold the load into an SSE instruction that needs 16).
-const VECTOR_FLAGS: MemFlagsData = MemFlagsData::new().with_notrap();
+/// Flags of every 128-bit load and store popc emits (this copy's, and
+/// `float4`/`int4` operations'): bounds already checked, but tile
+/// addresses are only 4-byte aligned, so not `aligned` (x86 would then
+/// fold the load into an SSE instruction that needs 16).
+pub(crate) const VECTOR_FLAGS: MemFlagsData = MemFlagsData::new().with_notrap();
 
 /// Where a loop-invariant scalar lives.
 #[derive(Clone, Copy, Debug)]

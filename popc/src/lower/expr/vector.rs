@@ -13,13 +13,14 @@
 //! Scalar operands are broadcast here, and `ipu::load_postinc` and
 //! `__builtin_convertvector` are built in here.
 
-use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value};
 use linker::abi;
 
 use crate::cost;
 use crate::diag::{err, Result, Span};
 use crate::front::ast::{BinOp, Expr, ExprKind, TypeKind, TypeName, UnOp};
 use crate::front::vector_types::VectorType;
+use crate::lower::vectorize::VECTOR_FLAGS;
 use crate::lower::{Lowerer, Place, V};
 use crate::sema::types::Scalar;
 use crate::sema::{FieldTy, Ty, CV};
@@ -32,14 +33,6 @@ fn simd_lane(vt: &VectorType) -> Option<types::Type> {
         (4, 4, false) => Some(types::I32X4),
         _ => None,
     }
-}
-
-/// Flags of a 128-bit access: not `aligned`, since a vector member of a
-/// struct reached through a pointer is checked only for the struct's
-/// alignment, and Cranelift folds an aligned load into an SSE operand
-/// that faults on a misaligned address (an unaligned one is `movups`).
-fn simd_flags() -> MemFlagsData {
-    MemFlagsData::new().with_notrap()
 }
 
 /// The vector type `t` is, if it is one.
@@ -227,8 +220,8 @@ impl Lowerer<'_, '_> {
         if compound {
             self.check_writable(*a, span)?;
         }
-        let x = self.b.ins().load(lane, simd_flags(), ha, 0);
-        let y = self.b.ins().load(lane, simd_flags(), hb, 0);
+        let x = self.b.ins().load(lane, VECTOR_FLAGS, ha, 0);
+        let y = self.b.ins().load(lane, VECTOR_FLAGS, hb, 0);
         let r = match (base, vt.float) {
             ("+", true) => self.b.ins().fadd(x, y),
             ("-", true) => self.b.ins().fsub(x, y),
@@ -239,11 +232,11 @@ impl Lowerer<'_, '_> {
             _ => self.b.ins().imul(x, y),
         };
         if compound {
-            self.b.ins().store(simd_flags(), r, ha, 0);
+            self.b.ins().store(VECTOR_FLAGS, r, ha, 0);
             return Ok(Some(operands[0].clone()));
         }
         let h = self.stack(ty.size(), ty.align());
-        self.b.ins().store(simd_flags(), r, h, 0);
+        self.b.ins().store(VECTOR_FLAGS, r, h, 0);
         Ok(Some(V::L(ty.clone(), Place::Host(h))))
     }
 
@@ -273,7 +266,7 @@ impl Lowerer<'_, '_> {
         if let Some(lane) = simd_lane(vt) {
             // One 128-bit store of the splatted scalar.
             let all = self.b.ins().splat(lane, x);
-            self.b.ins().store(simd_flags(), all, h, 0);
+            self.b.ins().store(VECTOR_FLAGS, all, h, 0);
             return Ok(V::L(ty.clone(), Place::Host(h)));
         }
         for i in 0..vt.n {
