@@ -170,6 +170,12 @@ impl Lowerer<'_, '_> {
             _ => None,
         });
         let Some(ty) = ty else { return Ok(None) };
+        let compound = op.ends_with('=') && !matches!(op, "==" | "!=" | "<=" | ">=");
+        if let (true, Some(V::L(_, place))) = (compound, operands.first()) {
+            // Here, so a write into an `Input` edge is reported at the
+            // user's line rather than inside the struct's operator.
+            self.check_writable(*place, span)?;
+        }
         self.uncounted += 1;
         let mut r = Ok(None);
         for v in operands.iter_mut() {
@@ -181,7 +187,7 @@ impl Lowerer<'_, '_> {
             }
         }
         if r.is_ok() {
-            r = match self.simd_operator(op, &operands, &ty, span) {
+            r = match self.simd_operator(op, &operands, &ty) {
                 Ok(None) => self.operator_call(op, operands, span),
                 done => done,
             };
@@ -199,7 +205,7 @@ impl Lowerer<'_, '_> {
     /// the same; counts are the caller's either way. `None` for anything
     /// else (narrower vectors, integer division, other operators), which
     /// the struct's operator does.
-    fn simd_operator(&mut self, op: &str, operands: &[V], ty: &Ty, span: Span) -> Result<Option<V>> {
+    fn simd_operator(&mut self, op: &str, operands: &[V], ty: &Ty) -> Result<Option<V>> {
         let Some(vt) = vector_type(ty) else { return Ok(None) };
         let (base, compound) = match op.strip_suffix('=') {
             Some(b) => (b, true),
@@ -217,9 +223,6 @@ impl Lowerer<'_, '_> {
         let (Some(ha), Some(hb)) = (self.vector_host_addr(*a), self.vector_host_addr(*b)) else {
             return Ok(None);
         };
-        if compound {
-            self.check_writable(*a, span)?;
-        }
         let x = self.b.ins().load(lane, VECTOR_FLAGS, ha, 0);
         let y = self.b.ins().load(lane, VECTOR_FLAGS, hb, 0);
         let r = match (base, vt.float) {
