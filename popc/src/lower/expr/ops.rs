@@ -135,31 +135,21 @@ impl Lowerer<'_, '_> {
                 let Some(s) = t.scalar() else {
                     return err(span, format!("cast to '{}' is not supported", t.spell()));
                 };
-                if kind == CastKind::Reinterpret {
-                    // A pointer's tile address as an integer, PopLibs'
-                    // alignment test `reinterpret_cast<std::uintptr_t>(p) & 7`.
-                    // The integer, and what is computed from it (`binop`,
-                    // `conv`, the locals it is stored in), carries the
-                    // pointer's read-only mark, so a pointer made back from
-                    // it cannot write an `Input` edge either.
-                    let addr = match v {
-                        V::Ptr(_, a) => a,
-                        V::L(Ty::Ptr(_), p) => self.load_scalar(Scalar::UInt, p),
-                        _ => {
-                            let what = "reinterpret_cast is only supported between pointer types and from a pointer to an integer";
-                            return err(span, what);
-                        }
-                    };
-                    if s.is_float() || s.size() < 4 {
-                        let what = format!(
-                            "reinterpret_cast from a pointer to '{}', which cannot hold a tile address (32 bits)",
-                            s.name()
-                        );
-                        return err(span, what);
-                    }
-                    let x = self.conv(addr, Scalar::UInt, s);
-                    self.derive(addr, x);
-                    return Ok(V::R(s, x));
+                // A pointer's tile address as an integer (a C-style cast or
+                // `reinterpret_cast`, PopLibs' alignment test
+                // `reinterpret_cast<std::uintptr_t>(p) & 7`), or its truth.
+                let from_pointer = matches!(v, V::Ptr(..) | V::L(Ty::Ptr(_), _));
+                let narrow = s.is_float() || s.size() < 4;
+                if from_pointer && narrow && (s != Scalar::Bool || kind == CastKind::Reinterpret) {
+                    let what = format!(
+                        "cast from a pointer to '{}', which cannot hold a tile address (32 bits)",
+                        s.name()
+                    );
+                    return err(span, what);
+                }
+                if kind == CastKind::Reinterpret && !from_pointer {
+                    let what = "reinterpret_cast is only supported between pointer types and from a pointer to an integer";
+                    return err(span, what);
                 }
                 if let V::C(_, c) = v {
                     return Ok(V::C(s, convert(c, s)));
