@@ -322,7 +322,8 @@ public:
 };
 
 // Four 32-bit elements (float4, int4, uint4): popc does + - * (and / for
-// floats) as one host SIMD operation; each lane must match g++'s vectors.
+// floats), unary minus and ~ as one host SIMD operation; each lane must
+// match g++'s vectors.
 class Vec4Ops : public Vertex {
 public:
   Input<Vector<float>> a;
@@ -344,9 +345,15 @@ public:
       uacc = uacc * u + uacc - 12345u;
       uacc += u * u;
     }
+    float4 neg = -acc;
+    int4 inv = ~iacc;
+    int4 ineg = -iacc;
+    uint4 uneg = -uacc;
     for (unsigned k = 0; k < 4; ++k) {
       out[k] = acc[k];
+      out[4 + k] = neg[k];
       bits[k] = unsigned(iacc[k]) ^ uacc[k];
+      bits[4 + k] = unsigned(inv[k]) + unsigned(ineg[k]) * 3u + uneg[k];
     }
   }
 };

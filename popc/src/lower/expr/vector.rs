@@ -8,8 +8,9 @@
 //! vectors element by element, which is all the IPU has for them), plus one
 //! load per 64 bits of an operand in tile memory, rather than the
 //! element-wise work the struct's operator does. On the host, `+ - * /`
-//! of `float4` and `+ - *` of `int4`/`uint4` are one SIMD operation here
-//! instead of the struct's operator (the same result in every lane).
+//! and unary `-` of `float4`, and `+ - *`, unary `-` and `~` of
+//! `int4`/`uint4`, are one SIMD operation here instead of the struct's
+//! operator (the same result in every lane).
 //! Scalar operands are broadcast here, and `ipu::load_postinc` and
 //! `__builtin_convertvector` are built in here.
 
@@ -212,6 +213,32 @@ impl Lowerer<'_, '_> {
             None => (op, false),
         };
         let Some(lane) = simd_lane(vt) else { return Ok(None) };
+        if let [V::L(t, a)] = operands {
+            // Unary `-` (and `~` of integers): `T(-x)` is the negation, or
+            // the complement, of each element's bits.
+            if vector_type(t).is_none_or(|v| v.name != vt.name) || compound {
+                return Ok(None);
+            }
+            let Some(ha) = self.vector_host_addr(*a) else { return Ok(None) };
+            let r = match (base, vt.float) {
+                ("-", true) => {
+                    let x = self.b.ins().load(lane, VECTOR_FLAGS, ha, 0);
+                    self.b.ins().fneg(x)
+                }
+                ("-", false) => {
+                    let x = self.b.ins().load(lane, VECTOR_FLAGS, ha, 0);
+                    self.b.ins().ineg(x)
+                }
+                ("~", false) => {
+                    let x = self.b.ins().load(lane, VECTOR_FLAGS, ha, 0);
+                    self.b.ins().bnot(x)
+                }
+                _ => return Ok(None),
+            };
+            let h = self.stack(ty.size(), ty.align());
+            self.b.ins().store(VECTOR_FLAGS, r, h, 0);
+            return Ok(Some(V::L(ty.clone(), Place::Host(h))));
+        }
         if !matches!((vt.float, base), (true, "+" | "-" | "*" | "/") | (false, "+" | "-" | "*")) {
             return Ok(None);
         }
