@@ -466,7 +466,12 @@ fn compile_all(
         for c in classes {
             let l = match codegen::lower(isa, prog, sources, c, opts) {
                 Ok(l) => l,
-                Err(d) => {
+                Err(mut d) => {
+                    if c.name.contains('<') {
+                        // Which instance of a template the error is in: its
+                        // position alone is shared by every instance.
+                        d.notes.push(format!("in vertex '{}'", c.name));
+                    }
                     lowered.push(Err(d));
                     continue;
                 }
