@@ -50,6 +50,17 @@ public:
   float k;
   void compute() { for (unsigned i = 0; i < x.size(); ++i) x[i] = x[i] + k * y[i]; }
 };
+class BenchVec4 : public Vertex {
+public:
+  InOut<Vector<float, VectorLayout::SPAN, 16>> x;
+  Input<Vector<float, VectorLayout::SPAN, 16>> y;
+  float k;
+  void compute() {
+    float4 *px = reinterpret_cast<float4 *>(&x[0]);
+    const float4 *py = reinterpret_cast<const float4 *>(&y[0]);
+    for (unsigned i = 0; i < x.size() / 4; ++i) px[i] = px[i] + k * py[i];
+  }
+};
 class BenchHalf : public Vertex {
 public:
   Input<Vector<half>> a;
@@ -142,10 +153,12 @@ int main() {{
   BenchDot d; d.a.p = a.data(); d.a.n = n; d.b.p = b.data(); d.b.n = n; d.out.p = &out;
   BenchScaledAdd x; x.x.p = a.data(); x.x.n = n; x.y.p = b.data(); x.y.n = n; x.k = 0.5f;
   BenchHalf hv; hv.a.p = h.data(); hv.a.n = n; hv.out.p = ho.data(); hv.out.n = n; hv.k = half(0.5f);
+  BenchVec4 v4; v4.x.p = a.data(); v4.x.n = n; v4.y.p = b.data(); v4.y.n = n; v4.k = 0.5f;
   printf("BenchSum %.9f\n", best([&] {{ esc(); s.compute(); esc();  }}));
   printf("BenchDot %.9f\n", best([&] {{ esc(); d.compute(); esc();  }}));
   printf("BenchScaledAdd %.9f\n", best([&] {{ esc(); x.compute(); esc();  }}));
   printf("BenchHalf %.9f\n", best([&] {{ esc(); hv.compute(); esc();  }}));
+  printf("BenchVec4 %.9f\n", best([&] {{ esc(); v4.compute(); esc();  }}));
   printf("sink %f\n", out);
 }}
 "#
