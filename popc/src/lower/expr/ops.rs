@@ -155,10 +155,7 @@ impl Lowerer<'_, '_> {
                     return Ok(V::C(s, convert(c, s)));
                 }
                 let x = self.rv_as(v, s, span)?;
-                Ok(match t {
-                    Ty::Enum(_) => V::R(s, x),
-                    _ => V::R(s, x),
-                })
+                Ok(V::R(s, x))
             }
         }
     }

@@ -219,21 +219,15 @@ impl Lowerer<'_, '_> {
             if vector_type(t).is_none_or(|v| v.name != vt.name) || compound {
                 return Ok(None);
             }
+            if !matches!((base, vt.float), ("-", _) | ("~", false)) {
+                return Ok(None);
+            }
             let Some(ha) = self.vector_host_addr(*a) else { return Ok(None) };
+            let x = self.b.ins().load(lane, VECTOR_FLAGS, ha, 0);
             let r = match (base, vt.float) {
-                ("-", true) => {
-                    let x = self.b.ins().load(lane, VECTOR_FLAGS, ha, 0);
-                    self.b.ins().fneg(x)
-                }
-                ("-", false) => {
-                    let x = self.b.ins().load(lane, VECTOR_FLAGS, ha, 0);
-                    self.b.ins().ineg(x)
-                }
-                ("~", false) => {
-                    let x = self.b.ins().load(lane, VECTOR_FLAGS, ha, 0);
-                    self.b.ins().bnot(x)
-                }
-                _ => return Ok(None),
+                ("-", true) => self.b.ins().fneg(x),
+                ("-", false) => self.b.ins().ineg(x),
+                _ => self.b.ins().bnot(x),
             };
             let h = self.stack(ty.size(), ty.align());
             self.b.ins().store(VECTOR_FLAGS, r, h, 0);
