@@ -78,6 +78,7 @@ fn empty_vertices(tiles: u32, per_tile: u32, repeats: u64) -> Image {
             tiles: (0..tiles).map(|t| TileWork { tile: t, start: 0, end: per_tile }).collect(),
             exchange_in: Exchange::default(),
             exchange_out: Exchange::default(),
+            in_by_tile: false,
         }],
         copies: vec![],
         programs: vec![Program {

@@ -56,7 +56,7 @@ struct Cli {
     /// Only parse and check the graph (no codelets, no output).
     #[arg(long)]
     check: bool,
-    /// Print a stage as text to stdout: ops, mapping, exchange, memory, program, image.
+    /// Print a stage as text to stdout: ops, library, mapping, exchange, memory, program, image.
     #[arg(long, value_name = "STAGE")]
     dump: Vec<String>,
     /// Print the time each pass takes to stderr.
@@ -100,7 +100,7 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
         match DumpStage::from_name(d) {
             Some(s) => dumps.push(s),
             None => {
-                let stages = "ops, mapping, exchange, memory, program or image";
+                let stages = "ops, library, mapping, exchange, memory, program or image";
                 return (1, String::new(), error(format!("unknown --dump stage `{d}` (expected {stages})")));
             }
         }

@@ -267,7 +267,7 @@ pub fn program(u: &Unlinked<'_>) -> String {
                 .collect();
             let _ = writeln!(o, "  tile {}: {}", w.tile, ids.join(" "));
         }
-        exchange_text(&mut o, "exchange in", &cs.exchange_in);
+        exchange_text(&mut o, exchange_in_label(cs.in_by_tile), &cs.exchange_in);
         exchange_text(&mut o, "exchange out", &cs.exchange_out);
     }
     for (i, c) in u.copies.iter().enumerate() {
@@ -283,6 +283,14 @@ pub fn program(u: &Unlinked<'_>) -> String {
         steps(&mut o, 1, &p.body);
     }
     o
+}
+
+/// How `--dump` heads a compute set's exchange in.
+fn exchange_in_label(by_tile: bool) -> &'static str {
+    match by_tile {
+        true => "exchange in, tile by tile",
+        false => "exchange in",
+    }
 }
 
 /// `--dump image`: the linked image's structure (sizes and offsets, not code bytes).
@@ -319,7 +327,7 @@ pub fn image(img: &Image) -> String {
         let tiles: Vec<String> =
             cs.tiles.iter().map(|w| format!("{}:{}..{}", w.tile, w.start, w.end)).collect();
         let _ = writeln!(o, "cs{i} {}: tiles {}", cs.name, tiles.join(" "));
-        exchange_text(&mut o, "exchange in", &cs.exchange_in);
+        exchange_text(&mut o, exchange_in_label(cs.in_by_tile), &cs.exchange_in);
         exchange_text(&mut o, "exchange out", &cs.exchange_out);
     }
     for (i, c) in img.copies.iter().enumerate() {

@@ -167,12 +167,15 @@ pub fn lower<'a>(
             .map(|&t| TileWork { tile: t, start: start[t as usize], end: instances[t as usize].len() as u32 })
             .collect();
         let x = &plan.compute_sets[cs];
-        compute_sets.push(ComputeSet {
+        let mut lowered = ComputeSet {
             name: c.name.clone(),
             tiles,
             exchange_in: cx.exchange(&x.ins),
             exchange_out: cx.exchange(&x.outs),
-        });
+            in_by_tile: false,
+        };
+        lowered.in_by_tile = in_by_tile(&cx, &c.vertices, &lowered);
+        compute_sets.push(lowered);
     }
     for v in graph.vertices.keys() {
         on_tile[mapping.vertex_tiles[v].index()].push(v);
@@ -313,6 +316,57 @@ fn put(region: &mut [u8], at: u64, bytes: &[u8]) {
     if let Some(dst) = region.get_mut(at..at + bytes.len()) {
         dst.copy_from_slice(bytes);
     }
+}
+
+/// Whether compute set `cs` (its `vertices`) may run its exchange in tile
+/// by tile ([`ComputeSet::in_by_tile`]): its vertices are all the
+/// library's, every transfer goes to a tile with vertices, and no transfer
+/// reads a byte an output edge of a vertex covers (reading an element a
+/// vertex of the set writes is already an error; the bytes are checked
+/// too, whatever the layout places where). User codelets keep the whole
+/// exchange before compute: their code could write anywhere on their tile,
+/// and a transfer reading it would then depend on thread timing.
+fn in_by_tile(cx: &Ctx<'_>, vertices: &[VertexId], cs: &ComputeSet) -> bool {
+    let transfers = &cs.exchange_in.transfers;
+    if transfers.is_empty() {
+        return false;
+    }
+    let has_work = |t: u32| cs.tiles.binary_search_by_key(&t, |w| w.tile).is_ok();
+    if !transfers.iter().all(|tr| has_work(tr.dst_tile)) {
+        return false;
+    }
+    // The bytes the vertices may write, as (tile, start, end).
+    let mut writes: Vec<(u32, u64, u64)> = Vec::new();
+    for &v in vertices {
+        let r = &cx.resolved.types[cx.resolved.vertex_type[v]];
+        if cx.codelets.library != Some(r.object as usize) {
+            return false;
+        }
+        let vt = cx.resolved.vertex_info(cx.codelets, v);
+        let tile = cx.mapping.vertex_tiles[v].index() as u32;
+        for e in cx.plan.vertex_edges(v) {
+            let f = &vt.fields[e.field as usize];
+            if f.direction.is_some_and(|d| d != gp::Direction::Input) && e.count > 0 {
+                let start = u64::from(cx.edge_addr(e.loc));
+                writes.push((tile, start, start + e.count * u64::from(f.elem.size())));
+            }
+        }
+    }
+    // Merged into disjoint runs, a read meets a write if and only if the
+    // last run starting before the read's end reaches past its start.
+    writes.sort_unstable();
+    let mut runs: Vec<(u32, u64, u64)> = Vec::with_capacity(writes.len());
+    for w in writes {
+        match runs.last_mut() {
+            Some(l) if l.0 == w.0 && w.1 <= l.2 => l.2 = l.2.max(w.2),
+            _ => runs.push(w),
+        }
+    }
+    transfers.iter().all(|tr| {
+        let (lo, hi) = (u64::from(tr.src_offset), u64::from(tr.src_offset) + u64::from(tr.bytes));
+        let after = runs.partition_point(|w| (w.0, w.1) < (tr.src_tile, hi));
+        after == 0 || runs[after - 1].0 != tr.src_tile || runs[after - 1].2 <= lo
+    })
 }
 
 /// Writes vertex `v`'s state and descriptor arrays into the tile's state

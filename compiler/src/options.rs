@@ -34,6 +34,8 @@ pub struct Options {
 pub enum DumpStage {
     /// Library operations: the matmul planner's choices and the vertex types.
     Ops,
+    /// The C++ source of the library's codelets, as `popc` compiles it.
+    Library,
     Mapping,
     Exchange,
     Memory,
@@ -42,8 +44,9 @@ pub enum DumpStage {
 }
 
 impl DumpStage {
-    pub const ALL: [DumpStage; 6] = [
+    pub const ALL: [DumpStage; 7] = [
         DumpStage::Ops,
+        DumpStage::Library,
         DumpStage::Mapping,
         DumpStage::Exchange,
         DumpStage::Memory,
@@ -54,6 +57,7 @@ impl DumpStage {
     pub fn name(self) -> &'static str {
         match self {
             DumpStage::Ops => "ops",
+            DumpStage::Library => "library",
             DumpStage::Mapping => "mapping",
             DumpStage::Exchange => "exchange",
             DumpStage::Memory => "memory",

@@ -19,6 +19,9 @@ pub struct Codelets {
     /// `popc` could match, as (the graph's name, the type's name): an enum
     /// template argument written as its value (`popc::Output::aliases`).
     pub aliases: Vec<(String, String)>,
+    /// Index in `objects` of the library the graph's operations expanded
+    /// into, whose vertices write only through their output edges.
+    pub library: Option<usize>,
 }
 
 /// A successful compilation.
@@ -69,7 +72,11 @@ pub fn compile(
         if opts.dumps.contains(&DumpStage::Ops) {
             dumps.push((DumpStage::Ops, ops::dump(&x)));
         }
+        if opts.dumps.contains(&DumpStage::Library) {
+            dumps.push((DumpStage::Library, x.source.clone()));
+        }
         let mut c = codelets.clone();
+        c.library = Some(c.objects.len());
         c.objects.push(object);
         with_library = c;
         expanded = x;
@@ -77,6 +84,9 @@ pub fn compile(
     } else {
         if opts.dumps.contains(&DumpStage::Ops) {
             dumps.push((DumpStage::Ops, "no operations\n".to_string()));
+        }
+        if opts.dumps.contains(&DumpStage::Library) {
+            dumps.push((DumpStage::Library, "// no operations\n".to_string()));
         }
         (graph, spans, codelets)
     };

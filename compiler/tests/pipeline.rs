@@ -68,7 +68,7 @@ fn objects() -> Codelets {
         line: 20,
     };
     let objects = vec![gp::Object { source: "fake.cpp".into(), vertex_types: vec![sum, scale, cat] }];
-    Codelets { objects, aliases: Vec::new() }
+    Codelets { objects, aliases: Vec::new(), library: None }
 }
 
 fn run(src: &str, opts: &Options) -> Result<compiler::Compiled, String> {
@@ -204,4 +204,37 @@ program main { execute cs }
     // the strided list once; tile 2 its own copy of v1[0:4].
     assert_eq!(bytes_to(1), 6 * 4 + 4 * 4);
     assert_eq!(bytes_to(2), 4 * 4);
+}
+
+/// A compute set's exchange in runs tile by tile only when every vertex is
+/// the library's (the fake object stands in for it here); reading what
+/// another vertex of the set writes is an error before that question.
+#[test]
+fn exchange_in_by_tile_only_without_overlap() {
+    let compile_as = |src: &str, library: Option<usize>| {
+        let m = ir::parse_and_check("graph.pir", src).unwrap_or_else(|d| panic!("{}", d.render()));
+        let codelets = Codelets { library, ..objects() };
+        let c = compile("graph.pir", src, &m.graph, &m.spans, &codelets, &Options::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        c.image.expect("image").compute_sets.iter().map(|cs| cs.in_by_tile).collect::<Vec<_>>()
+    };
+    // Tile 1 reads v1 on tile 0, which no vertex writes.
+    assert_eq!(compile_as(TUT3, Some(0)), [true]);
+    // Not the library's: the whole exchange runs first.
+    assert_eq!(compile_as(TUT3, None), [false]);
+    // Tile 1 reads half of `x`; the vertex on tile 0 scales the other
+    // half in place (reading what it writes would be an error).
+    let halves = r#"
+target mk2(tiles_per_ipu = 2)
+codelets "fake.cpp"
+var x: float[4] = [1.0, 2.0, 3.0, 4.0]
+var s: float @ tile 1
+map x -> tile 0
+compute_set cs {
+  vertex Scale<float> @ tile 0 { data = x[0:2], k = 2.0 }
+  vertex SumVertex @ tile 1 { in = x[2:4], out = s }
+}
+program main { execute cs }
+"#;
+    assert_eq!(compile_as(halves, Some(0)), [true]);
 }

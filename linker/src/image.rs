@@ -141,6 +141,12 @@ pub struct ComputeSet {
     pub exchange_in: Exchange,
     /// After compute: output buffers back to the tensors they stand for.
     pub exchange_out: Exchange,
+    /// `exchange_in` may run tile by tile, each tile's incoming transfers
+    /// just before its vertices, while other tiles compute: the compiler
+    /// found that no transfer reads bytes a vertex of the set writes, and
+    /// every vertex is one of the library's, whose code writes only
+    /// through its output edges. Every transfer goes to a tile of `tiles`.
+    pub in_by_tile: bool,
 }
 
 /// The vertices one tile runs in a compute set: `tiles[tile].vertices[start..end]`.

@@ -248,6 +248,16 @@ impl Validator<'_> {
                 }
             }
             self.exchange(&cs.exchange_in, &format!("exchange into compute set '{}'", cs.name))?;
+            if cs.in_by_tile {
+                let has_work = |t: u32| cs.tiles.binary_search_by_key(&t, |w| w.tile).is_ok();
+                if let Some(tr) = cs.exchange_in.transfers.iter().find(|tr| !has_work(tr.dst_tile)) {
+                    return Err(format!(
+                        "compute set '{}' runs its exchange in tile by tile, but a transfer goes to tile {}, \
+                         which has no vertices in it",
+                        cs.name, tr.dst_tile
+                    ));
+                }
+            }
             self.exchange(&cs.exchange_out, &format!("exchange out of compute set '{}'", cs.name))?;
         }
         Ok(())

@@ -126,6 +126,23 @@ pub(crate) fn expand(
     } else {
         (1, a.shape[0], a.shape[1], b.shape[1])
     };
+    // Operands and result must fit in the device: beyond it the expansion
+    // would do work (per row and block) for a graph that cannot run.
+    let target = &x.graph.target;
+    let device = u64::from(target.total_tiles()).saturating_mul(u64::from(target.bytes_per_tile));
+    let elements = [m.saturating_mul(k), k.saturating_mul(n), m.saturating_mul(n)].iter().fold(0u64, |s, &e| s.saturating_add(e)).saturating_mul(g);
+    let bytes = elements.saturating_mul(u64::from(elem.size()));
+    if bytes > device {
+        return Err(Diagnostic::error(
+            span,
+            format!(
+                "matmul of {}[{m}, {k}] x [{k}, {n}] {} needs {bytes} bytes for its operands and result, more \
+                 than the target's {device} bytes of memory",
+                if batched { format!("{g} x ") } else { String::new() },
+                elem.name()
+            ),
+        ));
+    }
     let tiles = x.tm.num_tiles as u64;
     let per_batch = (tiles / g.max(1)).max(1);
     let p = plan(m, k, n, elem, per_batch as u32, &x.graph.target);

@@ -136,7 +136,23 @@ impl Lowerer {
     }
 
     /// Evaluates a tensor expression to a view and its element type.
+    /// A view expression. A view that repeats elements (a broadcast, a
+    /// zero stride) holds more elements than its tensors, and the compiler
+    /// works element by element on it wherever it is used (an edge, an
+    /// operand, a copy): each of its elements is charged against the
+    /// expansion budget like an item, so that work stays within the budget
+    /// whatever sizes the view names.
     pub(crate) fn eval_view(&mut self, e: &Expr<'_>) -> R<(View, ElemType)> {
+        let (v, elem) = self.eval_view_unchecked(e)?;
+        let n = v.num_elements();
+        let held: u64 = v.tensors().iter().map(|&t| self.graph.tensors[t].num_elements()).sum();
+        if n > held {
+            self.charge(e.span, n.saturating_mul(ENTITY_COST))?;
+        }
+        Ok((v, elem))
+    }
+
+    fn eval_view_unchecked(&mut self, e: &Expr<'_>) -> R<(View, ElemType)> {
         match &e.kind {
             ExprKind::Name(n) => match self.syms.get(*n) {
                 Some((Sym::Tensor(t), _)) => {

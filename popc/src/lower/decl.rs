@@ -307,7 +307,12 @@ impl Lowerer<'_, '_> {
                     let Some(f) = c.fields.get(i) else {
                         return err(span, "too many initialisers for the struct");
                     };
-                    let FieldTy::Plain(ft) = &f.ty else { unreachable!() };
+                    let FieldTy::Plain(ft) = &f.ty else {
+                        return err(
+                            e.span,
+                            format!("cannot initialise field '{}', a vertex edge, in a braced initialiser", f.name),
+                        );
+                    };
                     let at = self.b.ins().iadd_imm_s(h, f.offset as i64);
                     let ft = ft.clone();
                     self.init_one(&ft, at, e)?;

@@ -34,7 +34,9 @@ pub(super) struct TileResult {
 
 impl Machine {
     /// Runs every vertex of compute set `cs`; on failure, the fault of the
-    /// lowest failing tile.
+    /// lowest failing tile. A compute set whose exchange in runs tile by
+    /// tile copies each tile's incoming transfers just before its vertices
+    /// (the data is then still in the cache when they read it).
     pub(super) fn compute(&mut self, cs_index: usize, program: u32, node: u32) -> Result<(), Box<Fault>> {
         let loaded = self.loaded.clone();
         let image = &loaded.image;
@@ -55,13 +57,19 @@ impl Machine {
             Some(limit) if counting => limit.saturating_sub(self.totals.cycles) / workers.max(1) as u64,
             _ => u64::MAX,
         };
+        let by_tile = &self.in_by_tile[cs_index];
         let record = self.rec.is_some();
         let vcounts = std::sync::Mutex::new(Vec::<(u32, u32, u64)>::new());
         let run = |lo: usize, hi: usize| -> Option<Box<Fault>> {
             let mut local_counts: Vec<(u32, u32, u64)> = Vec::new();
-            for w in &cs.tiles[lo..hi] {
+            for (i, w) in cs.tiles.iter().enumerate().take(hi).skip(lo) {
                 let t = w.tile as usize;
                 let tile = &image.tiles[t];
+                if let Some(&(a, b)) = by_tile.get(i) {
+                    // SAFETY: the transfers go to tile `t`, owned here; the
+                    // compiler found no vertex of the set writes a source.
+                    unsafe { super::exchange::perform(&ptrs, &cs.exchange_in.transfers[a as usize..b as usize]) };
+                }
                 // SAFETY: tile `t` is owned by this thread for the phase.
                 let buf = unsafe { out.at(t) };
                 let mut ctx = TileCtx {

@@ -11,7 +11,7 @@
 
 #![allow(unsafe_code)]
 
-use linker::image::Exchange;
+use linker::image::{Exchange, Transfer};
 
 use super::memory::Shared;
 use super::{DeviceKind, Machine};
@@ -38,30 +38,28 @@ pub(crate) struct ExchangeInfo {
 }
 
 impl Machine {
-    /// Performs one exchange phase and charges its cycles.
-    /// One exchange phase; `node` is its `DoExchange` in the profiles.
+    /// Performs one exchange phase and charges its cycles; `node` is its
+    /// `DoExchange` in the profiles.
     pub(super) fn exchange(&mut self, x: &Exchange, info: &ExchangeInfo, xi: usize, program: u32, node: u32) {
         let ptrs = Shared(self.ptrs.as_ptr() as *mut usize);
-        let run = |lo: usize, hi: usize| {
-            for tr in &x.transfers[lo..hi] {
-                // SAFETY: validated ranges; destinations of a phase are
-                // disjoint and never read by another transfer of it.
-                unsafe {
-                    let src = (*ptrs.at(tr.src_tile as usize) as *const u8).add(tr.src_offset as usize);
-                    let dst = (*ptrs.at(tr.dst_tile as usize) as *mut u8).add(tr.dst_offset as usize);
-                    std::ptr::copy(src, dst, tr.bytes as usize);
-                }
-            }
-        };
+        // SAFETY (both calls): the validator checked every range; a phase's
+        // destinations are disjoint, split at tile boundaries between the
+        // threads, and never read by another transfer of it.
         match &self.pool {
             Some(pool) if info.bytes >= PARALLEL_EXCHANGE_BYTES => {
                 let s = &self.x_split[xi];
-                pool.broadcast(|ctx| {
-                    run(s[ctx.index()] as usize, s[ctx.index() + 1] as usize);
+                pool.broadcast(|ctx| unsafe {
+                    perform(&ptrs, &x.transfers[s[ctx.index()] as usize..s[ctx.index() + 1] as usize])
                 });
             }
-            _ => run(0, x.transfers.len()),
+            _ => unsafe { perform(&ptrs, &x.transfers) },
         }
+        self.charge_exchange(x, info, program, node);
+    }
+
+    /// Charges an exchange phase's modelled cycles on `sim` (and records
+    /// it), whether it ran on its own or tile by tile inside the compute.
+    pub(super) fn charge_exchange(&mut self, x: &Exchange, info: &ExchangeInfo, program: u32, node: u32) {
         if self.kind == DeviceKind::Sim {
             let from = self.totals.cycles;
             self.totals.charge(program, |t| {
@@ -73,6 +71,23 @@ impl Machine {
                 let loaded = self.loaded.clone();
                 rec.exchange(&loaded.tree, node, from, info, x);
             }
+        }
+    }
+}
+
+/// Copies `transfers` between tile memories.
+///
+/// # Safety
+/// Every range is inside its tile (validated), and while this runs no
+/// other thread writes a destination or a source of these transfers, nor
+/// reads a destination.
+pub(super) unsafe fn perform(ptrs: &Shared<usize>, transfers: &[Transfer]) {
+    for tr in transfers {
+        // SAFETY: per the contract.
+        unsafe {
+            let src = (*ptrs.at(tr.src_tile as usize) as *const u8).add(tr.src_offset as usize);
+            let dst = (*ptrs.at(tr.dst_tile as usize) as *mut u8).add(tr.dst_offset as usize);
+            std::ptr::copy(src, dst, tr.bytes as usize);
         }
     }
 }

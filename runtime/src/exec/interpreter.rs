@@ -203,8 +203,13 @@ impl Machine {
                 let (xin, xout) = self.cs_info[cs].clone();
                 let name = &image.compute_sets[cs].name;
                 self.sync(program);
+                let x = &image.compute_sets[cs];
                 if let Some(node) = id.pre {
-                    self.exchange(&image.compute_sets[cs].exchange_in, &xin, 2 * cs, program, node);
+                    match x.in_by_tile {
+                        // The compute copies each tile's data in.
+                        true => self.charge_exchange(&x.exchange_in, &xin, program, node),
+                        false => self.exchange(&x.exchange_in, &xin, 2 * cs, program, node),
+                    }
                 }
                 self.compute(cs, program, id.node)
                     .map_err(|fault| RunError::Vertex { fault, step: self.where_(label, path, step) })?;

@@ -81,6 +81,10 @@ pub struct Machine {
     /// thread `i` performs `transfers[s[i]..s[i+1]]`, split at destination
     /// tile boundaries and balanced by bytes.
     x_split: Vec<Vec<u32>>,
+    /// Per compute set whose exchange in runs tile by tile
+    /// (`ComputeSet::in_by_tile`), per entry of its `tiles`: the range of
+    /// its `exchange_in.transfers` into that tile; empty for the others.
+    in_by_tile: Vec<Vec<(u32, u32)>>,
     tile_out: Vec<Vec<u8>>,
     tile_res: Vec<TileResult>,
     /// Per compute set: exchange in and out; then per copy.
@@ -175,6 +179,18 @@ impl Machine {
                 })
             })
             .collect();
+        let in_by_tile = image
+            .compute_sets
+            .iter()
+            .map(|cs| {
+                let tr = &cs.exchange_in.transfers;
+                let of = |t: u32| tr.partition_point(|x| x.dst_tile < t) as u32;
+                match cs.in_by_tile {
+                    true => cs.tiles.iter().map(|w| (of(w.tile), of(w.tile + 1))).collect(),
+                    false => Vec::new(),
+                }
+            })
+            .collect();
         let host = HostState {
             streams: image.streams.iter().map(|_| (Vec::new(), 0, false)).collect(),
             remote: image.remote_buffers.iter().map(|_| Vec::new()).collect(),
@@ -190,6 +206,7 @@ impl Machine {
             nthreads: threads,
             cs_split,
             x_split,
+            in_by_tile,
             tile_out: vec![Vec::new(); ntiles],
             tile_res: vec![TileResult::default(); ntiles],
             cs_info,

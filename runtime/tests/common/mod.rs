@@ -96,6 +96,7 @@ impl Builder {
             tiles,
             exchange_in: Exchange::default(),
             exchange_out: Exchange::default(),
+            in_by_tile: false,
         });
         self.image.compute_sets.len() as u32 - 1
     }
