@@ -54,9 +54,9 @@ fn ok_cases() {
         let out = out_dir(&name);
         let exe = out.join("prog.exe");
         let profile = out.join("profile.json");
-        for stage in ["ops", "mapping", "exchange", "memory", "program", "image"] {
-            if stage == "ops" && !dir.join("ops.txt").exists() {
-                continue; // only cases with library operations keep an ops dump
+        for stage in ["ops", "library", "mapping", "exchange", "memory", "program", "image"] {
+            if (stage == "ops" || stage == "library") && !dir.join("ops.txt").exists() {
+                continue; // only cases with library operations keep these dumps
             }
             let mut args =
                 vec![pir(&dir), "-o".into(), exe.display().to_string(), "--dump".into(), stage.into()];

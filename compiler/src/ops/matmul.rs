@@ -130,7 +130,10 @@ pub(crate) fn expand(
     // would do work (per row and block) for a graph that cannot run.
     let target = &x.graph.target;
     let device = u64::from(target.total_tiles()).saturating_mul(u64::from(target.bytes_per_tile));
-    let elements = [m.saturating_mul(k), k.saturating_mul(n), m.saturating_mul(n)].iter().fold(0u64, |s, &e| s.saturating_add(e)).saturating_mul(g);
+    let elements = [m.saturating_mul(k), k.saturating_mul(n), m.saturating_mul(n)]
+        .iter()
+        .fold(0u64, |s, &e| s.saturating_add(e))
+        .saturating_mul(g);
     let bytes = elements.saturating_mul(u64::from(elem.size()));
     if bytes > device {
         return Err(Diagnostic::error(

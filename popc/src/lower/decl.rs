@@ -310,7 +310,10 @@ impl Lowerer<'_, '_> {
                     let FieldTy::Plain(ft) = &f.ty else {
                         return err(
                             e.span,
-                            format!("cannot initialise field '{}', a vertex edge, in a braced initialiser", f.name),
+                            format!(
+                                "cannot initialise field '{}', a vertex edge, in a braced initialiser",
+                                f.name
+                            ),
                         );
                     };
                     let at = self.b.ins().iadd_imm_s(h, f.offset as i64);

@@ -68,7 +68,9 @@ impl Machine {
                 if let Some(&(a, b)) = by_tile.get(i) {
                     // SAFETY: the transfers go to tile `t`, owned here; the
                     // compiler found no vertex of the set writes a source.
-                    unsafe { super::exchange::perform(&ptrs, &cs.exchange_in.transfers[a as usize..b as usize]) };
+                    unsafe {
+                        super::exchange::perform(&ptrs, &cs.exchange_in.transfers[a as usize..b as usize])
+                    };
                 }
                 // SAFETY: tile `t` is owned by this thread for the phase.
                 let buf = unsafe { out.at(t) };
