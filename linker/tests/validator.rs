@@ -246,3 +246,26 @@ fn shapes_and_names() {
     image.programs.push(Program { name: "main".into(), body: vec![] });
     rejected(image, "two programs are named 'main'");
 }
+
+#[test]
+fn exchange_in_by_tile_goes_only_to_tiles_of_the_set() {
+    // Tile 1 runs a vertex and receives from tile 0: fine either way.
+    let mut image = base();
+    image.tiles[1].vertices.push(VertexInstance { vertex_type: 0, state: 0, id: 0, cycles: None });
+    image.compute_sets.push(ComputeSet {
+        name: "cs".into(),
+        tiles: vec![TileWork { tile: 1, start: 0, end: 1 }],
+        exchange_in: image.copies[0].clone(),
+        exchange_out: Exchange::default(),
+        in_by_tile: true,
+    });
+    image.clone().validate().unwrap();
+    // Sending to tile 0, which has no vertices in the set, is refused when
+    // the exchange runs tile by tile (no thread would copy it).
+    image.compute_sets[0].exchange_in.transfers[0].dst_tile = 0;
+    image.compute_sets[0].exchange_in.transfers[0].src_tile = 1;
+    let mut whole = image.clone();
+    whole.compute_sets[0].in_by_tile = false;
+    whole.validate().unwrap();
+    rejected(image, "a transfer goes to tile 0, which has no vertices in it");
+}
