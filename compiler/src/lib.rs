@@ -51,4 +51,4 @@ pub use cli::run_cli;
 pub use driver::{compile_for_run, compile_for_run_profiled, compile_path};
 pub use error::{CompileError, Stage, StageError, Warning};
 pub use options::{DumpStage, Options};
-pub use pipeline::{compile, Codelets, Compiled};
+pub use pipeline::{compile, Codelets, Compiled, Library};

@@ -14,7 +14,7 @@
 
 use rayon::prelude::*;
 
-use ir::{EntityRef, FieldValue, Graph, Init, Stmt, TensorId, VertexId, View};
+use ir::{ComputeSetId, EntityRef, FieldValue, Graph, Init, Stmt, TensorId, VertexId, View};
 use linker::gp;
 use linker::image::{
     self, ComputeSet, Exchange, Handle, Program, Region, ScalarRef, Segment, Step, TileImage, TileWork,
@@ -174,7 +174,7 @@ pub fn lower<'a>(
             exchange_out: cx.exchange(&x.outs),
             in_by_tile: false,
         };
-        lowered.in_by_tile = in_by_tile(&cx, &c.vertices, &lowered);
+        lowered.in_by_tile = in_by_tile(&cx, cs, &c.vertices, &lowered);
         compute_sets.push(lowered);
     }
     for v in graph.vertices.keys() {
@@ -318,20 +318,22 @@ fn put(region: &mut [u8], at: u64, bytes: &[u8]) {
     }
 }
 
-/// Whether compute set `cs` (its `vertices`) may run its exchange in tile
-/// by tile ([`ComputeSet::in_by_tile`]): its vertices are all the
-/// library's, every transfer goes to a tile with vertices, and no transfer
+/// Whether compute set `cs` (its `vertices`, lowered as `lowered`) may run
+/// its exchange in tile by tile ([`ComputeSet::in_by_tile`]): the library
+/// expansion created it (so its vertices too, all of the library's types),
+/// every transfer goes to a tile with vertices, and no transfer
 /// reads a byte an output edge of a vertex covers (reading an element a
 /// vertex of the set writes is already an error; the bytes are checked
 /// too, whatever the layout places where). User codelets keep the whole
 /// exchange before compute: their code could write anywhere on their tile,
 /// and a transfer reading it would then depend on thread timing.
-fn in_by_tile(cx: &Ctx<'_>, vertices: &[VertexId], cs: &ComputeSet) -> bool {
-    let transfers = &cs.exchange_in.transfers;
-    if transfers.is_empty() {
+fn in_by_tile(cx: &Ctx<'_>, cs: ComputeSetId, vertices: &[VertexId], lowered: &ComputeSet) -> bool {
+    let transfers = &lowered.exchange_in.transfers;
+    let Some(library) = cx.codelets.library else { return false };
+    if transfers.is_empty() || cs.index() < library.first_compute_set {
         return false;
     }
-    let has_work = |t: u32| cs.tiles.binary_search_by_key(&t, |w| w.tile).is_ok();
+    let has_work = |t: u32| lowered.tiles.binary_search_by_key(&t, |w| w.tile).is_ok();
     if !transfers.iter().all(|tr| has_work(tr.dst_tile)) {
         return false;
     }
@@ -339,7 +341,7 @@ fn in_by_tile(cx: &Ctx<'_>, vertices: &[VertexId], cs: &ComputeSet) -> bool {
     let mut writes: Vec<(u32, u64, u64)> = Vec::new();
     for &v in vertices {
         let r = &cx.resolved.types[cx.resolved.vertex_type[v]];
-        if cx.codelets.library != Some(r.object as usize) {
+        if r.object as usize != library.object {
             return false;
         }
         let vt = cx.resolved.vertex_info(cx.codelets, v);

@@ -153,17 +153,17 @@ pub fn map_tiles(
             );
             continue;
         }
-        // More elements than its tensors hold means some repeat (a
+        // More elements than the view reaches means some repeat (a
         // broadcast or a zero stride), and mapping an element twice says
         // nothing; refusing such a view also keeps the work below within
         // the graph's size, whatever sizes the view names.
-        let held: u64 = ms.view.tensors().iter().map(|&t| graph.tensors[t].num_elements()).sum();
+        let held = ms.view.distinct_bound(|t| graph.tensors[t].num_elements());
         if ms.view.num_elements() > held {
             errs.push(
                 ir::Diagnostic::error(
                     span,
                     format!(
-                        "the mapped view has {} elements but its tensors hold {held}: it repeats elements, \
+                        "the mapped view has {} elements but reaches at most {held}: it repeats elements, \
                          and a mapping places each element once",
                         ms.view.num_elements()
                     ),

@@ -19,9 +19,21 @@ pub struct Codelets {
     /// `popc` could match, as (the graph's name, the type's name): an enum
     /// template argument written as its value (`popc::Output::aliases`).
     pub aliases: Vec<(String, String)>,
-    /// Index in `objects` of the library the graph's operations expanded
-    /// into, whose vertices write only through their output edges.
-    pub library: Option<usize>,
+    /// The library the graph's operations expanded into, if any.
+    pub library: Option<Library>,
+}
+
+/// The codelets and compute sets the graph's operations expanded into.
+/// The vertices the expansion creates write only through their output
+/// edges (the compiler generated their code and their edges together).
+#[derive(Clone, Copy, Debug)]
+pub struct Library {
+    /// Its object's index in [`Codelets::objects`].
+    pub object: usize,
+    /// The expansion's compute sets: this index onwards (the graph's own
+    /// come first). A vertex the user wrote can name a library type, but
+    /// only in a compute set of the user's.
+    pub first_compute_set: usize,
 }
 
 /// A successful compilation.
@@ -76,7 +88,7 @@ pub fn compile(
             dumps.push((DumpStage::Library, x.source.clone()));
         }
         let mut c = codelets.clone();
-        c.library = Some(c.objects.len());
+        c.library = Some(Library { object: c.objects.len(), first_compute_set: graph.compute_sets.len() });
         c.objects.push(object);
         with_library = c;
         expanded = x;

@@ -1,7 +1,7 @@
 //! End-to-end checks of the passes on graphs with hand-made codelet
 //! metadata (no `popc` needed): the image validates and round-trips.
 
-use compiler::{compile, Codelets, DumpStage, Options};
+use compiler::{compile, Codelets, DumpStage, Library, Options};
 use linker::gp::{self, Direction, ElemType, Field, FieldKind, Function, Layout, VertexBase, VertexType};
 use linker::image::Image;
 
@@ -211,17 +211,21 @@ program main { execute cs }
 /// another vertex of the set writes is an error before that question.
 #[test]
 fn exchange_in_by_tile_only_without_overlap() {
-    let compile_as = |src: &str, library: Option<usize>| {
+    let compile_as = |src: &str, library: Option<Library>| {
         let m = ir::parse_and_check("graph.pir", src).unwrap_or_else(|d| panic!("{}", d.render()));
         let codelets = Codelets { library, ..objects() };
         let c = compile("graph.pir", src, &m.graph, &m.spans, &codelets, &Options::default())
             .unwrap_or_else(|e| panic!("{e}"));
         c.image.expect("image").compute_sets.iter().map(|cs| cs.in_by_tile).collect::<Vec<_>>()
     };
+    let library = Some(Library { object: 0, first_compute_set: 0 });
     // Tile 1 reads v1 on tile 0, which no vertex writes.
-    assert_eq!(compile_as(TUT3, Some(0)), [true]);
-    // Not the library's: the whole exchange runs first.
+    assert_eq!(compile_as(TUT3, library), [true]);
+    // No library, or a compute set the user wrote (naming library types):
+    // the whole exchange runs first.
     assert_eq!(compile_as(TUT3, None), [false]);
+    let users = Some(Library { object: 0, first_compute_set: 1 });
+    assert_eq!(compile_as(TUT3, users), [false]);
     // Tile 1 reads half of `x`; the vertex on tile 0 scales the other
     // half in place (reading what it writes would be an error).
     let halves = r#"
@@ -236,5 +240,5 @@ compute_set cs {
 }
 program main { execute cs }
 "#;
-    assert_eq!(compile_as(halves, Some(0)), [true]);
+    assert_eq!(compile_as(halves, library), [true]);
 }

@@ -36,8 +36,9 @@ mod program;
 mod vertex;
 
 /// The expansion budget of one file: each `for` iteration costs 1 and each
-/// produced item, vertex or statement, and each element of a view that
-/// repeats elements (per use), costs [`ENTITY_COST`]; more than
+/// produced item, vertex or statement, each run of consecutive elements a
+/// `map` places, and each element of a view that repeats elements (per
+/// use), costs [`ENTITY_COST`]; more than
 /// 100,000,000 in total is an error (so at most 6.25M vertices, which bounds
 /// memory, and a runaway loop fails fast instead of hanging).
 pub const EXPANSION_LIMIT: u64 = 100_000_000;
@@ -246,7 +247,7 @@ impl Lowerer {
         if self.budget > EXPANSION_LIMIT {
             let r = self.err(
                 span,
-                format!("expansion limit exceeded: more than {EXPANSION_LIMIT} units (a loop iteration costs 1; an item, vertex, statement or element of a view that repeats elements {ENTITY_COST})"),
+                format!("expansion limit exceeded: more than {EXPANSION_LIMIT} units (a loop iteration costs 1; an item, vertex, statement, run of a `map` or element of a view that repeats elements {ENTITY_COST})"),
             );
             self.aborted = true;
             return Err(r);

@@ -267,6 +267,30 @@ impl View {
         }
     }
 
+    /// At most how many distinct elements the view reaches: per piece, the
+    /// product of its sizes along dimensions with a non-zero stride (a zero
+    /// stride repeats elements), and no more than its tensor holds
+    /// (`tensor_len`; strides may also overlap). Below
+    /// [`View::num_elements`], the view repeats some element.
+    pub fn distinct_bound(&self, tensor_len: impl Fn(TensorId) -> u64) -> u64 {
+        let piece = |p: &Piece| {
+            let moving = p.dims.iter().filter(|d| d.1 != 0).fold(1u64, |a, d| a.saturating_mul(d.0));
+            moving.min(tensor_len(p.tensor))
+        };
+        self.pieces.iter().map(piece).fold(0u64, u64::saturating_add)
+    }
+
+    /// How many runs [`View::runs`] walks before merging neighbours: per
+    /// piece, one per innermost row when its innermost stride is 1, else
+    /// one per element. The work of walking the view.
+    pub fn raw_runs(&self) -> u64 {
+        let piece = |p: &Piece| match p.dims.split_last() {
+            Some((&(_, 1), outer)) => outer.iter().fold(1u64, |a, d| a.saturating_mul(d.0)),
+            _ => p.len(),
+        };
+        self.pieces.iter().map(piece).fold(0u64, u64::saturating_add)
+    }
+
     /// The tensors the view touches, in first-use order, without repeats.
     pub fn tensors(&self) -> Vec<TensorId> {
         let mut out: Vec<TensorId> = Vec::new();

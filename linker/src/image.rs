@@ -142,10 +142,12 @@ pub struct ComputeSet {
     /// After compute: output buffers back to the tensors they stand for.
     pub exchange_out: Exchange,
     /// `exchange_in` may run tile by tile, each tile's incoming transfers
-    /// just before its vertices, while other tiles compute: the compiler
-    /// found that no transfer reads bytes a vertex of the set writes, and
-    /// every vertex is one of the library's, whose code writes only
-    /// through its output edges. Every transfer goes to a tile of `tiles`.
+    /// just before its vertices, while other tiles compute: the compiler's
+    /// operation library made the set and its vertices (their code writes
+    /// only through their output edges), and no transfer reads bytes an
+    /// output edge covers. The validator checks only that every transfer
+    /// goes to a tile of `tiles`; the rest is the compiler's word, as the
+    /// code bytes are (the trust model).
     pub in_by_tile: bool,
 }
 

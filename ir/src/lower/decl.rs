@@ -243,6 +243,11 @@ impl Lowerer {
             Item::Map { view, mapping, span } => {
                 let v = self.eval_view(view);
                 let m = self.lower_mapping(mapping);
+                // Each run of consecutive elements becomes an interval of
+                // the mapping: an entity, charged as one.
+                let v = v.and_then(|(v, e)| {
+                    self.charge(*span, v.raw_runs().saturating_mul(ENTITY_COST)).map(|()| (v, e))
+                });
                 if let (Ok((v, _)), Ok(m)) = (v, m) {
                     self.spans.mapping_iterations.record(self.graph.mappings.len(), &self.env);
                     self.graph.mappings.push(MapStmt { view: v, mapping: m });

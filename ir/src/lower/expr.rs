@@ -137,16 +137,16 @@ impl Lowerer {
 
     /// Evaluates a tensor expression to a view and its element type.
     /// A view expression. A view that repeats elements (a broadcast, a
-    /// zero stride) holds more elements than its tensors, and the compiler
+    /// zero stride) has more elements than it reaches, and the compiler
     /// works element by element on it wherever it is used (an edge, an
     /// operand, a copy): each of its elements is charged against the
-    /// expansion budget like an item, so that work stays within the budget
-    /// whatever sizes the view names.
+    /// expansion budget like an item, once per use (views inside it are not
+    /// charged again), so that work stays within the budget whatever sizes
+    /// the view names.
     pub(crate) fn eval_view(&mut self, e: &Expr<'_>) -> R<(View, ElemType)> {
         let (v, elem) = self.eval_view_unchecked(e)?;
         let n = v.num_elements();
-        let held: u64 = v.tensors().iter().map(|&t| self.graph.tensors[t].num_elements()).sum();
-        if n > held {
+        if n > v.distinct_bound(|t| self.graph.tensors[t].num_elements()) {
             self.charge(e.span, n.saturating_mul(ENTITY_COST))?;
         }
         Ok((v, elem))
@@ -182,7 +182,7 @@ impl Lowerer {
                 };
                 let b = match whole {
                     Some(t) => Ok(self.take_whole(t)),
-                    None => self.eval_view(base),
+                    None => self.eval_view_unchecked(base),
                 };
                 let mut ss = Vec::with_capacity(subs.len());
                 let mut bad = false;
@@ -266,7 +266,7 @@ impl Lowerer {
         let res = match fname {
             "transpose" | "flatten" | "reverse" => {
                 arity(self, 1)?;
-                let (v, ty) = self.eval_view(&pos[0].value)?;
+                let (v, ty) = self.eval_view_unchecked(&pos[0].value)?;
                 let r = match fname {
                     "transpose" => v.transpose(),
                     "flatten" => Ok(v.flatten()),
@@ -276,7 +276,7 @@ impl Lowerer {
             }
             "dimshuffle" | "reshape" => {
                 arity(self, 2)?;
-                let v = self.eval_view(&pos[0].value);
+                let v = self.eval_view_unchecked(&pos[0].value);
                 let l = self.eval_int_list(&pos[1].value);
                 let ((v, ty), l) = (v?, l?);
                 let r = if fname == "dimshuffle" { v.dimshuffle(&l) } else { v.reshape(&l) };
@@ -284,7 +284,7 @@ impl Lowerer {
             }
             "broadcast" => {
                 arity(self, 2)?;
-                let v = self.eval_view(&pos[0].value);
+                let v = self.eval_view_unchecked(&pos[0].value);
                 let n = self.eval_int(&pos[1].value);
                 let ((v, ty), n) = (v?, n?);
                 v.broadcast(n).map(|v| (v, ty))
@@ -301,7 +301,7 @@ impl Lowerer {
                 let mut ty0: Option<ElemType> = None;
                 let mut bad = false;
                 for a in &pos {
-                    match self.eval_view(&a.value) {
+                    match self.eval_view_unchecked(&a.value) {
                         Ok((v, ty)) => {
                             if let Some(t0) = ty0 {
                                 if t0 != ty {
