@@ -271,7 +271,7 @@ pub fn reduce_class(name: &str, op: ReduceOp, t: ElemType) -> String {
 /// Rows of `c` one pass of a matrix-product block computes together.
 const MM_ROWS: usize = 2;
 /// Terms of the sum over `q` one pass adds to each element of `c`, at most.
-const MM_TERMS: usize = 4;
+pub(crate) const MM_TERMS: usize = 4;
 
 /// A matrix-product block class: `c[r][j] = sum_q a[r][q] * b[q][j]` over
 /// the block's rows `r` and columns `j`. Every sum runs over `q` in order
@@ -287,9 +287,14 @@ const MM_TERMS: usize = 4;
 /// (`MinAlign`), which the planner requests only where they are aligned in
 /// place.
 ///
-/// `float` and integer blocks give each worker a contiguous share of the
-/// rows and go through them two at a time (a last odd row alone). For a
-/// pair of rows the emitted code is
+/// `float` and integer blocks pair the block's rows (a last odd row
+/// alone) and cut each pair, along its columns, into groups of four
+/// columns (the last group may be narrower); each worker takes a
+/// contiguous run of `floor` or `ceil(groups / workers)` of them, so the
+/// busiest worker has at most one group more than the others whatever the
+/// number of rows. A run may start and end part way along a pair: the
+/// worker goes through its pairs in order, each over its range of columns
+/// `[j0, j0 + jn)` in passes. For a pair of rows the emitted code is
 ///
 /// ```text
 /// q = 0
@@ -338,16 +343,19 @@ pub fn matmul_class(name: &str, t: ElemType, aligned: bool) -> String {
     let mut s = head;
     s.push_str(
         "    const {e} *pa = &a[0];\n    const {e} *pb = &b[0];\n\
-         \x20   unsigned per = (m + numWorkers() - 1) / numWorkers();\n    unsigned r0 = wid * per;\n\
-         \x20   unsigned r1 = r0 + per;\n    if (r0 > m) r0 = m;\n    if (r1 > m) r1 = m;\n    unsigned r = r0;\n"
+         \x20   unsigned groups = (n + 3) / 4;\n    unsigned total = (m + 1) / 2 * groups;\n\
+         \x20   unsigned u = total * wid / numWorkers();\n    unsigned u1 = total * (wid + 1) / numWorkers();\n\
+         \x20   while (u < u1) {\n      unsigned d = u / groups;\n      unsigned j0 = u % groups * 4;\n\
+         \x20     unsigned stop = (d + 1) * groups;\n      if (stop > u1) stop = u1;\n\
+         \x20     unsigned jn = (stop - d * groups) * 4 - j0;\n      if (j0 + jn > n) jn = n - j0;\n\
+         \x20     unsigned r = 2 * d;\n      if (r + 1 < m) {\n"
             .replace("{e}", e)
             .as_str(),
     );
-    let _ = writeln!(s, "    for (; r + {MM_ROWS} <= r1; r += {MM_ROWS}) {{");
     matmul_rows(&mut s, t, MM_ROWS);
-    s.push_str("    }\n    for (; r < r1; ++r) {\n");
+    s.push_str("      } else {\n");
     matmul_rows(&mut s, t, 1);
-    s.push_str("    }\n  }\n};\n");
+    s.push_str("      }\n      u = stop;\n    }\n  }\n};\n");
     s
 }
 
@@ -393,9 +401,9 @@ pub fn matmul_sum_class(name: &str) -> String {
 /// zeros when `k < 4`), passes of four terms, and one of the leftover terms.
 fn matmul_rows(s: &mut String, t: ElemType, rows: usize) {
     let e = cpp(t);
-    let ind = "      ";
+    let ind = "        ";
     for i in 0..rows {
-        let _ = writeln!(s, "{ind}{e} *c{i} = &c[r + {i}][0];");
+        let _ = writeln!(s, "{ind}{e} *c{i} = &c[r + {i}][0] + j0;");
         let _ = writeln!(s, "{ind}const {e} *a{i} = pa + (r + {i}) * k;");
     }
     let zero = if t == ElemType::Float { "0.0f" } else { "0" };
@@ -404,7 +412,7 @@ fn matmul_rows(s: &mut String, t: ElemType, rows: usize) {
     matmul_pass(s, e, rows, MM_TERMS, Some(zero));
     let _ = writeln!(s, "{ind}  q = {MM_TERMS};\n{ind}}} else {{");
     let zeros: String = (0..rows).map(|i| format!(" c{i}[j] = {zero};")).collect();
-    let _ = writeln!(s, "{ind}  for (unsigned j = 0; j < n; ++j) {{{zeros} }}\n{ind}}}");
+    let _ = writeln!(s, "{ind}  for (unsigned j = 0; j < jn; ++j) {{{zeros} }}\n{ind}}}");
     let _ = writeln!(s, "{ind}for (; q + {MM_TERMS} <= k; q += {MM_TERMS}) {{");
     matmul_pass(s, e, rows, MM_TERMS, None);
     let _ = writeln!(s, "{ind}}}");
@@ -419,16 +427,16 @@ fn matmul_rows(s: &mut String, t: ElemType, rows: usize) {
 /// One pass over the columns adding terms `q` to `q + terms - 1` to `rows`
 /// rows of `c`, to the sums so far or, with `from`, to that zero literal.
 fn matmul_pass(s: &mut String, e: &str, rows: usize, terms: usize, from: Option<&str>) {
-    let ind = "        ";
+    let ind = "          ";
     for u in 0..terms {
-        let _ = writeln!(s, "{ind}const {e} *b{u} = pb + (q + {u}) * n;");
+        let _ = writeln!(s, "{ind}const {e} *b{u} = pb + (q + {u}) * n + j0;");
     }
     for i in 0..rows {
         for u in 0..terms {
             let _ = writeln!(s, "{ind}const {e} x{i}{u} = a{i}[q + {u}];");
         }
     }
-    let _ = writeln!(s, "{ind}for (unsigned j = 0; j < n; ++j) {{");
+    let _ = writeln!(s, "{ind}for (unsigned j = 0; j < jn; ++j) {{");
     for i in 0..rows {
         let start = from.map_or(format!("c{i}[j]"), str::to_string);
         let sum: String = (0..terms).map(|u| format!(" + b{u}[j] * x{i}{u}")).collect();

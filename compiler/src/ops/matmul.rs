@@ -7,21 +7,24 @@
 //! `pm * pn * pk <= tiles` it estimates a tile's cycles as
 //!
 //! ```text
-//! workers * macs  +  (a rows + b columns received, in bytes) / exchange_bytes_per_cycle
+//! workers * (units * 2 * GROUP_TERM_CYCLES * kk + passes * PASS_CYCLES)
+//!     +  (a rows + b columns received, in bytes) / exchange_bytes_per_cycle
 //! ```
 //!
-//! where `macs = ceil(ceil(m/pm) / workers) * cols * kk` is the busiest
-//! worker's share (the vertex gives each worker whole rows; the workers
+//! The first term is the busiest worker's count times the workers (they
 //! issue in turn, so a tile's compute lasts `workers` times its busiest
-//! worker's count), `cols` being a block's `ceil(n/pn)` columns rounded up
-//! to a multiple of four: the vertex works through a row four columns at a
-//! time (the host's f32x4 vectors; the IPU's float units too work on pairs
-//! and quads), and a last, partial group of columns costs it as much as a
-//! whole one. With `k` split, the block's `pk` tiles each then add up a
-//! share of the block's rows (`ceil(rows/pk)`), receiving the other parts'
-//! partial sums of them: that second compute set's adds, bytes and one more
-//! sync are added to the estimate. It takes the cheapest split whose tile
-//! memory fits in half a tile, ties to fewer tiles, then fewer parts.
+//! worker's count). The vertex ([`codegen::matmul_class`]) pairs the
+//! block's `ceil(m/pm)` rows and cuts each pair into groups of four of its
+//! `ceil(n/pn)` columns (a last, partial group costs as much as a whole
+//! one); each worker takes a run of `units` of these groups, the busiest
+//! `ceil(groups / workers)`, and passes over the pairs its run touches,
+//! `ceil(kk/4)` passes each. The two constants are what `sim` counts for
+//! the generated code, so the estimate is close to the modelled cycles.
+//! With `k` split, the block's `pk` tiles each then add up a share of the
+//! block's rows (`ceil(rows/pk)`), receiving the other parts' partial sums
+//! of them: that second compute set's adds, bytes and one more sync are
+//! added to the estimate. It takes the cheapest split whose tile memory
+//! fits in half a tile, ties to fewer tiles, then fewer parts.
 //!
 //! Block `(i, j)`, part `p` runs on tile `(i * pn + j) * pk + p`, reading
 //! its rows of `a` (the part's columns) and the part's rows of its column
@@ -39,6 +42,16 @@ use crate::mapping::Interval;
 
 /// Columns the vertex's inner loop handles together.
 const COLUMN_GROUP: u64 = 4;
+
+/// Modelled cycles one row's group of four columns costs per term of the
+/// sum in the vertex's passes: `sim` counts about 57 for a pair of rows'
+/// group in a pass of four terms.
+const GROUP_TERM_CYCLES: u64 = 7;
+
+/// Modelled cycles a pass costs besides its groups (loading its `a`
+/// values, the checks before its loop): about 41 on `sim` for a pair of
+/// rows.
+const PASS_CYCLES: u64 = 41;
 
 /// The planner's choice for one product.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +77,13 @@ pub fn plan(m: u64, k: u64, n: u64, elem: ElemType, tiles: u32, target: &ir::Tar
         for pn in 1..=n.clamp(1, tiles / pm) {
             let cols = n.div_ceil(pn);
             let col_groups = cols.next_multiple_of(COLUMN_GROUP);
+            let groups = cols.div_ceil(COLUMN_GROUP);
+            // The vertex shares the block's pairs of rows, a group of four
+            // columns at a time, evenly between the workers; a worker's
+            // run covers about `per_worker / groups` pairs, and one more
+            // where it starts or ends part way along one.
+            let per_worker = (rows.div_ceil(2) * groups).div_ceil(workers);
+            let pairs = (per_worker.div_ceil(groups) + 1).min(rows.div_ceil(2));
             // Partial sums are `float`: only `float` products split `k`.
             let most_pk = if elem == ElemType::Float { k.clamp(1, tiles / (pm * pn)) } else { 1 };
             for pk in 1..=most_pk {
@@ -71,10 +91,12 @@ pub fn plan(m: u64, k: u64, n: u64, elem: ElemType, tiles: u32, target: &ir::Tar
                 if k.div_ceil(kk.max(1)).max(1) != pk {
                     continue; // the same parts as a smaller `pk`
                 }
-                // The busiest worker's share: the vertex splits whole rows.
-                let macs = rows.div_ceil(workers) * col_groups * kk;
+                // The busiest worker: its groups of two rows over `kk`
+                // terms, and its pairs' passes.
+                let passes = pairs * kk.div_ceil(codegen::MM_TERMS as u64);
+                let compute = per_worker * 2 * GROUP_TERM_CYCLES * kk + passes * PASS_CYCLES;
                 let recv = (rows * kk + kk * cols) * size;
-                let mut cycles = macs * workers + recv.div_ceil(bw);
+                let mut cycles = compute * workers + recv.div_ceil(bw);
                 let mut bytes = (rows * kk + kk * cols + rows * cols) * size;
                 if pk > 1 {
                     // Each of the block's `pk` tiles adds up a share of its

@@ -8,7 +8,7 @@ into parts of at most kk terms (`poplar-compile --dump ops` prints
 "k in N parts of at most kk"), each part is summed that way and the
 parts' sums are then added in order of k. The reference is computed here
 in exactly that order, with the parts the planner chooses on this
-4-tile target written below; the graph subtracts it from its own products
+16-tile target written below; the graph subtracts it from its own products
 and prints the largest difference, which must be zero. The shapes cover
 row groups with remainders, k below and not a multiple of four, columns
 not a multiple of four, split and unsplit k and a batched product; the
@@ -17,8 +17,9 @@ values are inexact in float32, so any other order of additions would show.
 import numpy as np
 
 # (name, m, k, n, terms per part of k as planned: k when unsplit)
-SHAPES = [("p", 37, 70, 29, 18), ("q", 9, 3, 13, 3), ("r", 26, 41, 8, 14), ("s", 3, 130, 3, 10)]
-G, BM, BK, BN = 2, 13, 11, 6
+SHAPES = [("p", 37, 70, 29, 18), ("q", 9, 3, 13, 3), ("r", 26, 41, 8, 3), ("s", 3, 130, 3, 9)]
+# The batched product: G products of [BM, BK] x [BK, BN], k in parts of BKK.
+G, BM, BK, BN, BKK = 2, 13, 11, 6, 3
 f32 = np.float32
 
 
@@ -62,7 +63,7 @@ for s, (name, m, k, n, kk) in enumerate(SHAPES):
     body.append("  %s_err = reduce(%s_diff, max, dims = [0, 1])" % (name, name))
     body.append('  print "%s: [%d, %d] x [%d, %d], largest difference" %s_err' % (name, m, k, k, n, name))
 ga, gb = values((G, BM, BK), 9), values((G, BK, BN), 10)
-refs.append(np.stack([ordered(ga[i], gb[i], BK) for i in range(G)]).ravel())
+refs.append(np.stack([ordered(ga[i], gb[i], BKK) for i in range(G)]).ravel())
 lines.append("const g_a: float[%d, %d, %d] @ linear = %s" % (G, BM, BK, lit(ga)))
 lines.append("const g_b: float[%d, %d, %d] @ linear = %s" % (G, BK, BN, lit(gb)))
 lines.append("var g_ref: float[%d, %d, %d] @ linear" % (G, BM, BN))
