@@ -77,7 +77,7 @@ pub fn plan(m: u64, k: u64, n: u64, elem: ElemType, tiles: u32, target: &ir::Tar
         for pn in 1..=n.clamp(1, tiles / pm) {
             let cols = n.div_ceil(pn);
             let col_groups = cols.next_multiple_of(COLUMN_GROUP);
-            let groups = cols.div_ceil(COLUMN_GROUP);
+            let groups = cols.div_ceil(COLUMN_GROUP).max(1); // an empty `n` too
             // The vertex shares the block's pairs of rows, a group of four
             // columns at a time, evenly between the workers; a worker's
             // run covers about `per_worker / groups` pairs, and one more
