@@ -23,6 +23,11 @@ use std::ffi::c_void;
 
 /// The compute function returned normally (true, or `void`).
 pub const STATUS_OK: u32 = 0;
+
+/// A `MultiVertex`'s `numWorkers()`: the IPU's six worker contexts, on
+/// every target. Its `compute(workerId)` runs once for each id below this;
+/// a target with `W` worker contexts runs them on contexts `id % W`.
+pub const MULTIVERTEX_WORKERS: u32 = 6;
 /// `compute` returned `false`.
 pub const STATUS_FALSE: u32 = 1;
 /// A load or store outside the tile's memory; `trap_addr` holds the offset.

@@ -7,13 +7,15 @@
 //! `pm * pn * pk <= tiles` it estimates a tile's cycles as
 //!
 //! ```text
-//! workers * (units * 2 * GROUP_TERM_CYCLES * kk + passes * PASS_CYCLES)
+//! issue * (units * 2 * GROUP_TERM_CYCLES * kk + passes * PASS_CYCLES)
 //!     +  (a rows + b columns received, in bytes) / exchange_bytes_per_cycle
 //! ```
 //!
-//! The first term is the busiest worker's count times the workers (they
-//! issue in turn, so a tile's compute lasts `workers` times its busiest
-//! worker's count). The vertex ([`codegen::matmul_class`]) pairs the
+//! The first term is the busiest worker's count times `issue`: the vertex
+//! splits its work between the six worker ids of `numWorkers()`, which the
+//! target's contexts run in turn, so a tile's compute lasts `issue =
+//! contexts * ceil(6 / contexts)` times the busiest id's count (6 on an
+//! IPU). The vertex ([`codegen::matmul_class`]) pairs the
 //! block's `ceil(m/pm)` rows and cuts each pair into groups of four of its
 //! `ceil(n/pn)` columns (a last, partial group costs as much as a whole
 //! one); each worker takes a run of `units` of these groups, the busiest
@@ -67,7 +69,13 @@ pub struct Plan {
 /// Chooses the split of an `[m, k] x [k, n]` product over `tiles` tiles.
 pub fn plan(m: u64, k: u64, n: u64, elem: ElemType, tiles: u32, target: &ir::Target) -> Plan {
     let size = elem.size() as u64;
-    let workers = target.workers.max(1) as u64;
+    // The vertices split their work between `numWorkers()` worker ids;
+    // the target's contexts run them in turn (context `c` runs ids `c`,
+    // `c + contexts`, …), so a tile's compute lasts `issue` times the
+    // busiest id's count.
+    let workers = u64::from(linker::abi::MULTIVERTEX_WORKERS);
+    let contexts = u64::from(target.workers.max(1));
+    let issue = contexts * workers.div_ceil(contexts);
     let bw = target.exchange_bytes_per_cycle.max(1) as u64;
     let budget = target.bytes_per_tile as u64 / 2;
     let mut best: Option<(bool, Plan)> = None;
@@ -78,10 +86,10 @@ pub fn plan(m: u64, k: u64, n: u64, elem: ElemType, tiles: u32, target: &ir::Tar
             let cols = n.div_ceil(pn);
             let col_groups = cols.next_multiple_of(COLUMN_GROUP);
             let groups = cols.div_ceil(COLUMN_GROUP).max(1); // an empty `n` too
-            // The vertex shares the block's pairs of rows, a group of four
-            // columns at a time, evenly between the workers; a worker's
-            // run covers about `per_worker / groups` pairs, and one more
-            // where it starts or ends part way along one.
+                                                             // The vertex shares the block's pairs of rows, a group of four
+                                                             // columns at a time, evenly between the workers; a worker's
+                                                             // run covers about `per_worker / groups` pairs, and one more
+                                                             // where it starts or ends part way along one.
             let per_worker = (rows.div_ceil(2) * groups).div_ceil(workers);
             let pairs = (per_worker.div_ceil(groups) + 1).min(rows.div_ceil(2));
             // Partial sums are `float`: only `float` products split `k`.
@@ -96,7 +104,7 @@ pub fn plan(m: u64, k: u64, n: u64, elem: ElemType, tiles: u32, target: &ir::Tar
                 let passes = pairs * kk.div_ceil(codegen::MM_TERMS as u64);
                 let compute = per_worker * 2 * GROUP_TERM_CYCLES * kk + passes * PASS_CYCLES;
                 let recv = (rows * kk + kk * cols) * size;
-                let mut cycles = compute * workers + recv.div_ceil(bw);
+                let mut cycles = compute * issue + recv.div_ceil(bw);
                 let mut bytes = (rows * kk + kk * cols + rows * cols) * size;
                 if pk > 1 {
                     // Each of the block's `pk` tiles adds up a share of its
@@ -104,7 +112,7 @@ pub fn plan(m: u64, k: u64, n: u64, elem: ElemType, tiles: u32, target: &ir::Tar
                     let share = rows.div_ceil(pk);
                     let adds = share.div_ceil(workers) * col_groups * pk;
                     let recv2 = (pk - 1) * share * cols * size;
-                    cycles += adds * workers + recv2.div_ceil(bw) + target.sync_cycles as u64;
+                    cycles += adds * issue + recv2.div_ceil(bw) + target.sync_cycles as u64;
                     bytes += recv2 + share * cols * size;
                 }
                 let fits = bytes <= budget;

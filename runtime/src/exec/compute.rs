@@ -14,7 +14,7 @@
 use std::ffi::c_void;
 use std::sync::Arc;
 
-use linker::abi::{TileCtx, STATUS_OK};
+use linker::abi::{TileCtx, MULTIVERTEX_WORKERS, STATUS_OK};
 use linker::gp::VertexBase;
 
 use super::memory::Shared;
@@ -113,14 +113,17 @@ impl Machine {
                     if vt.base == VertexBase::MultiVertex {
                         // SAFETY: the loader mapped this entry with this signature.
                         let f: Entry3 = unsafe { std::mem::transmute::<usize, Entry3>(entry) };
-                        for (wk, load) in loads.iter_mut().enumerate() {
+                        // Worker ids `0..numWorkers()` whatever the target's
+                        // contexts: context `id % workers` runs id `id`.
+                        for wk in 0..MULTIVERTEX_WORKERS {
                             ctx.count = 0;
                             // SAFETY: generated code only touches memory through ctx, checked.
-                            let status = unsafe { f(&mut ctx, v.state, wk as u32) };
+                            let status = unsafe { f(&mut ctx, v.state, wk) };
                             if status != STATUS_OK {
-                                return Some(fault(&ctx, status, Some(wk as u32)));
+                                return Some(fault(&ctx, status, Some(wk)));
                             }
                             let c = v.cycles.unwrap_or(ctx.count);
+                            let load = &mut loads[wk as usize % loads.len()];
                             *load = load.saturating_add(c);
                             total = total.saturating_add(c);
                         }

@@ -114,7 +114,9 @@ impl Lowerer<'_, '_> {
         let _ = p;
         Ok(Some(match bare {
             "assert" if self.p.ndebug => V::Void,
-            "numWorkers" | "MultiVertex::numWorkers" => V::C(Scalar::UInt, CV::I(6)),
+            "numWorkers" | "MultiVertex::numWorkers" => {
+                V::C(Scalar::UInt, CV::I(i128::from(linker::abi::MULTIVERTEX_WORKERS)))
+            }
             // `poplar::IeeeHalf::fromBits(bits)`: the half with that bit pattern.
             "IeeeHalf::fromBits" => {
                 let [a] = args else { return err(span, "IeeeHalf::fromBits takes one argument") };
