@@ -183,3 +183,23 @@ fn printf_output_is_bounded() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The PIR fuzzer's out-of-memory input (a `map` of 3.3 billion repeats of
+/// one element: 24 GB before the fix) and its neighbours fail at once
+/// under the cap, compiled in-process by `poplar-run`.
+#[test]
+fn repeating_views_are_bounded() {
+    let d = dir("repeats");
+    let zero_stride =
+        pir(&d, "zero_stride", "var v: float[4]\nmap affine(v, 2, [[3333333333, 0]]) -> tile 00\n");
+    fails_with(&run(&zero_stride, &[]), "expansion limit exceeded");
+    let slice = pir(
+        &d,
+        "slice",
+        "var big: float[3300000000]\nprogram main { print \"b\" broadcast(big[0:1], 3300000000) }\n",
+    );
+    fails_with(&run(&slice, &[]), "expansion limit exceeded");
+    let strided = pir(&d, "strided", "var big: float[3300000000]\nmap big[0:3300000000:2] -> tile 0\n");
+    fails_with(&run(&strided, &[]), "expansion limit exceeded");
+    let _ = std::fs::remove_dir_all(&d);
+}
