@@ -46,6 +46,8 @@ fn out_dir(name: &str) -> PathBuf {
 
 #[test]
 fn ok_cases() {
+    // Code sizes in the expectations are the baseline ISA level's.
+    linker::isa::limit_to(linker::isa::Level::Baseline);
     let mut report = testdata::Report::new();
     let all = cases("ok");
     assert!(!all.is_empty(), "no ok cases");

@@ -200,7 +200,7 @@ pub fn container_file(kind: Kind, data: &[u8]) -> Vec<u8> {
 
 /// A payload behind a correct header for this machine.
 pub fn seal_payload(kind: Kind, payload: &[u8]) -> Vec<u8> {
-    let target = gp::host_target();
+    let target = linker::isa::host_target();
     let mut out = Vec::with_capacity(26 + target.len() + payload.len());
     out.extend_from_slice(kind.magic());
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());

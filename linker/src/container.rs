@@ -59,7 +59,7 @@ pub enum FormatError {
     BadMagic { expected: &'static str, found: String },
     #[error("{what} has format version {found}, this toolchain reads version {expected}")]
     Version { what: &'static str, found: u32, expected: u32 },
-    #[error("{what} is for target '{found}', this machine is '{expected}'")]
+    #[error("{what} is for target '{found}', this machine runs '{expected}' (or a lower ISA level)")]
     ForeignTarget { what: &'static str, found: String, expected: String },
     #[error("{what} is corrupt: {detail}")]
     Corrupt { what: &'static str, detail: String },
@@ -88,19 +88,17 @@ pub fn peek_target(kind: Kind, bytes: &[u8]) -> Result<String, FormatError> {
     Ok(target)
 }
 
-/// Checks the header and decodes the payload. `expected_target`, when given,
-/// must equal the recorded target exactly.
+/// Checks the header and decodes the payload. The recorded target must
+/// satisfy `accepts` (`crate::isa::runs_here` for this machine's files).
 pub fn open<T: DeserializeOwned>(
     kind: Kind,
     bytes: &[u8],
-    expected_target: Option<&str>,
+    accepts: fn(&str) -> bool,
 ) -> Result<(String, T), FormatError> {
     let what = kind.describe();
     let (target, body) = split(kind, bytes)?;
-    if let Some(expected) = expected_target {
-        if target != expected {
-            return Err(FormatError::ForeignTarget { what, found: target, expected: expected.to_string() });
-        }
+    if !accepts(&target) {
+        return Err(FormatError::ForeignTarget { what, found: target, expected: crate::isa::host_target() });
     }
     let (value, used) = decode_bounded(body)
         .map_err(|e| FormatError::Corrupt { what, detail: format!("cannot decode payload: {e}") })?;
@@ -191,23 +189,27 @@ fn bad_magic(kind: Kind, bytes: &[u8]) -> FormatError {
 mod tests {
     use super::*;
 
+    fn any(_: &str) -> bool {
+        true
+    }
+
     #[test]
     fn round_trip_and_rejections() {
         let v: Vec<u32> = vec![1, 2, 3];
         let bytes = seal(Kind::Object, "x86_64 v2", &v);
-        let (t, back): (String, Vec<u32>) = open(Kind::Object, &bytes, Some("x86_64 v2")).unwrap();
+        let (t, back): (String, Vec<u32>) = open(Kind::Object, &bytes, |t| t == "x86_64 v2").unwrap();
         assert_eq!((t.as_str(), back), ("x86_64 v2", v));
-        assert!(matches!(open::<Vec<u32>>(Kind::Image, &bytes, None), Err(FormatError::BadMagic { .. })));
+        assert!(matches!(open::<Vec<u32>>(Kind::Image, &bytes, any), Err(FormatError::BadMagic { .. })));
         assert!(matches!(
-            open::<Vec<u32>>(Kind::Object, &bytes, Some("aarch64")),
+            open::<Vec<u32>>(Kind::Object, &bytes, |t| t == "aarch64"),
             Err(FormatError::ForeignTarget { .. })
         ));
         for cut in 0..bytes.len() {
-            assert!(open::<Vec<u32>>(Kind::Object, &bytes[..cut], None).is_err());
+            assert!(open::<Vec<u32>>(Kind::Object, &bytes[..cut], any).is_err());
         }
         let mut bad = bytes.clone();
         *bad.last_mut().unwrap() ^= 1;
-        assert!(matches!(open::<Vec<u32>>(Kind::Object, &bad, None), Err(FormatError::Corrupt { .. })));
+        assert!(matches!(open::<Vec<u32>>(Kind::Object, &bad, any), Err(FormatError::Corrupt { .. })));
     }
 
     #[test]
@@ -228,10 +230,10 @@ mod tests {
         // Many small integers claim 8 bytes each from one byte: still fine.
         let v: Vec<u64> = (0..100_000).map(|i| i % 200).collect();
         let bytes = seal(Kind::Object, "t", &v);
-        let (_, back): (String, Vec<u64>) = open(Kind::Object, &bytes, None).unwrap();
+        let (_, back): (String, Vec<u64>) = open(Kind::Object, &bytes, any).unwrap();
         assert_eq!(back, v);
         let mut bad = bytes.clone();
         *bad.last_mut().unwrap() ^= 1;
-        assert!(matches!(open::<Vec<u32>>(Kind::Object, &bad, None), Err(FormatError::Corrupt { .. })));
+        assert!(matches!(open::<Vec<u32>>(Kind::Object, &bad, any), Err(FormatError::Corrupt { .. })));
     }
 }

@@ -207,29 +207,14 @@ pub struct Reloc {
     pub addend: i64,
 }
 
-/// The header's target string for code of this machine: architecture plus
-/// the baseline ISA level code is generated for.
-pub fn host_target() -> String {
-    format!("{}-{} {}", std::env::consts::ARCH, std::env::consts::OS, baseline_isa())
-}
-
-/// The fixed baseline ISA generated code may use.
-pub fn baseline_isa() -> &'static str {
-    if cfg!(target_arch = "x86_64") {
-        "x86-64-v2"
-    } else {
-        "base"
-    }
-}
-
 impl Object {
     pub fn to_bytes(&self) -> Vec<u8> {
-        container::seal(Kind::Object, &host_target(), self)
+        container::seal(Kind::Object, &crate::isa::host_target(), self)
     }
 
     /// Reads and validates an object produced for this machine.
     pub fn from_bytes(bytes: &[u8]) -> Result<Object, FormatError> {
-        let (_, object): (String, Object) = container::open(Kind::Object, bytes, Some(&host_target()))?;
+        let (_, object): (String, Object) = container::open(Kind::Object, bytes, crate::isa::runs_here)?;
         object.validate()?;
         Ok(object)
     }

@@ -320,14 +320,13 @@ pub fn element_count(shape: &[u64]) -> u64 {
 impl Image {
     /// The header's target string: the code's ISA, like a `.gp`'s.
     pub fn to_bytes(&self) -> Vec<u8> {
-        container::seal(Kind::Image, &crate::gp::host_target(), self)
+        container::seal(Kind::Image, &crate::isa::host_target(), self)
     }
 
     /// Reads an image produced for this machine and validates it completely
     /// ([`crate::valid`]).
     pub fn from_bytes(bytes: &[u8]) -> Result<ValidImage, FormatError> {
-        let (_, image): (String, Image) =
-            container::open(Kind::Image, bytes, Some(&crate::gp::host_target()))?;
+        let (_, image): (String, Image) = container::open(Kind::Image, bytes, crate::isa::runs_here)?;
         image.validate()
     }
 }

@@ -27,6 +27,7 @@ pub mod cost;
 pub mod gp;
 pub mod host;
 pub mod image;
+pub mod isa;
 pub mod link;
 pub mod printf;
 pub mod profile;

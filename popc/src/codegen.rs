@@ -1,9 +1,10 @@
-//! Machine code: the fixed baseline ISA, and compiling each vertex's entry
-//! function (plain and counting variants) into a `linker::gp::Function`.
+//! Machine code: the target ISA, and compiling each vertex's entry function
+//! (plain and counting variants) into a `linker::gp::Function`.
 //!
-//! Code is generated for x86-64-v2 (SSE3, SSSE3, SSE4.1, SSE4.2, POPCNT),
-//! never the build machine's full feature set, so an object is portable to
-//! every machine that reports the same `linker::gp::host_target()`.
+//! Code is generated for this process's ISA level (`linker::isa`): the
+//! x86-64-v2 baseline, or x86-64-v3 (AVX2) where the processor has it and
+//! `POPLAR_HOST_ISA` does not lower it. The object's header records the
+//! level, so it runs on every machine that has that level.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -55,10 +56,8 @@ pub fn make_isa(triple: Option<&str>, opt: u8) -> std::result::Result<Arc<dyn Ta
         .set("enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })
         .map_err(|e| e.to_string())?;
     let mut ib = isa::lookup_by_name(&host).map_err(|e| e.to_string())?;
-    if cfg!(target_arch = "x86_64") {
-        for f in ["has_sse3", "has_ssse3", "has_sse41", "has_sse42", "has_popcnt"] {
-            ib.enable(f).map_err(|e| e.to_string())?;
-        }
+    for f in linker::isa::Level::current().features() {
+        ib.enable(f.cranelift).map_err(|e| e.to_string())?;
     }
     ib.finish(settings::Flags::new(flags)).map_err(|e| e.to_string())
 }

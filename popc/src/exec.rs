@@ -5,7 +5,7 @@
 //! read + execute (never writable and executable at once).
 //!
 //! Safety argument: the code came from popc's own code generator for this
-//! machine's baseline ISA (the `.gp` header checks the target), it touches
+//! machine's ISA level (`linker::isa`; the `.gp` header checks it), it touches
 //! memory only through `ctx.mem` plus an offset checked against
 //! `ctx.mem_len`, its locals live in its own stack frame, and it calls only
 //! the host table in `ctx` and the libcalls patched here. So calling it is

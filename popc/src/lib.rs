@@ -14,7 +14,7 @@
 //!   for constants and `sema::types` for C++ types;
 //! - `lower`: Cranelift IR (every call inlined; `lower::vectorize` adds
 //!   SIMD copies of elementwise float loops), then `codegen` makes machine
-//!   code for the fixed baseline ISA.
+//!   code for this machine's ISA level (`linker::isa`).
 //!
 //! [`host`] and [`exec`] run compiled code in process (tests, the runtime's
 //! `cpu` device); [`state`] encodes vertex state as the ABI lays it out.

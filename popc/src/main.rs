@@ -97,6 +97,10 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    if let Some(m) = linker::isa::env_error() {
+        eprintln!("popc: error: {m}");
+        return ExitCode::from(1);
+    }
     let opts = match popc::Options::from_args(&args) {
         Ok(o) => o,
         Err(m) => {

@@ -17,6 +17,10 @@ const HANG_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(e) = runtime::linker::isa::env_error() {
+        eprintln!("poplar-run: error: {e}");
+        std::process::exit(1);
+    }
     if let Some(limit) = runtime::cli::timeout(&argv) {
         watchdog(limit);
     }

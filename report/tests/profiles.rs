@@ -517,6 +517,8 @@ fn check_trace(name: &str, text: &str, total_cycles: u64, clock_mhz: f64) {
 
 #[test]
 fn every_run_case_reports_and_traces() {
+    // Code sizes in the expectations are the baseline ISA level's.
+    runtime::linker::isa::limit_to(runtime::linker::isa::Level::Baseline);
     let mut checked = 0;
     for dir in cases() {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();

@@ -17,7 +17,7 @@ pub enum LoadError {
     #[error("cannot map the code segment: {0}")]
     Map(String),
     #[error(
-        "this processor lacks {missing}, which code for the baseline ISA {isa} uses; \
+        "this processor lacks {missing}, which code for the ISA level {isa} uses; \
          run on a machine that has it"
     )]
     Isa { isa: &'static str, missing: String },

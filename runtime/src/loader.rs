@@ -63,24 +63,17 @@ pub fn load_valid(image: ValidImage) -> Result<Loaded, LoadError> {
     Ok(Loaded { image, _code: code, plain, counting, tree })
 }
 
-/// The header names the baseline ISA the code was generated for (checked
-/// against this build by [`Image::from_bytes`]); this checks that the
-/// processor really has it, so that a host without it gets an error rather
-/// than an illegal-instruction signal.
+/// The header names the ISA level the code was generated for (checked
+/// against this process's level, `linker::isa::Level::current`, by
+/// [`Image::from_bytes`]; an image compiled in this process has that level);
+/// this checks that the processor really has the level's extensions, so
+/// that a host without them gets an error rather than an illegal-instruction
+/// signal.
 fn check_host_isa() -> Result<(), LoadError> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let features = [
-            ("SSE3", std::arch::is_x86_feature_detected!("sse3")),
-            ("SSSE3", std::arch::is_x86_feature_detected!("ssse3")),
-            ("SSE4.1", std::arch::is_x86_feature_detected!("sse4.1")),
-            ("SSE4.2", std::arch::is_x86_feature_detected!("sse4.2")),
-            ("POPCNT", std::arch::is_x86_feature_detected!("popcnt")),
-        ];
-        let missing: Vec<&str> = features.iter().filter(|(_, has)| !has).map(|(name, _)| *name).collect();
-        if !missing.is_empty() {
-            return Err(LoadError::Isa { isa: linker::gp::baseline_isa(), missing: missing.join(", ") });
-        }
+    let level = linker::isa::Level::current();
+    let missing = level.missing();
+    if !missing.is_empty() {
+        return Err(LoadError::Isa { isa: level.name(), missing: missing.join(", ") });
     }
     Ok(())
 }

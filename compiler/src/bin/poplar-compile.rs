@@ -9,6 +9,10 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(e) = linker::isa::env_error() {
+        eprintln!("poplar-compile: error: {e}");
+        std::process::exit(1);
+    }
     let (code, stdout, stderr) = compiler::run_cli(&args);
     report::log::write_stdout(&stdout);
     report::log::write_stderr(&stderr);
