@@ -101,7 +101,7 @@ fn add(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
 
 fn matmul(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
     let s: u64 = if quick { 256 } else { 1024 };
-    let reps = if quick { 2 } else { 5 };
+    let blocks = if quick { 1 } else { 4 };
     let pir = format!(
         "target mk2\nvar a: float[{s}, {s}] @ linear = 0.5\nvar b: float[{s}, {s}] @ linear = 0.25\n\
          host_read \"c\" <- c\nprogram main {{ c = matmul(a, b) }}\n"
@@ -120,7 +120,31 @@ fn matmul(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
     let c: Vec<f32> = e.read_values("c").expect("read c");
     let want = 0.125 * s as f32;
     assert!(c.iter().all(|&x| x == want), "matmul computed a wrong result");
-    let device = time_runs(&mut e, reps);
+    // The device's runs alternate with numpy's in blocks (numpy in a
+    // child that stays up), so that a drift of the machine's speed during
+    // the benchmark falls on both alike. Each block starts after a pause
+    // (BLAS worker threads spin for a while after a product and would take
+    // the cores from the device's runs) with one untimed product, so that
+    // neither side is timed waking its threads.
+    let mut numpy = Numpy::start(s, threads);
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for _ in 0..blocks {
+        std::thread::sleep(SETTLE);
+        e.run(0).expect("run");
+        for _ in 0..BLOCK {
+            let t = Instant::now();
+            e.run(0).expect("run");
+            ours.push(t.elapsed().as_secs_f64());
+        }
+        if let Some(np) = numpy.as_mut() {
+            std::thread::sleep(SETTLE);
+            match np.block() {
+                Some(x) => theirs.extend(x),
+                None => numpy = None,
+            }
+        }
+    }
+    let device = Stats::of(ours);
     rows.push((
         format!("ops: matmul {s}x{s}x{s} float, cpu ({threads} threads)"),
         format!(
@@ -130,30 +154,74 @@ fn matmul(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
             compile_s
         ),
     ));
-    let script = format!(
-        "import time, numpy as np\na = np.full(({s}, {s}), 0.5, np.float32)\nb = np.full(({s}, {s}), 0.25, np.float32)\n\
-         a @ b\nts = []\nfor _ in range({reps}):\n    t = time.perf_counter(); a @ b; ts.append(time.perf_counter() - t)\n\
-         ts.sort()\nprint(ts[len(ts) // 2], ts[0], ts[-1])\n"
-    );
-    let n = threads.to_string();
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(&script)
-        .env("OMP_NUM_THREADS", &n)
-        .env("OPENBLAS_NUM_THREADS", &n)
-        .env("MKL_NUM_THREADS", &n)
-        .output();
-    match out {
-        Ok(o) if o.status.success() => {
-            let text = String::from_utf8_lossy(&o.stdout);
-            let v: Vec<f64> = text.split_whitespace().filter_map(|x| x.parse().ok()).collect();
-            if let [median, min, max] = v[..] {
-                let np = Stats { median, min, max };
-                rows.push((format!("ops: numpy a @ b, same size ({threads} threads)"), np.ms()));
-                rows.push(("ops: matmul speed / numpy".into(), format!("{:.3}x", np.median / device.median)));
-            }
-        }
-        _ => rows.push(("ops: numpy a @ b".into(), "skipped: python3 with numpy not available".into())),
+    if numpy.is_none() || theirs.is_empty() {
+        rows.push(("ops: numpy a @ b".into(), "skipped: python3 with numpy not available".into()));
+        return;
+    }
+    let np = Stats::of(theirs);
+    rows.push((format!("ops: numpy a @ b, same size ({threads} threads, runs alternating)"), np.ms()));
+    rows.push(("ops: matmul speed / numpy".into(), format!("{:.3}x", np.median / device.median)));
+}
+
+/// The pause before each block of the alternating comparison.
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// Timed products in a block of the alternating comparison.
+const BLOCK: usize = 3;
+
+/// numpy's `a @ b` in a child `python3` with `threads` BLAS threads: for
+/// each line it reads, one untimed product, then `BLOCK` timed ones.
+struct Numpy {
+    child: std::process::Child,
+    to: std::process::ChildStdin,
+    from: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl Numpy {
+    fn start(s: u64, threads: usize) -> Option<Numpy> {
+        use std::process::Stdio;
+        let script = format!(
+            "import sys, time, numpy as np\na = np.full(({s}, {s}), 0.5, np.float32)\n\
+             b = np.full(({s}, {s}), 0.25, np.float32)\nfor _ in sys.stdin:\n    a @ b\n    \
+             for _ in range({BLOCK}):\n        t = time.perf_counter(); a @ b; print(time.perf_counter() - t)\n    \
+             sys.stdout.flush()\n"
+        );
+        let n = threads.to_string();
+        let mut child = Command::new("python3")
+            .arg("-c")
+            .arg(&script)
+            .env("OMP_NUM_THREADS", &n)
+            .env("OPENBLAS_NUM_THREADS", &n)
+            .env("MKL_NUM_THREADS", &n)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        let to = child.stdin.take()?;
+        let from = std::io::BufReader::new(child.stdout.take()?);
+        Some(Numpy { child, to, from })
+    }
+
+    /// One block's seconds per product, or `None` when the child failed.
+    fn block(&mut self) -> Option<Vec<f64>> {
+        use std::io::{BufRead, Write};
+        writeln!(self.to).ok()?;
+        self.to.flush().ok()?;
+        (0..BLOCK)
+            .map(|_| {
+                let mut line = String::new();
+                self.from.read_line(&mut line).ok()?;
+                line.trim().parse().ok()
+            })
+            .collect()
+    }
+}
+
+impl Drop for Numpy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 

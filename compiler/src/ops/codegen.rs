@@ -297,14 +297,13 @@ pub(crate) const MM_TERMS: usize = 4;
 /// `[j0, j0 + jn)` in passes. For a pair of rows the emitted code is
 ///
 /// ```text
-/// q = 0
-/// k >= 4: for j: c0[j] = 0 + b0[j]*x00 + b1[j]*x01 + b2[j]*x02 + b3[j]*x03  (c1 likewise)
+/// k < 8:  for j: c0[j] = 0 + b0[j]*x00 + … + b(k-1)[j]*x0(k-1)           (c1 likewise; zeros when k = 0)
+/// else:   for j: c0[j] = 0 + b0[j]*x00 + b1[j]*x01 + b2[j]*x02 + b3[j]*x03
 ///         q = 4
-/// else:   for j: c0[j] = 0, c1[j] = 0
-/// while q + 4 <= k:
-///         for j: c0[j] = c0[j] + b0[j]*x00 + … + b3[j]*x03                  (c1 likewise)
-///         q += 4
-/// k - q = 3, 2 or 1: one last pass of that many terms
+///         while q + 8 <= k:
+///             for j: c0[j] = c0[j] + b0[j]*x00 + … + b3[j]*x03
+///             q += 4
+///         for j: c0[j] = c0[j] + b0[j]*x00 + … (the 4 to 7 terms left)
 /// ```
 ///
 /// with `bu` row `q + u` of `b` and `xiu = a[r + i][q + u]`. Each line is
@@ -316,14 +315,18 @@ pub(crate) const MM_TERMS: usize = 4;
 /// four terms. A pass costs a fixed setup besides its columns (loading
 /// the `x` values and `popc`'s run-time checks before its vector loop), so
 /// the first pass stores its sums without a separate zeroing pass and the
-/// leftover terms are one pass, not one pass each. Two rows by four terms
+/// leftover terms join the last pass rather than make one of their own
+/// (which would load and store every sum for as few as one term: on `sim`
+/// the 1024^3 product takes 1.4% fewer cycles so). Two rows by four terms
 /// keep the loop's values (eight `a` splats, two rows of sums, the `b`
 /// chunks) within the host's sixteen vector registers; four rows, eight
 /// terms, one row by eight terms and three rows by three terms all
-/// measured slower (spills, or more loads per product). The `b` chunk is the left operand
-/// of each product: x86's two-operand multiply overwrites its left
-/// operand, so the second row's products consume the chunks where splats
-/// on the left would each need a copy first.
+/// measured slower (spills, or more loads per product). The last pass's
+/// five to seven terms do spill on the host, and measured as fast as the
+/// separate passes they replace. The `b` chunk is the left operand of each
+/// product: at the baseline ISA level x86's two-operand multiply
+/// overwrites its left operand, so the second row's products consume the
+/// chunks where splats on the left would each need a copy first.
 pub fn matmul_class(name: &str, t: ElemType, aligned: bool) -> String {
     let e = cpp(t);
     let row = if aligned { format!("{e}, VectorLayout::SPAN, 16") } else { e.to_string() };
@@ -397,8 +400,10 @@ pub fn matmul_sum_class(name: &str) -> String {
 }
 
 /// The passes over `rows` rows of `c` from row `r` (the shape is in
-/// [`matmul_class`]'s comment): a first pass of four terms from zero (or
-/// zeros when `k < 4`), passes of four terms, and one of the leftover terms.
+/// [`matmul_class`]'s comment): with fewer than eight terms one pass of
+/// all of them from zero (zeros when there are none); else a first pass
+/// of four terms from zero, passes of four terms, and a last pass of the
+/// four to seven left.
 fn matmul_rows(s: &mut String, t: ElemType, rows: usize) {
     let e = cpp(t);
     let ind = "        ";
@@ -407,27 +412,44 @@ fn matmul_rows(s: &mut String, t: ElemType, rows: usize) {
         let _ = writeln!(s, "{ind}const {e} *a{i} = pa + (r + {i}) * k;");
     }
     let zero = if t == ElemType::Float { "0.0f" } else { "0" };
+    let most = 2 * MM_TERMS - 1;
     let _ = writeln!(s, "{ind}unsigned q = 0;");
-    let _ = writeln!(s, "{ind}if (k >= {MM_TERMS}) {{");
-    matmul_pass(s, e, rows, MM_TERMS, Some(zero));
-    let _ = writeln!(s, "{ind}  q = {MM_TERMS};\n{ind}}} else {{");
+    let _ = writeln!(s, "{ind}if (k <= {most}) {{");
     let zeros: String = (0..rows).map(|i| format!(" c{i}[j] = {zero};")).collect();
-    let _ = writeln!(s, "{ind}  for (unsigned j = 0; j < jn; ++j) {{{zeros} }}\n{ind}}}");
-    let _ = writeln!(s, "{ind}for (; q + {MM_TERMS} <= k; q += {MM_TERMS}) {{");
+    let _ = writeln!(
+        s,
+        "{ind}  if (k == 0) {{
+{ind}    for (unsigned j = 0; j < jn; ++j) {{{zeros} }}"
+    );
+    for terms in 1..=most {
+        let _ = writeln!(s, "{ind}  }} else if (k == {terms}) {{");
+        matmul_pass(s, e, rows, terms, Some(zero));
+    }
+    let _ = writeln!(
+        s,
+        "{ind}  }}
+{ind}}} else {{"
+    );
+    matmul_pass(s, e, rows, MM_TERMS, Some(zero));
+    let _ = writeln!(s, "{ind}  for (q = {MM_TERMS}; q + {} <= k; q += {MM_TERMS}) {{", 2 * MM_TERMS);
     matmul_pass(s, e, rows, MM_TERMS, None);
-    let _ = writeln!(s, "{ind}}}");
-    for terms in (1..MM_TERMS).rev() {
-        let chain = if terms + 1 == MM_TERMS { "" } else { "} else " };
-        let _ = writeln!(s, "{ind}{chain}if (k - q == {terms}) {{");
+    let _ = writeln!(s, "{ind}  }}");
+    for terms in MM_TERMS..=most {
+        let chain = if terms == MM_TERMS { "" } else { "} else " };
+        let _ = writeln!(s, "{ind}  {chain}if (k - q == {terms}) {{");
         matmul_pass(s, e, rows, terms, None);
     }
-    let _ = writeln!(s, "{ind}}}");
+    let _ = writeln!(
+        s,
+        "{ind}  }}
+{ind}}}"
+    );
 }
 
 /// One pass over the columns adding terms `q` to `q + terms - 1` to `rows`
 /// rows of `c`, to the sums so far or, with `from`, to that zero literal.
 fn matmul_pass(s: &mut String, e: &str, rows: usize, terms: usize, from: Option<&str>) {
-    let ind = "          ";
+    let ind = "            ";
     for u in 0..terms {
         let _ = writeln!(s, "{ind}const {e} *b{u} = pb + (q + {u}) * n + j0;");
     }

@@ -7,7 +7,7 @@
 //! `pm * pn * pk <= tiles` it estimates a tile's cycles as
 //!
 //! ```text
-//! issue * (units * 2 * GROUP_TERM_CYCLES * kk + passes * PASS_CYCLES)
+//! issue * (units * group_cycles(kk) + pairs * passes(kk) * PASS_CYCLES)
 //!     +  (a rows + b columns received, in bytes) / exchange_bytes_per_cycle
 //! ```
 //!
@@ -20,12 +20,15 @@
 //! `ceil(n/pn)` columns (a last, partial group costs as much as a whole
 //! one); each worker takes a run of `units` of these groups, the busiest
 //! `ceil(groups / workers)`, and passes over the pairs its run touches,
-//! `ceil(kk/4)` passes each. The two constants are what `sim` counts for
-//! the generated code, so the estimate is close to the modelled cycles.
-//! With `k` split, the block's `pk` tiles each then add up a share of the
-//! block's rows (`ceil(rows/pk)`), receiving the other parts' partial sums
-//! of them: that second compute set's adds, bytes and one more sync are
-//! added to the estimate. It takes the cheapest split whose tile memory
+//! `passes(kk)` passes each (one below eight terms, else `floor(kk/4)`,
+//! the last taking the four to seven terms left). A group costs
+//! `group_cycles(kk)`: `2 * GROUP_TERM_CYCLES` a term, and a little per
+//! pass. The constants are what `sim` counts for the generated code, so
+//! the estimate is close to the modelled cycles. With `k` split, the block's `pk` tiles each then add up a share
+//! of the block's rows (`ceil(rows/pk)`), receiving the other parts'
+//! partial sums of them: that second compute set's busiest worker
+//! (`sum_cycles`, counted the same way), bytes and one more sync are added
+//! to the estimate. It takes the cheapest split whose tile memory
 //! fits in half a tile, ties to fewer tiles, then fewer parts.
 //!
 //! Block `(i, j)`, part `p` runs on tile `(i * pn + j) * pk + p`, reading
@@ -46,14 +49,57 @@ use crate::mapping::Interval;
 const COLUMN_GROUP: u64 = 4;
 
 /// Modelled cycles one row's group of four columns costs per term of the
-/// sum in the vertex's passes: `sim` counts about 57 for a pair of rows'
-/// group in a pass of four terms.
-const GROUP_TERM_CYCLES: u64 = 7;
+/// sum: `sim` counts 12 for a pair of rows' group per term.
+const GROUP_TERM_CYCLES: u64 = 6;
+
+/// Modelled cycles a pair of rows' group costs in a pass besides its
+/// terms: 5 in the first pass (which starts from zero), 9 in each later
+/// one (which also loads the sums so far).
+const FIRST_PASS_GROUP_CYCLES: u64 = 5;
+const LATER_PASS_GROUP_CYCLES: u64 = 9;
 
 /// Modelled cycles a pass costs besides its groups (loading its `a`
 /// values, the checks before its loop): about 41 on `sim` for a pair of
 /// rows.
 const PASS_CYCLES: u64 = 41;
+
+/// The `MatMulSum` vertex's modelled cycles, as `sim` counts them: a
+/// worker's fixed cost, then per row a pass over its groups of four
+/// columns for every four parts (`SUM_QUAD_GROUP_CYCLES` a group) and
+/// for each leftover part (`SUM_SINGLE_GROUP_CYCLES`), each pass
+/// `SUM_PASS_CYCLES` besides its groups.
+const SUM_WORKER_CYCLES: u64 = 39;
+const SUM_QUAD_GROUP_CYCLES: u64 = 21;
+const SUM_SINGLE_GROUP_CYCLES: u64 = 8;
+const SUM_PASS_CYCLES: u64 = 21;
+
+/// The passes the vertex makes over a pair of rows for `kk` terms: one
+/// below eight terms, else one per four terms (the last takes four to
+/// seven).
+fn passes(kk: u64) -> u64 {
+    let terms = codegen::MM_TERMS as u64;
+    if kk < 2 * terms {
+        1
+    } else {
+        kk / terms
+    }
+}
+
+/// The modelled cycles of a pair of rows' group of four columns over `kk`
+/// terms.
+fn group_cycles(kk: u64) -> u64 {
+    2 * GROUP_TERM_CYCLES * kk + FIRST_PASS_GROUP_CYCLES + LATER_PASS_GROUP_CYCLES * (passes(kk) - 1)
+}
+
+/// The modelled cycles of the busiest worker of a `MatMulSum` vertex
+/// adding `parts` partial sums of `rows` rows of `cols` columns.
+fn sum_cycles(rows: u64, cols: u64, parts: u64, workers: u64) -> u64 {
+    let groups = cols.div_ceil(COLUMN_GROUP);
+    let (quads, singles) = (parts / 4, parts % 4);
+    let row = groups * (quads * SUM_QUAD_GROUP_CYCLES + singles * SUM_SINGLE_GROUP_CYCLES)
+        + (quads + singles) * SUM_PASS_CYCLES;
+    SUM_WORKER_CYCLES + rows.div_ceil(workers) * row
+}
 
 /// The planner's choice for one product.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,12 +130,11 @@ pub fn plan(m: u64, k: u64, n: u64, elem: ElemType, tiles: u32, target: &ir::Tar
         let rows = m.div_ceil(pm);
         for pn in 1..=n.clamp(1, tiles / pm) {
             let cols = n.div_ceil(pn);
-            let col_groups = cols.next_multiple_of(COLUMN_GROUP);
             let groups = cols.div_ceil(COLUMN_GROUP).max(1); // an empty `n` too
                                                              // The vertex shares the block's pairs of rows, a group of four
-                                                             // columns at a time, evenly between the workers; a worker's
-                                                             // run covers about `per_worker / groups` pairs, and one more
-                                                             // where it starts or ends part way along one.
+                                                             // columns at a time, evenly between the workers; a worker's run
+                                                             // covers about `per_worker / groups` pairs, and one more where
+                                                             // it starts or ends part way along one.
             let per_worker = (rows.div_ceil(2) * groups).div_ceil(workers);
             let pairs = (per_worker.div_ceil(groups) + 1).min(rows.div_ceil(2));
             // Partial sums are `float`: only `float` products split `k`.
@@ -101,8 +146,7 @@ pub fn plan(m: u64, k: u64, n: u64, elem: ElemType, tiles: u32, target: &ir::Tar
                 }
                 // The busiest worker: its groups of two rows over `kk`
                 // terms, and its pairs' passes.
-                let passes = pairs * kk.div_ceil(codegen::MM_TERMS as u64);
-                let compute = per_worker * 2 * GROUP_TERM_CYCLES * kk + passes * PASS_CYCLES;
+                let compute = per_worker * group_cycles(kk) + pairs * passes(kk) * PASS_CYCLES;
                 let recv = (rows * kk + kk * cols) * size;
                 let mut cycles = compute * issue + recv.div_ceil(bw);
                 let mut bytes = (rows * kk + kk * cols + rows * cols) * size;
@@ -110,7 +154,7 @@ pub fn plan(m: u64, k: u64, n: u64, elem: ElemType, tiles: u32, target: &ir::Tar
                     // Each of the block's `pk` tiles adds up a share of its
                     // rows, receiving the other tiles' partials of them.
                     let share = rows.div_ceil(pk);
-                    let adds = share.div_ceil(workers) * col_groups * pk;
+                    let adds = sum_cycles(share, cols, pk, workers);
                     let recv2 = (pk - 1) * share * cols * size;
                     cycles += adds * issue + recv2.div_ceil(bw) + target.sync_cycles as u64;
                     bytes += recv2 + share * cols * size;

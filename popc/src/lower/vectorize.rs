@@ -56,6 +56,12 @@
 //!   exactly as the scalar loop does. Running in order, it needs no
 //!   aliasing check between vectors.
 //!
+//! The copy addresses each vector from the end of its chunks with one
+//! byte offset that counts up from a negative value to zero, so the loop
+//! needs no register for its bound (in a matrix product's pass the six
+//! vectors' addresses and the offset then fit the host's registers with
+//! no spill: about 2% of the 1024^3 product's time).
+//!
 //! Either way the unchanged scalar loop runs next and does the rest: the
 //! tail, or everything when a check failed, so traps, partial writes, trap
 //! addresses and the final `i` and `acc` are exactly the scalar loop's.
@@ -573,7 +579,16 @@ impl Lowerer<'_, '_> {
                 }
             })
             .collect();
-        let hosts: Vec<Value> = bases.iter().map(|&a| self.b.ins().iadd(self.mem, a)).collect();
+        // Each vector's host address of the end of the chunks: the loop
+        // counts a negative byte offset up to zero, so that no register
+        // holds its bound.
+        let hosts: Vec<Value> = bases
+            .iter()
+            .map(|&a| {
+                let h = self.b.ins().iadd(self.mem, a);
+                self.b.ins().iadd(h, last)
+            })
+            .collect();
         if self.counting {
             let done = self.b.ins().isub(end, i0);
             if let Some(it) = iters {
@@ -591,7 +606,8 @@ impl Lowerer<'_, '_> {
         let chunk = self.b.create_block();
         let off = self.b.append_block_param(chunk, types::I64);
         let after = self.b.create_block();
-        self.b.ins().jump(chunk, &[first.into()]);
+        let from_end = self.b.ins().isub(first, last);
+        self.b.ins().jump(chunk, &[from_end.into()]);
         self.b.switch_to_block(chunk);
         // Each vector's host address of the chunk's first element.
         let addrs: Vec<Value> = hosts.iter().map(|&h| self.b.ins().iadd(h, off)).collect();
@@ -634,7 +650,7 @@ impl Lowerer<'_, '_> {
             }
         }
         let next = self.b.ins().iadd_imm_s(off, 4 * LANES);
-        let more = self.b.ins().icmp(IntCC::SignedLessThan, next, last);
+        let more = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, next, 0);
         self.b.ins().brif(more, chunk, &[next.into()], after, &[]);
         self.b.switch_to_block(after);
         let i_end = narrow(self, end, m.var_ty);

@@ -11,15 +11,17 @@ in exactly that order, with the parts the planner chooses on this
 16-tile target written below; the graph subtracts it from its own products
 and prints the largest difference, which must be zero. The shapes cover
 row groups with remainders, k below and not a multiple of four, columns
-not a multiple of four, split and unsplit k and a batched product; the
+not a multiple of four, split and unsplit k, parts of k below eight
+terms (one pass), of nine to eleven (a last pass of five to seven) and of
+thirteen (a middle pass too), and a batched product; the
 values are inexact in float32, so any other order of additions would show.
 """
 import numpy as np
 
 # (name, m, k, n, terms per part of k as planned: k when unsplit)
-SHAPES = [("p", 37, 70, 29, 18), ("q", 9, 3, 13, 3), ("r", 26, 41, 8, 3), ("s", 3, 130, 3, 9)]
+SHAPES = [("p", 37, 70, 29, 9), ("q", 9, 3, 13, 3), ("r", 26, 41, 8, 9), ("s", 3, 130, 3, 11), ("u", 30, 13, 50, 13)]
 # The batched product: G products of [BM, BK] x [BK, BN], k in parts of BKK.
-G, BM, BK, BN, BKK = 2, 13, 11, 6, 3
+G, BM, BK, BN, BKK = 2, 13, 20, 6, 5
 f32 = np.float32
 
 
