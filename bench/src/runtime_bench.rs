@@ -89,6 +89,7 @@ fn empty_vertices(tiles: u32, per_tile: u32, repeats: u64) -> Image {
         handles: vec![],
         streams: vec![],
         remote_buffers: vec![],
+        isa: Default::default(),
     }
 }
 

@@ -234,6 +234,7 @@ pub fn lower<'a>(
         .map(|(t, r)| UsedType {
             source: &codelets.objects[r.object as usize].source,
             vertex_type: resolved.type_info(codelets, t),
+            isa: codelets.objects[r.object as usize].isa,
         })
         .collect();
     let handles = graph

@@ -44,10 +44,16 @@ fn out_dir(name: &str) -> PathBuf {
     d
 }
 
+/// Every test here compiles at the baseline ISA level: code sizes in the
+/// expectations are that level's, and the level is process-wide, so each
+/// test pins it before it compiles anything.
+fn pin_baseline_isa() {
+    linker::isa::limit_to(linker::isa::Level::Baseline);
+}
+
 #[test]
 fn ok_cases() {
-    // Code sizes in the expectations are the baseline ISA level's.
-    linker::isa::limit_to(linker::isa::Level::Baseline);
+    pin_baseline_isa();
     let mut report = testdata::Report::new();
     let all = cases("ok");
     assert!(!all.is_empty(), "no ok cases");
@@ -100,6 +106,7 @@ fn ok_cases() {
 
 #[test]
 fn err_cases() {
+    pin_baseline_isa();
     let mut report = testdata::Report::new();
     let all = cases("err");
     assert!(!all.is_empty(), "no err cases");
@@ -125,6 +132,7 @@ fn err_cases() {
 /// The image is byte-identical whatever the number of threads.
 #[test]
 fn output_independent_of_thread_count() {
+    pin_baseline_isa();
     let mut images = Vec::new();
     for threads in [1, 2] {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
@@ -144,6 +152,7 @@ fn output_independent_of_thread_count() {
 /// is written, the image is not.
 #[test]
 fn allow_out_of_memory_writes_profile_only() {
+    pin_baseline_isa();
     let dir = root().join("err/out_of_memory");
     let out = out_dir("allow-oom");
     let (exe, profile) = (out.join("prog.exe"), out.join("profile.json"));
@@ -167,6 +176,7 @@ fn allow_out_of_memory_writes_profile_only() {
 /// `--check` runs the front end only; `--target` replaces the preset.
 #[test]
 fn check_and_target_flags() {
+    pin_baseline_isa();
     let dir = root().join("ok/tut3");
     let (code, _, stderr) = compiler::run_cli(&[pir(&dir), "--check".into()]);
     assert_eq!(code, 0, "{stderr}");

@@ -67,7 +67,11 @@ fn objects() -> Codelets {
         counting: func(),
         line: 20,
     };
-    let objects = vec![gp::Object { source: "fake.cpp".into(), vertex_types: vec![sum, scale, cat] }];
+    let objects = vec![gp::Object {
+        source: "fake.cpp".into(),
+        vertex_types: vec![sum, scale, cat],
+        isa: Default::default(),
+    }];
     Codelets { objects, aliases: Vec::new(), library: None }
 }
 

@@ -88,6 +88,7 @@ fn image_framing_round_trips() {
         handles: Vec::new(),
         streams: Vec::new(),
         remote_buffers: Vec::new(),
+        isa: Default::default(),
     };
     let payload = fuzzing::payload_of(&image.to_bytes()).to_vec();
     let stripped = fuzzing::without_code(&image);

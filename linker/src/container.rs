@@ -59,7 +59,7 @@ pub enum FormatError {
     BadMagic { expected: &'static str, found: String },
     #[error("{what} has format version {found}, this toolchain reads version {expected}")]
     Version { what: &'static str, found: u32, expected: u32 },
-    #[error("{what} is for target '{found}', this machine runs '{expected}' (or a lower ISA level)")]
+    #[error("{what} is for target '{found}'; this machine runs {expected}")]
     ForeignTarget { what: &'static str, found: String, expected: String },
     #[error("{what} is corrupt: {detail}")]
     Corrupt { what: &'static str, detail: String },
@@ -98,7 +98,11 @@ pub fn open<T: DeserializeOwned>(
     let what = kind.describe();
     let (target, body) = split(kind, bytes)?;
     if !accepts(&target) {
-        return Err(FormatError::ForeignTarget { what, found: target, expected: crate::isa::host_target() });
+        return Err(FormatError::ForeignTarget {
+            what,
+            found: target,
+            expected: crate::isa::describe_host(),
+        });
     }
     let (value, used) = decode_bounded(body)
         .map_err(|e| FormatError::Corrupt { what, detail: format!("cannot decode payload: {e}") })?;

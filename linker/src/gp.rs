@@ -19,6 +19,10 @@ pub struct Object {
     /// Source file the object was compiled from (as given to `popc`).
     pub source: String,
     pub vertex_types: Vec<VertexType>,
+    /// The ISA level its code was generated at: written in the header
+    /// (`to_bytes`), not the payload, and read back from it.
+    #[serde(skip)]
+    pub isa: crate::isa::Level,
 }
 
 /// Which Poplar base class a vertex type derives from.
@@ -209,12 +213,14 @@ pub struct Reloc {
 
 impl Object {
     pub fn to_bytes(&self) -> Vec<u8> {
-        container::seal(Kind::Object, &crate::isa::host_target(), self)
+        container::seal(Kind::Object, &self.isa.target(), self)
     }
 
     /// Reads and validates an object produced for this machine.
     pub fn from_bytes(bytes: &[u8]) -> Result<Object, FormatError> {
-        let (_, object): (String, Object) = container::open(Kind::Object, bytes, crate::isa::runs_here)?;
+        let (target, mut object): (String, Object) =
+            container::open(Kind::Object, bytes, crate::isa::runs_here)?;
+        object.isa = crate::isa::Level::of_target(&target).unwrap_or_default();
         object.validate()?;
         Ok(object)
     }

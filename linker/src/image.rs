@@ -65,6 +65,10 @@ pub struct Image {
     pub handles: Vec<Handle>,
     pub streams: Vec<Stream>,
     pub remote_buffers: Vec<RemoteBuffer>,
+    /// The highest ISA level of its code (the objects it was linked
+    /// from): written in the header, not the payload, and read back from it.
+    #[serde(skip)]
+    pub isa: crate::isa::Level,
 }
 
 /// A relocation in the shared code segment: the 8 bytes at `offset` become
@@ -318,15 +322,17 @@ pub fn element_count(shape: &[u64]) -> u64 {
 }
 
 impl Image {
-    /// The header's target string: the code's ISA, like a `.gp`'s.
+    /// Serialises the image; the header names its ISA level (`isa`).
     pub fn to_bytes(&self) -> Vec<u8> {
-        container::seal(Kind::Image, &crate::isa::host_target(), self)
+        container::seal(Kind::Image, &self.isa.target(), self)
     }
 
     /// Reads an image produced for this machine and validates it completely
     /// ([`crate::valid`]).
     pub fn from_bytes(bytes: &[u8]) -> Result<ValidImage, FormatError> {
-        let (_, image): (String, Image) = container::open(Kind::Image, bytes, crate::isa::runs_here)?;
+        let (target, mut image): (String, Image) =
+            container::open(Kind::Image, bytes, crate::isa::runs_here)?;
+        image.isa = crate::isa::Level::of_target(&target).unwrap_or_default();
         image.validate()
     }
 }
@@ -366,6 +372,7 @@ mod tests {
             handles: vec![],
             streams: vec![],
             remote_buffers: vec![],
+            isa: Default::default(),
         }
     }
 

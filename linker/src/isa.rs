@@ -17,7 +17,8 @@
 //! `POPLAR_HOST_ISA` (for objects that must run on older machines) or by
 //! [`limit_to`] (the golden tests pin the baseline, so that the code sizes
 //! they record do not depend on the machine). A file records its level in
-//! its header, and a reader accepts a file of that level or below
+//! its header (an object the level popc generated it at, an image the
+//! highest of its objects'), and a reader accepts a file of that level or below
 //! ([`runs_here`]).
 
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -27,10 +28,11 @@ use std::sync::OnceLock;
 pub const ENV_VAR: &str = "POPLAR_HOST_ISA";
 
 /// An instruction-set level; a later level includes every earlier one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
     /// The baseline: on x86-64, `x86-64-v2`; elsewhere the architecture's
     /// base instruction set.
+    #[default]
     Baseline,
     /// `x86-64-v3` (x86-64 only).
     V3,
@@ -102,6 +104,19 @@ impl Level {
         Level::all().iter().copied().find(|l| l.name() == name)
     }
 
+    /// The header's target string for code of this level generated here:
+    /// architecture and operating system, then the level
+    /// (`x86_64-linux x86-64-v3`).
+    pub fn target(self) -> String {
+        format!("{}-{} {}", std::env::consts::ARCH, std::env::consts::OS, self.name())
+    }
+
+    /// The level of a header's target string, if it names this
+    /// architecture and operating system and a level of them.
+    pub fn of_target(target: &str) -> Option<Level> {
+        Level::all().iter().copied().find(|l| l.target() == target)
+    }
+
     /// The extensions code at this level may use, its own and every lower
     /// level's.
     pub fn features(self) -> impl Iterator<Item = &'static Feature> {
@@ -155,9 +170,12 @@ pub fn limit_to(level: Level) {
 fn env_level() -> Option<Result<Level, String>> {
     static ENV: OnceLock<Option<Result<Level, String>>> = OnceLock::new();
     ENV.get_or_init(|| {
-        let value = std::env::var(ENV_VAR).ok()?;
+        let value = std::env::var_os(ENV_VAR)?;
+        let Some(value) = value.to_str() else {
+            return Some(Err(format!("{ENV_VAR}={value:?} is not Unicode")));
+        };
         let names: Vec<&str> = Level::all().iter().map(|l| l.name()).collect();
-        Some(match Level::parse(&value) {
+        Some(match Level::parse(value) {
             None => Err(format!(
                 "{ENV_VAR}='{value}' names no instruction-set level (known: {})",
                 names.join(", ")
@@ -178,21 +196,31 @@ pub fn env_error() -> Option<String> {
     env_level().and_then(|r| r.err())
 }
 
-/// The header's target string for code generated here: architecture and
-/// operating system, then the level (`x86_64-linux x86-64-v3`).
+/// The target string of [`Level::current`]: what this process generates
+/// and the highest level it accepts.
 pub fn host_target() -> String {
-    target_string(Level::current())
+    Level::current().target()
 }
 
-fn target_string(level: Level) -> String {
-    format!("{}-{} {}", std::env::consts::ARCH, std::env::consts::OS, level.name())
+/// What this process runs, for messages: [`host_target`] and lower levels,
+/// and why, when `POPLAR_HOST_ISA` or [`limit_to`] lowered the level below
+/// what the processor has.
+pub fn describe_host() -> String {
+    let (current, detected) = (Level::current(), Level::detected());
+    let runs = format!("'{}' and lower ISA levels", current.target());
+    if current == detected {
+        runs
+    } else if env_level().and_then(|r| r.ok()) == Some(current) {
+        format!("{runs} ({ENV_VAR} lowers the level from {})", detected.name())
+    } else {
+        format!("{runs} (this process limits the level, from {})", detected.name())
+    }
 }
 
 /// Whether a file whose header names `target` can be used here: the same
 /// architecture and operating system, at [`Level::current`] or below.
 pub fn runs_here(target: &str) -> bool {
-    let here = Level::current();
-    Level::all().iter().any(|&l| l <= here && target_string(l) == target)
+    Level::of_target(target).is_some_and(|l| l <= Level::current())
 }
 
 #[cfg(test)]
@@ -217,11 +245,30 @@ mod tests {
     #[test]
     fn files_of_a_lower_level_run_here_and_others_do_not() {
         assert!(runs_here(&host_target()));
-        assert!(runs_here(&target_string(Level::Baseline)));
+        assert!(runs_here(&Level::Baseline.target()));
         assert!(!runs_here("riscv64-linux base"));
         assert!(!runs_here(&format!("{}-{} x86-64-v9", std::env::consts::ARCH, std::env::consts::OS)));
         if Level::current() == Level::Baseline && cfg!(target_arch = "x86_64") {
-            assert!(!runs_here(&target_string(Level::V3)));
+            assert!(!runs_here(&Level::V3.target()));
+        }
+    }
+
+    #[test]
+    fn an_object_header_records_its_own_level() {
+        for &level in Level::all() {
+            let object = crate::gp::Object { source: "k.cpp".into(), vertex_types: Vec::new(), isa: level };
+            let bytes = object.to_bytes();
+            assert_eq!(
+                crate::container::peek_target(crate::container::Kind::Object, &bytes),
+                Ok(level.target())
+            );
+            match crate::gp::Object::from_bytes(&bytes) {
+                Ok(back) => assert_eq!((back.isa, level <= Level::current()), (level, true)),
+                Err(e) => {
+                    assert!(level > Level::current());
+                    assert!(e.to_string().contains("and lower ISA levels"), "{e}");
+                }
+            }
         }
     }
 }

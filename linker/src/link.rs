@@ -26,6 +26,8 @@ pub struct UsedType<'a> {
     /// The codelet file (for error reports at run time).
     pub source: &'a str,
     pub vertex_type: &'a gp::VertexType,
+    /// The ISA level of the object it comes from.
+    pub isa: crate::isa::Level,
 }
 
 /// Everything of an image except its code segment.
@@ -104,6 +106,7 @@ pub fn link(u: Unlinked<'_>) -> Result<Image, LinkError> {
         handles: u.handles,
         streams: u.streams,
         remote_buffers: u.remote_buffers,
+        isa: u.vertex_types.iter().map(|t| t.isa).max().unwrap_or_default(),
     };
     crate::valid::check(&image).map_err(LinkError::Invalid)?;
     Ok(image)

@@ -49,6 +49,7 @@ fn base() -> Image {
         handles: vec![],
         streams: vec![],
         remote_buffers: vec![],
+        isa: Default::default(),
     }
 }
 

@@ -32,8 +32,13 @@ pub fn opt_level_name(level: u8) -> &'static str {
     }
 }
 
-/// Builds the target ISA for a triple (`None`: this machine) at an opt level.
-pub fn make_isa(triple: Option<&str>, opt: u8) -> std::result::Result<Arc<dyn TargetIsa>, String> {
+/// Builds the target ISA for a triple (`None`: this machine) at an opt
+/// level, using the extensions of `level`.
+pub fn make_isa(
+    triple: Option<&str>,
+    opt: u8,
+    level: linker::isa::Level,
+) -> std::result::Result<Arc<dyn TargetIsa>, String> {
     let arch = std::env::consts::ARCH;
     let os = std::env::consts::OS;
     let host = format!("{arch}-unknown-{os}{}", if os == "linux" { "-gnu" } else { "" });
@@ -56,7 +61,7 @@ pub fn make_isa(triple: Option<&str>, opt: u8) -> std::result::Result<Arc<dyn Ta
         .set("enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })
         .map_err(|e| e.to_string())?;
     let mut ib = isa::lookup_by_name(&host).map_err(|e| e.to_string())?;
-    for f in linker::isa::Level::current().features() {
+    for f in level.features() {
         ib.enable(f.cranelift).map_err(|e| e.to_string())?;
     }
     ib.finish(settings::Flags::new(flags)).map_err(|e| e.to_string())
@@ -312,5 +317,28 @@ fn emit_function(
             }
         }
         Ok(Function { code: bytes, relocs, lines })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use linker::isa::Level;
+
+    /// The ISA popc builds enables exactly the level's extensions: AVX2 at
+    /// `x86-64-v3`, never at the baseline (whose objects must run on any
+    /// x86-64-v2 processor).
+    #[test]
+    fn the_isa_has_the_level_extensions_only() {
+        let flag = |isa: &dyn TargetIsa, name: &str| {
+            isa.isa_flags().iter().find(|v| v.name == name).and_then(|v| v.as_bool()).unwrap_or(false)
+        };
+        for &level in Level::all() {
+            let isa = make_isa(None, 2, level).unwrap();
+            for f in Level::V3.features() {
+                let want = level.features().any(|g| g.cranelift == f.cranelift);
+                assert_eq!(flag(&*isa, f.cranelift), want, "{} at {}", f.cranelift, level.name());
+            }
+        }
     }
 }

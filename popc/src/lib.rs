@@ -265,10 +265,11 @@ fn compile_units(
         }
     }
     let file_name = files.first().map_or("", |f| f.0.as_str());
-    let isa = codegen::make_isa(opts.target.as_deref(), opts.opt_level)
+    let level = linker::isa::Level::current();
+    let isa = codegen::make_isa(opts.target.as_deref(), opts.opt_level, level)
         .map_err(|m| fail(Diagnostic::new(diag::Span::default(), m), &sources))?;
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        build(file_name, &items, opts, &sources, &*isa, requested)
+        build(file_name, &items, opts, &sources, (&*isa, level), requested)
     }));
     match r {
         Ok(r) => match r {
@@ -323,7 +324,7 @@ fn build(
     items: &[ast::Item],
     opts: &Options,
     sources: &diag::SourceMap,
-    isa: &dyn cranelift_codegen::isa::TargetIsa,
+    (isa, level): (&dyn cranelift_codegen::isa::TargetIsa, linker::isa::Level),
     requested: &[String],
 ) -> Result<Output, Vec<Diagnostic>> {
     let mut prog =
@@ -434,7 +435,7 @@ fn build(
     }
     errors.finish()?;
     Ok(Output {
-        object: Object { source: file_name.to_string(), vertex_types: vts },
+        object: Object { source: file_name.to_string(), vertex_types: vts, isa: level },
         ir_text,
         unresolved,
         aliases,

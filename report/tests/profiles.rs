@@ -515,10 +515,16 @@ fn check_trace(name: &str, text: &str, total_cycles: u64, clock_mhz: f64) {
     );
 }
 
+/// Every test here compiles at the baseline ISA level: code sizes in the
+/// expectations are that level's, and the level is process-wide, so each
+/// test pins it before it compiles anything.
+fn pin_baseline_isa() {
+    runtime::linker::isa::limit_to(runtime::linker::isa::Level::Baseline);
+}
+
 #[test]
 fn every_run_case_reports_and_traces() {
-    // Code sizes in the expectations are the baseline ISA level's.
-    runtime::linker::isa::limit_to(runtime::linker::isa::Level::Baseline);
+    pin_baseline_isa();
     let mut checked = 0;
     for dir in cases() {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
@@ -577,6 +583,7 @@ fn every_run_case_reports_and_traces() {
 
 #[test]
 fn trace_groups_tiles_on_large_targets() {
+    pin_baseline_isa();
     let dir = testdata::root().join("run/tut7_split");
     let tmp = scratch("groups");
     let (image, _) = compile(&dir);
@@ -607,6 +614,7 @@ fn trace_groups_tiles_on_large_targets() {
 
 #[test]
 fn auto_report_writes_profiles_and_page() {
+    pin_baseline_isa();
     let dir = testdata::root().join("run/tut3");
     let tmp = scratch("auto");
     let (image, graph_text) = compile(&dir);
@@ -653,6 +661,7 @@ fn auto_report_writes_profiles_and_page() {
 
 #[test]
 fn summary_of_a_prog_exe_takes_its_graph_profile() {
+    pin_baseline_isa();
     let tmp = scratch("graph-profile");
     let (image, graph_text) = compile(&testdata::root().join("run/tut3"));
     let (exe, graph) = (tmp.join("prog.exe"), tmp.join("graph.json"));

@@ -79,12 +79,12 @@ impl Report {
         }
     }
 
-    /// Records a failure that is not a golden mismatch.
     /// Records a case that passed a check made elsewhere.
     pub fn pass(&mut self) {
         self.cases += 1;
     }
 
+    /// Records a failure that is not a golden mismatch.
     pub fn fail(&mut self, msg: String) {
         self.cases += 1;
         self.failures.push(msg);

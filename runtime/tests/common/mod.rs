@@ -57,6 +57,7 @@ impl Builder {
             handles: vec![],
             streams: vec![],
             remote_buffers: vec![],
+            isa: Default::default(),
         };
         Builder { image }
     }
