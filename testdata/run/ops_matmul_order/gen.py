@@ -12,14 +12,16 @@ in exactly that order, with the parts the planner chooses on this
 and prints the largest difference, which must be zero. The shapes cover
 row groups with remainders, k below and not a multiple of four, columns
 not a multiple of four, split and unsplit k, parts of k below eight
-terms (one pass), of nine to eleven (a last pass of five to seven) and of
-thirteen (a middle pass too), and a batched product; the
+terms (one pass), of eight to eleven (a last pass of four to seven
+terms) and of thirteen and seventeen (one and two middle passes), and a
+batched product; the
 values are inexact in float32, so any other order of additions would show.
 """
 import numpy as np
 
 # (name, m, k, n, terms per part of k as planned: k when unsplit)
-SHAPES = [("p", 37, 70, 29, 9), ("q", 9, 3, 13, 3), ("r", 26, 41, 8, 9), ("s", 3, 130, 3, 11), ("u", 30, 13, 50, 13)]
+SHAPES = [("p", 37, 70, 29, 9), ("q", 9, 3, 13, 3), ("r", 26, 41, 8, 9), ("s", 3, 130, 3, 11), ("u", 30, 13, 50, 13),
+          ("v", 30, 10, 50, 10), ("w", 48, 17, 64, 17), ("x", 30, 8, 50, 8)]
 # The batched product: G products of [BM, BK] x [BK, BN], k in parts of BKK.
 G, BM, BK, BN, BKK = 2, 13, 20, 6, 5
 f32 = np.float32
