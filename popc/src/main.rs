@@ -66,6 +66,12 @@ impl popc::IncludeResolver for FsResolver {
 }
 
 fn main() -> ExitCode {
+    // As in poplar-compile and poplar-run: an unusable level is an error
+    // before anything else, `--help` included.
+    if let Some(m) = linker::isa::env_error() {
+        eprintln!("popc: error: {m}");
+        return ExitCode::from(1);
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -97,10 +103,6 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    if let Some(m) = linker::isa::env_error() {
-        eprintln!("popc: error: {m}");
-        return ExitCode::from(1);
-    }
     let opts = match popc::Options::from_args(&args) {
         Ok(o) => o,
         Err(m) => {

@@ -145,3 +145,37 @@ fn resource_reproducers_under_a_memory_cap() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `POPLAR_HOST_ISA`: the baseline level writes a baseline object; an
+/// unknown level is an error before anything is compiled or written.
+#[test]
+fn host_isa_level_from_the_environment() {
+    let dir = std::env::temp_dir().join(format!("popc-cli-isa-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("k.cpp");
+    std::fs::write(
+        &src,
+        "#include <poplar/Vertex.hpp>\nusing namespace poplar;\nclass V : public Vertex {\npublic:\n  Output<int> out;\n  void compute() { *out = 1; }\n};\n",
+    )
+    .unwrap();
+    let out = dir.join("k.gp");
+    let r = popc()
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .env("POPLAR_HOST_ISA", linker::isa::Level::Baseline.name())
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let bytes = std::fs::read(&out).unwrap();
+    let target = linker::container::peek_target(linker::container::Kind::Object, &bytes).unwrap();
+    assert_eq!(target, linker::isa::Level::Baseline.target());
+    std::fs::remove_file(&out).unwrap();
+
+    let r = popc().arg(&src).arg("-o").arg(&out).env("POPLAR_HOST_ISA", "i386").output().unwrap();
+    assert_eq!(r.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.starts_with("popc: error: POPLAR_HOST_ISA='i386' names no instruction-set level"), "{err}");
+    assert!(!out.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
