@@ -302,6 +302,53 @@ impl View {
         out
     }
 
+    /// The elements the view reaches as sorted, disjoint, non-adjacent
+    /// ranges `(tensor, start, end)`: each element once, whatever order
+    /// the view names them in and however often.
+    pub fn element_ranges(&self) -> Vec<(TensorId, u64, u64)> {
+        let mut r: Vec<(TensorId, u64, u64)> =
+            self.runs().map(|r| (r.tensor, r.start, r.start + r.len)).collect();
+        r.sort_unstable();
+        let mut out: Vec<(TensorId, u64, u64)> = Vec::with_capacity(r.len());
+        for (t, s, e) in r {
+            match out.last_mut() {
+                Some(l) if l.0 == t && s <= l.2 => l.2 = l.2.max(e),
+                _ => out.push((t, s, e)),
+            }
+        }
+        out
+    }
+
+    /// Whether the view names some element more than once (a broadcast, or
+    /// overlapping pieces): writing through it would write that element
+    /// twice.
+    pub fn repeats_elements(&self) -> bool {
+        let mut r: Vec<(TensorId, u64, u64)> =
+            self.runs().map(|r| (r.tensor, r.start, r.start + r.len)).collect();
+        r.sort_unstable();
+        r.windows(2).any(|w| w[0].0 == w[1].0 && w[0].2 > w[1].1)
+    }
+
+    /// Whether the two views share an element (in any position). Pieces
+    /// whose bounds do not meet are ruled out without walking them, so
+    /// views of different tensors or disjoint slices cost nothing.
+    pub fn overlaps(&self, other: &View) -> bool {
+        let meet = |p: &Piece, q: &Piece| {
+            let ((a, b), (c, d)) = (p.bounds(), q.bounds());
+            p.tensor == q.tensor && a <= d && c <= b
+        };
+        if !self.pieces.iter().any(|p| other.pieces.iter().any(|q| meet(p, q))) {
+            return false;
+        }
+        let mine = self.element_ranges();
+        other.runs().any(|r| {
+            let (t, s, e) = (r.tensor, r.start, r.start + r.len);
+            // The first range of `mine` that could end after `s`.
+            let i = mine.partition_point(|m| (m.0, m.2) <= (t, s));
+            mine.get(i).is_some_and(|m| m.0 == t && m.1 < e)
+        })
+    }
+
     /// Maximal runs of consecutive elements, in the view's order.
     pub fn runs(&self) -> Runs<'_> {
         Runs { view: self, piece: 0, counter: Vec::new(), started: false, pending: None }

@@ -186,6 +186,35 @@ fn range(a: u64, b: u64) -> Subscript {
     Subscript::Slice { start: Some(a as i64), end: Some(b as i64), step: None }
 }
 
+/// A product's batch count and sizes `(g, m, k, n)`.
+fn sizes(a: &View, b: &View) -> (u64, u64, u64, u64) {
+    if a.rank() == 3 {
+        (a.shape[0], a.shape[1], a.shape[2], b.shape[2])
+    } else {
+        (1, a.shape[0], a.shape[1], b.shape[1])
+    }
+}
+
+/// The product's element type: that of whichever of its views has an
+/// element (all three have the same type), `float` when all are empty.
+fn elem_of(x: &Expander, views: &[&View]) -> ElemType {
+    views
+        .iter()
+        .find_map(|v| v.tensors().first().copied())
+        .map_or(ElemType::Float, |t| x.graph.tensors[t].elem)
+}
+
+/// Whether the product reads all of `a` and `b` before it writes any of
+/// its result: when the planner splits `k`, the first compute set writes
+/// only partial sums and the second, which writes the result, reads only
+/// them, so a result overlapping an operand needs no copy.
+pub(crate) fn reads_before_writing(x: &Expander, out: &View, a: &View, b: &View) -> bool {
+    let (g, m, k, n) = sizes(a, b);
+    let elem = elem_of(x, &[out, a, b]);
+    let per_batch = (x.tm.num_tiles as u64 / g.max(1)).max(1);
+    plan(m, k, n, elem, per_batch as u32, &x.graph.target).pk > 1
+}
+
 pub(crate) fn expand(
     x: &mut Expander,
     op: &Op,
@@ -193,13 +222,9 @@ pub(crate) fn expand(
     b: &View,
     span: Span,
 ) -> Result<Vec<Stmt>, Diagnostic> {
-    let elem = x.graph.tensors[op.out.tensors().first().copied().unwrap_or(ir::TensorId(0))].elem;
+    let elem = elem_of(x, &[&op.out, a, b]);
     let batched = a.rank() == 3;
-    let (g, m, k, n) = if batched {
-        (a.shape[0], a.shape[1], a.shape[2], b.shape[2])
-    } else {
-        (1, a.shape[0], a.shape[1], b.shape[1])
-    };
+    let (g, m, k, n) = sizes(a, b);
     // Operands and result must fit in the device: beyond it the expansion
     // would do work (per row and block) for a graph that cannot run.
     let target = &x.graph.target;

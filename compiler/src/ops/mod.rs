@@ -12,6 +12,7 @@
 //! one vertex per contiguous run of output on a tile, split over the six
 //! workers (a `MultiVertex`). See `docs/pir-ops.md`.
 
+mod alias;
 mod codegen;
 mod dynamic;
 mod map;
@@ -161,7 +162,27 @@ impl Expander {
 
     /// The statements one operation becomes.
     fn op(&mut self, op: &Op, span: Span) -> Vec<Stmt> {
-        let r = match &op.kind {
+        let r = alias::resolve(self, op, span).and_then(|r| {
+            let mut steps = r.before;
+            steps.extend(self.op_in_order(&r.op, span)?);
+            if let Some((dst, tmp)) = r.after {
+                steps.extend(alias::copy(self, &dst, &tmp, span)?);
+            }
+            Ok(steps)
+        });
+        match r {
+            Ok(v) => v,
+            Err(d) => {
+                self.errors.push(d);
+                Vec::new()
+            }
+        }
+    }
+
+    /// The statements one operation becomes, once [`alias::resolve`] has
+    /// made sure it reads no element it writes before reading it.
+    fn op_in_order(&mut self, op: &Op, span: Span) -> Result<Vec<Stmt>, ir::Diagnostic> {
+        match &op.kind {
             OpKind::Map(e) => map::expand(self, op, e, span),
             OpKind::Reduce { input, op: r, dims } => reduce::expand(self, op, input, *r, dims, span),
             OpKind::MatMul { a, b } => matmul::expand(self, op, a, b, span),
@@ -170,13 +191,6 @@ impl Expander {
             }
             OpKind::DynamicUpdate { update, offsets, dims, sizes } => {
                 dynamic::expand_update(self, op, update, offsets, dims, sizes, span)
-            }
-        };
-        match r {
-            Ok(v) => v,
-            Err(d) => {
-                self.errors.push(d);
-                Vec::new()
             }
         }
     }

@@ -86,7 +86,13 @@ pub(crate) fn expand(
     dims: &[u32],
     span: Span,
 ) -> Result<Vec<Stmt>, Diagnostic> {
-    let elem = x.graph.tensors[input.tensors().first().copied().unwrap_or(ir::TensorId(0))].elem;
+    // The result has the data's element type; an empty input view has no
+    // tensor to ask, so ask whichever of the two has elements.
+    let elem = input
+        .tensors()
+        .first()
+        .or(op.out.tensors().first())
+        .map_or(ElemType::Float, |t| x.graph.tensors[*t].elem);
     let rank = input.rank();
     let kept: Vec<usize> = (0..rank).filter(|d| !dims.contains(&(*d as u32))).collect();
     let m: u64 = kept.iter().map(|&d| input.shape[d]).product();
