@@ -202,8 +202,8 @@ fn steps(o: &mut String, depth: usize, body: &[Step]) {
             Step::RemoteWrite { buffer, repeat, regions: r } => {
                 let _ = writeln!(o, "{pad}remote write {} -> rb{buffer}[{repeat}]", regions(r));
             }
-            Step::Print { label, elem, shape: sh, regions: r } => {
-                let _ = writeln!(o, "{pad}print {label:?} {elem:?}{} {}", shape(sh), regions(r));
+            Step::Print { label, style, elem, shape: sh, regions: r } => {
+                let _ = writeln!(o, "{pad}print {style:?} {label:?} {elem:?}{} {}", shape(sh), regions(r));
             }
             Step::Repeat { count, body } => {
                 let _ = writeln!(o, "{pad}repeat {count}");

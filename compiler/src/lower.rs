@@ -482,8 +482,9 @@ fn lower_stmt(cx: &Ctx<'_>, s: &Stmt, out: &mut Vec<Step>) {
             _ => {}
         },
         Stmt::Execute(cs) => out.push(Step::Execute(cs.0)),
-        Stmt::Print { label, view } => out.push(Step::Print {
+        Stmt::Print { label, view, style } => out.push(Step::Print {
             label: label.clone(),
+            style: *style,
             elem: view.pieces.first().map(|p| cx.graph.tensors[p.tensor].elem).unwrap_or(gp::ElemType::Float),
             shape: view.shape.clone(),
             regions: cx.regions(view),

@@ -158,7 +158,8 @@ pub enum TArg<'a> {
 pub enum Stmt<'a> {
     Copy { src: Box<Expr<'a>>, dst: Box<Expr<'a>>, span: Span },
     Execute(Ident<'a>, Span),
-    Print { label: String, view: Box<Expr<'a>>, span: Span },
+    /// `print [poplar] "label" view`.
+    Print { style: Option<Ident<'a>>, label: String, view: Box<Expr<'a>>, span: Span },
     Repeat { count: Box<Expr<'a>>, body: Vec<Stmt<'a>>, span: Span },
     While { cond: Vec<Stmt<'a>>, pred: Box<Expr<'a>>, body: Vec<Stmt<'a>>, span: Span },
     If { pred: Box<Expr<'a>>, then: Vec<Stmt<'a>>, else_: Option<Vec<Stmt<'a>>>, span: Span },

@@ -61,8 +61,9 @@ fn stmts(o: &mut String, g: &Graph, body: &[Stmt], d: usize) {
             Stmt::Execute(c) => {
                 let _ = writeln!(o, "execute {c} ({})", g.compute_sets[*c].name);
             }
-            Stmt::Print { label, view } => {
-                let _ = writeln!(o, "print {} {}", quote(label), view_dump(g, view));
+            Stmt::Print { label, view, style } => {
+                let layout = if *style == vocab::PrintStyle::Poplar { "poplar " } else { "" };
+                let _ = writeln!(o, "print {layout}{} {}", quote(label), view_dump(g, view));
             }
             Stmt::Repeat { count, body } => {
                 let _ = writeln!(o, "repeat {count}");

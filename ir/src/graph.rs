@@ -349,6 +349,7 @@ pub enum Stmt {
     Print {
         label: String,
         view: View,
+        style: vocab::PrintStyle,
     },
     Repeat {
         count: u64,

@@ -403,3 +403,10 @@ fn block_comment<'s, T: Logos<'s, Source = str>>(
         None => logos::FilterResult::Error(()),
     }
 }
+
+/// Whether `name` lexes as something other than one identifier (a
+/// keyword, a type name): such a name cannot name an item.
+pub fn is_keyword(name: &str) -> bool {
+    let mut toks = tokens(name);
+    !matches!((toks.next(), toks.next()), (Some(Ok((_, Tok::Ident(_), _))), None))
+}

@@ -16,6 +16,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod builder;
 pub mod entity;
 pub mod graph;
 pub mod ops;

@@ -366,8 +366,9 @@ fn stmt(o: &mut String, g: &Graph, s: &Stmt, d: usize) {
         Stmt::Execute(c) => {
             let _ = write!(o, "execute {}", g.compute_sets[*c].name);
         }
-        Stmt::Print { label, view } => {
-            let _ = write!(o, "print {} {}", quote(label), view_str(g, view));
+        Stmt::Print { label, view, style } => {
+            let layout = if *style == vocab::PrintStyle::Poplar { "poplar " } else { "" };
+            let _ = write!(o, "print {layout}{} {}", quote(label), view_str(g, view));
         }
         Stmt::Repeat { count, body } => {
             let _ = write!(o, "repeat {count} ");

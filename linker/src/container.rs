@@ -48,7 +48,7 @@ impl Kind {
 /// Version of both formats; bumped on any change of the payload structures.
 /// 2: `Target::sync_cycles`, `VertexCode::stack_size`; images must pass `valid`'s rules; code
 /// reads `TileCtx::stop` at loop back edges. 3: `Field::min_align`. 4: `ComputeSet::in_by_tile`.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 
 /// Why a file could not be read.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

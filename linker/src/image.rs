@@ -239,6 +239,7 @@ pub enum Step {
     /// Print a tensor as docs/pir.md specifies (`label: {…}`).
     Print {
         label: String,
+        style: vocab::PrintStyle,
         elem: ElemType,
         shape: Vec<u64>,
         regions: Vec<Region>,

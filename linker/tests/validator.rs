@@ -229,6 +229,7 @@ fn shapes_and_names() {
     let mut image = base();
     image.programs[0].body.push(Step::Print {
         label: "deep".into(),
+        style: Default::default(),
         elem: ElemType::Float,
         shape: vec![1; MAX_RANK + 1],
         regions: vec![Region { tile: 0, offset: 0, bytes: 4 }],
@@ -238,6 +239,7 @@ fn shapes_and_names() {
     let mut image = base();
     image.programs[0].body.push(Step::Print {
         label: "wrap".into(),
+        style: Default::default(),
         elem: ElemType::Float,
         shape: vec![1 << 62, 4],
         regions: vec![],

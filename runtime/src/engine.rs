@@ -22,7 +22,7 @@ use linker::gp::ElemType;
 use linker::image::{element_count, Image};
 
 use crate::error::{HostError, RunError};
-use crate::exec::{DeviceKind, Machine};
+use crate::exec::{DeviceKind, HostStream, Machine};
 use crate::loader::Loaded;
 use crate::options::EngineOptions;
 use crate::profile::{self, Recorder};
@@ -248,6 +248,26 @@ impl Engine {
         }
         self.machine.host.streams[index] = (buffer, 0, true);
         Ok(())
+    }
+
+    /// Connects a stream to a host end outside the engine ([`HostStream`]):
+    /// each copy calls it with one block, replacing any buffer connected
+    /// before. `None` disconnects it.
+    pub fn connect_stream_outside(&mut self, name: &str, end: Option<Box<dyn HostStream>>) -> Result<(), HostError> {
+        let Named::Stream { index, .. } = self.lookup(name)? else {
+            return Err(HostError::Data(format!("'{name}' is not a stream")));
+        };
+        self.machine.host.outside[index] = end;
+        Ok(())
+    }
+
+    /// Bytes one copy of stream `name` moves.
+    pub fn stream_block_bytes(&self, name: &str) -> Result<usize, HostError> {
+        let Named::Stream { index, .. } = self.lookup(name)? else {
+            return Err(HostError::Data(format!("'{name}' is not a stream")));
+        };
+        let s = &self.image().streams[index];
+        Ok((element_count(&s.shape) * u64::from(s.elem.size())) as usize)
     }
 
     /// Typed [`Engine::write`]; the element type must match.

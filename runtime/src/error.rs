@@ -92,6 +92,8 @@ pub enum RunError {
     Timeout { millis: u64, step: StepPath },
     #[error("stream '{stream}' is not connected to a host buffer (at {step})")]
     Unconnected { stream: String, step: StepPath },
+    #[error("stream '{stream}': {message} (at {step})")]
+    Stream { stream: String, message: String, step: StepPath },
     #[error("{0}")]
     Program(String),
     #[error(transparent)]

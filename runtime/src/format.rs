@@ -5,6 +5,7 @@
 //! Everything here is pure: bytes and numbers in, `String`s out.
 
 use linker::gp::ElemType;
+pub use vocab::PrintStyle;
 
 /// One element of tile memory, decoded by the shared codec.
 pub use vocab::{decode, Value};
@@ -30,6 +31,69 @@ pub fn value_text(v: Value) -> String {
 /// the text (and the time to make it) is bounded by the data: a shape such
 /// as `[100000000000, 0]` has no rows worth 10^11 lines.
 pub fn print_tensor(label: &str, elem: ElemType, shape: &[u64], bytes: &[u8]) -> String {
+    print_tensor_as(PrintStyle::Pir, label, elem, shape, bytes)
+}
+
+/// [`print_tensor`] in either layout ([`PrintStyle`]).
+pub fn print_tensor_as(style: PrintStyle, label: &str, elem: ElemType, shape: &[u64], bytes: &[u8]) -> String {
+    match style {
+        PrintStyle::Pir => pir_layout(label, elem, shape, bytes),
+        PrintStyle::Poplar => poplar_layout(label, elem, shape, bytes),
+    }
+}
+
+/// A value as Poplar's `PrintTensor` prints it: floats with eight
+/// significant digits and their trailing zeros (`%#.8g`: `1.0000000`),
+/// integers and booleans as numbers.
+pub fn poplar_value_text(v: Value) -> String {
+    match v {
+        Value::Float(f) => {
+            let mut out = Vec::new();
+            linker::printf::format(b"%#.8g", &[f.to_bits()], &mut out);
+            String::from_utf8_lossy(&out).into_owned()
+        }
+        other => value_text(other),
+    }
+}
+
+/// `label: [1.0000000 2.0000000]`; higher ranks open a bracket line per
+/// dimension, with rows indented two spaces per level; rank 0 prints the
+/// bare value.
+fn poplar_layout(label: &str, elem: ElemType, shape: &[u64], bytes: &[u8]) -> String {
+    let size = elem.size() as usize;
+    let values: Vec<String> = bytes.chunks_exact(size).map(|c| poplar_value_text(decode(elem, c))).collect();
+    let mut out = format!("{label}: ");
+    if shape.is_empty() {
+        out.push_str(values.first().map(String::as_str).unwrap_or(""));
+    } else if shape.contains(&0) {
+        out.push_str("[]");
+    } else {
+        bracketed(&mut out, shape, &values, 0);
+    }
+    out.push('\n');
+    out
+}
+
+fn bracketed(out: &mut String, shape: &[u64], values: &[String], indent: usize) {
+    if shape.len() == 1 {
+        out.push('[');
+        out.push_str(&values.join(" "));
+        out.push(']');
+        return;
+    }
+    let rows = shape[0] as usize;
+    let stride = values.len().checked_div(rows).unwrap_or(0);
+    out.push_str("[\n");
+    for r in 0..rows {
+        out.push_str(&" ".repeat(2 * (indent + 1)));
+        bracketed(out, &shape[1..], &values[r * stride..(r + 1) * stride], indent + 1);
+        out.push('\n');
+    }
+    out.push_str(&" ".repeat(2 * indent));
+    out.push(']');
+}
+
+fn pir_layout(label: &str, elem: ElemType, shape: &[u64], bytes: &[u8]) -> String {
     let size = elem.size() as usize;
     let values: Vec<String> = bytes.chunks_exact(size).map(|c| value_text(decode(elem, c))).collect();
     let mut out = format!("{label}: ");

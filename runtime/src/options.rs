@@ -2,9 +2,10 @@
 //! object as in the Poplar SDK) and the log level (`POPLAR_LOG_LEVEL`).
 //!
 //! Parsing only; reading the environment is the binary's job. Every key
-//! must be one this runtime accepts ([`ENGINE_KEYS`]); anything else is an
-//! error naming the key, the closest accepted one and the list, so a typo
-//! never silently turns an option off.
+//! must be one this runtime acts on ([`ENGINE_KEYS`]) or one Poplar
+//! documents that has no effect here ([`POPLAR_ONLY_KEYS`], accepted with a
+//! note); anything else is an error naming the key, the closest known one
+//! and the list, so a typo never silently turns an option off.
 
 use report::auto::{flag, unknown_key, AutoReport};
 use serde_json::Value;
@@ -48,6 +49,57 @@ pub const ENGINE_KEYS: [&str; 10] = [
     "target.deterministicWorkers",
 ];
 
+/// Engine options Poplar documents that have no effect on this runtime
+/// (compilation strategies, hardware tracing, profiler filters, stream
+/// callback threading): accepted, with a note for the log, so programs
+/// written for the SDK run unchanged.
+pub const POPLAR_ONLY_KEYS: [&str; 44] = [
+    "autoReport.executionProfileProgramRunCount",
+    "autoReport.outputArchive",
+    "autoReport.outputDebugInfo",
+    "autoReport.outputLoweredVars",
+    "autoReport.outputSerializedGraph",
+    "autoReport.streamAtEachRun",
+    "debug.allowOutOfMemory",
+    "debug.branchRecordTile",
+    "debug.checkForSpecialBufferOverflows",
+    "debug.cpuMultiThreadExecution",
+    "debug.floatPointOpException",
+    "debug.instrumentControlFlow",
+    "debug.nanOverflowException",
+    "debug.outputAllSymbols",
+    "debug.profilingTile",
+    "debug.retainDebugInformation",
+    "debug.runtimeVerify",
+    "debug.supervisorStackSizeInBytes",
+    "debug.trace",
+    "debug.traceFile",
+    "debug.verify",
+    "debug.workerStackSizeInBytes",
+    "exchange.enablePrefetch",
+    "exchange.streamBufferOverlap",
+    "opt.enableMultiAccessCopies",
+    "opt.enableSwSyncs",
+    "opt.internalExchangeOptimisationTarget",
+    "opt.limitVertexStateToLower256K",
+    "opt.maxComputeSetsPerLoweredCopy",
+    "opt.maxCopyMergeSize",
+    "opt.useAutoloader",
+    "profiler.blocks.filter",
+    "profiler.blocks.implicitFlush",
+    "profiler.format",
+    "profiler.perExecutionStreamCopyCycles",
+    "profiler.programs.filter",
+    "profiler.replicaToProfile",
+    "streamCallbacks.multiThreadMode",
+    "streamCallbacks.numWorkerThreads",
+    "streamCallbacks.numaAware",
+    "target.extendedMemory",
+    "target.hostSyncTimeout",
+    "target.syncReplicasIndependently",
+    "target.maxStreamCallbackThreadsPerNumaNode",
+];
+
 impl Default for EngineOptions {
     fn default() -> EngineOptions {
         EngineOptions {
@@ -63,6 +115,14 @@ impl Default for EngineOptions {
 }
 
 impl EngineOptions {
+    /// Applies option flags given as text pairs (the host API's
+    /// `OptionFlags`), as [`EngineOptions::apply_json`] does.
+    pub fn apply_pairs(&mut self, pairs: &[(String, String)]) -> Result<Vec<String>, String> {
+        let map: serde_json::Map<String, Value> =
+            pairs.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+        self.apply_json(&Value::Object(map).to_string())
+    }
+
     /// Applies a `POPLAR_ENGINE_OPTIONS` JSON object. Returns notes on
     /// options that are accepted but have no effect here (for the log).
     pub fn apply_json(&mut self, text: &str) -> Result<Vec<String>, String> {
@@ -73,6 +133,10 @@ impl EngineOptions {
         };
         let mut notes = Vec::new();
         for (k, v) in &map {
+            if POPLAR_ONLY_KEYS.contains(&k.as_str()) {
+                notes.push(format!("{k}: Poplar's option has no effect here"));
+                continue;
+            }
             if self.auto_report.apply(k, v)? {
                 continue;
             }
@@ -110,7 +174,10 @@ impl EngineOptions {
                         ))
                     }
                 },
-                _ => return Err(unknown_key(k, &ENGINE_KEYS)),
+                _ => {
+                    let known: Vec<&str> = ENGINE_KEYS.iter().chain(&POPLAR_ONLY_KEYS).copied().collect();
+                    return Err(unknown_key(k, &known));
+                }
             }
         }
         Ok(notes)

@@ -34,12 +34,14 @@ fn sample() -> Image {
             Step::Copy(0),
             Step::Print {
                 label: "words".into(),
+                style: Default::default(),
                 elem: ElemType::UInt,
                 shape: vec![4],
                 regions: words.clone(),
             },
             Step::Print {
                 label: "pair".into(),
+                style: Default::default(),
                 elem: ElemType::UInt,
                 shape: vec![1, 2],
                 regions: vec![region(1, 64, 2)],
@@ -181,6 +183,7 @@ fn streams_are_circular_and_loops_terminate() {
             Step::StreamIn { stream: 0, regions: vec![region(1, 100, 3)] },
             Step::Print {
                 label: "a".into(),
+                style: Default::default(),
                 elem: ElemType::UInt,
                 shape: vec![3],
                 regions: vec![region(1, 100, 3)],
@@ -188,6 +191,7 @@ fn streams_are_circular_and_loops_terminate() {
             Step::StreamIn { stream: 0, regions: vec![region(1, 100, 3)] },
             Step::Print {
                 label: "b".into(),
+                style: Default::default(),
                 elem: ElemType::UInt,
                 shape: vec![3],
                 regions: vec![region(1, 100, 3)],

@@ -144,6 +144,7 @@ fn output_streams_while_running() {
     let (mut b, _) = one_inc(None);
     let print = Step::Print {
         label: "a".into(),
+        style: Default::default(),
         elem: ElemType::UInt,
         shape: vec![4],
         regions: vec![region(0, 64, 4)],
@@ -203,6 +204,7 @@ fn empty_tensors_print_at_once() {
         name: "main".into(),
         body: vec![Step::Print {
             label: "e".into(),
+            style: Default::default(),
             elem: ElemType::Float,
             shape: vec![100_000_000_000, 0],
             regions: vec![],

@@ -20,9 +20,11 @@
 #![forbid(unsafe_code)]
 
 mod elem;
+mod print_style;
 mod value;
 mod vertex_name;
 
 pub use elem::ElemType;
+pub use print_style::PrintStyle;
 pub use value::{decode, encode, encode_vec, Value};
 pub use vertex_name::{TemplateArg, VertexName};

@@ -53,8 +53,18 @@ impl Lowerer {
                         return Err(self.unknown(n.span, "compute set", n.name, names));
                     }
                 },
-                S::Print { label, view, .. } => {
-                    Stmt::Print { label: label.clone(), view: self.eval_view(view)?.0 }
+                S::Print { style, label, view, .. } => {
+                    let style = match style {
+                        None => vocab::PrintStyle::Pir,
+                        Some(n) if n.name == "poplar" => vocab::PrintStyle::Poplar,
+                        Some(n) => {
+                            return Err(self.err(
+                                n.span,
+                                format!("unknown print layout `{}` (the one other layout is `poplar`)", n.name),
+                            ))
+                        }
+                    };
+                    Stmt::Print { label: label.clone(), view: self.eval_view(view)?.0, style }
                 }
                 S::Repeat { count, body, .. } => {
                     let c = self.eval_int(count)?;

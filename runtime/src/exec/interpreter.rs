@@ -240,6 +240,17 @@ impl Machine {
             Step::StreamIn { stream, regions } => {
                 let s = &image.streams[*stream as usize];
                 let block = (element_count(&s.shape) * u64::from(s.elem.size())) as usize;
+                if let Some(outside) = &mut self.host.outside[*stream as usize] {
+                    let mut data = vec![0; block];
+                    outside.fill(&mut data).map_err(|message| RunError::Stream {
+                        stream: s.name.clone(),
+                        message,
+                        step: self.where_(label, path, step),
+                    })?;
+                    self.scatter(regions, &data);
+                    self.host_transfer(program, id.node, regions);
+                    return Ok(());
+                }
                 let (buf, pos, connected) = &mut self.host.streams[*stream as usize];
                 if !*connected || buf.is_empty() {
                     return Err(RunError::Unconnected {
@@ -258,6 +269,15 @@ impl Machine {
             }
             Step::StreamOut { stream, regions } => {
                 let data = self.gather(regions);
+                if let Some(outside) = &mut self.host.outside[*stream as usize] {
+                    outside.drain(&data).map_err(|message| RunError::Stream {
+                        stream: image.streams[*stream as usize].name.clone(),
+                        message,
+                        step: self.where_(label, path, step),
+                    })?;
+                    self.host_transfer(program, id.node, regions);
+                    return Ok(());
+                }
                 let (buf, pos, connected) = &mut self.host.streams[*stream as usize];
                 if *connected && !buf.is_empty() {
                     let mut at = 0;
@@ -288,9 +308,9 @@ impl Machine {
                 self.host.remote_mut(*buffer as usize)?[at..at + block].copy_from_slice(&data);
                 self.host_transfer(program, id.node, regions);
             }
-            Step::Print { label: text, elem, shape, regions } => {
+            Step::Print { label: text, style, elem, shape, regions } => {
                 let data = self.gather(regions);
-                let s = format::print_tensor(text, *elem, shape, &data);
+                let s = format::print_tensor_as(*style, text, *elem, shape, &data);
                 self.host.output.extend_from_slice(s.as_bytes());
                 self.host_transfer(program, id.node, regions);
             }

@@ -34,16 +34,39 @@ impl<T> Shared<T> {
     }
 }
 
+/// A stream's host end that lives outside the engine: the host API's live
+/// user memory (`connectStream` on a pointer) or a callback object
+/// (`connectStreamToCallback`). The run calls it on the thread that runs
+/// the program, at each copy, with one block of the stream's bytes.
+pub trait HostStream: Send {
+    /// Fills `block` for a copy from the host.
+    fn fill(&mut self, block: &mut [u8]) -> Result<(), String>;
+    /// Takes `block` from a copy to the host.
+    fn drain(&mut self, block: &[u8]) -> Result<(), String>;
+}
+
 /// Host-side data: stream buffers, remote buffers, printed text.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct HostState {
     /// Per stream: the host buffer and the next byte position.
     pub streams: Vec<(Vec<u8>, usize, bool)>,
+    /// Per stream: the outside host end replacing the buffer, if connected.
+    pub outside: Vec<Option<Box<dyn HostStream>>>,
     /// Per remote buffer: its bytes, empty until first written (reading an
     /// unwritten buffer gives zeros), and the size it has then.
     pub(super) remote: Vec<Vec<u8>>,
     pub(super) remote_bytes: Vec<usize>,
     pub output: Vec<u8>,
+}
+
+impl std::fmt::Debug for HostState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostState")
+            .field("streams", &self.streams.len())
+            .field("remote", &self.remote.len())
+            .field("output", &self.output.len())
+            .finish()
+    }
 }
 
 impl HostState {

@@ -42,6 +42,7 @@ use compute::TileResult;
 use exchange::exchange_info;
 pub(crate) use exchange::ExchangeInfo;
 pub(crate) use memory::HostState;
+pub use memory::HostStream;
 
 /// Which device runs the image.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -193,6 +194,7 @@ impl Machine {
             .collect();
         let host = HostState {
             streams: image.streams.iter().map(|_| (Vec::new(), 0, false)).collect(),
+            outside: image.streams.iter().map(|_| None).collect(),
             remote: image.remote_buffers.iter().map(|_| Vec::new()).collect(),
             remote_bytes: image.remote_buffer_bytes(),
             output: Vec::new(),

@@ -1,0 +1,225 @@
+//! Devices: the IPU Model and CPU devices a program creates, and the
+//! simulated IPU system `DeviceManager` lends.
+//!
+//! The system is configured by `POPLAR_RS_NUM_IPUS` (default 4) IPUs of
+//! architecture `POPLAR_RS_IPU_ARCH` (default `ipu2`). Like a Poplar
+//! system it lists one device per IPU (ids `0..n`), then devices of 2, 4,
+//! 8, … IPUs over consecutive IPUs. `attach` takes a lock file per IPU
+//! with `flock`, so a device is held by one process at a time and the
+//! kernel releases it when the process ends, however it ends. Lock files
+//! live in `POPLAR_RS_LOCK_DIR`, else `$XDG_RUNTIME_DIR/poplar-rs`, else
+//! `/tmp/poplar-rs-$UID`.
+
+use std::fs::File;
+use std::os::fd::AsRawFd;
+use std::path::PathBuf;
+
+use runtime::DeviceKind;
+
+use crate::status::{guard, ApiError, Result, Status};
+use crate::target::{TargetDesc, TARGET_CPU, TARGET_IPU, TARGET_IPU_MODEL};
+use crate::{free, handle, handle_mut, put, put_box, sizes_out};
+
+/// A device handle (`prs_device`).
+#[derive(Debug)]
+pub struct Device {
+    pub desc: TargetDesc,
+    pub kind: DeviceKind,
+    /// The device manager's id (`u32::MAX` for model and CPU devices).
+    pub id: u32,
+    /// The IPUs of the system it spans (manager devices).
+    ipus: std::ops::Range<u32>,
+    /// The held locks while attached.
+    locks: Vec<File>,
+    /// Model and CPU devices are always usable; manager devices once attached.
+    attached: bool,
+}
+
+/// The simulated system: IPU count and architecture.
+fn system() -> Result<(u32, String)> {
+    let n = match std::env::var("POPLAR_RS_NUM_IPUS") {
+        Ok(s) => s.trim().parse::<u32>().ok().filter(|&n| (1..=1024).contains(&n)).ok_or_else(|| {
+            ApiError::new(Status::PoplarError, format!("POPLAR_RS_NUM_IPUS must be a count from 1 to 1024, not '{s}'"))
+        })?,
+        Err(_) => 4,
+    };
+    let arch = std::env::var("POPLAR_RS_IPU_ARCH").unwrap_or_else(|_| "ipu2".into());
+    Ok((n, arch))
+}
+
+/// Every device of the system as (id, IPU range): singles, then groups.
+fn devices(n: u32) -> Vec<std::ops::Range<u32>> {
+    let mut out: Vec<std::ops::Range<u32>> = (0..n).map(|i| i..i + 1).collect();
+    let mut size = 2;
+    while size <= n {
+        out.extend((0..n / size).map(|g| g * size..(g + 1) * size));
+        size *= 2;
+    }
+    out
+}
+
+fn lock_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("POPLAR_RS_LOCK_DIR") {
+        return PathBuf::from(d);
+    }
+    if let Some(d) = std::env::var_os("XDG_RUNTIME_DIR") {
+        return PathBuf::from(d).join("poplar-rs");
+    }
+    // SAFETY: getuid has no preconditions.
+    PathBuf::from(format!("/tmp/poplar-rs-{}", unsafe { libc::getuid() }))
+}
+
+impl Device {
+    fn manager(id: u32) -> Result<Device> {
+        let (n, arch) = system()?;
+        let all = devices(n);
+        let ipus = all.get(id as usize).cloned().ok_or_else(|| {
+            ApiError::new(Status::PoplarError, format!("no device with id {id}: the simulated system has {} devices (0 to {})", all.len(), all.len() - 1))
+        })?;
+        let mut desc = TargetDesc::from_target(&ir::Target::preset(ir::Preset::Mk2), TARGET_IPU);
+        let mut a = [0 as std::ffi::c_char; 16];
+        for (d, s) in a.iter_mut().zip(arch.bytes().take(15)) {
+            *d = s as std::ffi::c_char;
+        }
+        desc.arch = a;
+        let mut t = desc.to_target()?;
+        t.ipus = ipus.len() as u32;
+        let desc = TargetDesc::from_target(&t, TARGET_IPU);
+        Ok(Device { desc, kind: DeviceKind::Sim, id, ipus, locks: Vec::new(), attached: false })
+    }
+
+    /// Takes every IPU's lock, or none: `false` when another process holds one.
+    fn attach(&mut self) -> Result<bool> {
+        if self.attached {
+            return Ok(true);
+        }
+        if self.desc.kind != TARGET_IPU {
+            self.attached = true;
+            return Ok(true);
+        }
+        let dir = lock_dir();
+        std::fs::create_dir_all(&dir).map_err(|e| {
+            ApiError::new(Status::PoplarError, format!("cannot create the device lock folder {}: {e}", dir.display()))
+        })?;
+        let mut locks = Vec::new();
+        for ipu in self.ipus.clone() {
+            let path = dir.join(format!("ipu{ipu}.lock"));
+            let f = File::options().create(true).truncate(false).write(true).open(&path).map_err(|e| {
+                ApiError::new(Status::PoplarError, format!("cannot open the device lock {}: {e}", path.display()))
+            })?;
+            // SAFETY: flock on a file descriptor this function owns.
+            if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+                return Ok(false);
+            }
+            locks.push(f);
+        }
+        self.locks = locks;
+        self.attached = true;
+        log_simulated(self);
+        Ok(true)
+    }
+}
+
+fn log_simulated(d: &Device) {
+    let config = report::log::LogConfig::from_env().unwrap_or_default();
+    if config.enabled(report::log::LogLevel::Warn) {
+        report::log::write_stderr(&report::log::line(
+            report::log::LogLevel::Warn,
+            &format!(
+                "attached to device {}: {} simulated {} IPU{} (poplar-rs has no IPU hardware; it runs on the sim device)",
+                d.id,
+                d.ipus.len(),
+                d.desc.arch(),
+                if d.ipus.len() == 1 { "" } else { "s" }
+            ),
+        ));
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn prs_device_new_model(target: *const TargetDesc, out: *mut *mut Device) -> i32 {
+    guard(|| {
+        let mut desc = *handle(target, "target")?;
+        desc.to_target()?;
+        desc.kind = TARGET_IPU_MODEL;
+        put_box(out, Device { desc, kind: DeviceKind::Sim, id: u32::MAX, ipus: 0..0, locks: Vec::new(), attached: true })
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_device_new_cpu(out: *mut *mut Device) -> i32 {
+    guard(|| {
+        let desc = TargetDesc::from_target(&ir::Target::preset(ir::Preset::Cpu), TARGET_CPU);
+        put_box(out, Device { desc, kind: DeviceKind::Cpu, id: u32::MAX, ipus: 0..0, locks: Vec::new(), attached: true })
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_device_manager_count(out: *mut usize) -> i32 {
+    guard(|| put(out, devices(system()?.0).len()))
+}
+
+#[no_mangle]
+pub extern "C" fn prs_device_manager_get(id: u32, out: *mut *mut Device) -> i32 {
+    guard(|| put_box(out, Device::manager(id)?))
+}
+
+#[no_mangle]
+pub extern "C" fn prs_device_manager_find(num_ipus: u32, ids: *mut *mut usize, n: *mut usize) -> i32 {
+    guard(|| {
+        let found: Vec<usize> =
+            devices(system()?.0).iter().enumerate().filter(|(_, r)| r.len() as u32 == num_ipus).map(|(i, _)| i).collect();
+        sizes_out(found, ids, n)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_device_free(d: *mut Device) {
+    free(d)
+}
+
+#[no_mangle]
+pub extern "C" fn prs_device_target(d: *const Device, out: *mut TargetDesc) -> i32 {
+    guard(|| put(out, handle(d, "device")?.desc))
+}
+
+#[no_mangle]
+pub extern "C" fn prs_device_id(d: *const Device) -> u32 {
+    handle(d, "device").map_or(u32::MAX, |d| if d.id == u32::MAX { 0 } else { d.id })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_device_attach(d: *mut Device, ok: *mut i32) -> i32 {
+    guard(|| {
+        let got = handle_mut(d, "device")?.attach()?;
+        put(ok, i32::from(got))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_device_detach(d: *mut Device) -> i32 {
+    guard(|| {
+        let d = handle_mut(d, "device")?;
+        if d.desc.kind == TARGET_IPU {
+            d.locks.clear();
+            d.attached = false;
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_device_is_attached(d: *const Device) -> i32 {
+    handle(d, "device").map_or(0, |d| i32::from(d.attached))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn system_lists_singles_then_groups() {
+        assert_eq!(devices(4), vec![0..1, 1..2, 2..3, 3..4, 0..2, 2..4, 0..4]);
+        assert_eq!(devices(1), vec![0..1]);
+    }
+}

@@ -1,0 +1,463 @@
+//! Compiling and running: `compileGraph` and `Engine`. A graph and its
+//! programs compile in process with [`compiler::compile`] into an image;
+//! an engine loads it on a device and runs programs, with streams bound to
+//! live host memory or to callback objects of the host program.
+
+use std::ffi::{c_char, c_void};
+
+use linker::image::Image;
+use runtime::{DeviceKind, EngineOptions, HostStream};
+
+use crate::device::Device;
+use crate::graph::{bodies, Graph};
+use crate::program::Program;
+use crate::status::{guard, ApiError, Result, Status};
+use crate::{free, handle, handle_mut, put, put_box, put_string, slice, text};
+
+/// A compiled graph (`prs_executable`): the image and its graph profile.
+pub struct Executable {
+    pub image: Image,
+    /// The graph profile (JSON), for the summary and autoReport.
+    pub graph_profile: Option<String>,
+    /// The option flags it was compiled with.
+    pub options: Vec<(String, String)>,
+}
+
+/// An engine (`prs_engine`): an executable, loaded once `load` names a device.
+pub struct Engine {
+    exe: Executable,
+    options: EngineOptions,
+    running: Option<runtime::Engine>,
+    /// Streams connected before `load`, bound when it comes.
+    pending: Vec<(String, Box<dyn HostStream>)>,
+}
+
+pub type ProgressFn = Option<extern "C" fn(*mut c_void, i32, i32)>;
+pub type OutputFn = Option<extern "C" fn(*mut c_void, *const c_char, usize)>;
+
+fn option_pairs(keys: *const *const c_char, values: *const *const c_char, n: usize) -> Result<Vec<(String, String)>> {
+    let (k, v) = (slice(keys, n), slice(values, n));
+    (0..n).map(|i| Ok((text(k[i], "option name")?, text(v[i], "option value")?))).collect()
+}
+
+fn invalid_option(message: String) -> ApiError {
+    ApiError::new(Status::InvalidOption, message)
+}
+
+/// The engine options of `pairs`, then `POPLAR_ENGINE_OPTIONS` over them,
+/// as the SDK applies them.
+fn engine_options(pairs: &[(String, String)]) -> Result<EngineOptions> {
+    let mut o = EngineOptions::default();
+    let mut notes = o.apply_pairs(pairs).map_err(invalid_option)?;
+    if let Ok(env) = std::env::var("POPLAR_ENGINE_OPTIONS") {
+        notes.extend(o.apply_json(&env).map_err(invalid_option)?);
+    }
+    let config = report::log::LogConfig::from_env().unwrap_or_default();
+    if config.enabled(report::log::LogLevel::Info) {
+        for n in notes {
+            report::log::write_stderr(&report::log::line(report::log::LogLevel::Info, &n));
+        }
+    }
+    Ok(o)
+}
+
+/// Compiles the graph with these programs.
+pub fn compile(g: &Graph, programs: Vec<Vec<ir::Stmt>>, pairs: Vec<(String, String)>, progress: &dyn Fn(i32, i32)) -> Result<Executable> {
+    engine_options(&pairs)?;
+    let (graph, spans) = g.builder.finish(programs);
+    let codelets = compiler::Codelets {
+        objects: g.codelets.iter().map(|c| c.object.clone()).collect(),
+        aliases: g.codelets.iter().flat_map(|c| c.aliases.iter().cloned()).collect(),
+        library: None,
+    };
+    let opts = compiler::Options { report: true, ..Default::default() };
+    progress(0, 2);
+    let described = g.builder.described();
+    let compiled = compiler::compile("<graph>", described, &graph, &spans, &codelets, &opts)
+        .map_err(|e| ApiError::new(Status::GraphProgramCompilationError, e.to_string()))?;
+    progress(1, 2);
+    let image = compiled.image.ok_or_else(|| {
+        ApiError::new(Status::GraphProgramCompilationError, "the graph does not fit in the tiles' memory")
+    })?;
+    progress(2, 2);
+    Ok(Executable { image, graph_profile: compiled.report, options: pairs })
+}
+
+/// A stream bound to the user's memory, read and written circularly.
+struct UserMemory {
+    base: *mut u8,
+    len: usize,
+    pos: usize,
+}
+
+// SAFETY: the engine calls it only on the thread that runs the program;
+// the host program keeps the memory alive while it is connected (Poplar's
+// contract for connectStream).
+unsafe impl Send for UserMemory {}
+
+impl HostStream for UserMemory {
+    fn fill(&mut self, block: &mut [u8]) -> std::result::Result<(), String> {
+        for b in block.iter_mut() {
+            // SAFETY: pos < len, within the connected memory.
+            *b = unsafe { *self.base.add(self.pos) };
+            self.pos = (self.pos + 1) % self.len;
+        }
+        Ok(())
+    }
+
+    fn drain(&mut self, block: &[u8]) -> std::result::Result<(), String> {
+        for &b in block {
+            // SAFETY: as in fill.
+            unsafe { *self.base.add(self.pos) = b };
+            self.pos = (self.pos + 1) % self.len;
+        }
+        Ok(())
+    }
+}
+
+/// `prs_stream_callback`.
+#[repr(C)]
+pub struct StreamCallback {
+    pub this: *mut c_void,
+    pub prefetch: Option<extern "C" fn(*mut c_void, *mut c_void) -> i32>,
+    pub fetch: Option<extern "C" fn(*mut c_void, *mut c_void)>,
+    pub complete: Option<extern "C" fn(*mut c_void)>,
+    pub destroy: Option<extern "C" fn(*mut c_void)>,
+}
+
+// SAFETY: as UserMemory: called on the running thread only.
+unsafe impl Send for StreamCallback {}
+
+impl Drop for StreamCallback {
+    fn drop(&mut self) {
+        if let Some(d) = self.destroy {
+            d(self.this);
+        }
+    }
+}
+
+impl HostStream for StreamCallback {
+    /// Each copy asks the callback to fetch (no prefetching: the copy is
+    /// made when the program reaches it), then completes it.
+    fn fill(&mut self, block: &mut [u8]) -> std::result::Result<(), String> {
+        let fetch = self.fetch.ok_or("the callback has no fetch")?;
+        fetch(self.this, block.as_mut_ptr().cast());
+        if let Some(c) = self.complete {
+            c(self.this);
+        }
+        Ok(())
+    }
+
+    fn drain(&mut self, block: &[u8]) -> std::result::Result<(), String> {
+        let mut copy = block.to_vec();
+        let fetch = self.fetch.ok_or("the callback has no fetch")?;
+        fetch(self.this, copy.as_mut_ptr().cast());
+        if let Some(c) = self.complete {
+            c(self.this);
+        }
+        Ok(())
+    }
+}
+
+impl Engine {
+    fn connect(&mut self, name: &str, end: Box<dyn HostStream>) -> Result<()> {
+        if !self.exe.image.streams.iter().any(|s| s.name == name) {
+            let known: Vec<&str> = self.exe.image.streams.iter().map(|s| s.name.as_str()).collect();
+            return Err(ApiError::new(
+                Status::StreamConnectionError,
+                format!("no stream called '{name}' (streams: {})", known.join(", ")),
+            ));
+        }
+        match &mut self.running {
+            Some(e) => e.connect_stream_outside(name, Some(end)).map_err(|e| ApiError::new(Status::StreamConnectionError, e.to_string())),
+            None => {
+                self.pending.retain(|(n, _)| n != name);
+                self.pending.push((name.to_string(), end));
+                Ok(())
+            }
+        }
+    }
+
+    fn block_bytes(&self, name: &str) -> Option<usize> {
+        let s = self.exe.image.streams.iter().find(|s| s.name == name)?;
+        Some((linker::image::element_count(&s.shape) * u64::from(s.elem.size())) as usize)
+    }
+
+    fn running(&mut self) -> Result<&mut runtime::Engine> {
+        self.running.as_mut().ok_or_else(|| ApiError::new(Status::PoplarError, "the engine is not loaded on a device: call Engine::load first"))
+    }
+}
+
+/// Writes text a program printed to the host program's output.
+struct Output(OutputFn, *mut c_void);
+
+impl std::io::Write for Output {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if let Some(f) = self.0 {
+            f(self.1, buf.as_ptr().cast(), buf.len());
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn prs_compile(
+    g: *const Graph,
+    progs: *const *const Program,
+    n: usize,
+    keys: *const *const c_char,
+    values: *const *const c_char,
+    n_opts: usize,
+    progress: ProgressFn,
+    progress_ctx: *mut c_void,
+    out: *mut *mut Executable,
+) -> i32 {
+    guard(|| {
+        let g = handle(g, "graph")?;
+        let pairs = option_pairs(keys, values, n_opts)?;
+        let report = |step: i32, total: i32| {
+            if let Some(f) = progress {
+                f(progress_ctx, step, total)
+            }
+        };
+        if let Ok(path) = std::env::var("POPLAR_RS_DUMP_PIR") {
+            let (graph, _) = g.builder.finish(bodies(progs, n)?);
+            let _ = std::fs::write(path, ir::print(&graph));
+        }
+        put_box(out, compile(g, bodies(progs, n)?, pairs, &report)?)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_executable_free(e: *mut Executable) {
+    free(e)
+}
+
+/// The serialized form: a tag, the image's length, the image, the graph profile.
+const EXE_TAG: &[u8; 8] = b"PRSEXE01";
+
+#[no_mangle]
+pub extern "C" fn prs_executable_serialize(e: *const Executable, bytes: *mut *mut c_char, len: *mut usize) -> i32 {
+    guard(|| {
+        let e = handle(e, "executable")?;
+        let image = e.image.to_bytes();
+        let mut out = EXE_TAG.to_vec();
+        out.extend_from_slice(&(image.len() as u64).to_le_bytes());
+        out.extend_from_slice(&image);
+        out.extend_from_slice(e.graph_profile.as_deref().unwrap_or("").as_bytes());
+        let boxed = out.into_boxed_slice();
+        put(len, boxed.len())?;
+        put(bytes, Box::into_raw(boxed).cast::<c_char>())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_bytes_free(bytes: *mut c_char, len: usize) {
+    if !bytes.is_null() {
+        // SAFETY: from prs_executable_serialize with this length.
+        drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(bytes.cast::<u8>(), len)) });
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn prs_executable_deserialize(bytes: *const c_char, len: usize, out: *mut *mut Executable) -> i32 {
+    guard(|| {
+        let b = slice(bytes.cast::<u8>(), len);
+        let bad = |why: &str| ApiError::new(Status::ParseError, format!("not a poplar-rs executable: {why}"));
+        if b.len() < 16 || &b[..8] != EXE_TAG {
+            return Err(bad("it does not start with the executable tag"));
+        }
+        let n = u64::from_le_bytes(b[8..16].try_into().unwrap_or_default()) as usize;
+        let image_bytes = b.get(16..16usize.saturating_add(n)).ok_or_else(|| bad("it is truncated"))?;
+        let image = Image::from_bytes(image_bytes).map_err(|e| bad(&e.to_string()))?.into_inner();
+        let profile = std::str::from_utf8(&b[16 + n..]).map_err(|_| bad("its graph profile is not text"))?;
+        let graph_profile = (!profile.is_empty()).then(|| profile.to_string());
+        put_box(out, Executable { image, graph_profile, options: Vec::new() })
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_engine_new(
+    exe: *mut Executable,
+    keys: *const *const c_char,
+    values: *const *const c_char,
+    n_opts: usize,
+    out: *mut *mut Engine,
+) -> i32 {
+    if exe.is_null() {
+        return guard(|| Err(ApiError::new(Status::PoplarError, "executable is NULL")));
+    }
+    // SAFETY: the caller hands the executable over (capi.h).
+    let exe = *unsafe { Box::from_raw(exe) };
+    guard(move || {
+        let mut pairs = exe.options.clone();
+        pairs.extend(option_pairs(keys, values, n_opts)?);
+        let options = engine_options(&pairs)?;
+        put_box(out, Engine { exe, options, running: None, pending: Vec::new() })
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_engine_free(e: *mut Engine) {
+    free(e)
+}
+
+#[no_mangle]
+pub extern "C" fn prs_engine_load(e: *mut Engine, d: *const Device) -> i32 {
+    guard(|| {
+        let e = handle_mut(e, "engine")?;
+        let d = handle(d, "device")?;
+        let target = &e.exe.image.target;
+        let want = d.desc.to_target()?;
+        let tiles = u64::from(target.ipus) * u64::from(target.tiles_per_ipu);
+        if d.kind == DeviceKind::Sim && u64::from(want.total_tiles()) != tiles {
+            return Err(ApiError::new(
+                Status::PoplarError,
+                format!(
+                    "the executable was compiled for {} tiles but the device has {}",
+                    tiles,
+                    want.total_tiles()
+                ),
+            ));
+        }
+        let loaded = runtime::load_image(e.exe.image.clone()).map_err(|err| ApiError::new(Status::LinkError, err.to_string()))?;
+        let mut opts = e.options.clone();
+        opts.device = d.kind;
+        let mut engine = runtime::Engine::new(loaded, &opts);
+        if let Some(json) = &e.exe.graph_profile {
+            if let Ok(p) = serde_json::from_str(json) {
+                engine.set_graph_profile(p);
+            }
+        }
+        for (name, end) in e.pending.drain(..) {
+            engine
+                .connect_stream_outside(&name, Some(end))
+                .map_err(|err| ApiError::new(Status::StreamConnectionError, err.to_string()))?;
+        }
+        e.running = Some(engine);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_engine_run(e: *mut Engine, prog: u32, output: OutputFn, output_ctx: *mut c_void) -> i32 {
+    guard(|| {
+        let e = handle_mut(e, "engine")?;
+        let auto = e.options.auto_report.clone();
+        let engine = e.running()?;
+        let n = engine.image().programs.len();
+        if prog as usize >= n {
+            return Err(ApiError::new(Status::IndexError, format!("program {prog} does not exist: the engine has {n}")));
+        }
+        let mut out = Output(output, output_ctx);
+        let result = engine.run_to(prog as usize, &mut out);
+        if auto.graph {
+            if let Some(g) = engine.graph_profile() {
+                let _ = auto.write_graph(&(serde_json::to_string_pretty(&g).unwrap_or_default() + "\n"));
+            }
+        }
+        if auto.execution && engine.device() == DeviceKind::Sim {
+            let _ = auto.write_execution(&(serde_json::to_string_pretty(&engine.profile_json()).unwrap_or_default() + "\n"));
+        }
+        result.map_err(|err| ApiError::new(Status::RuntimeError, err.to_string()))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_engine_num_programs(e: *const Engine, out: *mut usize) -> i32 {
+    guard(|| put(out, handle(e, "engine")?.exe.image.programs.len()))
+}
+
+fn host_error(e: runtime::HostError) -> ApiError {
+    ApiError::new(Status::PoplarError, e.to_string())
+}
+
+#[no_mangle]
+pub extern "C" fn prs_engine_write_tensor(e: *mut Engine, name: *const c_char, data: *const c_void, bytes: usize) -> i32 {
+    guard(|| {
+        let e = handle_mut(e, "engine")?;
+        let name = text(name, "handle")?;
+        let data = slice(data.cast::<u8>(), bytes);
+        e.running()?.write(&name, data).map_err(host_error)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_engine_read_tensor(e: *mut Engine, name: *const c_char, data: *mut c_void, bytes: usize) -> i32 {
+    guard(|| {
+        let e = handle_mut(e, "engine")?;
+        let name = text(name, "handle")?;
+        let got = e.running()?.read(&name).map_err(host_error)?;
+        if got.len() != bytes {
+            return Err(ApiError::new(
+                Status::PoplarError,
+                format!("readTensor('{name}'): the buffer has {bytes} bytes but the tensor {}", got.len()),
+            ));
+        }
+        // SAFETY: the caller passes `bytes` writable bytes.
+        unsafe { std::ptr::copy_nonoverlapping(got.as_ptr(), data.cast::<u8>(), bytes) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_engine_connect_stream(e: *mut Engine, name: *const c_char, begin: *mut c_void, bytes: usize) -> i32 {
+    guard(|| {
+        let e = handle_mut(e, "engine")?;
+        let name = text(name, "handle")?;
+        let block = e.block_bytes(&name).unwrap_or(0);
+        if begin.is_null() || bytes == 0 || (block > 0 && bytes % block != 0 && bytes < block) {
+            return Err(ApiError::new(
+                Status::StreamConnectionError,
+                format!("stream '{name}': the buffer of {bytes} bytes cannot hold its transfers of {block} bytes"),
+            ));
+        }
+        e.connect(&name, Box::new(UserMemory { base: begin.cast(), len: bytes, pos: 0 }))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_engine_stream_bytes(e: *const Engine, name: *const c_char, out: *mut usize) -> i32 {
+    guard(|| {
+        let e = handle(e, "engine")?;
+        let name = text(name, "handle")?;
+        let n = e.block_bytes(&name).ok_or_else(|| ApiError::new(Status::StreamConnectionError, format!("no stream called '{name}'")))?;
+        put(out, n)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_engine_connect_stream_callback(e: *mut Engine, name: *const c_char, cb: StreamCallback) -> i32 {
+    guard(move || {
+        let e = handle_mut(e, "engine")?;
+        let name = text(name, "handle")?;
+        e.connect(&name, Box::new(cb))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_engine_profile_summary(
+    e: *const Engine,
+    keys: *const *const c_char,
+    values: *const *const c_char,
+    n_opts: usize,
+    out: *mut *mut c_char,
+) -> i32 {
+    guard(|| {
+        let e = handle(e, "engine")?;
+        for (k, v) in option_pairs(keys, values, n_opts)? {
+            if !matches!(k.as_str(), "showExecutionSteps" | "showVarStorage" | "showOptimizations" | "showPerIpuMemoryUsage") {
+                return Err(invalid_option(format!("unknown printProfileSummary option '{k}' (={v})")));
+            }
+        }
+        let text = match &e.running {
+            Some(r) => r.summary(),
+            None => return Err(ApiError::new(Status::PoplarError, "printProfileSummary: the engine has not been loaded")),
+        };
+        put_string(out, text)
+    })
+}

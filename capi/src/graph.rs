@@ -1,0 +1,663 @@
+//! Graphs: a [`Builder`] plus the codelets added to it, compiled by popc
+//! when they are added so that `addVertex` and `connect` can check vertex
+//! types and field names there, as Poplar does.
+
+use std::collections::HashMap;
+use std::ffi::{c_char, c_void};
+
+use ir::builder::{shape_u64, Builder};
+use ir::{ComputeSetId, FieldValue, HostDirection, Literal, Stmt, TensorKind, VertexId};
+use linker::gp;
+use vocab::{ElemType, Value};
+
+use crate::program::Program;
+use crate::status::{guard, ApiError, Result, Status};
+use crate::target::{elem_type, encode_values, host_values, type_code, TargetDesc};
+use crate::tensor::{tensors, Tensor};
+use crate::{free, handle, handle_mut, put, put_box, put_string, sizes_out, slice, text};
+
+/// A codelet file added to a graph.
+#[derive(Clone, Debug)]
+pub struct CodeletFile {
+    /// The path as given (or `<source>` for text).
+    pub name: String,
+    /// The C++ text (`None` for a `.gp` object).
+    pub source: Option<String>,
+    pub options: Vec<String>,
+    /// Compiled with the vertex types asked for so far.
+    pub object: gp::Object,
+    pub aliases: Vec<(String, String)>,
+    /// The template instantiations asked for so far.
+    pub requested: Vec<String>,
+}
+
+/// A graph handle (`prs_graph`).
+pub struct Graph {
+    pub builder: Builder,
+    pub codelets: Vec<CodeletFile>,
+    /// Compute sets that stand for a library operation (a reduction
+    /// handed back as compute sets): `Execute` of one runs the operation.
+    pub op_sets: HashMap<u32, Stmt>,
+    pub replication: u32,
+}
+
+fn field_err(message: String) -> ApiError {
+    ApiError::new(Status::GraphConnectionError, message)
+}
+
+/// Reads codelet includes from the file system.
+struct FsIncludes;
+
+impl popc::IncludeResolver for FsIncludes {
+    fn read(&self, path: &str) -> Option<String> {
+        std::fs::read_to_string(path).ok()
+    }
+}
+
+impl CodeletFile {
+    fn compile(name: &str, source: &str, options: &[String], requested: &[String]) -> Result<(gp::Object, Vec<(String, String)>)> {
+        let opts = popc::Options::from_args(options)
+            .map_err(|e| ApiError::new(Status::GraphProgramCompilationError, format!("{name}: error: {e}")))?;
+        let out = popc::compile_lenient(name, source, &opts, &FsIncludes, requested)
+            .map_err(|d| ApiError::new(Status::GraphProgramCompilationError, d.render()))?;
+        Ok((out.object, out.aliases))
+    }
+
+    fn vertex_type(&self, name: &str) -> Option<&gp::VertexType> {
+        let name = self.aliases.iter().find(|(a, _)| a == name).map_or(name, |(_, t)| t.as_str());
+        self.object.vertex_types.iter().find(|v| v.name == name)
+    }
+}
+
+impl Graph {
+    /// Adds a codelet file or text, compiling it now.
+    fn add_codelets(&mut self, name: String, source: Option<String>, bytes: Vec<u8>, flags: &str) -> Result<()> {
+        let options: Vec<String> = flags.split_whitespace().map(str::to_string).collect();
+        let (object, aliases) = match &source {
+            Some(text) => CodeletFile::compile(&name, text, &options, &[])?,
+            None => {
+                let o = gp::Object::from_bytes(&bytes).map_err(|e| {
+                    ApiError::new(Status::GraphProgramCompilationError, format!("cannot load codelet object '{name}': {e}"))
+                })?;
+                (o, Vec::new())
+            }
+        };
+        self.codelets.push(CodeletFile { name, source, options, object, aliases, requested: Vec::new() });
+        Ok(())
+    }
+
+    /// The vertex type called `name`, instantiating a template when a
+    /// codelet source defines it.
+    pub fn vertex_type(&mut self, name: &str) -> Result<&gp::VertexType> {
+        let found = self.codelets.iter().position(|c| c.vertex_type(name).is_some());
+        let index = match found {
+            Some(i) => i,
+            None => {
+                let mut hit = None;
+                for (i, c) in self.codelets.iter_mut().enumerate() {
+                    let Some(src) = &c.source else { continue };
+                    let ask = compiler::driver::requested_in(src, &[name.to_string()]);
+                    if ask.is_empty() {
+                        continue;
+                    }
+                    let mut requested = c.requested.clone();
+                    requested.push(name.to_string());
+                    let (object, aliases) = CodeletFile::compile(&c.name, src, &c.options, &requested)?;
+                    let defines = object.vertex_types.iter().any(|v| v.name == name)
+                        || aliases.iter().any(|(a, _)| a == name);
+                    if defines {
+                        c.object = object;
+                        c.aliases = aliases;
+                        c.requested = requested;
+                        hit = Some(i);
+                        break;
+                    }
+                }
+                hit.ok_or_else(|| {
+                    let known = self
+                        .codelets
+                        .iter()
+                        .flat_map(|c| c.object.vertex_types.iter().map(|v| v.name.as_str()))
+                        .collect::<Vec<_>>();
+                    let hint = spelling::did_you_mean(name, known.iter().copied())
+                        .map(|s| format!("; did you mean '{s}'?"))
+                        .unwrap_or_default();
+                    let added = if self.codelets.is_empty() { " (no codelets were added to the graph)" } else { "" };
+                    ApiError::new(Status::UnknownVertexType, format!("unknown vertex type '{name}'{hint}{added}"))
+                })?
+            }
+        };
+        self.codelets[index].vertex_type(name).ok_or_else(|| ApiError::new(Status::Internal, "vertex type vanished"))
+    }
+
+    fn field(&mut self, v: u32, field: &str) -> Result<gp::Field> {
+        let vertex = self
+            .builder
+            .graph()
+            .vertices
+            .get(VertexId(v))
+            .ok_or_else(|| ApiError::new(Status::IndexError, format!("vertex {v} does not exist")))?;
+        let vtype = vertex.vtype.to_string();
+        let t = self.vertex_type(&vtype)?;
+        match t.fields.iter().find(|f| f.name == field) {
+            Some(f) => Ok(f.clone()),
+            None => {
+                let hint = spelling::did_you_mean(field, t.fields.iter().map(|f| f.name.as_str()))
+                    .map(|s| format!("; did you mean '{s}'?"))
+                    .unwrap_or_default();
+                let names: Vec<&str> = t.fields.iter().map(|f| f.name.as_str()).collect();
+                Err(ApiError::new(
+                    Status::UnknownField,
+                    format!("vertex type '{vtype}' has no field '{field}'{hint} (its fields: {})", names.join(", ")),
+                ))
+            }
+        }
+    }
+
+    fn connect(&mut self, v: u32, name: &str, ts: &[&Tensor], list: bool) -> Result<()> {
+        let f = self.field(v, name)?;
+        let what = || format!("field '{name}' of vertex {v}");
+        if f.direction.is_none() {
+            return Err(field_err(format!("{} is a plain member, not an edge: give it a value", what())));
+        }
+        for t in ts {
+            if t.elem != f.elem {
+                return Err(field_err(format!(
+                    "{} holds {} but the tensor holds {}",
+                    what(),
+                    f.elem.cpp_name(),
+                    t.elem.cpp_name()
+                )));
+            }
+        }
+        let value = match (f.kind, list) {
+            (gp::FieldKind::Scalar, false) => {
+                let n = ts[0].view.num_elements();
+                if n != 1 {
+                    return Err(field_err(format!("{} is one element, but the tensor has {n}", what())));
+                }
+                FieldValue::Edge(ts[0].view.clone())
+            }
+            (gp::FieldKind::Vector(_), false) => FieldValue::Edge(ts[0].view.flatten()),
+            (gp::FieldKind::VectorList(_) | gp::FieldKind::ScalarList(_), _) => {
+                FieldValue::EdgeList(ts.iter().map(|t| t.view.flatten()).collect())
+            }
+            (_, true) => return Err(field_err(format!("{} is not a list of edges", what()))),
+            (gp::FieldKind::Plain, false) => return Err(field_err(format!("{} cannot take a tensor", what()))),
+        };
+        self.builder.set_field(VertexId(v), name, value)?;
+        Ok(())
+    }
+
+    /// `Execute(cs)`: a compute set's vertices, or the operation it stands for.
+    pub fn execute(&self, cs: u32) -> Result<Program> {
+        if let Some(op) = self.op_sets.get(&cs) {
+            return Ok(Program { body: vec![op.clone()] });
+        }
+        if cs as usize >= self.builder.graph().compute_sets.len() {
+            return Err(ApiError::new(Status::IndexError, format!("compute set {cs} does not exist")));
+        }
+        Ok(Program { body: vec![Stmt::Execute(ComputeSetId(cs))] })
+    }
+
+    pub fn stream(&self, id: u32) -> Result<&ir::Stream> {
+        self.builder
+            .graph()
+            .streams
+            .get(ir::StreamId(id))
+            .ok_or_else(|| ApiError::new(Status::IndexError, format!("stream {id} does not exist")))
+    }
+
+    pub fn remote_buffer(&self, id: u32, repeat: usize) -> Result<&ir::RemoteBuffer> {
+        let b = self
+            .builder
+            .graph()
+            .remote_buffers
+            .get(ir::RemoteBufferId(id))
+            .ok_or_else(|| ApiError::new(Status::IndexError, format!("remote buffer {id} does not exist")))?;
+        if repeat as u64 >= b.repeats {
+            return Err(ApiError::new(
+                Status::IndexError,
+                format!("repeat {repeat} of remote buffer '{}' is out of range (it has {})", b.name, b.repeats),
+            ));
+        }
+        Ok(b)
+    }
+
+    /// A new tensor's handle.
+    pub fn tensor(&self, id: ir::TensorId) -> Tensor {
+        let t = &self.builder.graph().tensors[id];
+        Tensor { view: ir::View::whole(id, &t.shape), elem: t.elem }
+    }
+
+    /// PopLibs' linear mapping of `t` (`poputil::mapTensorLinearly`):
+    /// grains of `grain` elements, at least `min_per_tile` on a tile,
+    /// tiles filled from 0 in order.
+    pub fn map_linearly(&mut self, t: &Tensor, min_per_tile: u64, grain: u64) -> Result<()> {
+        let n = t.view.num_elements();
+        let tiles = u64::from(self.builder.graph().total_tiles());
+        let grain = grain.max(1);
+        let grains = n.div_ceil(grain);
+        let per_tile = grains.div_ceil(tiles).max(min_per_tile.div_ceil(grain)).max(1) * grain;
+        let regions: Vec<(u64, u64, u32)> =
+            (0..n.div_ceil(per_tile)).map(|i| (i * per_tile, ((i + 1) * per_tile).min(n), i as u32)).collect();
+        self.builder.map_regions(&t.view, &regions)?;
+        Ok(())
+    }
+}
+
+/// One host value of `host_type` as a literal field value.
+fn literal(v: Value) -> Literal {
+    match v {
+        Value::Int(i) => Literal::Int(i as i64),
+        Value::Float(f) => Literal::Float(f),
+        Value::Bool(b) => Literal::Bool(b),
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_new(target: *const TargetDesc, replication_factor: u32, out: *mut *mut Graph) -> i32 {
+    guard(|| {
+        let target = handle(target, "target")?.to_target()?;
+        if replication_factor != 1 {
+            return Err(ApiError::new(
+                Status::PoplarError,
+                format!("a replication factor of {replication_factor} is not supported yet (only 1)"),
+            ));
+        }
+        let builder = Builder::new(target)?;
+        put_box(out, Graph { builder, codelets: Vec::new(), op_sets: HashMap::new(), replication: 1 })
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_free(g: *mut Graph) {
+    free(g)
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_target(g: *const Graph, out: *mut TargetDesc) -> i32 {
+    guard(|| {
+        let t = handle(g, "graph")?.builder.target().clone();
+        let kind = if t.preset == ir::Preset::Cpu { crate::target::TARGET_CPU } else { crate::target::TARGET_IPU_MODEL };
+        put(out, TargetDesc::from_target(&t, kind))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_replication_factor(g: *const Graph) -> u32 {
+    handle(g, "graph").map_or(1, |g| g.replication)
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_add_codelets(
+    g: *mut Graph,
+    path_or_source: *const c_char,
+    is_source: i32,
+    flags: *const c_char,
+) -> i32 {
+    guard(|| {
+        let g = handle_mut(g, "graph")?;
+        let arg = text(path_or_source, "codelets")?;
+        let flags = if flags.is_null() { String::new() } else { text(flags, "flags")? };
+        if is_source != 0 {
+            return g.add_codelets("<source>".into(), Some(arg), Vec::new(), &flags);
+        }
+        let bytes = std::fs::read(&arg).map_err(|e| {
+            ApiError::new(Status::GraphProgramCompilationError, format!("cannot read codelet file '{arg}': {e}"))
+        })?;
+        if arg.ends_with(".gp") {
+            return g.add_codelets(arg, None, bytes, &flags);
+        }
+        let src = String::from_utf8(bytes).map_err(|_| {
+            ApiError::new(Status::GraphProgramCompilationError, format!("codelet file '{arg}' is not UTF-8 text"))
+        })?;
+        g.add_codelets(arg, Some(src), Vec::new(), &flags)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_has_vertex_type(g: *const Graph, vertex_type: *const c_char, out: *mut i32) -> i32 {
+    guard(|| {
+        let g = handle(g, "graph")?;
+        let name = text(vertex_type, "vertex type")?;
+        put(out, i32::from(g.codelets.iter().any(|c| c.vertex_type(&name).is_some())))
+    })
+}
+
+fn new_tensor(
+    g: *mut Graph,
+    ty: i32,
+    shape: *const usize,
+    rank: usize,
+    name: *const c_char,
+    kind: TensorKind,
+    init: impl FnOnce(ElemType, u64) -> Result<Option<ir::Init>>,
+    out: *mut *mut Tensor,
+) -> i32 {
+    guard(|| {
+        let g = handle_mut(g, "graph")?;
+        let elem = elem_type(ty, false)?;
+        let shape = shape_u64(slice(shape, rank));
+        let name = if name.is_null() { String::new() } else { text(name, "name")? };
+        let n = ir::view::checked_num_elements(&shape).unwrap_or(u64::MAX);
+        let init = init(elem, n)?;
+        let id = g.builder.add_tensor(&name, kind, elem, &shape, init)?;
+        put_box(out, g.tensor(id))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_add_variable(
+    g: *mut Graph,
+    ty: i32,
+    shape: *const usize,
+    rank: usize,
+    name: *const c_char,
+    out: *mut *mut Tensor,
+) -> i32 {
+    new_tensor(g, ty, shape, rank, name, TensorKind::Var, |_, _| Ok(None), out)
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn prs_graph_add_constant(
+    g: *mut Graph,
+    ty: i32,
+    shape: *const usize,
+    rank: usize,
+    values: *const c_void,
+    host_type: i32,
+    n: usize,
+    name: *const c_char,
+    out: *mut *mut Tensor,
+) -> i32 {
+    let init = |elem: ElemType, count: u64| -> Result<Option<ir::Init>> {
+        let v = host_values(values, host_type, n)?;
+        let bytes = encode_values(&v, elem)?;
+        if n == 1 {
+            return Ok(Some(ir::Init::Splat(bytes)));
+        }
+        if n as u64 != count {
+            return Err(ApiError::new(
+                Status::TensorCreationError,
+                format!("addConstant: {n} values for a tensor of {count} elements"),
+            ));
+        }
+        Ok(Some(ir::Init::Values(bytes)))
+    };
+    new_tensor(g, ty, shape, rank, name, TensorKind::Const, init, out)
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_set_initial_value(
+    g: *mut Graph,
+    t: *const Tensor,
+    values: *const c_void,
+    host_type: i32,
+    n: usize,
+) -> i32 {
+    guard(|| {
+        let g = handle_mut(g, "graph")?;
+        let t = handle(t, "tensor")?;
+        let count = t.view.num_elements();
+        if n != 1 && n as u64 != count {
+            return Err(ApiError::new(
+                Status::PoplarError,
+                format!("setInitialValue: {n} values for a tensor of {count} elements"),
+            ));
+        }
+        let bytes = encode_values(&host_values(values, host_type, n)?, t.elem)?;
+        g.builder.set_initial_value(&t.view, &bytes)?;
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_set_tile_mapping(g: *mut Graph, t: *const Tensor, tile: u32) -> i32 {
+    guard(|| {
+        let g = handle_mut(g, "graph")?;
+        let t = handle(t, "tensor")?;
+        g.builder.map(&t.view, ir::Mapping::Tile(tile))?;
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_map_linearly(g: *mut Graph, t: *const Tensor, min_per_tile: usize, grain: usize) -> i32 {
+    guard(|| {
+        let g = handle_mut(g, "graph")?;
+        let t = handle(t, "tensor")?;
+        // PopLibs' defaults: a grain of the type's vector width (8 bytes),
+        // at least 128 bytes on a tile.
+        let size = u64::from(t.elem.size());
+        let grain = if grain == 0 { (8 / size).max(1) } else { grain as u64 };
+        let min = if min_per_tile == 0 { 128u64.div_ceil(size) } else { min_per_tile as u64 };
+        g.map_linearly(t, min, grain)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_get_tile_mapping(
+    g: *const Graph,
+    t: *const Tensor,
+    require_complete: i32,
+    out: *mut *mut usize,
+    n: *mut usize,
+) -> i32 {
+    guard(|| {
+        let g = handle(g, "graph")?;
+        let t = handle(t, "tensor")?;
+        let tiles = g.builder.tile_mapping(&t.view);
+        let mut runs: Vec<(u32, usize, usize)> = Vec::new();
+        for (i, tile) in tiles.iter().enumerate() {
+            match (tile, runs.last_mut()) {
+                (None, _) if require_complete != 0 => {
+                    return Err(ApiError::new(
+                        Status::InvalidTileMapping,
+                        format!("getTileMapping: element {i} of the tensor is not mapped to a tile"),
+                    ))
+                }
+                (None, _) => {}
+                (Some(x), Some(last)) if last.0 == *x && last.2 == i => last.2 = i + 1,
+                (Some(x), _) => runs.push((*x, i, i + 1)),
+            }
+        }
+        runs.sort_unstable();
+        sizes_out(runs.iter().flat_map(|&(t, b, e)| [t as usize, b, e]).collect(), out, n)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_add_compute_set(g: *mut Graph, name: *const c_char, out: *mut u32) -> i32 {
+    guard(|| {
+        let g = handle_mut(g, "graph")?;
+        let name = if name.is_null() { String::new() } else { text(name, "name")? };
+        put(out, g.builder.add_compute_set(&name).0)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_compute_set_name(g: *const Graph, cs: u32, out: *mut *mut c_char) -> i32 {
+    guard(|| {
+        let g = handle(g, "graph")?;
+        let c = g
+            .builder
+            .graph()
+            .compute_sets
+            .get(ComputeSetId(cs))
+            .ok_or_else(|| ApiError::new(Status::IndexError, format!("compute set {cs} does not exist")))?;
+        put_string(out, c.name.clone())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_add_vertex(g: *mut Graph, cs: u32, vertex_type: *const c_char, out: *mut u32) -> i32 {
+    guard(|| {
+        let g = handle_mut(g, "graph")?;
+        let name = text(vertex_type, "vertex type")?;
+        let canonical = vocab::VertexName::parse(&name).map(|n| n.to_string()).unwrap_or(name);
+        g.vertex_type(&canonical)?;
+        let v = g.builder.add_vertex(ComputeSetId(cs), &canonical)?;
+        put(out, v.0)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_connect(g: *mut Graph, vertex: u32, field: *const c_char, t: *const Tensor) -> i32 {
+    guard(|| {
+        let g = handle_mut(g, "graph")?;
+        let field = text(field, "field")?;
+        g.connect(vertex, &field, &[handle(t, "tensor")?], false)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_connect_list(
+    g: *mut Graph,
+    vertex: u32,
+    field: *const c_char,
+    ts: *const *const Tensor,
+    n: usize,
+) -> i32 {
+    guard(|| {
+        let g = handle_mut(g, "graph")?;
+        let field = text(field, "field")?;
+        g.connect(vertex, &field, &tensors(ts, n)?, true)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_connect_value(
+    g: *mut Graph,
+    vertex: u32,
+    field: *const c_char,
+    value: *const c_void,
+    host_type: i32,
+) -> i32 {
+    guard(|| {
+        let g = handle_mut(g, "graph")?;
+        let name = text(field, "field")?;
+        let f = g.field(vertex, &name)?;
+        let v = host_values(value, host_type, 1)?[0];
+        if f.direction.is_none() {
+            g.builder.set_field(VertexId(vertex), &name, FieldValue::Literal(literal(v)))?;
+            return Ok(());
+        }
+        // An edge given a value reads an implicit constant on the vertex's tile.
+        let bytes = encode_values(&[v], f.elem)?;
+        let id = g.builder.add_tensor(&format!("{name}-value"), TensorKind::Const, f.elem, &[], Some(ir::Init::Splat(bytes)))?;
+        let tile = g.builder.graph().vertices[VertexId(vertex)].tile.unwrap_or(0);
+        let t = g.tensor(id);
+        g.builder.map(&t.view, ir::Mapping::Tile(tile))?;
+        g.connect(vertex, &name, &[&t], false)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_set_field_size(g: *mut Graph, vertex: u32, field: *const c_char, size: usize) -> i32 {
+    guard(|| {
+        let g = handle_mut(g, "graph")?;
+        let name = text(field, "field")?;
+        g.field(vertex, &name)?;
+        let _ = size;
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_set_vertex_tile(g: *mut Graph, vertex: u32, tile: u32) -> i32 {
+    guard(|| {
+        handle_mut(g, "graph")?.builder.set_vertex_tile(VertexId(vertex), tile)?;
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_set_perf_estimate(g: *mut Graph, vertex: u32, cycles: u64) -> i32 {
+    guard(|| {
+        handle_mut(g, "graph")?.builder.set_vertex_cycles(VertexId(vertex), cycles)?;
+        Ok(())
+    })
+}
+
+fn host_handle(g: *mut Graph, name: *const c_char, t: *const Tensor, direction: HostDirection) -> i32 {
+    guard(|| {
+        let g = handle_mut(g, "graph")?;
+        let name = text(name, "handle")?;
+        g.builder.add_host_handle(&name, &handle(t, "tensor")?.view, direction)?;
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_create_host_write(g: *mut Graph, name: *const c_char, t: *const Tensor) -> i32 {
+    host_handle(g, name, t, HostDirection::ToDevice)
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_create_host_read(g: *mut Graph, name: *const c_char, t: *const Tensor) -> i32 {
+    host_handle(g, name, t, HostDirection::ToHost)
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_add_stream(
+    g: *mut Graph,
+    name: *const c_char,
+    ty: i32,
+    num_elements: usize,
+    to_device: i32,
+    out: *mut u32,
+) -> i32 {
+    guard(|| {
+        let g = handle_mut(g, "graph")?;
+        let name = text(name, "handle")?;
+        let dir = if to_device != 0 { HostDirection::ToDevice } else { HostDirection::ToHost };
+        let id = g.builder.add_stream(&name, elem_type(ty, false)?, &[num_elements as u64], dir)?;
+        put(out, id.0)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_add_remote_buffer(
+    g: *mut Graph,
+    name: *const c_char,
+    ty: i32,
+    num_elements: usize,
+    repeats: usize,
+    out: *mut u32,
+) -> i32 {
+    guard(|| {
+        let g = handle_mut(g, "graph")?;
+        let name = text(name, "handle")?;
+        let id = g.builder.add_remote_buffer(&name, elem_type(ty, false)?, &[num_elements as u64], repeats as u64)?;
+        put(out, id.0)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_add_function(g: *mut Graph, body: *const Program, out: *mut u32) -> i32 {
+    guard(|| {
+        let body = handle(body, "program")?.body.clone();
+        put(out, handle_mut(g, "graph")?.builder.add_function(body).0)
+    })
+}
+
+/// The programs' bodies, in order.
+pub(crate) fn bodies(progs: *const *const Program, n: usize) -> Result<Vec<Vec<Stmt>>> {
+    slice(progs, n).iter().map(|&p| handle(p, "program").map(|p| p.body.clone())).collect()
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_dump_pir(g: *const Graph, progs: *const *const Program, n: usize, out: *mut *mut c_char) -> i32 {
+    guard(|| {
+        let g = handle(g, "graph")?;
+        let (graph, _) = g.builder.finish(bodies(progs, n)?);
+        put_string(out, ir::print(&graph))
+    })
+}
+
+/// The element type code of a tensor (for the tests).
+pub fn code_of(t: &Tensor) -> i32 {
+    type_code(t.elem)
+}

@@ -1,0 +1,544 @@
+//! PopLibs operations on the host API: each appends library operations
+//! (`Stmt::Op`, the PIR operations library) to a sequence, so they expand
+//! into compute sets at compile time exactly as PIR's `v3 = v1 + v2`,
+//! `reduce` and `matmul` do and inherit their semantics (including value
+//! semantics when an output overlaps an input).
+
+use std::ffi::c_char;
+
+use ir::{BinaryOp, MapExpr, MapKind, Op, OpKind, ReduceOp, Stmt, TensorKind, UnaryOp, View};
+use vocab::ElemType;
+
+use crate::graph::Graph;
+use crate::program::Program;
+use crate::status::{guard, ApiError, Result, Status};
+use crate::target::elem_type;
+use crate::tensor::{tensors, Tensor};
+use crate::{handle, handle_mut, put, put_box, slice, text};
+
+/// `prs_expr_node`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct ExprNode {
+    pub kind: i32,
+    pub op: i32,
+    pub index: u32,
+    pub ty: i32,
+    pub value: f64,
+}
+
+fn unsupported(what: &str) -> ApiError {
+    ApiError::new(Status::PoplarError, format!("{what} is not implemented (docs/host-api.md lists what is)"))
+}
+
+fn type_err(message: String) -> ApiError {
+    ApiError::new(Status::TypeError, message)
+}
+
+/// A subexpression: its tree, and whether its type is still open (a
+/// constant with no type of its own takes its partner's).
+struct Typed {
+    e: MapExpr,
+    open: bool,
+}
+
+/// Gives an open (constant-only) tree the type `t`.
+fn settle(e: &mut MapExpr, t: ElemType) {
+    match &mut e.kind {
+        MapKind::Const(_) | MapKind::Input(_) => e.elem = t,
+        MapKind::Unary(_, a) => {
+            settle(a, t);
+            e.elem = t;
+        }
+        MapKind::Binary(op, a, b) => {
+            settle(a, t);
+            settle(b, t);
+            e.elem = if op.is_comparison() { ElemType::Bool } else { t };
+        }
+        MapKind::Cast(_) => {}
+    }
+}
+
+fn unary(op: UnaryOp, a: MapExpr) -> MapExpr {
+    MapExpr { elem: a.elem, kind: MapKind::Unary(op, Box::new(a)) }
+}
+
+fn binary(op: BinaryOp, a: MapExpr, b: MapExpr) -> MapExpr {
+    let elem = if op.is_comparison() { ElemType::Bool } else { a.elem };
+    MapExpr { elem, kind: MapKind::Binary(op, Box::new(a), Box::new(b)) }
+}
+
+fn constant(v: f64, elem: ElemType) -> MapExpr {
+    MapExpr { elem, kind: MapKind::Const(v) }
+}
+
+/// Builds a [`MapExpr`] from the postfix nodes of a `popops::expr` tree;
+/// also returns the shape of the result (the inputs' common shape).
+fn build_expr(nodes: &[ExprNode], inputs: &[&Tensor]) -> Result<(MapExpr, Vec<u64>)> {
+    let mut stack: Vec<Typed> = Vec::new();
+    let mut shape: Option<Vec<u64>> = None;
+    let pop = |stack: &mut Vec<Typed>| stack.pop().ok_or_else(|| unsupported("a malformed expression"));
+    for n in nodes {
+        let t = match n.kind {
+            0 => {
+                let i = (n.index as usize).wrapping_sub(1);
+                let t = inputs.get(i).ok_or_else(|| {
+                    ApiError::new(Status::IndexError, format!("placeholder _{} has no tensor ({} given)", n.index, inputs.len()))
+                })?;
+                if t.view.num_elements() != 1 || !t.view.shape.is_empty() {
+                    match &shape {
+                        Some(s) if *s != t.view.shape => {
+                            return Err(ApiError::new(
+                                Status::PoplarError,
+                                format!("operands of shapes {s:?} and {:?} do not match", t.view.shape),
+                            ))
+                        }
+                        Some(_) => {}
+                        None => shape = Some(t.view.shape.clone()),
+                    }
+                }
+                Typed { e: MapExpr { elem: t.elem, kind: MapKind::Input(t.view.clone()) }, open: false }
+            }
+            1 => {
+                let typed = n.ty >= 0;
+                let elem = if typed { elem_type(n.ty, false)? } else { ElemType::Float };
+                Typed { e: constant(n.value, elem), open: !typed }
+            }
+            2 => {
+                let a = pop(&mut stack)?;
+                let x = a.e;
+                let e = match n.op {
+                    0 => unary(UnaryOp::Neg, x),
+                    1 => unary(UnaryOp::Abs, x),
+                    2 => unary(UnaryOp::Exp, x),
+                    3 => unary(UnaryOp::Log, x),
+                    4 => unary(UnaryOp::Sqrt, x),
+                    5 => unary(UnaryOp::Tanh, x),
+                    6 => unary(UnaryOp::Sigmoid, x),
+                    7 => unary(UnaryOp::Relu, x),
+                    8 => binary(BinaryOp::Mul, x.clone(), x),
+                    9 => {
+                        let elem = x.elem;
+                        binary(BinaryOp::Div, constant(1.0, elem), unary(UnaryOp::Sqrt, x))
+                    }
+                    10 => {
+                        let elem = x.elem;
+                        binary(BinaryOp::Div, constant(1.0, elem), x)
+                    }
+                    11 => {
+                        let elem = x.elem;
+                        binary(BinaryOp::Eq, x, constant(0.0, elem))
+                    }
+                    12 => return Err(unsupported("popops::expr::UnaryOpType::SIGNUM")),
+                    13 => return Err(unsupported("popops::expr::UnaryOpType::FLOOR")),
+                    14 => return Err(unsupported("popops::expr::UnaryOpType::CEIL")),
+                    other => return Err(unsupported(&format!("unary operation {other}"))),
+                };
+                Typed { e, open: a.open }
+            }
+            3 => {
+                let mut b = pop(&mut stack)?;
+                let mut a = pop(&mut stack)?;
+                let op = match n.op {
+                    0 => BinaryOp::Add,
+                    1 => BinaryOp::Sub,
+                    2 => BinaryOp::Mul,
+                    3 => BinaryOp::Div,
+                    4 => BinaryOp::Min,
+                    5 => BinaryOp::Max,
+                    6 => BinaryOp::Pow,
+                    7 => BinaryOp::Lt,
+                    8 => BinaryOp::Le,
+                    9 => BinaryOp::Gt,
+                    10 => BinaryOp::Ge,
+                    11 => BinaryOp::Eq,
+                    12 => BinaryOp::Ne,
+                    13 => return Err(unsupported("popops::expr::BinaryOpType::LOGICAL_AND")),
+                    14 => return Err(unsupported("popops::expr::BinaryOpType::LOGICAL_OR")),
+                    15 => return Err(unsupported("popops::expr::BinaryOpType::REMAINDER")),
+                    other => return Err(unsupported(&format!("binary operation {other}"))),
+                };
+                match (a.open, b.open) {
+                    (true, false) => settle(&mut a.e, b.e.elem),
+                    (false, true) => settle(&mut b.e, a.e.elem),
+                    _ => {}
+                }
+                if a.e.elem != b.e.elem {
+                    return Err(type_err(format!(
+                        "{} of {} and {} operands (cast one with popops::expr::Cast)",
+                        op.name(),
+                        a.e.elem.cpp_name(),
+                        b.e.elem.cpp_name()
+                    )));
+                }
+                Typed { e: binary(op, a.e, b.e), open: a.open && b.open }
+            }
+            4 => {
+                let a = pop(&mut stack)?;
+                let elem = elem_type(n.ty, false)?;
+                Typed { e: MapExpr { elem, kind: MapKind::Cast(Box::new(a.e)) }, open: false }
+            }
+            5 => return Err(unsupported("popops::expr::Select")),
+            other => return Err(unsupported(&format!("expression node kind {other}"))),
+        };
+        stack.push(t);
+    }
+    let mut top = pop(&mut stack)?;
+    if !stack.is_empty() {
+        return Err(unsupported("a malformed expression"));
+    }
+    if top.open {
+        settle(&mut top.e, ElemType::Float);
+    }
+    let shape = shape.or_else(|| inputs.first().map(|t| t.view.shape.clone())).unwrap_or_default();
+    Ok((top.e, shape))
+}
+
+impl Graph {
+    /// A new variable for an operation's result, mapped as `like` is where
+    /// `like` is mapped, else linearly.
+    fn result(&mut self, name: &str, elem: ElemType, shape: &[u64], like: Option<&View>) -> Result<Tensor> {
+        let id = self.builder.add_tensor(name, TensorKind::Var, elem, shape, None)?;
+        let t = self.tensor(id);
+        let tiles = like.filter(|v| v.shape == shape).map(|v| self.builder.tile_mapping(v));
+        match tiles {
+            Some(tiles) if tiles.iter().all(Option::is_some) && !tiles.is_empty() => {
+                let mut regions: Vec<(u64, u64, u32)> = Vec::new();
+                for (i, tile) in tiles.into_iter().flatten().enumerate() {
+                    match regions.last_mut() {
+                        Some(r) if r.2 == tile && r.1 == i as u64 => r.1 += 1,
+                        _ => regions.push((i as u64, i as u64 + 1, tile)),
+                    }
+                }
+                self.builder.map_regions(&t.view, &regions)?;
+            }
+            _ => {
+                let size = u64::from(elem.size());
+                self.map_linearly(&t, 128u64.div_ceil(size), (8 / size).max(1))?;
+            }
+        }
+        Ok(t)
+    }
+}
+
+fn op(out: &View, kind: OpKind) -> Stmt {
+    Stmt::Op(Box::new(Op { out: out.clone(), kind }))
+}
+
+fn name_of(name: *const c_char, default: &str) -> Result<String> {
+    if name.is_null() {
+        return Ok(default.to_string());
+    }
+    let n = text(name, "name")?;
+    Ok(if n.is_empty() { default.to_string() } else { n })
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn prs_op_map(
+    g: *mut Graph,
+    seq: *mut Program,
+    expr: *const ExprNode,
+    n_nodes: usize,
+    inputs: *const *const Tensor,
+    n_inputs: usize,
+    in_place: i32,
+    name: *const c_char,
+    out: *mut *mut Tensor,
+) -> i32 {
+    guard(|| {
+        let g = handle_mut(g, "graph")?;
+        let seq = handle_mut(seq, "sequence")?;
+        let ins = tensors(inputs, n_inputs)?;
+        let (e, shape) = build_expr(slice(expr, n_nodes), &ins)?;
+        let name = name_of(name, "map")?;
+        let target = if in_place != 0 {
+            let first = ins.first().ok_or_else(|| unsupported("mapInPlace without tensors"))?;
+            if first.view.shape != shape {
+                return Err(ApiError::new(
+                    Status::PoplarError,
+                    format!("mapInPlace: the result has shape {shape:?} but the first tensor {:?}", first.view.shape),
+                ));
+            }
+            if first.elem != e.elem {
+                return Err(type_err(format!(
+                    "mapInPlace: the result is {} but the first tensor holds {}",
+                    e.elem.cpp_name(),
+                    first.elem.cpp_name()
+                )));
+            }
+            (*first).clone()
+        } else {
+            let like = ins.iter().find(|t| t.view.shape == shape).map(|t| t.view.clone());
+            g.result(&name, e.elem, &shape, like.as_ref())?
+        };
+        seq.body.push(op(&target.view, OpKind::Map(e)));
+        if !out.is_null() {
+            put_box(out, target)?;
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_op_fill(_g: *mut Graph, seq: *mut Program, t: *const Tensor, value: f64) -> i32 {
+    guard(|| {
+        let t = handle(t, "tensor")?;
+        let seq = handle_mut(seq, "sequence")?;
+        seq.body.push(op(&t.view, OpKind::Map(constant(value, t.elem))));
+        Ok(())
+    })
+}
+
+fn reduce_op(code: i32) -> Result<ReduceOp> {
+    Ok(match code {
+        0 | 6 => ReduceOp::Add,
+        1 => ReduceOp::Mul,
+        2 => ReduceOp::Min,
+        3 => ReduceOp::Max,
+        4 => ReduceOp::And,
+        5 => ReduceOp::Or,
+        other => return Err(unsupported(&format!("reduction operation {other}"))),
+    })
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn prs_op_reduce(
+    g: *mut Graph,
+    seq: *mut Program,
+    input: *const Tensor,
+    out_tensor: *const Tensor,
+    dims: *const usize,
+    n_dims: usize,
+    operation: i32,
+    out_type: i32,
+    scale: f32,
+    update: i32,
+    name: *const c_char,
+    cs: *mut u32,
+    out: *mut *mut Tensor,
+) -> i32 {
+    guard(|| {
+        let g = handle_mut(g, "graph")?;
+        let input = handle(input, "input")?.clone();
+        let name = name_of(name, "reduce")?;
+        let rop = reduce_op(operation)?;
+        let rank = input.view.rank();
+        let mut ds: Vec<u32> = Vec::new();
+        for &d in slice(dims, n_dims) {
+            if d >= rank {
+                return Err(ApiError::new(
+                    Status::IndexError,
+                    format!("reduce: dimension {d} is out of range for shape {:?}", input.view.shape),
+                ));
+            }
+            if !ds.contains(&(d as u32)) {
+                ds.push(d as u32);
+            }
+        }
+        ds.sort_unstable();
+        let shape: Vec<u64> =
+            input.view.shape.iter().enumerate().filter(|(i, _)| !ds.contains(&(*i as u32))).map(|(_, &d)| d).collect();
+        let logical = matches!(rop, ReduceOp::And | ReduceOp::Or);
+        if logical != (input.elem == ElemType::Bool) {
+            return Err(type_err(format!("reduce: {} of a {} tensor", rop.name(), input.elem.cpp_name())));
+        }
+        let mut body = Vec::new();
+        // SQUARE_ADD sums the squares.
+        let mut source = input.clone();
+        if operation == 6 {
+            let sq = g.result(&format!("{name}/square"), input.elem, &input.view.shape, Some(&input.view))?;
+            let x = MapExpr { elem: input.elem, kind: MapKind::Input(input.view.clone()) };
+            body.push(op(&sq.view, OpKind::Map(binary(BinaryOp::Mul, x.clone(), x))));
+            source = sq;
+        }
+        let out_elem = if out_type >= 0 { elem_type(out_type, false)? } else { input.elem };
+        let given = if out_tensor.is_null() { None } else { Some(handle(out_tensor, "output")?.clone()) };
+        if let Some(o) = &given {
+            if o.view.shape != shape {
+                return Err(ApiError::new(
+                    Status::PoplarError,
+                    format!("reduceWithOutput: the output has shape {:?}, the reduction {shape:?}", o.view.shape),
+                ));
+            }
+        }
+        let plain = given.is_none() && out_elem == input.elem && scale == 1.0 && update == 0;
+        let partial = if plain || (given.as_ref().is_some_and(|o| o.elem == input.elem) && scale == 1.0 && update == 0) {
+            match &given {
+                Some(o) => o.clone(),
+                None => g.result(&name, input.elem, &shape, None)?,
+            }
+        } else {
+            g.result(&format!("{name}/partial"), input.elem, &shape, None)?
+        };
+        body.push(op(&partial.view, OpKind::Reduce { input: source.view.clone(), op: rop, dims: ds }));
+        let result = match (&given, plain) {
+            (_, true) => partial,
+            (Some(o), false) if o.view == partial.view => partial,
+            _ => {
+                let dest = match &given {
+                    Some(o) => o.clone(),
+                    None => g.result(&name, out_elem, &shape, Some(&partial.view))?,
+                };
+                let mut e = MapExpr { elem: partial.elem, kind: MapKind::Input(partial.view.clone()) };
+                if scale != 1.0 {
+                    e = binary(BinaryOp::Mul, e, constant(f64::from(scale), partial.elem));
+                }
+                if dest.elem != e.elem {
+                    e = MapExpr { elem: dest.elem, kind: MapKind::Cast(Box::new(e)) };
+                }
+                if update != 0 {
+                    e = binary(BinaryOp::Add, MapExpr { elem: dest.elem, kind: MapKind::Input(dest.view.clone()) }, e);
+                }
+                body.push(op(&dest.view, OpKind::Map(e)));
+                dest
+            }
+        };
+        if seq.is_null() {
+            let id = g.builder.add_compute_set(&name);
+            g.op_sets.insert(id.0, Stmt::Block(body));
+            put(cs, id.0)?;
+        } else {
+            handle_mut(seq, "sequence")?.body.extend(body);
+        }
+        if !out.is_null() {
+            put_box(out, result)?;
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_op_matmul(
+    g: *mut Graph,
+    seq: *mut Program,
+    a: *const Tensor,
+    b: *const Tensor,
+    out_type: i32,
+    name: *const c_char,
+    out: *mut *mut Tensor,
+) -> i32 {
+    guard(|| {
+        let g = handle_mut(g, "graph")?;
+        let seq = handle_mut(seq, "sequence")?;
+        let (a, b) = (handle(a, "A")?.clone(), handle(b, "B")?.clone());
+        let name = name_of(name, "matMul")?;
+        if a.elem != b.elem {
+            return Err(type_err(format!("matMul of {} and {}", a.elem.cpp_name(), b.elem.cpp_name())));
+        }
+        let (sa, sb) = (&a.view.shape, &b.view.shape);
+        let shape = match (sa.len(), sb.len()) {
+            (2, 2) if sa[1] == sb[0] => vec![sa[0], sb[1]],
+            (3, 3) if sa[0] == sb[0] && sa[2] == sb[1] => vec![sa[0], sa[1], sb[2]],
+            _ => {
+                return Err(ApiError::new(
+                    Status::PoplarError,
+                    format!("matMul: shapes {sa:?} and {sb:?} do not multiply ([m, k] x [k, n], or grouped [g, m, k] x [g, k, n])"),
+                ))
+            }
+        };
+        let out_elem = if out_type >= 0 { elem_type(out_type, false)? } else { a.elem };
+        let r = g.result(&name, a.elem, &shape, None)?;
+        seq.body.push(op(&r.view, OpKind::MatMul { a: a.view.clone(), b: b.view.clone() }));
+        let r = if out_elem == a.elem {
+            r
+        } else {
+            let c = g.result(&format!("{name}/cast"), out_elem, &shape, Some(&r.view))?;
+            let e = MapExpr { elem: out_elem, kind: MapKind::Cast(Box::new(MapExpr { elem: a.elem, kind: MapKind::Input(r.view.clone()) })) };
+            seq.body.push(op(&c.view, OpKind::Map(e)));
+            c
+        };
+        put_box(out, r)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_op_nonlinearity(
+    g: *mut Graph,
+    seq: *mut Program,
+    kind: i32,
+    t: *const Tensor,
+    in_place: i32,
+    name: *const c_char,
+    out: *mut *mut Tensor,
+) -> i32 {
+    guard(|| {
+        let g = handle_mut(g, "graph")?;
+        let seq = handle_mut(seq, "sequence")?;
+        let t = handle(t, "tensor")?.clone();
+        let name = name_of(name, "nonLinearity")?;
+        if !matches!(t.elem, ElemType::Float | ElemType::Half) {
+            return Err(type_err(format!("nonLinearity of a {} tensor (float or half only)", t.elem.cpp_name())));
+        }
+        let dest = if in_place != 0 { t.clone() } else { g.result(&name, t.elem, &t.view.shape, Some(&t.view))? };
+        let x = MapExpr { elem: t.elem, kind: MapKind::Input(t.view.clone()) };
+        match kind {
+            0 => seq.body.push(op(&dest.view, OpKind::Map(unary(UnaryOp::Relu, x)))),
+            1 => seq.body.push(op(&dest.view, OpKind::Map(unary(UnaryOp::Sigmoid, x)))),
+            2 => seq.body.push(op(&dest.view, OpKind::Map(unary(UnaryOp::Tanh, x)))),
+            3 | 4 => softmax(g, seq, &t, &dest, kind == 4, &name)?,
+            5 => return Err(unsupported("popnn::NonLinearityType::GELU")),
+            other => return Err(unsupported(&format!("non-linearity {other}"))),
+        }
+        if !out.is_null() {
+            put_box(out, dest)?;
+        }
+        Ok(())
+    })
+}
+
+/// Softmax along the innermost dimension: `exp(x - max) / sum`, the
+/// maximum subtracted only for the stable form.
+fn softmax(g: &mut Graph, seq: &mut Program, t: &Tensor, dest: &Tensor, stable: bool, name: &str) -> Result<()> {
+    let shape = t.view.shape.clone();
+    let Some(&inner) = shape.last() else {
+        return Err(unsupported("softmax of a scalar"));
+    };
+    let rank = shape.len();
+    let outer: Vec<u64> = shape[..rank - 1].to_vec();
+    let last = vec![(rank - 1) as u32];
+    // A reduced [outer] tensor seen as [outer, inner] (each value repeated).
+    let spread = |r: &Tensor| -> Result<View> {
+        let b = r.view.broadcast(inner as i64).map_err(|e| ApiError::new(Status::Internal, e))?;
+        let perm: Vec<i64> = (1..rank as i64).chain([0]).collect();
+        b.dimshuffle(&perm).map_err(|e| ApiError::new(Status::Internal, e))
+    };
+    let x = MapExpr { elem: t.elem, kind: MapKind::Input(t.view.clone()) };
+    let shifted = if stable {
+        let m = g.result(&format!("{name}/max"), t.elem, &outer, None)?;
+        seq.body.push(op(&m.view, OpKind::Reduce { input: t.view.clone(), op: ReduceOp::Max, dims: last.clone() }));
+        binary(BinaryOp::Sub, x, MapExpr { elem: t.elem, kind: MapKind::Input(spread(&m)?) })
+    } else {
+        x
+    };
+    let e = g.result(&format!("{name}/exp"), t.elem, &shape, Some(&t.view))?;
+    seq.body.push(op(&e.view, OpKind::Map(unary(UnaryOp::Exp, shifted))));
+    let s = g.result(&format!("{name}/sum"), t.elem, &outer, None)?;
+    seq.body.push(op(&s.view, OpKind::Reduce { input: e.view.clone(), op: ReduceOp::Add, dims: last }));
+    let quotient = binary(
+        BinaryOp::Div,
+        MapExpr { elem: t.elem, kind: MapKind::Input(e.view.clone()) },
+        MapExpr { elem: t.elem, kind: MapKind::Input(spread(&s)?) },
+    );
+    seq.body.push(op(&dest.view, OpKind::Map(quotient)));
+    Ok(())
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn prs_op_random(
+    _g: *mut Graph,
+    _seq: *mut Program,
+    _dist: i32,
+    _reference: *const Tensor,
+    _out_type: i32,
+    _a: f64,
+    _b: f64,
+    _seed: u64,
+    _modifier: u32,
+    _name: *const c_char,
+    _out: *mut *mut Tensor,
+) -> i32 {
+    guard(|| Err(unsupported("poprand (uniform, normal, bernoulli)")))
+}

@@ -1,0 +1,270 @@
+//! Programs as values: a `prs_program` is a sequence of IR statements
+//! ([`Stmt`]). Copying a program copies its statements; a sequence added
+//! to another is nested as a block, so programs are trees that never share
+//! mutable parts, as Poplar's program classes behave.
+
+use std::ffi::c_char;
+
+use ir::{CopyEnd, CopyStmtId, FunctionId, Stmt};
+use vocab::{ElemType, PrintStyle};
+
+use crate::graph::Graph;
+use crate::status::{guard, ApiError, Result, Status};
+use crate::tensor::Tensor;
+use crate::{free, handle, handle_mut, put_box, slice, text};
+
+/// A program handle (`prs_program`).
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    pub body: Vec<Stmt>,
+}
+
+impl Program {
+    fn one(s: Stmt) -> Program {
+        Program { body: vec![s] }
+    }
+
+    /// The statements of `p` as one statement of a sequence.
+    fn nested(p: &Program) -> Stmt {
+        Stmt::Block(p.body.clone())
+    }
+}
+
+fn copy(src: CopyEnd, dst: CopyEnd) -> Program {
+    Program::one(Stmt::Copy { src, dst, id: CopyStmtId(0) })
+}
+
+fn connection_error(message: String) -> ApiError {
+    ApiError::new(Status::GraphConnectionError, message)
+}
+
+/// A copy's two ends must hold the same number of elements of one type.
+fn check_copy(what: &str, (n1, e1): (u64, ElemType), (n2, e2): (u64, ElemType)) -> Result<()> {
+    if e1 != e2 {
+        return Err(ApiError::new(
+            Status::TypeError,
+            format!("{what}: source is {} and destination is {}", e1.cpp_name(), e2.cpp_name()),
+        ));
+    }
+    if n1 != n2 {
+        return Err(connection_error(format!(
+            "{what}: source has {n1} elements and destination has {n2}"
+        )));
+    }
+    Ok(())
+}
+
+fn scalar_pred(t: &Tensor, what: &str) -> Result<()> {
+    if t.view.num_elements() != 1 {
+        return Err(connection_error(format!(
+            "{what}: the predicate must have one element, not {} (shape {:?})",
+            t.view.num_elements(),
+            t.view.shape
+        )));
+    }
+    Ok(())
+}
+
+fn make(out: *mut *mut Program, f: impl FnOnce() -> Result<Program>) -> i32 {
+    guard(|| put_box(out, f()?))
+}
+
+#[no_mangle]
+pub extern "C" fn prs_program_new(out: *mut *mut Program) -> i32 {
+    make(out, || Ok(Program::default()))
+}
+
+#[no_mangle]
+pub extern "C" fn prs_program_clone(p: *const Program, out: *mut *mut Program) -> i32 {
+    make(out, || Ok(handle(p, "program")?.clone()))
+}
+
+#[no_mangle]
+pub extern "C" fn prs_program_free(p: *mut Program) {
+    free(p)
+}
+
+#[no_mangle]
+pub extern "C" fn prs_program_add(seq: *mut Program, p: *const Program) -> i32 {
+    guard(|| {
+        let added = Program::nested(handle(p, "program")?);
+        handle_mut(seq, "sequence")?.body.push(added);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_program_execute(g: *const Graph, cs: u32, out: *mut *mut Program) -> i32 {
+    make(out, || handle(g, "graph")?.execute(cs))
+}
+
+#[no_mangle]
+pub extern "C" fn prs_program_copy(src: *const Tensor, dst: *const Tensor, out: *mut *mut Program) -> i32 {
+    make(out, || {
+        let (s, d) = (handle(src, "source")?, handle(dst, "destination")?);
+        check_copy("Copy", (s.view.num_elements(), s.elem), (d.view.num_elements(), d.elem))?;
+        Ok(copy(CopyEnd::Tensor(s.view.clone()), CopyEnd::Tensor(d.view.clone())))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_program_copy_from_stream(
+    g: *const Graph,
+    stream: u32,
+    dst: *const Tensor,
+    out: *mut *mut Program,
+) -> i32 {
+    make(out, || {
+        let (g, d) = (handle(g, "graph")?, handle(dst, "destination")?);
+        let s = g.stream(stream)?;
+        check_copy(&format!("Copy from stream '{}'", s.name), (s.num_elements(), s.elem), (d.view.num_elements(), d.elem))?;
+        Ok(copy(CopyEnd::Stream(ir::StreamId(stream)), CopyEnd::Tensor(d.view.clone())))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_program_copy_to_stream(
+    g: *const Graph,
+    src: *const Tensor,
+    stream: u32,
+    out: *mut *mut Program,
+) -> i32 {
+    make(out, || {
+        let (g, t) = (handle(g, "graph")?, handle(src, "source")?);
+        let s = g.stream(stream)?;
+        check_copy(&format!("Copy to stream '{}'", s.name), (t.view.num_elements(), t.elem), (s.num_elements(), s.elem))?;
+        Ok(copy(CopyEnd::Tensor(t.view.clone()), CopyEnd::Stream(ir::StreamId(stream))))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_program_copy_from_remote(
+    g: *const Graph,
+    buffer: u32,
+    repeat: usize,
+    dst: *const Tensor,
+    out: *mut *mut Program,
+) -> i32 {
+    make(out, || {
+        let (g, d) = (handle(g, "graph")?, handle(dst, "destination")?);
+        let b = g.remote_buffer(buffer, repeat)?;
+        check_copy(&format!("Copy from remote buffer '{}'", b.name), (b.num_elements(), b.elem), (d.view.num_elements(), d.elem))?;
+        Ok(copy(CopyEnd::Remote(ir::RemoteBufferId(buffer), repeat as u64), CopyEnd::Tensor(d.view.clone())))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_program_copy_to_remote(
+    g: *const Graph,
+    src: *const Tensor,
+    buffer: u32,
+    repeat: usize,
+    out: *mut *mut Program,
+) -> i32 {
+    make(out, || {
+        let (g, t) = (handle(g, "graph")?, handle(src, "source")?);
+        let b = g.remote_buffer(buffer, repeat)?;
+        check_copy(&format!("Copy to remote buffer '{}'", b.name), (t.view.num_elements(), t.elem), (b.num_elements(), b.elem))?;
+        Ok(copy(CopyEnd::Tensor(t.view.clone()), CopyEnd::Remote(ir::RemoteBufferId(buffer), repeat as u64)))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_program_repeat(count: u32, body: *const Program, out: *mut *mut Program) -> i32 {
+    make(out, || Ok(Program::one(Stmt::Repeat { count: u64::from(count), body: handle(body, "body")?.body.clone() })))
+}
+
+#[no_mangle]
+pub extern "C" fn prs_program_repeat_while(
+    cond: *const Program,
+    pred: *const Tensor,
+    body: *const Program,
+    negate: i32,
+    out: *mut *mut Program,
+) -> i32 {
+    make(out, || {
+        let p = handle(pred, "predicate")?;
+        scalar_pred(p, "RepeatWhile")?;
+        let cond = handle(cond, "condition")?.body.clone();
+        let body = handle(body, "body")?.body.clone();
+        if negate != 0 {
+            return Err(ApiError::new(
+                Status::PoplarError,
+                "RepeatWhileFalse is not implemented: use RepeatWhileTrue with a negated predicate \
+                 (docs/host-api.md)",
+            ));
+        }
+        Ok(Program::one(Stmt::While { cond, pred: p.view.clone(), body }))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_program_if(
+    pred: *const Tensor,
+    then_: *const Program,
+    else_: *const Program,
+    out: *mut *mut Program,
+) -> i32 {
+    make(out, || {
+        let p = handle(pred, "predicate")?;
+        scalar_pred(p, "If")?;
+        let then = handle(then_, "then")?.body.clone();
+        let else_ = if else_.is_null() { Vec::new() } else { handle(else_, "else")?.body.clone() };
+        Ok(Program::one(Stmt::If { pred: p.view.clone(), then, else_ }))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_program_switch(
+    selector: *const Tensor,
+    values: *const i32,
+    bodies: *const *const Program,
+    n: usize,
+    default_: *const Program,
+    out: *mut *mut Program,
+) -> i32 {
+    make(out, || {
+        let s = handle(selector, "selector")?;
+        scalar_pred(s, "Switch")?;
+        let values = slice(values, n);
+        let mut cases = Vec::new();
+        for (i, &b) in slice(bodies, n).iter().enumerate() {
+            let v = i64::from(values[i]);
+            if cases.iter().any(|(x, _)| *x == v) {
+                return Err(ApiError::new(Status::PoplarError, format!("Switch: case {v} is given twice")));
+            }
+            cases.push((v, handle(b, "case body")?.body.clone()));
+        }
+        let default = if default_.is_null() { Vec::new() } else { handle(default_, "default")?.body.clone() };
+        Ok(Program::one(Stmt::Switch { selector: s.view.clone(), cases, default }))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_program_print_tensor(title: *const c_char, t: *const Tensor, out: *mut *mut Program) -> i32 {
+    make(out, || {
+        let label = text(title, "title")?;
+        let t = handle(t, "tensor")?;
+        Ok(Program::one(Stmt::Print { label, view: t.view.clone(), style: PrintStyle::Poplar }))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_program_write_undef(t: *const Tensor, out: *mut *mut Program) -> i32 {
+    make(out, || Ok(Program::one(Stmt::Undef(handle(t, "tensor")?.view.clone()))))
+}
+
+#[no_mangle]
+pub extern "C" fn prs_program_sync(out: *mut *mut Program) -> i32 {
+    make(out, || Ok(Program::one(Stmt::Sync)))
+}
+
+#[no_mangle]
+pub extern "C" fn prs_program_call(function: u32, out: *mut *mut Program) -> i32 {
+    make(out, || Ok(Program::one(Stmt::Call(FunctionId(function)))))
+}
+
+#[no_mangle]
+pub extern "C" fn prs_program_block(body: *const Program, _name: *const c_char, out: *mut *mut Program) -> i32 {
+    make(out, || Ok(Program::one(Program::nested(handle(body, "body")?))))
+}

@@ -1,0 +1,180 @@
+//! Targets and element types as `capi.h` spells them: `prs_target_desc`
+//! to and from [`ir::Target`], `enum prs_type` to and from [`ElemType`],
+//! and host values converted to a tensor's element type.
+
+use std::ffi::c_char;
+
+use ir::{Preset, Target};
+use vocab::{ElemType, Value};
+
+use crate::status::{guard, ApiError, Result, Status};
+use crate::{put, text};
+
+/// `prs_target_desc`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct TargetDesc {
+    pub kind: i32,
+    pub arch: [c_char; 16],
+    pub num_ipus: u32,
+    pub tiles_per_ipu: u32,
+    pub bytes_per_tile: u32,
+    pub workers: u32,
+    pub exchange_bytes_per_cycle: u32,
+    pub sync_cycles: u32,
+    pub clock_hz: f64,
+}
+
+pub const TARGET_IPU: i32 = 0;
+pub const TARGET_IPU_MODEL: i32 = 1;
+pub const TARGET_CPU: i32 = 2;
+
+/// Poplar's architecture names and the presets they are.
+const ARCHS: [(&str, Preset); 4] =
+    [("ipu1", Preset::Mk1), ("ipu2", Preset::Mk2), ("ipu21", Preset::Bow), ("cpu", Preset::Cpu)];
+
+impl TargetDesc {
+    pub fn arch(&self) -> String {
+        let bytes: Vec<u8> = self.arch.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    /// The description of `target` as a device of `kind`.
+    pub fn from_target(t: &Target, kind: i32) -> TargetDesc {
+        let arch = ARCHS.iter().find(|(_, p)| *p == t.preset).map_or("ipu2", |(a, _)| a);
+        let mut name = [0 as c_char; 16];
+        for (d, s) in name.iter_mut().zip(arch.bytes()) {
+            *d = s as c_char;
+        }
+        TargetDesc {
+            kind,
+            arch: name,
+            num_ipus: t.ipus,
+            tiles_per_ipu: t.tiles_per_ipu,
+            bytes_per_tile: t.bytes_per_tile,
+            workers: t.workers,
+            exchange_bytes_per_cycle: t.exchange_bytes_per_cycle,
+            sync_cycles: t.sync_cycles,
+            clock_hz: f64::from(t.clock_mhz) * 1e6,
+        }
+    }
+
+    /// The target this describes, checked.
+    pub fn to_target(&self) -> Result<Target> {
+        let arch = self.arch();
+        let preset = ARCHS.iter().find(|(a, _)| *a == arch).map(|(_, p)| *p).ok_or_else(|| {
+            ApiError::new(Status::PoplarError, format!("unknown IPU architecture '{arch}' (known: ipu1, ipu2, ipu21)"))
+        })?;
+        let mut t = Target::preset(preset);
+        let clock = (self.clock_hz / 1e6).round();
+        let set = [
+            ("ipus", self.num_ipus),
+            ("tiles_per_ipu", self.tiles_per_ipu),
+            ("bytes_per_tile", self.bytes_per_tile),
+            ("workers", self.workers),
+            ("exchange_bytes_per_cycle", self.exchange_bytes_per_cycle),
+            ("clock_mhz", if clock >= 1.0 && clock <= f64::from(u32::MAX) { clock as u32 } else { 0 }),
+        ];
+        for (k, v) in set {
+            if v != 0 && t.get(k) != Some(v) {
+                t.set(k, v).map_err(|e| ApiError::new(Status::PoplarError, e))?;
+            }
+        }
+        t.sync_cycles = self.sync_cycles;
+        t.check().map_err(|e| ApiError::new(Status::PoplarError, e))?;
+        Ok(t)
+    }
+}
+
+/// `enum prs_type` to an element type; `PRS_DOUBLE` only where host data
+/// is meant (`host` true).
+pub fn elem_type(code: i32, host: bool) -> Result<ElemType> {
+    let e = match code {
+        0 => ElemType::Bool,
+        1 | 12 => ElemType::Char,
+        2 => ElemType::UChar,
+        3 => ElemType::Short,
+        4 => ElemType::UShort,
+        5 => ElemType::Int,
+        6 => ElemType::UInt,
+        7 => ElemType::Long,
+        8 => ElemType::ULong,
+        9 => ElemType::Half,
+        10 => ElemType::Float,
+        11 if host => ElemType::Double,
+        13 => ElemType::Quarter,
+        _ => {
+            return Err(ApiError::new(Status::TypeError, format!("type code {code} is not a tensor element type")))
+        }
+    };
+    Ok(e)
+}
+
+/// An element type as `enum prs_type`.
+pub fn type_code(e: ElemType) -> i32 {
+    match e {
+        ElemType::Bool => 0,
+        ElemType::Char => 1,
+        ElemType::UChar => 2,
+        ElemType::Short => 3,
+        ElemType::UShort => 4,
+        ElemType::Int => 5,
+        ElemType::UInt => 6,
+        ElemType::Long => 7,
+        ElemType::ULong => 8,
+        ElemType::Half => 9,
+        ElemType::Float => 10,
+        ElemType::Double => 11,
+        ElemType::Quarter => 13,
+    }
+}
+
+/// `n` host values of type `host` at `p` (host byte order), as values.
+pub fn host_values(p: *const std::ffi::c_void, host: i32, n: usize) -> Result<Vec<Value>> {
+    let he = elem_type(host, true)?;
+    let size = he.size() as usize;
+    let bytes = crate::slice(p.cast::<u8>(), n.checked_mul(size).unwrap_or(0));
+    if bytes.len() != n * size {
+        return Err(ApiError::new(Status::PoplarError, "host values pointer is NULL"));
+    }
+    Ok(bytes.chunks_exact(size).map(|c| vocab::decode(he, c)).collect())
+}
+
+/// Values converted to `elem`'s bytes; a value out of `elem`'s range is
+/// an error naming both.
+pub fn encode_values(values: &[Value], elem: ElemType) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(values.len() * elem.size() as usize);
+    for &v in values {
+        let v = if elem == ElemType::Bool {
+            Value::Bool(v.as_f64() != 0.0)
+        } else if elem.is_float() {
+            Value::Float(v.as_f64())
+        } else {
+            match v {
+                Value::Float(f) => Value::Int(f.trunc() as i128),
+                Value::Bool(b) => Value::Int(i128::from(b)),
+                v => v,
+            }
+        };
+        if !v.fits(elem) {
+            return Err(ApiError::new(Status::TypeError, format!("value {v:?} does not fit {}", elem.cpp_name())));
+        }
+        vocab::encode(elem, v, &mut out);
+    }
+    Ok(out)
+}
+
+#[no_mangle]
+pub extern "C" fn prs_target_preset(arch: *const c_char, out: *mut TargetDesc) -> i32 {
+    guard(|| {
+        let arch = text(arch, "architecture")?;
+        let preset = ARCHS.iter().find(|(a, _)| *a == arch).map(|(_, p)| *p).ok_or_else(|| {
+            ApiError::new(
+                Status::PoplarError,
+                format!("unknown IPU architecture '{arch}' (known: ipu1, ipu2, ipu21, cpu)"),
+            )
+        })?;
+        let kind = if preset == Preset::Cpu { TARGET_CPU } else { TARGET_IPU_MODEL };
+        put(out, TargetDesc::from_target(&Target::preset(preset), kind))
+    })
+}

@@ -1,0 +1,429 @@
+//! Building a checked [`Graph`] by calls rather than from text: the host
+//! API's front door (Poplar's `Graph::addVariable`, `setTileMapping`,
+//! `addVertex`, `connect`, …).
+//!
+//! A [`Builder`] holds the graph being built and checks each call as it is
+//! made, as Poplar does: shapes and element counts, tiles against the
+//! target, views against their tensors, copies' lengths and types. Names
+//! are free text that may repeat (Poplar's debug names); the graph's own
+//! names are identifiers made unique from them ([`Builder::ident`]), and
+//! each entity's free-text name is kept in [`Builder::described`], a text
+//! with one line per entity that the entity's span points into, so a
+//! compiler diagnostic about a graph built this way quotes the name the
+//! user gave, not a PIR line.
+//!
+//! The builder answers queries the host API needs before compilation:
+//! which tile each element of a view is mapped to ([`Builder::tile_mapping`]),
+//! with mapping statements applied in order as the compiler applies them.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write;
+
+use crate::diag::{Span, Spans};
+use crate::graph::*;
+use crate::target::Target;
+use crate::types::ElemType;
+use crate::view::{checked_num_elements, View};
+
+/// Most elements of a tensor the builder creates (2^40): beyond this no
+/// target has the memory, and element counts stay far from overflow.
+pub const MAX_ELEMENTS: u64 = 1 << 40;
+
+/// What kind of misuse a [`BuildError`] reports; the host API maps each to
+/// Poplar's exception class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuildErrorKind {
+    /// An index or a range outside a tensor, a tile outside the target.
+    Index,
+    /// Element types that do not match.
+    Type,
+    /// A tensor that cannot be created (shape, size).
+    TensorCreation,
+    /// A bad tile mapping.
+    TileMapping,
+    /// A vertex field or a copy connected wrongly.
+    Connection,
+    /// Anything else Poplar reports as a plain `poplar_error`.
+    Other,
+}
+
+/// A refused builder call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildError {
+    pub kind: BuildErrorKind,
+    pub message: String,
+}
+
+impl BuildError {
+    pub fn new(kind: BuildErrorKind, message: impl Into<String>) -> BuildError {
+        BuildError { kind, message: message.into() }
+    }
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+type R<T> = Result<T, BuildError>;
+
+/// A graph under construction; [`Builder::finish`] gives the graph with
+/// its programs and the spans into [`Builder::described`].
+#[derive(Clone, Debug)]
+pub struct Builder {
+    graph: Graph,
+    spans: Spans,
+    /// One line per entity: its kind, graph name and the user's name.
+    described: String,
+    /// Graph names in use (one namespace, as PIR's).
+    taken: HashSet<String>,
+    /// Host names in use (handles, streams, remote buffers).
+    host_names: HashSet<String>,
+    /// Per tensor, the tile of each element once mapped (`u32::MAX`: not
+    /// mapped), allocated at the first mapping.
+    tiles: HashMap<TensorId, Vec<u32>>,
+}
+
+impl Builder {
+    /// An empty graph for `target`.
+    pub fn new(target: Target) -> R<Builder> {
+        target.check().map_err(|e| BuildError::new(BuildErrorKind::Other, e))?;
+        Ok(Builder {
+            graph: Graph { target, ..Graph::default() },
+            spans: Spans::default(),
+            described: String::new(),
+            taken: HashSet::new(),
+            host_names: HashSet::new(),
+            tiles: HashMap::new(),
+        })
+    }
+
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    pub fn target(&self) -> &Target {
+        &self.graph.target
+    }
+
+    /// The text the spans point into: one line per entity.
+    pub fn described(&self) -> &str {
+        &self.described
+    }
+
+    /// A unique identifier made from a free-text name: letters, digits and
+    /// `_` kept, anything else `_`, a leading `kind` prefix when it would
+    /// not start like an identifier, and `_2`, `_3`, … when taken.
+    pub fn ident(&mut self, kind: &str, name: &str) -> String {
+        let mut base: String =
+            name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+        if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) || crate::lexer::is_keyword(&base) {
+            base = format!("{kind}_{base}");
+        }
+        let mut name = base.clone();
+        let mut n = 2;
+        while self.taken.contains(&name) {
+            name = format!("{base}_{n}");
+            n += 1;
+        }
+        self.taken.insert(name.clone());
+        name
+    }
+
+    /// Records an entity's line in [`Builder::described`]; returns its span.
+    fn describe(&mut self, kind: &str, ident: &str, name: &str) -> Span {
+        let start = self.described.len();
+        let _ = write!(self.described, "{kind} {ident}");
+        if name != ident {
+            let _ = write!(self.described, " (\"{}\")", name.escape_debug());
+        }
+        let end = self.described.len();
+        self.described.push('\n');
+        Span::new(start, end)
+    }
+
+    fn index_err(message: String) -> BuildError {
+        BuildError::new(BuildErrorKind::Index, message)
+    }
+
+    /// A tensor: `var` (with `init` None) or `const`.
+    pub fn add_tensor(
+        &mut self,
+        name: &str,
+        kind: TensorKind,
+        elem: ElemType,
+        shape: &[u64],
+        init: Option<Init>,
+    ) -> R<TensorId> {
+        let n = checked_num_elements(shape).filter(|&n| n <= MAX_ELEMENTS).ok_or_else(|| {
+            BuildError::new(
+                BuildErrorKind::TensorCreation,
+                format!("tensor '{name}' of shape {shape:?} has more than {MAX_ELEMENTS} elements"),
+            )
+        })?;
+        if let Some(Init::Values(b)) = &init {
+            if b.len() as u64 != n * u64::from(elem.size()) {
+                return Err(BuildError::new(
+                    BuildErrorKind::TensorCreation,
+                    format!("tensor '{name}' has {n} elements but {} values were given", b.len() / elem.size() as usize),
+                ));
+            }
+        }
+        let ident = self.ident("t", name);
+        let span = self.describe(if kind == TensorKind::Const { "constant" } else { "variable" }, &ident, name);
+        let id = self.graph.tensors.push(Tensor { name: ident, kind, elem, shape: shape.to_vec(), init });
+        self.spans.tensors.set(id, span);
+        Ok(id)
+    }
+
+    /// Sets the initial value of the elements of `view` (row-major bytes of
+    /// its element type, one element's bytes for all of them).
+    pub fn set_initial_value(&mut self, view: &View, bytes: &[u8]) -> R<()> {
+        let n = view.num_elements();
+        for t in view.tensors() {
+            let tensor = &mut self.graph.tensors[t];
+            let size = tensor.elem.size() as usize;
+            if bytes.len() != size && bytes.len() as u64 != n * size as u64 {
+                return Err(BuildError::new(
+                    BuildErrorKind::Type,
+                    format!("{} bytes of initial value for {n} elements of {}", bytes.len(), tensor.elem),
+                ));
+            }
+            let len = tensor.num_elements();
+            let whole = tensor
+                .init
+                .take()
+                .map(|i| i.to_bytes(len, size as u32))
+                .unwrap_or_else(|| vec![0; (len as usize) * size]);
+            tensor.init = Some(Init::Values(whole));
+        }
+        for (i, (t, e)) in view.elements().enumerate() {
+            let tensor = &mut self.graph.tensors[t];
+            let size = tensor.elem.size() as usize;
+            let src = if bytes.len() == size { bytes } else { &bytes[i * size..(i + 1) * size] };
+            if let Some(Init::Values(b)) = &mut tensor.init {
+                b[e as usize * size..(e as usize + 1) * size].copy_from_slice(src);
+            }
+        }
+        Ok(())
+    }
+
+    /// Maps `view`'s elements; later mappings of an element override
+    /// earlier ones, as `map` statements do.
+    pub fn map(&mut self, view: &View, mapping: Mapping) -> R<()> {
+        let total = self.graph.total_tiles();
+        let bad = match mapping {
+            Mapping::Tile(t) => (t >= total).then_some(t),
+            Mapping::Tiles(a, b) => (a >= b || b > total).then_some(b),
+            Mapping::Linear { .. } => None,
+        };
+        if let Some(t) = bad {
+            return Err(BuildError::new(
+                BuildErrorKind::TileMapping,
+                format!("tile {t} is out of range: the target has {total} tiles (0 to {})", total - 1),
+            ));
+        }
+        if let Mapping::Tile(tile) = mapping {
+            for (t, e) in view.elements() {
+                let len = self.graph.tensors[t].num_elements() as usize;
+                self.tiles.entry(t).or_insert_with(|| vec![u32::MAX; len])[e as usize] = tile;
+            }
+        } else {
+            // Spread mappings are resolved by the compiler; queries see them
+            // once applied through `map_regions`.
+            return Err(BuildError::new(
+                BuildErrorKind::TileMapping,
+                "the builder maps regions to single tiles; spread them with map_regions",
+            ));
+        }
+        self.spans.mappings.push(Span::default());
+        self.graph.mappings.push(MapStmt { view: view.clone(), mapping });
+        Ok(())
+    }
+
+    /// Maps consecutive runs of `view`'s elements (`(begin, end, tile)`,
+    /// flattened positions) each to one tile.
+    pub fn map_regions(&mut self, view: &View, regions: &[(u64, u64, u32)]) -> R<()> {
+        let flat = view.flatten();
+        for &(begin, end, tile) in regions {
+            if begin >= end {
+                continue;
+            }
+            let part = flat
+                .index(&[crate::view::Subscript::Slice { start: Some(begin as i64), end: Some(end as i64), step: None }])
+                .map_err(Builder::index_err)?;
+            self.map(&part, Mapping::Tile(tile))?;
+        }
+        Ok(())
+    }
+
+    /// The tile of each element of `view`, in its row-major order (`None`:
+    /// not mapped yet).
+    pub fn tile_mapping(&self, view: &View) -> Vec<Option<u32>> {
+        view.elements()
+            .map(|(t, e)| self.tiles.get(&t).map(|v| v[e as usize]).filter(|&x| x != u32::MAX))
+            .collect()
+    }
+
+    /// The first element of `view` that has no tile, if any.
+    pub fn unmapped(&self, view: &View) -> Option<u64> {
+        self.tile_mapping(view).iter().position(Option::is_none).map(|i| i as u64)
+    }
+
+    pub fn add_compute_set(&mut self, name: &str) -> ComputeSetId {
+        let ident = self.ident("cs", name);
+        let span = self.describe("compute set", &ident, name);
+        let id = self.graph.compute_sets.push(ComputeSet { name: ident, vertices: Vec::new() });
+        self.spans.compute_sets.set(id, span);
+        id
+    }
+
+    /// A vertex of type `vtype` (Poplar's spelling) in `cs`, not yet mapped.
+    pub fn add_vertex(&mut self, cs: ComputeSetId, vtype: &str) -> R<VertexId> {
+        if cs.0 as usize >= self.graph.compute_sets.len() {
+            return Err(Builder::index_err(format!("compute set {} does not exist", cs.0)));
+        }
+        let start = self.described.len();
+        let cs_name = self.graph.compute_sets[cs].name.clone();
+        let _ = write!(self.described, "vertex {vtype} in compute set {cs_name}");
+        let span = Span::new(start, self.described.len());
+        self.described.push('\n');
+        let id = self.graph.vertices.push(Vertex {
+            vtype: vtype.into(),
+            compute_set: cs,
+            tile: None,
+            fields: Vec::new(),
+            cycles: None,
+        });
+        self.graph.compute_sets[cs].vertices.push(id);
+        self.spans.vertices.set(id, span);
+        self.spans.set_fields(id, []);
+        Ok(id)
+    }
+
+    fn vertex_mut(&mut self, v: VertexId) -> R<&mut Vertex> {
+        if v.0 as usize >= self.graph.vertices.len() {
+            return Err(Builder::index_err(format!("vertex {} does not exist", v.0)));
+        }
+        Ok(&mut self.graph.vertices[v])
+    }
+
+    /// Sets a field (replacing an earlier value of the same field).
+    pub fn set_field(&mut self, v: VertexId, name: &str, value: FieldValue) -> R<()> {
+        let vertex = self.vertex_mut(v)?;
+        match vertex.fields.iter_mut().find(|f| &*f.name == name) {
+            Some(f) => f.value = value,
+            None => vertex.fields.push(Field { name: name.into(), value }),
+        }
+        Ok(())
+    }
+
+    pub fn set_vertex_tile(&mut self, v: VertexId, tile: u32) -> R<()> {
+        let total = self.graph.total_tiles();
+        if tile >= total {
+            return Err(BuildError::new(
+                BuildErrorKind::TileMapping,
+                format!("tile {tile} is out of range: the target has {total} tiles"),
+            ));
+        }
+        self.vertex_mut(v)?.tile = Some(tile);
+        Ok(())
+    }
+
+    pub fn set_vertex_cycles(&mut self, v: VertexId, cycles: u64) -> R<()> {
+        self.vertex_mut(v)?.cycles = Some(cycles);
+        Ok(())
+    }
+
+    fn host_name(&mut self, what: &str, name: &str) -> R<()> {
+        if !self.host_names.insert(name.to_string()) {
+            return Err(BuildError::new(
+                BuildErrorKind::Other,
+                format!("{what} '{name}': the name is already used by a handle, stream or remote buffer"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `createHostWrite` / `createHostRead` of a whole tensor.
+    pub fn add_host_handle(&mut self, name: &str, view: &View, direction: HostDirection) -> R<HostHandleId> {
+        let Some((tensor, 0, len)) = view.is_contiguous_single_tensor() else {
+            return Err(BuildError::new(
+                BuildErrorKind::Connection,
+                format!("host handle '{name}': only a whole tensor can be read or written from the host here"),
+            ));
+        };
+        if len != self.graph.tensors[tensor].num_elements() {
+            return Err(BuildError::new(
+                BuildErrorKind::Connection,
+                format!("host handle '{name}': only a whole tensor can be read or written from the host here"),
+            ));
+        }
+        self.host_name("host handle", name)?;
+        let span = self.describe("host handle", name, name);
+        let id = self.graph.host_handles.push(HostHandle { name: name.to_string(), tensor, direction });
+        self.spans.host_handles.set(id, span);
+        Ok(id)
+    }
+
+    pub fn add_stream(&mut self, name: &str, elem: ElemType, shape: &[u64], direction: HostDirection) -> R<StreamId> {
+        self.host_name("stream", name)?;
+        let span = self.describe("stream", name, name);
+        let id = self.graph.streams.push(Stream { name: name.to_string(), elem, shape: shape.to_vec(), direction });
+        self.spans.streams.set(id, span);
+        Ok(id)
+    }
+
+    pub fn add_remote_buffer(&mut self, name: &str, elem: ElemType, shape: &[u64], repeats: u64) -> R<RemoteBufferId> {
+        self.host_name("remote buffer", name)?;
+        let span = self.describe("remote buffer", name, name);
+        let id = self.graph.remote_buffers.push(RemoteBuffer {
+            name: name.to_string(),
+            elem,
+            shape: shape.to_vec(),
+            repeats,
+        });
+        self.spans.remote_buffers.set(id, span);
+        Ok(id)
+    }
+
+    pub fn add_codelets(&mut self, path: &str, options: Vec<String>) -> CodeletId {
+        let span = self.describe("codelets", path, path);
+        let id = self.graph.codelets.push(CodeletRef { path: path.to_string(), options });
+        self.spans.codelets.set(id, span);
+        id
+    }
+
+    pub fn add_function(&mut self, body: Vec<Stmt>) -> FunctionId {
+        let ident = self.ident("fn", "function");
+        let span = self.describe("function", &ident, &ident);
+        let id = self.graph.functions.push(Program { name: ident, body });
+        self.spans.functions.set(id, span);
+        id
+    }
+
+    /// The element type of a view's data (its first tensor's).
+    pub fn elem_of(&self, view: &View) -> Option<ElemType> {
+        view.tensors().first().map(|&t| self.graph.tensors[t].elem)
+    }
+
+    /// The graph with `programs` as its entry programs (`prog0`, …), its
+    /// copies numbered: ready for the compiler, with spans into
+    /// [`Builder::described`].
+    pub fn finish(&self, programs: Vec<Vec<Stmt>>) -> (Graph, Spans) {
+        let mut graph = self.graph.clone();
+        let mut spans = self.spans.clone();
+        for (i, body) in programs.into_iter().enumerate() {
+            let id = graph.programs.push(Program { name: format!("prog{i}"), body });
+            spans.programs.set(id, Span::default());
+        }
+        graph.number_copies();
+        (graph, spans)
+    }
+}
+
+/// The row-major shape of a view as `u64`s from host sizes.
+pub fn shape_u64(shape: &[usize]) -> Vec<u64> {
+    shape.iter().map(|&d| d as u64).collect()
+}
