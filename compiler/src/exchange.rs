@@ -538,7 +538,37 @@ fn check_conflicts(
             if w.tensor != r.tensor || w.end <= r.start {
                 break;
             }
-            if w.vertex != r.vertex {
+            if w.vertex == r.vertex {
+                // One vertex reading, through an `Input` edge, an element
+                // it writes through another edge: what it reads depends on
+                // the order its code (and its workers) do the work, and an
+                // edge passed through a buffer would not even see the
+                // write. An `InOut` edge is the one way a codelet says that
+                // it reads and writes the same elements.
+                if reported < 5 {
+                    let at = Access { start: w.start.max(r.start), ..*w };
+                    errs.push(
+                        ir::Diagnostic::error(
+                            spans.field(r.vertex, r.field as usize),
+                            format!(
+                                "vertex {} reads element {} through one edge and writes it through another in \
+                                 compute set `{cs_name}`",
+                                r.vertex,
+                                elem(&at),
+                            ),
+                        )
+                        .with_label("this edge reads it")
+                        .with_secondary(spans.field(w.vertex, w.field as usize), "this edge writes it")
+                        .with_note(
+                            "what it reads would depend on the order of its work; connect the elements to one \
+                             InOut field, or write to another tensor",
+                        )
+                        .in_iteration(spans.vertex_iterations.get(r.vertex.index())),
+                    );
+                }
+                reported += 1;
+                break;
+            } else {
                 if reported < 5 {
                     let at = Access { start: w.start.max(r.start), ..*w };
                     errs.push(
