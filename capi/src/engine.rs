@@ -421,11 +421,17 @@ pub extern "C" fn prs_engine_connect_stream(e: *mut Engine, name: *const c_char,
 }
 
 #[no_mangle]
-pub extern "C" fn prs_engine_stream_bytes(e: *const Engine, name: *const c_char, out: *mut usize) -> i32 {
+pub extern "C" fn prs_engine_handle_bytes(e: *const Engine, name: *const c_char, out: *mut usize) -> i32 {
     guard(|| {
         let e = handle(e, "engine")?;
         let name = text(name, "handle")?;
-        let n = e.block_bytes(&name).ok_or_else(|| ApiError::new(Status::StreamConnectionError, format!("no stream called '{name}'")))?;
+        let image = &e.exe.image;
+        let n = match image.handles.iter().find(|h| h.name == name) {
+            Some(h) => (linker::image::element_count(&h.shape) * u64::from(h.elem.size())) as usize,
+            None => e.block_bytes(&name).ok_or_else(|| {
+                ApiError::new(Status::StreamConnectionError, format!("no stream or host handle called '{name}'"))
+            })?,
+        };
         put(out, n)
     })
 }

@@ -1,0 +1,113 @@
+//! The C++ host API end to end: each `examples/*/host.cpp` is built with
+//! g++ against `sdk/include` and this crate's `libpoplar`, run in its
+//! example's folder, and its output compared with `expected-host.stdout`
+//! (bless with `BLESS=1`). The corpus's host programs must compile
+//! (`g++ -fsyntax-only`), and the tutorials among them run and print what
+//! their tests expect. Skipped with a notice without g++, and the corpus
+//! part without `../shared/corpus`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// The folder holding `libpoplar.so` (built with this test's profile).
+fn lib_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    // target/<profile>/deps/host_programs-… -> target/<profile>
+    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
+}
+
+fn have_gxx() -> bool {
+    Command::new("g++").arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+/// Builds `src` into `out`; the compiler's messages on failure.
+fn build(src: &Path, out: &Path, std: &str, extra: &[&str]) -> Result<(), String> {
+    let lib = lib_dir();
+    if !lib.join("libpoplar.so").exists() {
+        return Err(format!("{} has no libpoplar.so", lib.display()));
+    }
+    let o = Command::new("g++")
+        .arg(format!("-std={std}"))
+        .args(["-Wall", "-Wextra", "-Werror", "-I"])
+        .arg(root().join("sdk/include"))
+        .arg(src)
+        .args(extra)
+        .arg("-L")
+        .arg(&lib)
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .args(["-lpoplar", "-o"])
+        .arg(out)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if o.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&o.stderr).into_owned())
+    }
+}
+
+fn run(exe: &Path, dir: &Path, args: &[&str]) -> (bool, String, String) {
+    let o = Command::new(exe)
+        .args(args)
+        .current_dir(dir)
+        .env("POPLAR_RS_LOCK_DIR", std::env::temp_dir().join(format!("poplar-rs-test-{}", std::process::id())))
+        .output()
+        .expect("run the host program");
+    (o.status.success(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("poplar-rs-host-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn examples_print_what_they_expect() {
+    if !have_gxx() {
+        eprintln!("skipped: g++ absent");
+        return;
+    }
+    let bless = std::env::var_os("BLESS").is_some();
+    let dir = scratch("examples");
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for entry in std::fs::read_dir(root().join("examples")).unwrap() {
+        let ex = entry.unwrap().path();
+        let src = ex.join("host.cpp");
+        if !src.exists() {
+            continue;
+        }
+        let name = ex.file_name().unwrap().to_string_lossy().into_owned();
+        let exe = dir.join(&name);
+        if let Err(e) = build(&src, &exe, "c++11", &[]) {
+            failures.push(format!("{name}: build failed:\n{e}"));
+            continue;
+        }
+        let args: Vec<String> = std::fs::read_to_string(ex.join("host-args"))
+            .map(|s| s.split_whitespace().map(str::to_string).collect())
+            .unwrap_or_default();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (ok, out, err) = run(&exe, &ex, &args);
+        ran += 1;
+        if !ok {
+            failures.push(format!("{name}: exited with failure:\n{err}"));
+            continue;
+        }
+        let expected = ex.join("expected-host.stdout");
+        if bless {
+            std::fs::write(&expected, &out).unwrap();
+        } else {
+            let want = std::fs::read_to_string(&expected).unwrap_or_default();
+            if want != out {
+                failures.push(format!("{name}: output differs\n--- expected\n{want}--- got\n{out}"));
+            }
+        }
+    }
+    assert!(ran > 0, "no examples/*/host.cpp found");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
