@@ -527,69 +527,56 @@ fn check_conflicts(
     if reported > 0 {
         return;
     }
-    // Writes are now disjoint and sorted: each read looks back from the last
-    // write starting before its end.
+    // Writes are now disjoint and sorted: a read overlaps a write only if
+    // it overlaps the last write starting before its end.
     reads.sort_by_key(|a| (a.tensor, a.start, a.vertex));
     for r in reads.iter() {
-        let mut j = writes.partition_point(|w| (w.tensor, w.start) < (r.tensor, r.end));
-        while j > 0 {
-            j -= 1;
-            let w = &writes[j];
-            if w.tensor != r.tensor || w.end <= r.start {
-                break;
-            }
-            if w.vertex == r.vertex {
-                // One vertex reading, through an `Input` edge, an element
-                // it writes through another edge: what it reads depends on
-                // the order its code (and its workers) do the work, and an
-                // edge passed through a buffer would not even see the
-                // write. An `InOut` edge is the one way a codelet says that
-                // it reads and writes the same elements.
-                if reported < 5 {
-                    let at = Access { start: w.start.max(r.start), ..*w };
-                    errs.push(
-                        ir::Diagnostic::error(
-                            spans.field(r.vertex, r.field as usize),
-                            format!(
-                                "vertex {} reads element {} through one edge and writes it through another in \
-                                 compute set `{cs_name}`",
-                                r.vertex,
-                                elem(&at),
-                            ),
-                        )
-                        .with_label("this edge reads it")
-                        .with_secondary(spans.field(w.vertex, w.field as usize), "this edge writes it")
-                        .with_note(
-                            "what it reads would depend on the order of its work; connect the elements to one \
-                             InOut field, or write to another tensor",
-                        )
-                        .in_iteration(spans.vertex_iterations.get(r.vertex.index())),
-                    );
-                }
-                reported += 1;
-                break;
-            } else {
-                if reported < 5 {
-                    let at = Access { start: w.start.max(r.start), ..*w };
-                    errs.push(
-                        ir::Diagnostic::error(
-                            spans.field(r.vertex, r.field as usize),
-                            format!(
-                                "vertex {} reads element {} that vertex {} writes in the same compute set `{cs_name}`",
-                                r.vertex,
-                                elem(&at),
-                                w.vertex
-                            ),
-                        )
-                        .with_label("this edge reads it")
-                        .with_secondary(spans.field(w.vertex, w.field as usize), "this edge writes it")
-                        .in_iteration(spans.vertex_iterations.get(r.vertex.index())),
-                    );
-                }
-                reported += 1;
-                break;
-            }
+        let j = writes.partition_point(|w| (w.tensor, w.start) < (r.tensor, r.end));
+        let Some(w) = j.checked_sub(1).map(|j| &writes[j]) else { continue };
+        if w.tensor != r.tensor || w.end <= r.start {
+            continue;
         }
+        reported += 1;
+        if reported > 5 {
+            continue;
+        }
+        let at = Access { start: w.start.max(r.start), ..*w };
+        let d = if w.vertex == r.vertex {
+            // One vertex reading, through an `Input` edge, an element it
+            // writes through another edge: what it reads depends on the
+            // order its code (and its workers) do the work, and an edge
+            // passed through a buffer would not even see the write. An
+            // `InOut` edge is the one way a codelet says that it reads and
+            // writes the same elements.
+            ir::Diagnostic::error(
+                spans.field(r.vertex, r.field as usize),
+                format!(
+                    "vertex {} reads element {} through one edge and writes it through another in compute set \
+                     `{cs_name}`",
+                    r.vertex,
+                    elem(&at),
+                ),
+            )
+            .with_note(
+                "what it reads would depend on the order of its work; connect the elements to one InOut field, \
+                 or write to another tensor",
+            )
+        } else {
+            ir::Diagnostic::error(
+                spans.field(r.vertex, r.field as usize),
+                format!(
+                    "vertex {} reads element {} that vertex {} writes in the same compute set `{cs_name}`",
+                    r.vertex,
+                    elem(&at),
+                    w.vertex
+                ),
+            )
+        };
+        errs.push(
+            d.with_label("this edge reads it")
+                .with_secondary(spans.field(w.vertex, w.field as usize), "this edge writes it")
+                .in_iteration(spans.vertex_iterations.get(r.vertex.index())),
+        );
     }
 }
 

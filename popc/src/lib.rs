@@ -54,6 +54,33 @@ use linker::gp::{Field, FieldKind, Object, VertexType};
 pub trait IncludeResolver {
     /// The contents of the file at `path`, if it exists.
     fn read(&self, path: &str) -> Option<String>;
+
+    /// Why the file at `path`, which [`IncludeResolver::read`] did not
+    /// return, exists but may not be included (see [`include_refusal`]);
+    /// `None` when it does not exist.
+    fn refusal(&self, _path: &str) -> Option<String> {
+        None
+    }
+}
+
+/// The largest file `#include` takes from a resolver that reads files:
+/// 16 MiB, far above any codelet source or header, and small enough that
+/// reading one costs no more than the preprocessor's token limit allows.
+pub const MAX_INCLUDE_BYTES: u64 = 16 << 20;
+
+/// Why a file may not be included, from what its metadata says: only
+/// regular files (not `/dev/zero`, which never ends, nor `/dev/stdin` or a
+/// pipe, which may block for ever) of at most [`MAX_INCLUDE_BYTES`]. A
+/// resolver that reads files checks this before it opens one, and reads
+/// no more than the bound in any case.
+pub fn include_refusal(is_regular_file: bool, len: u64) -> Option<String> {
+    if !is_regular_file {
+        Some("not a regular file".into())
+    } else if len > MAX_INCLUDE_BYTES {
+        Some(format!("{len} bytes, more than the {MAX_INCLUDE_BYTES} an included file may have"))
+    } else {
+        None
+    }
 }
 
 /// A resolver that finds nothing (only built-in headers are available).

@@ -61,7 +61,30 @@ struct FsResolver;
 
 impl popc::IncludeResolver for FsResolver {
     fn read(&self, path: &str) -> Option<String> {
-        std::fs::read_to_string(path).ok()
+        read_include(path).ok()
+    }
+
+    fn refusal(&self, path: &str) -> Option<String> {
+        read_include(path).err().flatten()
+    }
+}
+
+/// Reads an included file: only a regular file of at most
+/// `popc::MAX_INCLUDE_BYTES` (`popc::include_refusal`), checked before it
+/// is opened and bounded while it is read. `Err(None)`: no such file;
+/// `Err(Some(why))`: refused.
+fn read_include(path: &str) -> Result<String, Option<String>> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|_| None)?;
+    if let Some(why) = popc::include_refusal(meta.is_file(), meta.len()) {
+        return Err(Some(why));
+    }
+    let file = std::fs::File::open(path).map_err(|e| Some(e.to_string()))?;
+    let mut text = String::new();
+    file.take(popc::MAX_INCLUDE_BYTES + 1).read_to_string(&mut text).map_err(|e| Some(e.to_string()))?;
+    match popc::include_refusal(true, text.len() as u64) {
+        Some(why) => Err(Some(why)),
+        None => Ok(text),
     }
 }
 

@@ -179,3 +179,60 @@ fn host_isa_level_from_the_environment() {
     assert!(!out.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Audit 2026-11 (`devfile_include`): `#include "/dev/stdin"` with standard
+/// input a pipe that stays open blocked popc for ever, and `/dev/zero`
+/// read until memory ran out; both are refused at once (only regular
+/// files of at most `popc::MAX_INCLUDE_BYTES` are included), and an
+/// oversized file too.
+#[test]
+fn include_special_files() {
+    use std::process::Stdio;
+    let dir = std::env::temp_dir().join(format!("popc-cli-include-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = dir.join("big.h");
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(popc::MAX_INCLUDE_BYTES + 1).unwrap(); // sparse: no bytes written
+    for (name, include, expect) in [
+        ("stdin", "/dev/stdin".to_string(), "cannot include '/dev/stdin': not a regular file".to_string()),
+        ("zero", "/dev/zero".to_string(), "cannot include '/dev/zero': not a regular file".to_string()),
+        (
+            "big",
+            big.display().to_string(),
+            format!(
+                "{} bytes, more than the {} an included file may have",
+                popc::MAX_INCLUDE_BYTES + 1,
+                popc::MAX_INCLUDE_BYTES
+            ),
+        ),
+    ] {
+        let src = dir.join(format!("{name}.cpp"));
+        std::fs::write(&src, format!("#include \"{include}\"\n")).unwrap();
+        let t = std::time::Instant::now();
+        // Standard input is a pipe nobody writes to or closes until popc exits.
+        let child = popc()
+            .arg(&src)
+            .arg("-o")
+            .arg(dir.join(format!("{name}.gp")))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let mut child = child;
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{name}: popc still running after 60 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let r = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(1), "{name}: {stderr}");
+        assert!(stderr.contains(&expect), "{name}: expected '{expect}' in {stderr}");
+        assert!(t.elapsed() < std::time::Duration::from_secs(30), "{name}: {:?}", t.elapsed());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

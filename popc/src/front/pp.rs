@@ -257,7 +257,16 @@ impl<'a> Preprocessor<'a> {
                     return err(span, "#include nested too deeply");
                 }
                 let Some((path, text)) = self.find_include(&target, quoted, name) else {
-                    return err(rest[0].span, format!("cannot find include file '{target}'"));
+                    // A file that exists but may not be included (a device,
+                    // a pipe, a huge file) says why.
+                    let why = self
+                        .include_candidates(&target, quoted, name)
+                        .iter()
+                        .find_map(|c| self.resolver.refusal(c).map(|r| format!("cannot include '{c}': {r}")));
+                    return err(
+                        rest[0].span,
+                        why.unwrap_or_else(|| format!("cannot find include file '{target}'")),
+                    );
                 };
                 if self.pragma_once.contains(&path) {
                     return Ok(());
@@ -295,6 +304,15 @@ impl<'a> Preprocessor<'a> {
                 return Some(found);
             }
         }
+        let candidates = self.include_candidates(target, quoted, name);
+        candidates.iter().find_map(|c| self.resolver.read(c).map(|t| (c.clone(), t))).or_else(builtin)
+    }
+
+    /// The paths `#include` tries for `target`, in order.
+    fn include_candidates(&self, target: &str, quoted: bool, name: &str) -> Vec<String> {
+        if target.starts_with('/') {
+            return vec![target.to_string()]; // an absolute path is itself
+        }
         let dir = match name.rfind('/') {
             Some(i) => &name[..=i],
             None => "",
@@ -307,7 +325,7 @@ impl<'a> Preprocessor<'a> {
             let sep = if d.ends_with('/') { "" } else { "/" };
             candidates.push(format!("{d}{sep}{target}"));
         }
-        candidates.iter().find_map(|c| self.resolver.read(c).map(|t| (c.clone(), t))).or_else(builtin)
+        candidates
     }
 
     fn eval_if(&mut self, rest: &[Token], span: Span, name: &str) -> Result<bool> {
