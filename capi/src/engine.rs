@@ -137,11 +137,15 @@ impl Drop for StreamCallback {
 }
 
 impl HostStream for StreamCallback {
-    /// Each copy asks the callback to fetch (no prefetching: the copy is
-    /// made when the program reaches it), then completes it.
+    /// Each copy, when the program reaches it, first offers the callback
+    /// to `prefetch` into the block; when it answers `NotAvailable` the
+    /// copy calls `fetch`. Then `complete`.
     fn fill(&mut self, block: &mut [u8]) -> std::result::Result<(), String> {
-        let fetch = self.fetch.ok_or("the callback has no fetch")?;
-        fetch(self.this, block.as_mut_ptr().cast());
+        let ready = self.prefetch.is_some_and(|p| p(self.this, block.as_mut_ptr().cast()) != 0);
+        if !ready {
+            let fetch = self.fetch.ok_or("the callback has no fetch")?;
+            fetch(self.this, block.as_mut_ptr().cast());
+        }
         if let Some(c) = self.complete {
             c(self.this);
         }
