@@ -147,6 +147,8 @@ pub fn expr(e: &MapExpr, slot_of: &mut dyn FnMut(&ir::View) -> usize, slots: &[S
                 UnaryOp::Sqrt => format!("sqrtf({x})"),
                 UnaryOp::Tanh => format!("tanhf({x})"),
                 UnaryOp::Sigmoid => format!("(1.0f / (1.0f + expf(-({x}))))"),
+                // NaN propagates, as numpy's `maximum(x, 0)`: `x != x`.
+                UnaryOp::Relu if f => format!("(({x} > 0 || {x} != {x}) ? ({x}) : ({c})0)"),
                 UnaryOp::Relu => format!("({x} > 0 ? ({x}) : ({c})0)"),
             };
             round(t, s)
@@ -154,11 +156,18 @@ pub fn expr(e: &MapExpr, slot_of: &mut dyn FnMut(&ir::View) -> usize, slots: &[S
         MapKind::Binary(b, x, y) => {
             let (a, bb) = (expr(x, slot_of, slots), expr(y, slot_of, slots));
             let c = calc(t);
+            let float = matches!(x.elem, ElemType::Float | ElemType::Half);
             let s = match b {
                 BinaryOp::Add => format!("({c})({a} + {bb})"),
                 BinaryOp::Sub => format!("({c})({a} - {bb})"),
                 BinaryOp::Mul => format!("({c})({a} * {bb})"),
                 BinaryOp::Div => format!("({c})({a} / {bb})"),
+                // IEEE 754-2019 `minimum`/`maximum` as numpy computes them:
+                // a NaN operand, either one, gives NaN (`a` NaN: the test
+                // holds and gives `a`; `b` NaN: the comparison fails and
+                // gives `b`), and equal operands give the first.
+                BinaryOp::Min if float => format!("(({a} != {a} || {a} <= {bb}) ? ({a}) : ({bb}))"),
+                BinaryOp::Max if float => format!("(({a} != {a} || {a} >= {bb}) ? ({a}) : ({bb}))"),
                 BinaryOp::Min => format!("({a} < {bb} ? ({a}) : ({bb}))"),
                 BinaryOp::Max => format!("({a} > {bb} ? ({a}) : ({bb}))"),
                 BinaryOp::Pow => format!("powf({a}, {bb})"),
@@ -241,9 +250,14 @@ pub fn identity(op: ReduceOp, t: ElemType) -> String {
 
 /// `acc = acc op x` in C++.
 pub fn combine(op: ReduceOp, t: ElemType, acc: &str, x: &str) -> String {
+    let float = matches!(t, ElemType::Float | ElemType::Half);
     let s = match op {
         ReduceOp::Add => format!("{acc} + {x}"),
         ReduceOp::Mul => format!("{acc} * {x}"),
+        // A NaN element makes the result NaN (numpy's `max`, `min`): once
+        // `acc` is NaN no comparison with it holds, so it stays.
+        ReduceOp::Max if float => format!("(({x} > {acc} || {x} != {x}) ? {x} : {acc})"),
+        ReduceOp::Min if float => format!("(({x} < {acc} || {x} != {x}) ? {x} : {acc})"),
         ReduceOp::Max => format!("({x} > {acc} ? {x} : {acc})"),
         ReduceOp::Min => format!("({x} < {acc} ? {x} : {acc})"),
         ReduceOp::And => format!("{acc} && {x}"),

@@ -62,7 +62,7 @@ fn overlaps(written: &[(u32, u64, u64)], v: &View) -> bool {
 }
 
 /// The largest C++ expression one fused operation's codelet may spell.
-/// `min`, `max`, `abs` and `relu` write their operands twice, so nesting
+/// `min`, `max`, `abs` and `relu` write their operands two or three times, so nesting
 /// them doubles the text at each level: the size is bounded before the
 /// text is made.
 pub(crate) const MAX_BODY_BYTES: u64 = 1 << 18;
@@ -85,15 +85,17 @@ fn body_bytes(e: &MapExpr) -> u64 {
         MapKind::Const(_) => 48,
         MapKind::Cast(a) => body_bytes(a).saturating_add(32),
         MapKind::Unary(u, a) => {
-            let twice = matches!(u, ir::UnaryOp::Abs | ir::UnaryOp::Relu);
-            body_bytes(a).saturating_mul(if twice { 2 } else { 1 }).saturating_add(48)
+            let times = match u {
+                ir::UnaryOp::Relu => 3, // `x > 0 || x != x` for floats: NaN propagates
+                ir::UnaryOp::Abs => 2,
+                _ => 1,
+            };
+            body_bytes(a).saturating_mul(times).saturating_add(48)
         }
         MapKind::Binary(b, x, y) => {
-            let twice = matches!(b, ir::BinaryOp::Min | ir::BinaryOp::Max);
-            body_bytes(x)
-                .saturating_add(body_bytes(y))
-                .saturating_mul(if twice { 2 } else { 1 })
-                .saturating_add(48)
+            // `a != a || a < b ? a : b` for floats: NaN propagates.
+            let times = if matches!(b, ir::BinaryOp::Min | ir::BinaryOp::Max) { 3 } else { 1 };
+            body_bytes(x).saturating_add(body_bytes(y)).saturating_mul(times).saturating_add(48)
         }
     }
 }
@@ -171,7 +173,7 @@ pub(crate) fn expand(x: &mut Expander, op: &Op, e: &MapExpr, span: Span) -> Resu
             span,
             &format!(
                 "too large for one operation (its codelet would spell more than {MAX_BODY_BYTES} bytes: \
-                 min, max, abs and relu spell their operands twice)"
+                 min, max, abs and relu spell their operands more than once)"
             ),
         ));
     }
