@@ -42,10 +42,32 @@ pub fn render(title: &str, graph: &GraphProfile, exec: Option<&ExecutionProfile>
     // `<` never appears outside strings in JSON, where `\u003c` means the
     // same: the data cannot close its script element.
     let data = serde_json::to_string(&view).unwrap_or_default().replace('<', "\\u003c");
-    PAGE.replace("{{TITLE}}", &escape_html(title))
-        .replace("{{STYLE}}", STYLE)
-        .replace("{{DATA}}", &data)
-        .replace("{{SCRIPT}}", SCRIPT)
+    fill(
+        PAGE,
+        &[
+            ("{{TITLE}}", &escape_html(title)),
+            ("{{STYLE}}", STYLE),
+            ("{{DATA}}", &data),
+            ("{{SCRIPT}}", SCRIPT),
+        ],
+    )
+}
+
+/// The template with each placeholder replaced, in one pass over the
+/// template only: a value is never searched for placeholders, so a name
+/// holding `{{SCRIPT}}` (a stream, a folder) stays text (audit 2026-11).
+fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len() + values.iter().map(|v| v.1.len()).sum::<usize>());
+    let mut rest = template;
+    while let Some((at, key, value)) =
+        values.iter().filter_map(|(k, v)| rest.find(k).map(|i| (i, *k, *v))).min_by_key(|f| f.0)
+    {
+        out.push_str(&rest[..at]);
+        out.push_str(value);
+        rest = &rest[at + key.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Reads the profiles' text and renders the page; errors name the file.
@@ -73,6 +95,26 @@ pub fn render_text(title: &str, graph: (&str, &str), exec: Option<(&str, &str)>)
 
 #[cfg(test)]
 mod tests {
+    /// Audit 2026-11 (`report_placeholder_injection`): a remote buffer
+    /// named `rb{{SCRIPT}}` had the page's script pasted into the data, and
+    /// a folder named `{{SCRIPT}}{{DATA}}` as the title the same.
+    #[test]
+    fn names_holding_placeholders_stay_text() {
+        let page = super::fill(
+            "<t>{{TITLE}}</t><d>{{DATA}}</d><s>{{SCRIPT}}</s>",
+            &[
+                ("{{TITLE}}", "{{SCRIPT}}{{DATA}}"),
+                ("{{DATA}}", "{\"name\":\"rb{{SCRIPT}}{{STYLE}}\"}"),
+                ("{{SCRIPT}}", "code"),
+            ],
+        );
+        assert_eq!(page, "<t>{{SCRIPT}}{{DATA}}</t><d>{\"name\":\"rb{{SCRIPT}}{{STYLE}}\"}</d><s>code</s>");
+        let graph = crate::schema::parse_graph(include_str!("../../testdata/report/placeholder.graph.json"));
+        let page = super::render("{{SCRIPT}}", &graph.expect("graph profile"), None);
+        assert_eq!(page.matches("use strict").count(), 1, "the script appears once");
+        assert!(page.contains("{{SCRIPT}}"), "the title stays text");
+    }
+
     #[test]
     fn bad_profiles_are_errors_naming_the_file() {
         let e = super::render_text("t", ("g.json", "{"), None).unwrap_err();
