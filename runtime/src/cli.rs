@@ -205,6 +205,31 @@ fn parse(argv: &[String]) -> Result<Args, String> {
     Ok(a)
 }
 
+/// `NAME=VALUE` split where the name is one the engine knows: as parsed
+/// (at the first `=`) when `name` is known, else at the first later `=`
+/// whose prefix is known, else the whole text as a name with no value when
+/// that is known; unchanged otherwise (the engine's error then names it).
+fn split_at_known(
+    known: &dyn Fn(&str) -> bool,
+    name: String,
+    value: Option<String>,
+) -> (String, Option<String>) {
+    let Some(v) = value else { return (name, None) };
+    if known(&name) {
+        return (name, Some(v));
+    }
+    let whole = format!("{name}={v}");
+    for (i, _) in whole.match_indices('=').skip(1) {
+        if known(&whole[..i]) {
+            return (whole[..i].to_string(), Some(whole[i + 1..].to_string()));
+        }
+    }
+    if known(&whole) {
+        return (whole, None);
+    }
+    (name, Some(v))
+}
+
 /// The `--timeout` of a command line, if it has a valid one: the binary
 /// uses it to stop the process when a codelet never returns (which the
 /// step-boundary check cannot see).
@@ -438,6 +463,28 @@ fn run(args: &Args, env: &Env, compile: Compile, log: &mut Log) -> Result<(), St
             log.at(LogLevel::Trace, &format!("program {i}: {}", p.name));
         }
     }
+    // A handle or stream name may hold `=` (PIR allows any character):
+    // `NAME=DATA` splits at the first `=` after which nothing is left of a
+    // known name, so `--stream 'a=b=[1,2]'` reaches stream `a=b`.
+    let known = |n: &str| engine.data_info(n).is_ok();
+    let actions: Vec<Action> = actions
+        .into_iter()
+        .map(|a| match a {
+            Action::Write(n, d) => {
+                let (n, d) = split_at_known(&known, n, Some(d));
+                Action::Write(n, d.unwrap_or_default())
+            }
+            Action::Stream(n, d) => {
+                let (n, d) = split_at_known(&known, n, Some(d));
+                Action::Stream(n, d.unwrap_or_default())
+            }
+            Action::Read(n, f) => {
+                let (n, f) = split_at_known(&known, n, f.map(|f| f.to_string_lossy().into_owned()));
+                Action::Read(n, f.map(PathBuf::from))
+            }
+            other => other,
+        })
+        .collect();
     for action in &actions {
         match action {
             Action::Write(name, text) => {
