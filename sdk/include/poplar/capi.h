@@ -315,7 +315,8 @@ int prs_engine_connect_stream(prs_engine *e, const char *handle, void *begin, si
 /* The size in bytes of what `handle` moves: one transfer of a stream
  * (elements x element size), or the whole tensor of a host read/write
  * handle. For Engine::connectStream(handle, p) and the two-argument
- * readTensor/writeTensor. PRS_STREAM_CONNECTION_ERROR for an unknown handle. */
+ * readTensor/writeTensor. PRS_SYMBOL_ERROR for an unknown handle (as every
+ * engine call taking a handle). */
 int prs_engine_handle_bytes(const prs_engine *e, const char *handle, size_t *out);
 
 /* A polymorphic StreamCallback seen from Rust. prefetch returns 1 when it

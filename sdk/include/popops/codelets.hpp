@@ -1,0 +1,15 @@
+// popops::addCodelets: accepted for compatibility. The library's own
+// operations need no codelets loaded here; they are compiled with the
+// program that uses them.
+#ifndef PRS_POPOPS_CODELETS_HPP
+#define PRS_POPOPS_CODELETS_HPP
+
+#include <poplar/Graph.hpp>
+
+namespace popops {
+
+inline void addCodelets(poplar::Graph &graph) { (void)graph; }
+
+} // namespace popops
+
+#endif

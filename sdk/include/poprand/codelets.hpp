@@ -1,0 +1,15 @@
+// poprand::addCodelets: accepted for compatibility. The library's own
+// operations need no codelets loaded here; they are compiled with the
+// program that uses them.
+#ifndef PRS_POPRAND_CODELETS_HPP
+#define PRS_POPRAND_CODELETS_HPP
+
+#include <poplar/Graph.hpp>
+
+namespace poprand {
+
+inline void addCodelets(poplar::Graph &graph) { (void)graph; }
+
+} // namespace poprand
+
+#endif
