@@ -39,7 +39,10 @@ pub struct Device {
 fn system() -> Result<(u32, String)> {
     let n = match std::env::var("POPLAR_RS_NUM_IPUS") {
         Ok(s) => s.trim().parse::<u32>().ok().filter(|&n| (1..=1024).contains(&n)).ok_or_else(|| {
-            ApiError::new(Status::PoplarError, format!("POPLAR_RS_NUM_IPUS must be a count from 1 to 1024, not '{s}'"))
+            ApiError::new(
+                Status::PoplarError,
+                format!("POPLAR_RS_NUM_IPUS must be a count from 1 to 1024, not '{s}'"),
+            )
         })?,
         Err(_) => 4,
     };
@@ -74,7 +77,14 @@ impl Device {
         let (n, arch) = system()?;
         let all = devices(n);
         let ipus = all.get(id as usize).cloned().ok_or_else(|| {
-            ApiError::new(Status::PoplarError, format!("no device with id {id}: the simulated system has {} devices (0 to {})", all.len(), all.len() - 1))
+            ApiError::new(
+                Status::PoplarError,
+                format!(
+                    "no device with id {id}: the simulated system has {} devices (0 to {})",
+                    all.len(),
+                    all.len() - 1
+                ),
+            )
         })?;
         let mut desc = TargetDesc::from_target(&ir::Target::preset(ir::Preset::Mk2), TARGET_IPU);
         let mut a = [0 as std::ffi::c_char; 16];
@@ -99,13 +109,19 @@ impl Device {
         }
         let dir = lock_dir();
         std::fs::create_dir_all(&dir).map_err(|e| {
-            ApiError::new(Status::PoplarError, format!("cannot create the device lock folder {}: {e}", dir.display()))
+            ApiError::new(
+                Status::PoplarError,
+                format!("cannot create the device lock folder {}: {e}", dir.display()),
+            )
         })?;
         let mut locks = Vec::new();
         for ipu in self.ipus.clone() {
             let path = dir.join(format!("ipu{ipu}.lock"));
             let f = File::options().create(true).truncate(false).write(true).open(&path).map_err(|e| {
-                ApiError::new(Status::PoplarError, format!("cannot open the device lock {}: {e}", path.display()))
+                ApiError::new(
+                    Status::PoplarError,
+                    format!("cannot open the device lock {}: {e}", path.display()),
+                )
             })?;
             // SAFETY: flock on a file descriptor this function owns.
             if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
@@ -142,7 +158,17 @@ pub extern "C" fn prs_device_new_model(target: *const TargetDesc, out: *mut *mut
         let mut desc = *handle(target, "target")?;
         desc.to_target()?;
         desc.kind = TARGET_IPU_MODEL;
-        put_box(out, Device { desc, kind: DeviceKind::Sim, id: u32::MAX, ipus: 0..0, locks: Vec::new(), attached: true })
+        put_box(
+            out,
+            Device {
+                desc,
+                kind: DeviceKind::Sim,
+                id: u32::MAX,
+                ipus: 0..0,
+                locks: Vec::new(),
+                attached: true,
+            },
+        )
     })
 }
 
@@ -150,7 +176,17 @@ pub extern "C" fn prs_device_new_model(target: *const TargetDesc, out: *mut *mut
 pub extern "C" fn prs_device_new_cpu(out: *mut *mut Device) -> i32 {
     guard(|| {
         let desc = TargetDesc::from_target(&ir::Target::preset(ir::Preset::Cpu), TARGET_CPU);
-        put_box(out, Device { desc, kind: DeviceKind::Cpu, id: u32::MAX, ipus: 0..0, locks: Vec::new(), attached: true })
+        put_box(
+            out,
+            Device {
+                desc,
+                kind: DeviceKind::Cpu,
+                id: u32::MAX,
+                ipus: 0..0,
+                locks: Vec::new(),
+                attached: true,
+            },
+        )
     })
 }
 
@@ -167,8 +203,12 @@ pub extern "C" fn prs_device_manager_get(id: u32, out: *mut *mut Device) -> i32 
 #[no_mangle]
 pub extern "C" fn prs_device_manager_find(num_ipus: u32, ids: *mut *mut usize, n: *mut usize) -> i32 {
     guard(|| {
-        let found: Vec<usize> =
-            devices(system()?.0).iter().enumerate().filter(|(_, r)| r.len() as u32 == num_ipus).map(|(i, _)| i).collect();
+        let found: Vec<usize> = devices(system()?.0)
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.len() as u32 == num_ipus)
+            .map(|(i, _)| i)
+            .collect();
         sizes_out(found, ids, n)
     })
 }

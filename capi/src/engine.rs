@@ -35,7 +35,11 @@ pub struct Engine {
 pub type ProgressFn = Option<extern "C" fn(*mut c_void, i32, i32)>;
 pub type OutputFn = Option<extern "C" fn(*mut c_void, *const c_char, usize)>;
 
-fn option_pairs(keys: *const *const c_char, values: *const *const c_char, n: usize) -> Result<Vec<(String, String)>> {
+fn option_pairs(
+    keys: *const *const c_char,
+    values: *const *const c_char,
+    n: usize,
+) -> Result<Vec<(String, String)>> {
     let (k, v) = (slice(keys, n), slice(values, n));
     (0..n).map(|i| Ok((text(k[i], "option name")?, text(v[i], "option value")?))).collect()
 }
@@ -62,7 +66,12 @@ fn engine_options(pairs: &[(String, String)]) -> Result<EngineOptions> {
 }
 
 /// Compiles the graph with these programs.
-pub fn compile(g: &Graph, programs: Vec<Vec<ir::Stmt>>, pairs: Vec<(String, String)>, progress: &dyn Fn(i32, i32)) -> Result<Executable> {
+pub fn compile(
+    g: &Graph,
+    programs: Vec<Vec<ir::Stmt>>,
+    pairs: Vec<(String, String)>,
+    progress: &dyn Fn(i32, i32),
+) -> Result<Executable> {
     engine_options(&pairs)?;
     let (graph, spans) = g.builder.finish(programs);
     let codelets = compiler::Codelets {
@@ -173,7 +182,9 @@ impl Engine {
             ));
         }
         match &mut self.running {
-            Some(e) => e.connect_stream_outside(name, Some(end)).map_err(|e| ApiError::new(Status::StreamConnectionError, e.to_string())),
+            Some(e) => e
+                .connect_stream_outside(name, Some(end))
+                .map_err(|e| ApiError::new(Status::StreamConnectionError, e.to_string())),
             None => {
                 self.pending.retain(|(n, _)| n != name);
                 self.pending.push((name.to_string(), end));
@@ -188,7 +199,12 @@ impl Engine {
     }
 
     fn running(&mut self) -> Result<&mut runtime::Engine> {
-        self.running.as_mut().ok_or_else(|| ApiError::new(Status::PoplarError, "the engine is not loaded on a device: call Engine::load first"))
+        self.running.as_mut().ok_or_else(|| {
+            ApiError::new(
+                Status::PoplarError,
+                "the engine is not loaded on a device: call Engine::load first",
+            )
+        })
     }
 }
 
@@ -245,7 +261,11 @@ pub extern "C" fn prs_executable_free(e: *mut Executable) {
 const EXE_TAG: &[u8; 8] = b"PRSEXE01";
 
 #[no_mangle]
-pub extern "C" fn prs_executable_serialize(e: *const Executable, bytes: *mut *mut c_char, len: *mut usize) -> i32 {
+pub extern "C" fn prs_executable_serialize(
+    e: *const Executable,
+    bytes: *mut *mut c_char,
+    len: *mut usize,
+) -> i32 {
     guard(|| {
         let e = handle(e, "executable")?;
         let image = e.image.to_bytes();
@@ -268,7 +288,11 @@ pub extern "C" fn prs_bytes_free(bytes: *mut c_char, len: usize) {
 }
 
 #[no_mangle]
-pub extern "C" fn prs_executable_deserialize(bytes: *const c_char, len: usize, out: *mut *mut Executable) -> i32 {
+pub extern "C" fn prs_executable_deserialize(
+    bytes: *const c_char,
+    len: usize,
+    out: *mut *mut Executable,
+) -> i32 {
     guard(|| {
         let b = slice(bytes.cast::<u8>(), len);
         let bad = |why: &str| ApiError::new(Status::ParseError, format!("not a poplar-rs executable: {why}"));
@@ -328,7 +352,8 @@ pub extern "C" fn prs_engine_load(e: *mut Engine, d: *const Device) -> i32 {
                 ),
             ));
         }
-        let loaded = runtime::load_image(e.exe.image.clone()).map_err(|err| ApiError::new(Status::LinkError, err.to_string()))?;
+        let loaded = runtime::load_image(e.exe.image.clone())
+            .map_err(|err| ApiError::new(Status::LinkError, err.to_string()))?;
         let mut opts = e.options.clone();
         opts.device = d.kind;
         let mut engine = runtime::Engine::new(loaded, &opts);
@@ -348,14 +373,22 @@ pub extern "C" fn prs_engine_load(e: *mut Engine, d: *const Device) -> i32 {
 }
 
 #[no_mangle]
-pub extern "C" fn prs_engine_run(e: *mut Engine, prog: u32, output: OutputFn, output_ctx: *mut c_void) -> i32 {
+pub extern "C" fn prs_engine_run(
+    e: *mut Engine,
+    prog: u32,
+    output: OutputFn,
+    output_ctx: *mut c_void,
+) -> i32 {
     guard(|| {
         let e = handle_mut(e, "engine")?;
         let auto = e.options.auto_report.clone();
         let engine = e.running()?;
         let n = engine.image().programs.len();
         if prog as usize >= n {
-            return Err(ApiError::new(Status::IndexError, format!("program {prog} does not exist: the engine has {n}")));
+            return Err(ApiError::new(
+                Status::IndexError,
+                format!("program {prog} does not exist: the engine has {n}"),
+            ));
         }
         let mut out = Output(output, output_ctx);
         let result = engine.run_to(prog as usize, &mut out);
@@ -365,7 +398,9 @@ pub extern "C" fn prs_engine_run(e: *mut Engine, prog: u32, output: OutputFn, ou
             }
         }
         if auto.execution && engine.device() == DeviceKind::Sim {
-            let _ = auto.write_execution(&(serde_json::to_string_pretty(&engine.profile_json()).unwrap_or_default() + "\n"));
+            let _ = auto.write_execution(
+                &(serde_json::to_string_pretty(&engine.profile_json()).unwrap_or_default() + "\n"),
+            );
         }
         result.map_err(|err| ApiError::new(Status::RuntimeError, err.to_string()))
     })
@@ -381,7 +416,12 @@ fn host_error(e: runtime::HostError) -> ApiError {
 }
 
 #[no_mangle]
-pub extern "C" fn prs_engine_write_tensor(e: *mut Engine, name: *const c_char, data: *const c_void, bytes: usize) -> i32 {
+pub extern "C" fn prs_engine_write_tensor(
+    e: *mut Engine,
+    name: *const c_char,
+    data: *const c_void,
+    bytes: usize,
+) -> i32 {
     guard(|| {
         let e = handle_mut(e, "engine")?;
         let name = text(name, "handle")?;
@@ -391,7 +431,12 @@ pub extern "C" fn prs_engine_write_tensor(e: *mut Engine, name: *const c_char, d
 }
 
 #[no_mangle]
-pub extern "C" fn prs_engine_read_tensor(e: *mut Engine, name: *const c_char, data: *mut c_void, bytes: usize) -> i32 {
+pub extern "C" fn prs_engine_read_tensor(
+    e: *mut Engine,
+    name: *const c_char,
+    data: *mut c_void,
+    bytes: usize,
+) -> i32 {
     guard(|| {
         let e = handle_mut(e, "engine")?;
         let name = text(name, "handle")?;
@@ -409,7 +454,12 @@ pub extern "C" fn prs_engine_read_tensor(e: *mut Engine, name: *const c_char, da
 }
 
 #[no_mangle]
-pub extern "C" fn prs_engine_connect_stream(e: *mut Engine, name: *const c_char, begin: *mut c_void, bytes: usize) -> i32 {
+pub extern "C" fn prs_engine_connect_stream(
+    e: *mut Engine,
+    name: *const c_char,
+    begin: *mut c_void,
+    bytes: usize,
+) -> i32 {
     guard(|| {
         let e = handle_mut(e, "engine")?;
         let name = text(name, "handle")?;
@@ -417,7 +467,9 @@ pub extern "C" fn prs_engine_connect_stream(e: *mut Engine, name: *const c_char,
         if begin.is_null() || bytes == 0 || (block > 0 && bytes % block != 0 && bytes < block) {
             return Err(ApiError::new(
                 Status::StreamConnectionError,
-                format!("stream '{name}': the buffer of {bytes} bytes cannot hold its transfers of {block} bytes"),
+                format!(
+                    "stream '{name}': the buffer of {bytes} bytes cannot hold its transfers of {block} bytes"
+                ),
             ));
         }
         e.connect(&name, Box::new(UserMemory { base: begin.cast(), len: bytes, pos: 0 }))
@@ -433,7 +485,10 @@ pub extern "C" fn prs_engine_handle_bytes(e: *const Engine, name: *const c_char,
         let n = match image.handles.iter().find(|h| h.name == name) {
             Some(h) => (linker::image::element_count(&h.shape) * u64::from(h.elem.size())) as usize,
             None => e.block_bytes(&name).ok_or_else(|| {
-                ApiError::new(Status::StreamConnectionError, format!("no stream or host handle called '{name}'"))
+                ApiError::new(
+                    Status::StreamConnectionError,
+                    format!("no stream or host handle called '{name}'"),
+                )
             })?,
         };
         put(out, n)
@@ -441,7 +496,11 @@ pub extern "C" fn prs_engine_handle_bytes(e: *const Engine, name: *const c_char,
 }
 
 #[no_mangle]
-pub extern "C" fn prs_engine_connect_stream_callback(e: *mut Engine, name: *const c_char, cb: StreamCallback) -> i32 {
+pub extern "C" fn prs_engine_connect_stream_callback(
+    e: *mut Engine,
+    name: *const c_char,
+    cb: StreamCallback,
+) -> i32 {
     guard(move || {
         let e = handle_mut(e, "engine")?;
         let name = text(name, "handle")?;
@@ -460,13 +519,21 @@ pub extern "C" fn prs_engine_profile_summary(
     guard(|| {
         let e = handle(e, "engine")?;
         for (k, v) in option_pairs(keys, values, n_opts)? {
-            if !matches!(k.as_str(), "showExecutionSteps" | "showVarStorage" | "showOptimizations" | "showPerIpuMemoryUsage") {
+            if !matches!(
+                k.as_str(),
+                "showExecutionSteps" | "showVarStorage" | "showOptimizations" | "showPerIpuMemoryUsage"
+            ) {
                 return Err(invalid_option(format!("unknown printProfileSummary option '{k}' (={v})")));
             }
         }
         let text = match &e.running {
             Some(r) => r.summary(),
-            None => return Err(ApiError::new(Status::PoplarError, "printProfileSummary: the engine has not been loaded")),
+            None => {
+                return Err(ApiError::new(
+                    Status::PoplarError,
+                    "printProfileSummary: the engine has not been loaded",
+                ))
+            }
         };
         put_string(out, text)
     })

@@ -45,20 +45,17 @@ fn field_err(message: String) -> ApiError {
     ApiError::new(Status::GraphConnectionError, message)
 }
 
-/// Reads codelet includes from the file system.
-struct FsIncludes;
-
-impl popc::IncludeResolver for FsIncludes {
-    fn read(&self, path: &str) -> Option<String> {
-        std::fs::read_to_string(path).ok()
-    }
-}
-
 impl CodeletFile {
-    fn compile(name: &str, source: &str, options: &[String], requested: &[String]) -> Result<(gp::Object, Vec<(String, String)>)> {
-        let opts = popc::Options::from_args(options)
-            .map_err(|e| ApiError::new(Status::GraphProgramCompilationError, format!("{name}: error: {e}")))?;
-        let out = popc::compile_lenient(name, source, &opts, &FsIncludes, requested)
+    fn compile(
+        name: &str,
+        source: &str,
+        options: &[String],
+        requested: &[String],
+    ) -> Result<(gp::Object, Vec<(String, String)>)> {
+        let opts = popc::Options::from_args(options).map_err(|e| {
+            ApiError::new(Status::GraphProgramCompilationError, format!("{name}: error: {e}"))
+        })?;
+        let out = popc::compile_lenient(name, source, &opts, &compiler::driver::FsIncludes, requested)
             .map_err(|d| ApiError::new(Status::GraphProgramCompilationError, d.render()))?;
         Ok((out.object, out.aliases))
     }
@@ -71,13 +68,22 @@ impl CodeletFile {
 
 impl Graph {
     /// Adds a codelet file or text, compiling it now.
-    fn add_codelets(&mut self, name: String, source: Option<String>, bytes: Vec<u8>, flags: &str) -> Result<()> {
+    fn add_codelets(
+        &mut self,
+        name: String,
+        source: Option<String>,
+        bytes: Vec<u8>,
+        flags: &str,
+    ) -> Result<()> {
         let options: Vec<String> = flags.split_whitespace().map(str::to_string).collect();
         let (object, aliases) = match &source {
             Some(text) => CodeletFile::compile(&name, text, &options, &[])?,
             None => {
                 let o = gp::Object::from_bytes(&bytes).map_err(|e| {
-                    ApiError::new(Status::GraphProgramCompilationError, format!("cannot load codelet object '{name}': {e}"))
+                    ApiError::new(
+                        Status::GraphProgramCompilationError,
+                        format!("cannot load codelet object '{name}': {e}"),
+                    )
                 })?;
                 (o, Vec::new())
             }
@@ -122,12 +128,18 @@ impl Graph {
                     let hint = spelling::did_you_mean(name, known.iter().copied())
                         .map(|s| format!("; did you mean '{s}'?"))
                         .unwrap_or_default();
-                    let added = if self.codelets.is_empty() { " (no codelets were added to the graph)" } else { "" };
-                    ApiError::new(Status::UnknownVertexType, format!("unknown vertex type '{name}'{hint}{added}"))
+                    let added =
+                        if self.codelets.is_empty() { " (no codelets were added to the graph)" } else { "" };
+                    ApiError::new(
+                        Status::UnknownVertexType,
+                        format!("unknown vertex type '{name}'{hint}{added}"),
+                    )
                 })?
             }
         };
-        self.codelets[index].vertex_type(name).ok_or_else(|| ApiError::new(Status::Internal, "vertex type vanished"))
+        self.codelets[index]
+            .vertex_type(name)
+            .ok_or_else(|| ApiError::new(Status::Internal, "vertex type vanished"))
     }
 
     fn field(&mut self, v: u32, field: &str) -> Result<gp::Field> {
@@ -148,7 +160,10 @@ impl Graph {
                 let names: Vec<&str> = t.fields.iter().map(|f| f.name.as_str()).collect();
                 Err(ApiError::new(
                     Status::UnknownField,
-                    format!("vertex type '{vtype}' has no field '{field}'{hint} (its fields: {})", names.join(", ")),
+                    format!(
+                        "vertex type '{vtype}' has no field '{field}'{hint} (its fields: {})",
+                        names.join(", ")
+                    ),
                 ))
             }
         }
@@ -183,7 +198,9 @@ impl Graph {
                 FieldValue::EdgeList(ts.iter().map(|t| t.view.flatten()).collect())
             }
             (_, true) => return Err(field_err(format!("{} is not a list of edges", what()))),
-            (gp::FieldKind::Plain, false) => return Err(field_err(format!("{} cannot take a tensor", what()))),
+            (gp::FieldKind::Plain, false) => {
+                return Err(field_err(format!("{} cannot take a tensor", what())))
+            }
         };
         self.builder.set_field(VertexId(v), name, value)?;
         Ok(())
@@ -209,16 +226,17 @@ impl Graph {
     }
 
     pub fn remote_buffer(&self, id: u32, repeat: usize) -> Result<&ir::RemoteBuffer> {
-        let b = self
-            .builder
-            .graph()
-            .remote_buffers
-            .get(ir::RemoteBufferId(id))
-            .ok_or_else(|| ApiError::new(Status::IndexError, format!("remote buffer {id} does not exist")))?;
+        let b =
+            self.builder.graph().remote_buffers.get(ir::RemoteBufferId(id)).ok_or_else(|| {
+                ApiError::new(Status::IndexError, format!("remote buffer {id} does not exist"))
+            })?;
         if repeat as u64 >= b.repeats {
             return Err(ApiError::new(
                 Status::IndexError,
-                format!("repeat {repeat} of remote buffer '{}' is out of range (it has {})", b.name, b.repeats),
+                format!(
+                    "repeat {repeat} of remote buffer '{}' is out of range (it has {})",
+                    b.name, b.repeats
+                ),
             ));
         }
         Ok(b)
@@ -239,8 +257,9 @@ impl Graph {
         let grain = grain.max(1);
         let grains = n.div_ceil(grain);
         let per_tile = grains.div_ceil(tiles).max(min_per_tile.div_ceil(grain)).max(1) * grain;
-        let regions: Vec<(u64, u64, u32)> =
-            (0..n.div_ceil(per_tile)).map(|i| (i * per_tile, ((i + 1) * per_tile).min(n), i as u32)).collect();
+        let regions: Vec<(u64, u64, u32)> = (0..n.div_ceil(per_tile))
+            .map(|i| (i * per_tile, ((i + 1) * per_tile).min(n), i as u32))
+            .collect();
         self.builder.map_regions(&t.view, &regions)?;
         Ok(())
     }
@@ -256,7 +275,11 @@ fn literal(v: Value) -> Literal {
 }
 
 #[no_mangle]
-pub extern "C" fn prs_graph_new(target: *const TargetDesc, replication_factor: u32, out: *mut *mut Graph) -> i32 {
+pub extern "C" fn prs_graph_new(
+    target: *const TargetDesc,
+    replication_factor: u32,
+    out: *mut *mut Graph,
+) -> i32 {
     guard(|| {
         let target = handle(target, "target")?.to_target()?;
         if replication_factor != 1 {
@@ -279,7 +302,11 @@ pub extern "C" fn prs_graph_free(g: *mut Graph) {
 pub extern "C" fn prs_graph_target(g: *const Graph, out: *mut TargetDesc) -> i32 {
     guard(|| {
         let t = handle(g, "graph")?.builder.target().clone();
-        let kind = if t.preset == ir::Preset::Cpu { crate::target::TARGET_CPU } else { crate::target::TARGET_IPU_MODEL };
+        let kind = if t.preset == ir::Preset::Cpu {
+            crate::target::TARGET_CPU
+        } else {
+            crate::target::TARGET_IPU_MODEL
+        };
         put(out, TargetDesc::from_target(&t, kind))
     })
 }
@@ -303,21 +330,43 @@ pub extern "C" fn prs_graph_add_codelets(
         if is_source != 0 {
             return g.add_codelets("<source>".into(), Some(arg), Vec::new(), &flags);
         }
+        let meta = std::fs::metadata(&arg).map_err(|e| {
+            ApiError::new(
+                Status::GraphProgramCompilationError,
+                format!("cannot read codelet file '{arg}': {e}"),
+            )
+        })?;
+        if let Some(why) = popc::include_refusal(meta.is_file(), meta.len()) {
+            return Err(ApiError::new(
+                Status::GraphProgramCompilationError,
+                format!("codelet file '{arg}': {why}"),
+            ));
+        }
         let bytes = std::fs::read(&arg).map_err(|e| {
-            ApiError::new(Status::GraphProgramCompilationError, format!("cannot read codelet file '{arg}': {e}"))
+            ApiError::new(
+                Status::GraphProgramCompilationError,
+                format!("cannot read codelet file '{arg}': {e}"),
+            )
         })?;
         if arg.ends_with(".gp") {
             return g.add_codelets(arg, None, bytes, &flags);
         }
         let src = String::from_utf8(bytes).map_err(|_| {
-            ApiError::new(Status::GraphProgramCompilationError, format!("codelet file '{arg}' is not UTF-8 text"))
+            ApiError::new(
+                Status::GraphProgramCompilationError,
+                format!("codelet file '{arg}' is not UTF-8 text"),
+            )
         })?;
         g.add_codelets(arg, Some(src), Vec::new(), &flags)
     })
 }
 
 #[no_mangle]
-pub extern "C" fn prs_graph_has_vertex_type(g: *const Graph, vertex_type: *const c_char, out: *mut i32) -> i32 {
+pub extern "C" fn prs_graph_has_vertex_type(
+    g: *const Graph,
+    vertex_type: *const c_char,
+    out: *mut i32,
+) -> i32 {
     guard(|| {
         let g = handle(g, "graph")?;
         let name = text(vertex_type, "vertex type")?;
@@ -424,7 +473,12 @@ pub extern "C" fn prs_graph_set_tile_mapping(g: *mut Graph, t: *const Tensor, ti
 }
 
 #[no_mangle]
-pub extern "C" fn prs_graph_map_linearly(g: *mut Graph, t: *const Tensor, min_per_tile: usize, grain: usize) -> i32 {
+pub extern "C" fn prs_graph_map_linearly(
+    g: *mut Graph,
+    t: *const Tensor,
+    min_per_tile: usize,
+    grain: usize,
+) -> i32 {
     guard(|| {
         let g = handle_mut(g, "graph")?;
         let t = handle(t, "tensor")?;
@@ -481,18 +535,21 @@ pub extern "C" fn prs_graph_add_compute_set(g: *mut Graph, name: *const c_char, 
 pub extern "C" fn prs_graph_compute_set_name(g: *const Graph, cs: u32, out: *mut *mut c_char) -> i32 {
     guard(|| {
         let g = handle(g, "graph")?;
-        let c = g
-            .builder
-            .graph()
-            .compute_sets
-            .get(ComputeSetId(cs))
-            .ok_or_else(|| ApiError::new(Status::IndexError, format!("compute set {cs} does not exist")))?;
+        let c =
+            g.builder.graph().compute_sets.get(ComputeSetId(cs)).ok_or_else(|| {
+                ApiError::new(Status::IndexError, format!("compute set {cs} does not exist"))
+            })?;
         put_string(out, c.name.clone())
     })
 }
 
 #[no_mangle]
-pub extern "C" fn prs_graph_add_vertex(g: *mut Graph, cs: u32, vertex_type: *const c_char, out: *mut u32) -> i32 {
+pub extern "C" fn prs_graph_add_vertex(
+    g: *mut Graph,
+    cs: u32,
+    vertex_type: *const c_char,
+    out: *mut u32,
+) -> i32 {
     guard(|| {
         let g = handle_mut(g, "graph")?;
         let name = text(vertex_type, "vertex type")?;
@@ -504,7 +561,12 @@ pub extern "C" fn prs_graph_add_vertex(g: *mut Graph, cs: u32, vertex_type: *con
 }
 
 #[no_mangle]
-pub extern "C" fn prs_graph_connect(g: *mut Graph, vertex: u32, field: *const c_char, t: *const Tensor) -> i32 {
+pub extern "C" fn prs_graph_connect(
+    g: *mut Graph,
+    vertex: u32,
+    field: *const c_char,
+    t: *const Tensor,
+) -> i32 {
     guard(|| {
         let g = handle_mut(g, "graph")?;
         let field = text(field, "field")?;
@@ -546,7 +608,13 @@ pub extern "C" fn prs_graph_connect_value(
         }
         // An edge given a value reads an implicit constant on the vertex's tile.
         let bytes = encode_values(&[v], f.elem)?;
-        let id = g.builder.add_tensor(&format!("{name}-value"), TensorKind::Const, f.elem, &[], Some(ir::Init::Splat(bytes)))?;
+        let id = g.builder.add_tensor(
+            &format!("{name}-value"),
+            TensorKind::Const,
+            f.elem,
+            &[],
+            Some(ir::Init::Splat(bytes)),
+        )?;
         let tile = g.builder.graph().vertices[VertexId(vertex)].tile.unwrap_or(0);
         let t = g.tensor(id);
         g.builder.map(&t.view, ir::Mapping::Tile(tile))?;
@@ -555,7 +623,12 @@ pub extern "C" fn prs_graph_connect_value(
 }
 
 #[no_mangle]
-pub extern "C" fn prs_graph_set_field_size(g: *mut Graph, vertex: u32, field: *const c_char, size: usize) -> i32 {
+pub extern "C" fn prs_graph_set_field_size(
+    g: *mut Graph,
+    vertex: u32,
+    field: *const c_char,
+    size: usize,
+) -> i32 {
     guard(|| {
         let g = handle_mut(g, "graph")?;
         let name = text(field, "field")?;
@@ -630,7 +703,12 @@ pub extern "C" fn prs_graph_add_remote_buffer(
     guard(|| {
         let g = handle_mut(g, "graph")?;
         let name = text(name, "handle")?;
-        let id = g.builder.add_remote_buffer(&name, elem_type(ty, false)?, &[num_elements as u64], repeats as u64)?;
+        let id = g.builder.add_remote_buffer(
+            &name,
+            elem_type(ty, false)?,
+            &[num_elements as u64],
+            repeats as u64,
+        )?;
         put(out, id.0)
     })
 }
@@ -649,7 +727,12 @@ pub(crate) fn bodies(progs: *const *const Program, n: usize) -> Result<Vec<Vec<S
 }
 
 #[no_mangle]
-pub extern "C" fn prs_graph_dump_pir(g: *const Graph, progs: *const *const Program, n: usize, out: *mut *mut c_char) -> i32 {
+pub extern "C" fn prs_graph_dump_pir(
+    g: *const Graph,
+    progs: *const *const Program,
+    n: usize,
+    out: *mut *mut c_char,
+) -> i32 {
     guard(|| {
         let g = handle(g, "graph")?;
         let (graph, _) = g.builder.finish(bodies(progs, n)?);

@@ -83,7 +83,10 @@ fn build_expr(nodes: &[ExprNode], inputs: &[&Tensor]) -> Result<(MapExpr, Vec<u6
             0 => {
                 let i = (n.index as usize).wrapping_sub(1);
                 let t = inputs.get(i).ok_or_else(|| {
-                    ApiError::new(Status::IndexError, format!("placeholder _{} has no tensor ({} given)", n.index, inputs.len()))
+                    ApiError::new(
+                        Status::IndexError,
+                        format!("placeholder _{} has no tensor ({} given)", n.index, inputs.len()),
+                    )
                 })?;
                 if t.view.num_elements() != 1 || !t.view.shape.is_empty() {
                     match &shape {
@@ -257,7 +260,10 @@ pub extern "C" fn prs_op_map(
             if first.view.shape != shape {
                 return Err(ApiError::new(
                     Status::PoplarError,
-                    format!("mapInPlace: the result has shape {shape:?} but the first tensor {:?}", first.view.shape),
+                    format!(
+                        "mapInPlace: the result has shape {shape:?} but the first tensor {:?}",
+                        first.view.shape
+                    ),
                 ));
             }
             if first.elem != e.elem {
@@ -338,8 +344,14 @@ pub extern "C" fn prs_op_reduce(
             }
         }
         ds.sort_unstable();
-        let shape: Vec<u64> =
-            input.view.shape.iter().enumerate().filter(|(i, _)| !ds.contains(&(*i as u32))).map(|(_, &d)| d).collect();
+        let shape: Vec<u64> = input
+            .view
+            .shape
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !ds.contains(&(*i as u32)))
+            .map(|(_, &d)| d)
+            .collect();
         let logical = matches!(rop, ReduceOp::And | ReduceOp::Or);
         if logical != (input.elem == ElemType::Bool) {
             return Err(type_err(format!("reduce: {} of a {} tensor", rop.name(), input.elem.cpp_name())));
@@ -359,12 +371,17 @@ pub extern "C" fn prs_op_reduce(
             if o.view.shape != shape {
                 return Err(ApiError::new(
                     Status::PoplarError,
-                    format!("reduceWithOutput: the output has shape {:?}, the reduction {shape:?}", o.view.shape),
+                    format!(
+                        "reduceWithOutput: the output has shape {:?}, the reduction {shape:?}",
+                        o.view.shape
+                    ),
                 ));
             }
         }
         let plain = given.is_none() && out_elem == input.elem && scale == 1.0 && update == 0;
-        let partial = if plain || (given.as_ref().is_some_and(|o| o.elem == input.elem) && scale == 1.0 && update == 0) {
+        let partial = if plain
+            || (given.as_ref().is_some_and(|o| o.elem == input.elem) && scale == 1.0 && update == 0)
+        {
             match &given {
                 Some(o) => o.clone(),
                 None => g.result(&name, input.elem, &shape, None)?,
@@ -389,7 +406,11 @@ pub extern "C" fn prs_op_reduce(
                     e = MapExpr { elem: dest.elem, kind: MapKind::Cast(Box::new(e)) };
                 }
                 if update != 0 {
-                    e = binary(BinaryOp::Add, MapExpr { elem: dest.elem, kind: MapKind::Input(dest.view.clone()) }, e);
+                    e = binary(
+                        BinaryOp::Add,
+                        MapExpr { elem: dest.elem, kind: MapKind::Input(dest.view.clone()) },
+                        e,
+                    );
                 }
                 body.push(op(&dest.view, OpKind::Map(e)));
                 dest
@@ -445,7 +466,10 @@ pub extern "C" fn prs_op_matmul(
             r
         } else {
             let c = g.result(&format!("{name}/cast"), out_elem, &shape, Some(&r.view))?;
-            let e = MapExpr { elem: out_elem, kind: MapKind::Cast(Box::new(MapExpr { elem: a.elem, kind: MapKind::Input(r.view.clone()) })) };
+            let e = MapExpr {
+                elem: out_elem,
+                kind: MapKind::Cast(Box::new(MapExpr { elem: a.elem, kind: MapKind::Input(r.view.clone()) })),
+            };
             seq.body.push(op(&c.view, OpKind::Map(e)));
             c
         };
@@ -469,9 +493,13 @@ pub extern "C" fn prs_op_nonlinearity(
         let t = handle(t, "tensor")?.clone();
         let name = name_of(name, "nonLinearity")?;
         if !matches!(t.elem, ElemType::Float | ElemType::Half) {
-            return Err(type_err(format!("nonLinearity of a {} tensor (float or half only)", t.elem.cpp_name())));
+            return Err(type_err(format!(
+                "nonLinearity of a {} tensor (float or half only)",
+                t.elem.cpp_name()
+            )));
         }
-        let dest = if in_place != 0 { t.clone() } else { g.result(&name, t.elem, &t.view.shape, Some(&t.view))? };
+        let dest =
+            if in_place != 0 { t.clone() } else { g.result(&name, t.elem, &t.view.shape, Some(&t.view))? };
         let x = MapExpr { elem: t.elem, kind: MapKind::Input(t.view.clone()) };
         match kind {
             0 => seq.body.push(op(&dest.view, OpKind::Map(unary(UnaryOp::Relu, x)))),
@@ -490,7 +518,14 @@ pub extern "C" fn prs_op_nonlinearity(
 
 /// Softmax along the innermost dimension: `exp(x - max) / sum`, the
 /// maximum subtracted only for the stable form.
-fn softmax(g: &mut Graph, seq: &mut Program, t: &Tensor, dest: &Tensor, stable: bool, name: &str) -> Result<()> {
+fn softmax(
+    g: &mut Graph,
+    seq: &mut Program,
+    t: &Tensor,
+    dest: &Tensor,
+    stable: bool,
+    name: &str,
+) -> Result<()> {
     let shape = t.view.shape.clone();
     let Some(&inner) = shape.last() else {
         return Err(unsupported("softmax of a scalar"));
@@ -507,7 +542,10 @@ fn softmax(g: &mut Graph, seq: &mut Program, t: &Tensor, dest: &Tensor, stable: 
     let x = MapExpr { elem: t.elem, kind: MapKind::Input(t.view.clone()) };
     let shifted = if stable {
         let m = g.result(&format!("{name}/max"), t.elem, &outer, None)?;
-        seq.body.push(op(&m.view, OpKind::Reduce { input: t.view.clone(), op: ReduceOp::Max, dims: last.clone() }));
+        seq.body.push(op(
+            &m.view,
+            OpKind::Reduce { input: t.view.clone(), op: ReduceOp::Max, dims: last.clone() },
+        ));
         binary(BinaryOp::Sub, x, MapExpr { elem: t.elem, kind: MapKind::Input(spread(&m)?) })
     } else {
         x

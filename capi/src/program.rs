@@ -47,9 +47,7 @@ fn check_copy(what: &str, (n1, e1): (u64, ElemType), (n2, e2): (u64, ElemType)) 
         ));
     }
     if n1 != n2 {
-        return Err(connection_error(format!(
-            "{what}: source has {n1} elements and destination has {n2}"
-        )));
+        return Err(connection_error(format!("{what}: source has {n1} elements and destination has {n2}")));
     }
     Ok(())
 }
@@ -117,7 +115,11 @@ pub extern "C" fn prs_program_copy_from_stream(
     make(out, || {
         let (g, d) = (handle(g, "graph")?, handle(dst, "destination")?);
         let s = g.stream(stream)?;
-        check_copy(&format!("Copy from stream '{}'", s.name), (s.num_elements(), s.elem), (d.view.num_elements(), d.elem))?;
+        check_copy(
+            &format!("Copy from stream '{}'", s.name),
+            (s.num_elements(), s.elem),
+            (d.view.num_elements(), d.elem),
+        )?;
         Ok(copy(CopyEnd::Stream(ir::StreamId(stream)), CopyEnd::Tensor(d.view.clone())))
     })
 }
@@ -132,7 +134,11 @@ pub extern "C" fn prs_program_copy_to_stream(
     make(out, || {
         let (g, t) = (handle(g, "graph")?, handle(src, "source")?);
         let s = g.stream(stream)?;
-        check_copy(&format!("Copy to stream '{}'", s.name), (t.view.num_elements(), t.elem), (s.num_elements(), s.elem))?;
+        check_copy(
+            &format!("Copy to stream '{}'", s.name),
+            (t.view.num_elements(), t.elem),
+            (s.num_elements(), s.elem),
+        )?;
         Ok(copy(CopyEnd::Tensor(t.view.clone()), CopyEnd::Stream(ir::StreamId(stream))))
     })
 }
@@ -148,7 +154,11 @@ pub extern "C" fn prs_program_copy_from_remote(
     make(out, || {
         let (g, d) = (handle(g, "graph")?, handle(dst, "destination")?);
         let b = g.remote_buffer(buffer, repeat)?;
-        check_copy(&format!("Copy from remote buffer '{}'", b.name), (b.num_elements(), b.elem), (d.view.num_elements(), d.elem))?;
+        check_copy(
+            &format!("Copy from remote buffer '{}'", b.name),
+            (b.num_elements(), b.elem),
+            (d.view.num_elements(), d.elem),
+        )?;
         Ok(copy(CopyEnd::Remote(ir::RemoteBufferId(buffer), repeat as u64), CopyEnd::Tensor(d.view.clone())))
     })
 }
@@ -164,14 +174,20 @@ pub extern "C" fn prs_program_copy_to_remote(
     make(out, || {
         let (g, t) = (handle(g, "graph")?, handle(src, "source")?);
         let b = g.remote_buffer(buffer, repeat)?;
-        check_copy(&format!("Copy to remote buffer '{}'", b.name), (t.view.num_elements(), t.elem), (b.num_elements(), b.elem))?;
+        check_copy(
+            &format!("Copy to remote buffer '{}'", b.name),
+            (t.view.num_elements(), t.elem),
+            (b.num_elements(), b.elem),
+        )?;
         Ok(copy(CopyEnd::Tensor(t.view.clone()), CopyEnd::Remote(ir::RemoteBufferId(buffer), repeat as u64)))
     })
 }
 
 #[no_mangle]
 pub extern "C" fn prs_program_repeat(count: u32, body: *const Program, out: *mut *mut Program) -> i32 {
-    make(out, || Ok(Program::one(Stmt::Repeat { count: u64::from(count), body: handle(body, "body")?.body.clone() })))
+    make(out, || {
+        Ok(Program::one(Stmt::Repeat { count: u64::from(count), body: handle(body, "body")?.body.clone() }))
+    })
 }
 
 #[no_mangle]
@@ -241,7 +257,11 @@ pub extern "C" fn prs_program_switch(
 }
 
 #[no_mangle]
-pub extern "C" fn prs_program_print_tensor(title: *const c_char, t: *const Tensor, out: *mut *mut Program) -> i32 {
+pub extern "C" fn prs_program_print_tensor(
+    title: *const c_char,
+    t: *const Tensor,
+    out: *mut *mut Program,
+) -> i32 {
     make(out, || {
         let label = text(title, "title")?;
         let t = handle(t, "tensor")?;
@@ -265,6 +285,10 @@ pub extern "C" fn prs_program_call(function: u32, out: *mut *mut Program) -> i32
 }
 
 #[no_mangle]
-pub extern "C" fn prs_program_block(body: *const Program, _name: *const c_char, out: *mut *mut Program) -> i32 {
+pub extern "C" fn prs_program_block(
+    body: *const Program,
+    _name: *const c_char,
+    out: *mut *mut Program,
+) -> i32 {
     make(out, || Ok(Program::one(Program::nested(handle(body, "body")?))))
 }

@@ -63,7 +63,10 @@ impl TargetDesc {
     pub fn to_target(&self) -> Result<Target> {
         let arch = self.arch();
         let preset = ARCHS.iter().find(|(a, _)| *a == arch).map(|(_, p)| *p).ok_or_else(|| {
-            ApiError::new(Status::PoplarError, format!("unknown IPU architecture '{arch}' (known: ipu1, ipu2, ipu21)"))
+            ApiError::new(
+                Status::PoplarError,
+                format!("unknown IPU architecture '{arch}' (known: ipu1, ipu2, ipu21)"),
+            )
         })?;
         let mut t = Target::preset(preset);
         let clock = (self.clock_hz / 1e6).round();
@@ -104,7 +107,10 @@ pub fn elem_type(code: i32, host: bool) -> Result<ElemType> {
         11 if host => ElemType::Double,
         13 => ElemType::Quarter,
         _ => {
-            return Err(ApiError::new(Status::TypeError, format!("type code {code} is not a tensor element type")))
+            return Err(ApiError::new(
+                Status::TypeError,
+                format!("type code {code} is not a tensor element type"),
+            ))
         }
     };
     Ok(e)
@@ -157,7 +163,10 @@ pub fn encode_values(values: &[Value], elem: ElemType) -> Result<Vec<u8>> {
             }
         };
         if !v.fits(elem) {
-            return Err(ApiError::new(Status::TypeError, format!("value {v:?} does not fit {}", elem.cpp_name())));
+            return Err(ApiError::new(
+                Status::TypeError,
+                format!("value {v:?} does not fit {}", elem.cpp_name()),
+            ));
         }
         vocab::encode(elem, v, &mut out);
     }

@@ -69,7 +69,17 @@ impl Tensor {
 
     /// The permutation that undoes [`Tensor::to_front`].
     fn from_front(rank: usize, dim: usize) -> Vec<u32> {
-        (0..rank).map(|d| if d == dim { 0 } else if d < dim { d as u32 + 1 } else { d as u32 }).collect()
+        (0..rank)
+            .map(|d| {
+                if d == dim {
+                    0
+                } else if d < dim {
+                    d as u32 + 1
+                } else {
+                    d as u32
+                }
+            })
+            .collect()
     }
 
     /// `reverse(dim)`.
@@ -169,7 +179,13 @@ pub extern "C" fn prs_tensor_index(t: *const Tensor, i: usize, out: *mut *mut Te
 }
 
 #[no_mangle]
-pub extern "C" fn prs_tensor_slice(t: *const Tensor, begin: usize, end: usize, dim: u32, out: *mut *mut Tensor) -> i32 {
+pub extern "C" fn prs_tensor_slice(
+    t: *const Tensor,
+    begin: usize,
+    end: usize,
+    dim: u32,
+    out: *mut *mut Tensor,
+) -> i32 {
     derive(t, out, |t| t.slice(begin, end, dim))
 }
 
@@ -199,7 +215,12 @@ pub extern "C" fn prs_tensor_slice_multi(
 }
 
 #[no_mangle]
-pub extern "C" fn prs_tensor_reshape(t: *const Tensor, shape: *const usize, rank: usize, out: *mut *mut Tensor) -> i32 {
+pub extern "C" fn prs_tensor_reshape(
+    t: *const Tensor,
+    shape: *const usize,
+    rank: usize,
+    out: *mut *mut Tensor,
+) -> i32 {
     derive(t, out, |t| {
         let s: Vec<i64> = slice(shape, rank).iter().map(|&d| d as i64).collect();
         t.view.reshape(&s).map(|v| t.with(v)).map_err(index_error)
@@ -207,7 +228,12 @@ pub extern "C" fn prs_tensor_reshape(t: *const Tensor, shape: *const usize, rank
 }
 
 #[no_mangle]
-pub extern "C" fn prs_tensor_dimshuffle(t: *const Tensor, perm: *const u32, n: usize, out: *mut *mut Tensor) -> i32 {
+pub extern "C" fn prs_tensor_dimshuffle(
+    t: *const Tensor,
+    perm: *const u32,
+    n: usize,
+    out: *mut *mut Tensor,
+) -> i32 {
     derive(t, out, |t| t.dimshuffle(slice(perm, n)))
 }
 
@@ -222,12 +248,22 @@ pub extern "C" fn prs_tensor_broadcast(t: *const Tensor, n: usize, dim: u32, out
 }
 
 #[no_mangle]
-pub extern "C" fn prs_tensor_subsample(t: *const Tensor, stride: usize, dim: u32, out: *mut *mut Tensor) -> i32 {
+pub extern "C" fn prs_tensor_subsample(
+    t: *const Tensor,
+    stride: usize,
+    dim: u32,
+    out: *mut *mut Tensor,
+) -> i32 {
     derive(t, out, |t| t.subsample(stride, dim))
 }
 
 #[no_mangle]
-pub extern "C" fn prs_tensor_concat(ts: *const *const Tensor, n: usize, dim: u32, out: *mut *mut Tensor) -> i32 {
+pub extern "C" fn prs_tensor_concat(
+    ts: *const *const Tensor,
+    n: usize,
+    dim: u32,
+    out: *mut *mut Tensor,
+) -> i32 {
     guard(|| {
         let ts = tensors(ts, n)?;
         let Some(first) = ts.first() else {
@@ -280,7 +316,8 @@ pub extern "C" fn prs_tensor_intersects(a: *const Tensor, b: *const Tensor, out:
 pub extern "C" fn prs_tensor_contains_aliases(t: *const Tensor, out: *mut i32) -> i32 {
     guard(|| {
         let t = handle(t, "tensor")?;
-        let mut runs: Vec<(u32, u64, u64)> = t.view.runs().map(|r| (r.tensor.0, r.start, r.start + r.len)).collect();
+        let mut runs: Vec<(u32, u64, u64)> =
+            t.view.runs().map(|r| (r.tensor.0, r.start, r.start + r.len)).collect();
         runs.sort_unstable();
         let aliased = runs.windows(2).any(|w| w[0].0 == w[1].0 && w[1].1 < w[0].2);
         put(out, i32::from(aliased))
@@ -291,9 +328,8 @@ pub extern "C" fn prs_tensor_contains_aliases(t: *const Tensor, out: *mut i32) -
 pub extern "C" fn prs_tensor_equal(a: *const Tensor, b: *const Tensor) -> i32 {
     match (handle(a, "tensor"), handle(b, "tensor")) {
         (Ok(a), Ok(b)) => {
-            let same = a.elem == b.elem
-                && a.view.shape == b.view.shape
-                && a.view.elements().eq(b.view.elements());
+            let same =
+                a.elem == b.elem && a.view.shape == b.view.shape && a.view.elements().eq(b.view.elements());
             i32::from(same)
         }
         _ => 0,

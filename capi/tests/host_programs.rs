@@ -54,10 +54,17 @@ fn run(exe: &Path, dir: &Path, args: &[&str]) -> (bool, String, String) {
     let o = Command::new(exe)
         .args(args)
         .current_dir(dir)
-        .env("POPLAR_RS_LOCK_DIR", std::env::temp_dir().join(format!("poplar-rs-test-{}", std::process::id())))
+        .env(
+            "POPLAR_RS_LOCK_DIR",
+            std::env::temp_dir().join(format!("poplar-rs-test-{}", std::process::id())),
+        )
         .output()
         .expect("run the host program");
-    (o.status.success(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+    (
+        o.status.success(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
 }
 
 fn scratch(name: &str) -> PathBuf {

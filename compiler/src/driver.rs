@@ -18,7 +18,7 @@ use crate::error::Warning;
 use crate::{Codelets, CompileError, Compiled, Options};
 
 /// Reads files for `popc`'s preprocessor.
-struct FsIncludes;
+pub struct FsIncludes;
 
 impl popc::IncludeResolver for FsIncludes {
     fn read(&self, path: &str) -> Option<String> {

@@ -156,23 +156,61 @@ pub enum TArg<'a> {
 /// A statement.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt<'a> {
-    Copy { src: Box<Expr<'a>>, dst: Box<Expr<'a>>, span: Span },
+    Copy {
+        src: Box<Expr<'a>>,
+        dst: Box<Expr<'a>>,
+        span: Span,
+    },
     Execute(Ident<'a>, Span),
     /// `print [poplar] "label" view`.
-    Print { style: Option<Ident<'a>>, label: String, view: Box<Expr<'a>>, span: Span },
-    Repeat { count: Box<Expr<'a>>, body: Vec<Stmt<'a>>, span: Span },
-    While { cond: Vec<Stmt<'a>>, pred: Box<Expr<'a>>, body: Vec<Stmt<'a>>, span: Span },
-    If { pred: Box<Expr<'a>>, then: Vec<Stmt<'a>>, else_: Option<Vec<Stmt<'a>>>, span: Span },
-    Switch { selector: Box<Expr<'a>>, cases: Vec<Case<'a>>, default: Option<Vec<Stmt<'a>>>, span: Span },
+    Print {
+        style: Option<Ident<'a>>,
+        label: String,
+        view: Box<Expr<'a>>,
+        span: Span,
+    },
+    Repeat {
+        count: Box<Expr<'a>>,
+        body: Vec<Stmt<'a>>,
+        span: Span,
+    },
+    While {
+        cond: Vec<Stmt<'a>>,
+        pred: Box<Expr<'a>>,
+        body: Vec<Stmt<'a>>,
+        span: Span,
+    },
+    If {
+        pred: Box<Expr<'a>>,
+        then: Vec<Stmt<'a>>,
+        else_: Option<Vec<Stmt<'a>>>,
+        span: Span,
+    },
+    Switch {
+        selector: Box<Expr<'a>>,
+        cases: Vec<Case<'a>>,
+        default: Option<Vec<Stmt<'a>>>,
+        span: Span,
+    },
     Undef(Box<Expr<'a>>, Span),
     Sync(Span),
     Call(Ident<'a>, Span),
     Block(Vec<Stmt<'a>>, Span),
     For(Box<For<'a, Stmt<'a>>>),
     // `t = expr`, or with `op` `t op= expr` (a library operation).
-    Assign { target: Box<Expr<'a>>, op: Option<BinOp>, value: Box<Expr<'a>>, span: Span },
+    Assign {
+        target: Box<Expr<'a>>,
+        op: Option<BinOp>,
+        value: Box<Expr<'a>>,
+        span: Span,
+    },
     // `word t value`: `fill t 0.0` (the word is checked by the lowering).
-    Fill { word: Ident<'a>, target: Box<Expr<'a>>, value: Box<Expr<'a>>, span: Span },
+    Fill {
+        word: Ident<'a>,
+        target: Box<Expr<'a>>,
+        value: Box<Expr<'a>>,
+        span: Span,
+    },
     // `f(args)` as a statement: `dynamic_update(t, s, off, dims = [0], sizes = [1])`.
     OpCall(Box<(Ident<'a>, Vec<Arg<'a>>)>, Span),
 }

@@ -118,7 +118,10 @@ impl Builder {
     pub fn ident(&mut self, kind: &str, name: &str) -> String {
         let mut base: String =
             name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
-        if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) || crate::lexer::is_keyword(&base) {
+        if base.is_empty()
+            || base.starts_with(|c: char| c.is_ascii_digit())
+            || crate::lexer::is_keyword(&base)
+        {
             base = format!("{kind}_{base}");
         }
         let mut name = base.clone();
@@ -166,12 +169,16 @@ impl Builder {
             if b.len() as u64 != n * u64::from(elem.size()) {
                 return Err(BuildError::new(
                     BuildErrorKind::TensorCreation,
-                    format!("tensor '{name}' has {n} elements but {} values were given", b.len() / elem.size() as usize),
+                    format!(
+                        "tensor '{name}' has {n} elements but {} values were given",
+                        b.len() / elem.size() as usize
+                    ),
                 ));
             }
         }
         let ident = self.ident("t", name);
-        let span = self.describe(if kind == TensorKind::Const { "constant" } else { "variable" }, &ident, name);
+        let span =
+            self.describe(if kind == TensorKind::Const { "constant" } else { "variable" }, &ident, name);
         let id = self.graph.tensors.push(Tensor { name: ident, kind, elem, shape: shape.to_vec(), init });
         self.spans.tensors.set(id, span);
         Ok(id)
@@ -251,7 +258,11 @@ impl Builder {
                 continue;
             }
             let part = flat
-                .index(&[crate::view::Subscript::Slice { start: Some(begin as i64), end: Some(end as i64), step: None }])
+                .index(&[crate::view::Subscript::Slice {
+                    start: Some(begin as i64),
+                    end: Some(end as i64),
+                    step: None,
+                }])
                 .map_err(Builder::index_err)?;
             self.map(&part, Mapping::Tile(tile))?;
         }
@@ -351,13 +362,17 @@ impl Builder {
         let Some((tensor, 0, len)) = view.is_contiguous_single_tensor() else {
             return Err(BuildError::new(
                 BuildErrorKind::Connection,
-                format!("host handle '{name}': only a whole tensor can be read or written from the host here"),
+                format!(
+                    "host handle '{name}': only a whole tensor can be read or written from the host here"
+                ),
             ));
         };
         if len != self.graph.tensors[tensor].num_elements() {
             return Err(BuildError::new(
                 BuildErrorKind::Connection,
-                format!("host handle '{name}': only a whole tensor can be read or written from the host here"),
+                format!(
+                    "host handle '{name}': only a whole tensor can be read or written from the host here"
+                ),
             ));
         }
         self.host_name("host handle", name)?;
@@ -367,15 +382,32 @@ impl Builder {
         Ok(id)
     }
 
-    pub fn add_stream(&mut self, name: &str, elem: ElemType, shape: &[u64], direction: HostDirection) -> R<StreamId> {
+    pub fn add_stream(
+        &mut self,
+        name: &str,
+        elem: ElemType,
+        shape: &[u64],
+        direction: HostDirection,
+    ) -> R<StreamId> {
         self.host_name("stream", name)?;
         let span = self.describe("stream", name, name);
-        let id = self.graph.streams.push(Stream { name: name.to_string(), elem, shape: shape.to_vec(), direction });
+        let id = self.graph.streams.push(Stream {
+            name: name.to_string(),
+            elem,
+            shape: shape.to_vec(),
+            direction,
+        });
         self.spans.streams.set(id, span);
         Ok(id)
     }
 
-    pub fn add_remote_buffer(&mut self, name: &str, elem: ElemType, shape: &[u64], repeats: u64) -> R<RemoteBufferId> {
+    pub fn add_remote_buffer(
+        &mut self,
+        name: &str,
+        elem: ElemType,
+        shape: &[u64],
+        repeats: u64,
+    ) -> R<RemoteBufferId> {
         self.host_name("remote buffer", name)?;
         let span = self.describe("remote buffer", name, name);
         let id = self.graph.remote_buffers.push(RemoteBuffer {

@@ -384,7 +384,9 @@ impl Validator<'_> {
                     }
                     self.regions(regions, b.elem, &b.shape, &b.name)?;
                 }
-                Step::Print { label, elem, shape, regions, .. } => self.regions(regions, *elem, shape, label)?,
+                Step::Print { label, elem, shape, regions, .. } => {
+                    self.regions(regions, *elem, shape, label)?
+                }
                 Step::Repeat { body, .. } => self.steps_at(body, depth + 1)?,
                 Step::While { cond, pred, body } => {
                     self.steps_at(cond, depth + 1)?;

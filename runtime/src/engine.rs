@@ -253,7 +253,11 @@ impl Engine {
     /// Connects a stream to a host end outside the engine ([`HostStream`]):
     /// each copy calls it with one block, replacing any buffer connected
     /// before. `None` disconnects it.
-    pub fn connect_stream_outside(&mut self, name: &str, end: Option<Box<dyn HostStream>>) -> Result<(), HostError> {
+    pub fn connect_stream_outside(
+        &mut self,
+        name: &str,
+        end: Option<Box<dyn HostStream>>,
+    ) -> Result<(), HostError> {
         let Named::Stream { index, .. } = self.lookup(name)? else {
             return Err(HostError::Data(format!("'{name}' is not a stream")));
         };

@@ -35,7 +35,13 @@ pub fn print_tensor(label: &str, elem: ElemType, shape: &[u64], bytes: &[u8]) ->
 }
 
 /// [`print_tensor`] in either layout ([`PrintStyle`]).
-pub fn print_tensor_as(style: PrintStyle, label: &str, elem: ElemType, shape: &[u64], bytes: &[u8]) -> String {
+pub fn print_tensor_as(
+    style: PrintStyle,
+    label: &str,
+    elem: ElemType,
+    shape: &[u64],
+    bytes: &[u8],
+) -> String {
     match style {
         PrintStyle::Pir => pir_layout(label, elem, shape, bytes),
         PrintStyle::Poplar => poplar_layout(label, elem, shape, bytes),

@@ -60,7 +60,10 @@ impl Lowerer {
                         Some(n) => {
                             return Err(self.err(
                                 n.span,
-                                format!("unknown print layout `{}` (the one other layout is `poplar`)", n.name),
+                                format!(
+                                    "unknown print layout `{}` (the one other layout is `poplar`)",
+                                    n.name
+                                ),
                             ))
                         }
                     };
