@@ -464,7 +464,7 @@ pub extern "C" fn prs_engine_connect_stream(
         let e = handle_mut(e, "engine")?;
         let name = text(name, "handle")?;
         let block = e.block_bytes(&name).unwrap_or(0);
-        if begin.is_null() || bytes == 0 || (block > 0 && bytes % block != 0 && bytes < block) {
+        if begin.is_null() || bytes == 0 || (block > 0 && !bytes.is_multiple_of(block) && bytes < block) {
             return Err(ApiError::new(
                 Status::StreamConnectionError,
                 format!(

@@ -55,7 +55,7 @@ impl CodeletFile {
         let opts = popc::Options::from_args(options).map_err(|e| {
             ApiError::new(Status::GraphProgramCompilationError, format!("{name}: error: {e}"))
         })?;
-        let out = popc::compile_lenient(name, source, &opts, &compiler::driver::FsIncludes, requested)
+        let out = popc::compile_lenient(name, source, &opts, &popc::FsIncludes, requested)
             .map_err(|d| ApiError::new(Status::GraphProgramCompilationError, d.render()))?;
         Ok((out.object, out.aliases))
     }
@@ -374,6 +374,7 @@ pub extern "C" fn prs_graph_has_vertex_type(
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn new_tensor(
     g: *mut Graph,
     ty: i32,

@@ -42,21 +42,14 @@ struct Typed {
     open: bool,
 }
 
-/// Gives an open (constant-only) tree the type `t`.
-fn settle(e: &mut MapExpr, t: ElemType) {
-    match &mut e.kind {
-        MapKind::Const(_) | MapKind::Input(_) => e.elem = t,
-        MapKind::Unary(_, a) => {
-            settle(a, t);
-            e.elem = t;
-        }
-        MapKind::Binary(op, a, b) => {
-            settle(a, t);
-            settle(b, t);
-            e.elem = if op.is_comparison() { ElemType::Bool } else { t };
-        }
-        MapKind::Cast(_) => {}
-    }
+/// Reading `view`'s elements of type `elem`.
+fn read(elem: ElemType, view: View) -> MapExpr {
+    MapExpr { elem, kind: MapKind::Input(view) }
+}
+
+/// Reading a tensor's elements.
+fn reading(t: &Tensor) -> MapExpr {
+    read(t.elem, t.view.clone())
 }
 
 fn unary(op: UnaryOp, a: MapExpr) -> MapExpr {
@@ -100,7 +93,7 @@ fn build_expr(nodes: &[ExprNode], inputs: &[&Tensor]) -> Result<(MapExpr, Vec<u6
                         None => shape = Some(t.view.shape.clone()),
                     }
                 }
-                Typed { e: MapExpr { elem: t.elem, kind: MapKind::Input(t.view.clone()) }, open: false }
+                Typed { e: reading(t), open: false }
             }
             1 => {
                 let typed = n.ty >= 0;
@@ -162,8 +155,8 @@ fn build_expr(nodes: &[ExprNode], inputs: &[&Tensor]) -> Result<(MapExpr, Vec<u6
                     other => return Err(unsupported(&format!("binary operation {other}"))),
                 };
                 match (a.open, b.open) {
-                    (true, false) => settle(&mut a.e, b.e.elem),
-                    (false, true) => settle(&mut b.e, a.e.elem),
+                    (true, false) => a.e.settle(b.e.elem),
+                    (false, true) => b.e.settle(a.e.elem),
                     _ => {}
                 }
                 if a.e.elem != b.e.elem {
@@ -191,7 +184,7 @@ fn build_expr(nodes: &[ExprNode], inputs: &[&Tensor]) -> Result<(MapExpr, Vec<u6
         return Err(unsupported("a malformed expression"));
     }
     if top.open {
-        settle(&mut top.e, ElemType::Float);
+        top.e.settle(ElemType::Float);
     }
     let shape = shape.or_else(|| inputs.first().map(|t| t.view.shape.clone())).unwrap_or_default();
     Ok((top.e, shape))
@@ -361,7 +354,7 @@ pub extern "C" fn prs_op_reduce(
         let mut source = input.clone();
         if operation == 6 {
             let sq = g.result(&format!("{name}/square"), input.elem, &input.view.shape, Some(&input.view))?;
-            let x = MapExpr { elem: input.elem, kind: MapKind::Input(input.view.clone()) };
+            let x = reading(&input);
             body.push(op(&sq.view, OpKind::Map(binary(BinaryOp::Mul, x.clone(), x))));
             source = sq;
         }
@@ -398,7 +391,7 @@ pub extern "C" fn prs_op_reduce(
                     Some(o) => o.clone(),
                     None => g.result(&name, out_elem, &shape, Some(&partial.view))?,
                 };
-                let mut e = MapExpr { elem: partial.elem, kind: MapKind::Input(partial.view.clone()) };
+                let mut e = reading(&partial);
                 if scale != 1.0 {
                     e = binary(BinaryOp::Mul, e, constant(f64::from(scale), partial.elem));
                 }
@@ -406,11 +399,7 @@ pub extern "C" fn prs_op_reduce(
                     e = MapExpr { elem: dest.elem, kind: MapKind::Cast(Box::new(e)) };
                 }
                 if update != 0 {
-                    e = binary(
-                        BinaryOp::Add,
-                        MapExpr { elem: dest.elem, kind: MapKind::Input(dest.view.clone()) },
-                        e,
-                    );
+                    e = binary(BinaryOp::Add, reading(&dest), e);
                 }
                 body.push(op(&dest.view, OpKind::Map(e)));
                 dest
@@ -466,10 +455,7 @@ pub extern "C" fn prs_op_matmul(
             r
         } else {
             let c = g.result(&format!("{name}/cast"), out_elem, &shape, Some(&r.view))?;
-            let e = MapExpr {
-                elem: out_elem,
-                kind: MapKind::Cast(Box::new(MapExpr { elem: a.elem, kind: MapKind::Input(r.view.clone()) })),
-            };
+            let e = MapExpr { elem: out_elem, kind: MapKind::Cast(Box::new(read(a.elem, r.view.clone()))) };
             seq.body.push(op(&c.view, OpKind::Map(e)));
             c
         };
@@ -500,7 +486,7 @@ pub extern "C" fn prs_op_nonlinearity(
         }
         let dest =
             if in_place != 0 { t.clone() } else { g.result(&name, t.elem, &t.view.shape, Some(&t.view))? };
-        let x = MapExpr { elem: t.elem, kind: MapKind::Input(t.view.clone()) };
+        let x = reading(&t);
         match kind {
             0 => seq.body.push(op(&dest.view, OpKind::Map(unary(UnaryOp::Relu, x)))),
             1 => seq.body.push(op(&dest.view, OpKind::Map(unary(UnaryOp::Sigmoid, x)))),
@@ -539,14 +525,14 @@ fn softmax(
         let perm: Vec<i64> = (1..rank as i64).chain([0]).collect();
         b.dimshuffle(&perm).map_err(|e| ApiError::new(Status::Internal, e))
     };
-    let x = MapExpr { elem: t.elem, kind: MapKind::Input(t.view.clone()) };
+    let x = reading(t);
     let shifted = if stable {
         let m = g.result(&format!("{name}/max"), t.elem, &outer, None)?;
         seq.body.push(op(
             &m.view,
             OpKind::Reduce { input: t.view.clone(), op: ReduceOp::Max, dims: last.clone() },
         ));
-        binary(BinaryOp::Sub, x, MapExpr { elem: t.elem, kind: MapKind::Input(spread(&m)?) })
+        binary(BinaryOp::Sub, x, read(t.elem, spread(&m)?))
     } else {
         x
     };
@@ -554,11 +540,7 @@ fn softmax(
     seq.body.push(op(&e.view, OpKind::Map(unary(UnaryOp::Exp, shifted))));
     let s = g.result(&format!("{name}/sum"), t.elem, &outer, None)?;
     seq.body.push(op(&s.view, OpKind::Reduce { input: e.view.clone(), op: ReduceOp::Add, dims: last }));
-    let quotient = binary(
-        BinaryOp::Div,
-        MapExpr { elem: t.elem, kind: MapKind::Input(e.view.clone()) },
-        MapExpr { elem: t.elem, kind: MapKind::Input(spread(&s)?) },
-    );
+    let quotient = binary(BinaryOp::Div, read(t.elem, e.view.clone()), read(t.elem, spread(&s)?));
     seq.body.push(op(&dest.view, OpKind::Map(quotient)));
     Ok(())
 }

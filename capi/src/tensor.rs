@@ -281,34 +281,11 @@ pub extern "C" fn prs_tensor_concat(
     })
 }
 
-/// Whether two views share an element (runs compared per tensor).
-pub fn intersects(a: &View, b: &View) -> bool {
-    let runs = |v: &View| {
-        let mut r: Vec<(u32, u64, u64)> = v.runs().map(|r| (r.tensor.0, r.start, r.start + r.len)).collect();
-        r.sort_unstable();
-        r
-    };
-    let (ra, rb) = (runs(a), runs(b));
-    let (mut i, mut j) = (0, 0);
-    while i < ra.len() && j < rb.len() {
-        let (x, y) = (ra[i], rb[j]);
-        if x.0 == y.0 && x.1 < y.2 && y.1 < x.2 {
-            return true;
-        }
-        if (x.0, x.2) <= (y.0, y.2) {
-            i += 1;
-        } else {
-            j += 1;
-        }
-    }
-    false
-}
-
 #[no_mangle]
 pub extern "C" fn prs_tensor_intersects(a: *const Tensor, b: *const Tensor, out: *mut i32) -> i32 {
     guard(|| {
         let (a, b) = (handle(a, "tensor")?, handle(b, "tensor")?);
-        put(out, i32::from(intersects(&a.view, &b.view)))
+        put(out, i32::from(a.view.overlaps(&b.view)))
     })
 }
 
@@ -316,10 +293,7 @@ pub extern "C" fn prs_tensor_intersects(a: *const Tensor, b: *const Tensor, out:
 pub extern "C" fn prs_tensor_contains_aliases(t: *const Tensor, out: *mut i32) -> i32 {
     guard(|| {
         let t = handle(t, "tensor")?;
-        let mut runs: Vec<(u32, u64, u64)> =
-            t.view.runs().map(|r| (r.tensor.0, r.start, r.start + r.len)).collect();
-        runs.sort_unstable();
-        let aliased = runs.windows(2).any(|w| w[0].0 == w[1].0 && w[1].1 < w[0].2);
+        let aliased = t.view.repeats_elements();
         put(out, i32::from(aliased))
     })
 }

@@ -17,38 +17,6 @@ use linker::gp;
 use crate::error::Warning;
 use crate::{Codelets, CompileError, Compiled, Options};
 
-/// Reads files for `popc`'s preprocessor.
-pub struct FsIncludes;
-
-impl popc::IncludeResolver for FsIncludes {
-    fn read(&self, path: &str) -> Option<String> {
-        read_include(path).ok()
-    }
-
-    fn refusal(&self, path: &str) -> Option<String> {
-        read_include(path).err().flatten()
-    }
-}
-
-/// Reads an included file: only a regular file of at most
-/// `popc::MAX_INCLUDE_BYTES` (`popc::include_refusal`), checked before it
-/// is opened and bounded while it is read. `Err(None)`: no such file;
-/// `Err(Some(why))`: refused.
-fn read_include(path: &str) -> Result<String, Option<String>> {
-    use std::io::Read;
-    let meta = std::fs::metadata(path).map_err(|_| None)?;
-    if let Some(why) = popc::include_refusal(meta.is_file(), meta.len()) {
-        return Err(Some(why));
-    }
-    let file = std::fs::File::open(path).map_err(|e| Some(e.to_string()))?;
-    let mut text = String::new();
-    file.take(popc::MAX_INCLUDE_BYTES + 1).read_to_string(&mut text).map_err(|e| Some(e.to_string()))?;
-    match popc::include_refusal(true, text.len() as u64) {
-        Some(why) => Err(Some(why)),
-        None => Ok(text),
-    }
-}
-
 fn find_file(pir_dir: &Path, rel: &str, include_dirs: &[PathBuf]) -> Result<PathBuf, Vec<PathBuf>> {
     let mut tried = Vec::new();
     for dir in std::iter::once(pir_dir).chain(include_dirs.iter().map(|p| p.as_path())) {
@@ -149,7 +117,7 @@ pub fn compile_cpp(
 ) -> Result<popc::Output, String> {
     let popc_opts = popc::Options::from_args(options).map_err(|e| format!("{file_name}: error: {e}\n"))?;
     let wanted = requested_in(source, requested);
-    popc::compile_lenient(file_name, source, &popc_opts, &FsIncludes, &wanted).map_err(|d| d.render())
+    popc::compile_lenient(file_name, source, &popc_opts, &popc::FsIncludes, &wanted).map_err(|d| d.render())
 }
 
 /// The requested template instantiations a codelet source could define:

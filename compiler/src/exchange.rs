@@ -635,29 +635,6 @@ fn schedule_copies(
     }
 }
 
-fn intervals(view: &View) -> Vec<(TensorId, u64, u64)> {
-    let mut v: Vec<(TensorId, u64, u64)> =
-        view.runs().map(|r| (r.tensor, r.start, r.start + r.len)).collect();
-    v.sort_unstable();
-    v
-}
-
-fn overlaps(a: &[(TensorId, u64, u64)], b: &[(TensorId, u64, u64)]) -> bool {
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        let (x, y) = (a[i], b[j]);
-        if x.0 == y.0 && x.1 < y.2 && y.1 < x.2 {
-            return true;
-        }
-        if (x.0, x.2) <= (y.0, y.2) {
-            i += 1;
-        } else {
-            j += 1;
-        }
-    }
-    false
-}
-
 fn plan_copy(
     graph: &Graph,
     mapping: &TileMapping,
@@ -682,18 +659,16 @@ fn plan_copy(
     }
     let Some(elem) = se else { return Ok(Vec::new()) };
     let size = u64::from(elem.size());
-    let di = intervals(dst);
-    if di.windows(2).any(|w| w[0].0 == w[1].0 && w[1].1 < w[0].2) {
+    if dst.repeats_elements() {
         return Err("the copy's destination names an element more than once".into());
     }
-    let si = intervals(src);
     let mut ss = Vec::new();
     mapping.segments(src, |s| ss.push(s));
     let mut ds = Vec::new();
     mapping.segments(dst, |s| ds.push(s));
     let tl =
         |s: &Segment, off: u64| Loc::Tensor { tensor: s.tensor, interval: s.interval, elem: s.start + off };
-    if !overlaps(&si, &di) {
+    if !src.overlaps(dst) {
         return Ok(vec![plan.copies.push(zip_moves(&ss, &ds, size, &tl, &tl))]);
     }
     let first = plan.copies.next_key();

@@ -48,6 +48,26 @@ pub struct MapExpr {
     pub kind: MapKind,
 }
 
+impl MapExpr {
+    /// Gives every node of a literal-only tree (no type of its own yet)
+    /// the type `t`; comparisons stay `bool`.
+    pub fn settle(&mut self, t: ElemType) {
+        match &mut self.kind {
+            MapKind::Const(_) | MapKind::Input(_) => self.elem = t,
+            MapKind::Unary(_, a) => {
+                a.settle(t);
+                self.elem = t;
+            }
+            MapKind::Binary(op, a, b) => {
+                a.settle(t);
+                b.settle(t);
+                self.elem = if op.is_comparison() { ElemType::Bool } else { t };
+            }
+            MapKind::Cast(_) => {}
+        }
+    }
+}
+
 /// The kinds of [`MapExpr`] nodes.
 #[derive(Clone, Debug, PartialEq)]
 pub enum MapKind {

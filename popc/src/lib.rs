@@ -83,6 +83,39 @@ pub fn include_refusal(is_regular_file: bool, len: u64) -> Option<String> {
     }
 }
 
+/// The resolver that reads included files from the file system, for the
+/// tools that compile files (`popc`, `poplar-compile`, the host API): only
+/// files [`include_refusal`] accepts, and no more than the bound is read.
+/// The one place the library touches files, and only when a caller picks it.
+pub struct FsIncludes;
+
+impl IncludeResolver for FsIncludes {
+    fn read(&self, path: &str) -> Option<String> {
+        read_include(path).ok()
+    }
+
+    fn refusal(&self, path: &str) -> Option<String> {
+        read_include(path).err().flatten()
+    }
+}
+
+/// Reads an included file, checked before it is opened and bounded while
+/// it is read. `Err(None)`: no such file; `Err(Some(why))`: refused.
+pub fn read_include(path: &str) -> Result<String, Option<String>> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|_| None)?;
+    if let Some(why) = include_refusal(meta.is_file(), meta.len()) {
+        return Err(Some(why));
+    }
+    let file = std::fs::File::open(path).map_err(|e| Some(e.to_string()))?;
+    let mut text = String::new();
+    file.take(MAX_INCLUDE_BYTES + 1).read_to_string(&mut text).map_err(|e| Some(e.to_string()))?;
+    match include_refusal(true, text.len() as u64) {
+        Some(why) => Err(Some(why)),
+        None => Ok(text),
+    }
+}
+
 /// A resolver that finds nothing (only built-in headers are available).
 pub struct NoIncludes;
 

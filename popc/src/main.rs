@@ -57,37 +57,6 @@ struct Cli {
     instantiate: Vec<String>,
 }
 
-struct FsResolver;
-
-impl popc::IncludeResolver for FsResolver {
-    fn read(&self, path: &str) -> Option<String> {
-        read_include(path).ok()
-    }
-
-    fn refusal(&self, path: &str) -> Option<String> {
-        read_include(path).err().flatten()
-    }
-}
-
-/// Reads an included file: only a regular file of at most
-/// `popc::MAX_INCLUDE_BYTES` (`popc::include_refusal`), checked before it
-/// is opened and bounded while it is read. `Err(None)`: no such file;
-/// `Err(Some(why))`: refused.
-fn read_include(path: &str) -> Result<String, Option<String>> {
-    use std::io::Read;
-    let meta = std::fs::metadata(path).map_err(|_| None)?;
-    if let Some(why) = popc::include_refusal(meta.is_file(), meta.len()) {
-        return Err(Some(why));
-    }
-    let file = std::fs::File::open(path).map_err(|e| Some(e.to_string()))?;
-    let mut text = String::new();
-    file.take(popc::MAX_INCLUDE_BYTES + 1).read_to_string(&mut text).map_err(|e| Some(e.to_string()))?;
-    match popc::include_refusal(true, text.len() as u64) {
-        Some(why) => Err(Some(why)),
-        None => Ok(text),
-    }
-}
-
 fn main() -> ExitCode {
     // As in poplar-compile and poplar-run: an unusable level is an error
     // before anything else, `--help` included.
@@ -143,7 +112,7 @@ fn main() -> ExitCode {
             }
         }
     }
-    let out = match popc::compile_sources(&sources, &opts, &FsResolver, &cli.instantiate) {
+    let out = match popc::compile_sources(&sources, &opts, &popc::FsIncludes, &cli.instantiate) {
         Ok(o) => o,
         Err(d) => {
             eprint!("{}", d.render());

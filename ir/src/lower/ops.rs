@@ -29,24 +29,6 @@ fn is_float(t: ElemType) -> bool {
     matches!(t, ElemType::Float | ElemType::Half)
 }
 
-/// Gives every untyped node of a literal-only tree the type `t`
-/// (comparisons stay `bool`).
-fn settle(e: &mut MapExpr, t: ElemType) {
-    match &mut e.kind {
-        MapKind::Const(_) | MapKind::Input(_) => e.elem = t,
-        MapKind::Unary(_, a) => {
-            settle(a, t);
-            e.elem = t;
-        }
-        MapKind::Binary(op, a, b) => {
-            settle(a, t);
-            settle(b, t);
-            e.elem = if op.is_comparison() { ElemType::Bool } else { t };
-        }
-        MapKind::Cast(_) => {}
-    }
-}
-
 impl Lowerer {
     /// `target = value` or `target op= value`.
     pub(super) fn lower_assign(
@@ -136,7 +118,7 @@ impl Lowerer {
     /// Checks a value against the written region's type and shape.
     fn fit(&mut self, t: &mut Typed, elem: ElemType, shape: &[u64], target_span: Span) -> R<()> {
         match t.elem {
-            None => settle(&mut t.e, elem),
+            None => t.e.settle(elem),
             Some(e) if e != elem => {
                 return Err(self.error(
                     Diagnostic::error(
@@ -292,7 +274,7 @@ impl Lowerer {
                 let mut a = self.op_expr(x)?;
                 match a.elem {
                     None => {
-                        settle(&mut a.e, to);
+                        a.e.settle(to);
                         a.elem = Some(to);
                         a.span = e.span;
                         Ok(a)
@@ -398,12 +380,12 @@ impl Lowerer {
             }
             (Some(x), _) => {
                 if b.elem.is_none() {
-                    settle(&mut b.e, x);
+                    b.e.settle(x);
                 }
                 Some(x)
             }
             (None, Some(y)) => {
-                settle(&mut a.e, y);
+                a.e.settle(y);
                 Some(y)
             }
             (None, None) => None,
