@@ -39,6 +39,8 @@ pub struct Graph {
     /// handed back as compute sets): `Execute` of one runs the operation.
     pub op_sets: HashMap<u32, Stmt>,
     pub replication: u32,
+    /// `setFieldSize` of vector-list fields, by (vertex, field).
+    pub field_sizes: HashMap<(u32, String), usize>,
 }
 
 fn field_err(message: String) -> ApiError {
@@ -170,6 +172,9 @@ impl Graph {
     }
 
     fn connect(&mut self, v: u32, name: &str, ts: &[&Tensor], list: bool) -> Result<()> {
+        if let Some((field, index)) = list_entry(name) {
+            return self.connect_entry(v, field, index, ts);
+        }
         let f = self.field(v, name)?;
         let what = || format!("field '{name}' of vertex {v}");
         if f.direction.is_none() {
@@ -177,12 +182,20 @@ impl Graph {
         }
         for t in ts {
             if t.elem != f.elem {
-                return Err(field_err(format!(
-                    "{} holds {} but the tensor holds {}",
-                    what(),
-                    f.elem.cpp_name(),
-                    t.elem.cpp_name()
-                )));
+                return Err(ApiError::new(
+                    Status::TypeError,
+                    format!(
+                        "{} holds {} but the tensor holds {}",
+                        what(),
+                        f.elem.cpp_name(),
+                        t.elem.cpp_name()
+                    ),
+                ));
+            }
+        }
+        if let Some(&size) = self.field_sizes.get(&(v, name.to_string())) {
+            if list && ts.len() != size {
+                return Err(field_err(format!("{} was given size {size} but {} tensors", what(), ts.len())));
             }
         }
         let value = match (f.kind, list) {
@@ -203,6 +216,43 @@ impl Graph {
             }
         };
         self.builder.set_field(VertexId(v), name, value)?;
+        Ok(())
+    }
+
+    /// `v["field"][i]`: entry `i` of a vector-list field whose size
+    /// `setFieldSize` gave.
+    fn connect_entry(&mut self, v: u32, name: &str, index: usize, ts: &[&Tensor]) -> Result<()> {
+        let f = self.field(v, name)?;
+        let size = *self.field_sizes.get(&(v, name.to_string())).ok_or_else(|| {
+            ApiError::new(
+                Status::NoSizeSpecified,
+                format!("field '{name}' of vertex {v}: call setFieldSize before connecting its entries"),
+            )
+        })?;
+        if index >= size {
+            return Err(ApiError::new(
+                Status::IndexError,
+                format!("entry {index} of field '{name}' of vertex {v}, whose size is {size}"),
+            ));
+        }
+        let t =
+            ts.first().ok_or_else(|| field_err(format!("no tensor for entry {index} of field '{name}'")))?;
+        if t.elem != f.elem {
+            return Err(ApiError::new(
+                Status::TypeError,
+                format!(
+                    "field '{name}' holds {} but the tensor holds {}",
+                    f.elem.cpp_name(),
+                    t.elem.cpp_name()
+                ),
+            ));
+        }
+        let mut entries = match self.builder.graph().vertices[VertexId(v)].field(name).map(|f| &f.value) {
+            Some(FieldValue::EdgeList(l)) if l.len() == size => l.clone(),
+            _ => vec![ir::View { shape: vec![0], pieces: Vec::new() }; size],
+        };
+        entries[index] = t.view.flatten();
+        self.builder.set_field(VertexId(v), name, FieldValue::EdgeList(entries))?;
         Ok(())
     }
 
@@ -265,6 +315,13 @@ impl Graph {
     }
 }
 
+/// `name[i]` as (name, i).
+fn list_entry(field: &str) -> Option<(&str, usize)> {
+    let (name, rest) = field.split_once('[')?;
+    let index = rest.strip_suffix(']')?.parse().ok()?;
+    Some((name, index))
+}
+
 /// One host value of `host_type` as a literal field value.
 fn literal(v: Value) -> Literal {
     match v {
@@ -289,7 +346,16 @@ pub extern "C" fn prs_graph_new(
             ));
         }
         let builder = Builder::new(target)?;
-        put_box(out, Graph { builder, codelets: Vec::new(), op_sets: HashMap::new(), replication: 1 })
+        put_box(
+            out,
+            Graph {
+                builder,
+                codelets: Vec::new(),
+                op_sets: HashMap::new(),
+                replication: 1,
+                field_sizes: HashMap::new(),
+            },
+        )
     })
 }
 
@@ -633,8 +699,13 @@ pub extern "C" fn prs_graph_set_field_size(
     guard(|| {
         let g = handle_mut(g, "graph")?;
         let name = text(field, "field")?;
-        g.field(vertex, &name)?;
-        let _ = size;
+        let f = g.field(vertex, &name)?;
+        if !matches!(f.kind, gp::FieldKind::VectorList(_) | gp::FieldKind::ScalarList(_)) {
+            return Err(field_err(format!(
+                "field '{name}' of vertex {vertex} is not a list: it has no size to set"
+            )));
+        }
+        g.field_sizes.insert((vertex, name), size);
         Ok(())
     })
 }
@@ -687,7 +758,18 @@ pub extern "C" fn prs_graph_add_stream(
         let g = handle_mut(g, "graph")?;
         let name = text(name, "handle")?;
         let dir = if to_device != 0 { HostDirection::ToDevice } else { HostDirection::ToHost };
-        let id = g.builder.add_stream(&name, elem_type(ty, false)?, &[num_elements as u64], dir)?;
+        let elem = elem_type(ty, false)?;
+        let bytes = (num_elements as u64).saturating_mul(u64::from(elem.size()));
+        if bytes > linker::valid::HOST_MEMORY_LIMIT {
+            return Err(ApiError::new(
+                Status::StreamMemoryAllocationError,
+                format!(
+                    "stream '{name}': a transfer of {bytes} bytes is more than the host memory a stream may use ({} bytes)",
+                    linker::valid::HOST_MEMORY_LIMIT
+                ),
+            ));
+        }
+        let id = g.builder.add_stream(&name, elem, &[num_elements as u64], dir)?;
         put(out, id.0)
     })
 }

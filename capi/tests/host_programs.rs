@@ -118,3 +118,17 @@ fn examples_print_what_they_expect() {
     assert!(ran > 0, "no examples/*/host.cpp found");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn api_errors_throw_poplars_exceptions() {
+    if !have_gxx() {
+        eprintln!("skipped: g++ absent");
+        return;
+    }
+    let dir = scratch("api-errors");
+    let exe = dir.join("api_errors");
+    build(&root().join("sdk/tests/api_errors.cpp"), &exe, "c++11", &[]).unwrap();
+    let (ok, out, err) = run(&exe, &dir, &[]);
+    assert!(ok, "api_errors failed:\n{out}\n{err}");
+    assert!(out.contains("all checks passed"), "{out}");
+}

@@ -336,6 +336,20 @@ int prs_engine_connect_stream_callback(prs_engine *e, const char *handle, prs_st
 int prs_engine_profile_summary(const prs_engine *e, const char *const *keys, const char *const *values,
                                size_t n_opts, char **out);
 
+/* ---- profile reports (libpva's subset) ------------------------------ */
+
+/* What pva::openReport answers: from `path` if it names a .json graph
+ * profile, else from graph.json in the folder of `path` (where autoReport
+ * writes it beside where Poplar writes profile.pop). */
+typedef struct prs_report_info {
+  uint64_t num_compute_sets;
+  uint64_t num_vertices;
+  uint32_t num_tiles;
+  uint32_t num_ipus;
+  char version[64];
+} prs_report_info;
+int prs_report_open(const char *path, prs_report_info *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,15 +1,19 @@
-// Declarations of libpva's report API, without an implementation.
+// libpva's report API: a subset over this project's own profiles.
 //
-// libpva reads Poplar's profile.pop reports; this project writes its own
-// profiles (printProfileSummary, autoReport.*) and does not implement pva.
-// The classes are declared so that programs using them compile with
-// -fsyntax-only; any call to them is a compile error (GCC, Clang) or a link
-// error (other compilers) whose message names docs/host-api.md.
+// pva::openReport reads the graph profile autoReport writes (graph.json in
+// the folder of the profile.pop path Poplar programs pass): the report's
+// compilation (graph and target counts) and the version. The execution
+// side (Report::execution, blocks, Engine::getReport) is declared so that
+// programs using it compile with -fsyntax-only; any call to it is a compile
+// error (GCC, Clang) or a link error (other compilers) whose message names
+// docs/host-api.md.
 #ifndef PRS_PVA_PVA_HPP
 #define PRS_PVA_PVA_HPP
 
 #include <poplar/detail/TransitiveIncludes.hpp>
+#include <poplar/capi.h>
 #include <poplar/detail/Unavailable.hpp>
+#include <poplar/exceptions.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -60,37 +64,70 @@ public:
   PRS_PVA_NOT_IMPLEMENTED std::vector<Block> blocks(unsigned tile) const;
 };
 
+/// The graph's counts.
 class Graph {
 public:
-  PRS_PVA_NOT_IMPLEMENTED std::uint64_t numComputeSets() const;
-  PRS_PVA_NOT_IMPLEMENTED std::uint64_t numVertices() const;
+  explicit Graph(const prs_report_info &info) : info_(info) {}
+  std::uint64_t numComputeSets() const { return info_.num_compute_sets; }
+  std::uint64_t numVertices() const { return info_.num_vertices; }
+
+private:
+  prs_report_info info_;
 };
 
+/// The target the graph was compiled for.
 class Target {
 public:
-  PRS_PVA_NOT_IMPLEMENTED unsigned numTiles() const;
-  PRS_PVA_NOT_IMPLEMENTED unsigned numIPUs() const;
+  explicit Target(const prs_report_info &info) : info_(info) {}
+  unsigned numTiles() const { return info_.num_tiles; }
+  unsigned numIPUs() const { return info_.num_ipus; }
+
+private:
+  prs_report_info info_;
 };
 
+/// What the compilation made.
 class Compilation {
 public:
-  PRS_PVA_NOT_IMPLEMENTED Graph graph() const;
-  PRS_PVA_NOT_IMPLEMENTED Target target() const;
+  explicit Compilation(const prs_report_info &info) : info_(info) {}
+  Graph graph() const { return Graph(info_); }
+  Target target() const { return Target(info_); }
+
+private:
+  prs_report_info info_;
 };
 
+/// The toolchain that wrote the profile.
 class Version {
 public:
-  PRS_PVA_NOT_IMPLEMENTED std::string string() const;
+  explicit Version(const std::string &text) : text_(text) {}
+  std::string string() const { return text_; }
+
+private:
+  std::string text_;
 };
 
+/// A profile report.
 class Report {
 public:
+  explicit Report(const prs_report_info &info) : info_(info) {}
   PRS_PVA_NOT_IMPLEMENTED Execution execution() const;
-  PRS_PVA_NOT_IMPLEMENTED Compilation compilation() const;
-  PRS_PVA_NOT_IMPLEMENTED Version poplarVersion() const;
+  Compilation compilation() const { return Compilation(info_); }
+  Version poplarVersion() const { return Version(info_.version); }
+
+private:
+  prs_report_info info_;
 };
 
-PRS_PVA_NOT_IMPLEMENTED Report openReport(const std::string &reportPath, const std::string &debugPath = "");
+/// Opens the report autoReport wrote: `reportPath` names profile.pop (its
+/// folder's graph.json is read) or a graph.json. Throws poplar_error when
+/// there is none.
+inline Report openReport(const std::string &reportPath, const std::string &debugPath = "") {
+  (void)debugPath;
+  prs_report_info info;
+  poplar::detail::check(prs_report_open(reportPath.c_str(), &info));
+  return Report(info);
+}
 
 } // namespace pva
 
