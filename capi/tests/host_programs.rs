@@ -75,12 +75,42 @@ fn scratch(name: &str) -> PathBuf {
 
 #[test]
 fn examples_print_what_they_expect() {
+    check_examples("examples", &[]);
+}
+
+/// The same programs built with AddressSanitizer (leaks included) and
+/// UBSan: the headers' handles and the library's memory are clean.
+#[test]
+fn examples_are_clean_under_asan_and_ubsan() {
+    let probe = Command::new("g++")
+        .args(["-fsanitize=address,undefined", "-x", "c++", "-", "-o"])
+        .arg(scratch("asan-probe").join("probe"))
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(b"int main() { return 0; }")?;
+            c.wait()
+        });
+    if !probe.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: g++ with AddressSanitizer absent");
+        return;
+    }
+    check_examples(
+        "asan",
+        &["-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"],
+    );
+}
+
+/// Builds every `examples/*/host.cpp` with `extra` flags, runs it and
+/// compares its output with `expected-host.stdout` (written with `BLESS=1`).
+fn check_examples(tag: &str, extra: &[&str]) {
     if !have_gxx() {
         eprintln!("skipped: g++ absent");
         return;
     }
-    let bless = std::env::var_os("BLESS").is_some();
-    let dir = scratch("examples");
+    let bless = std::env::var_os("BLESS").is_some() && extra.is_empty();
+    let dir = scratch(tag);
     let mut failures = Vec::new();
     let mut ran = 0;
     for entry in std::fs::read_dir(root().join("examples")).unwrap() {
@@ -91,7 +121,7 @@ fn examples_print_what_they_expect() {
         }
         let name = ex.file_name().unwrap().to_string_lossy().into_owned();
         let exe = dir.join(&name);
-        if let Err(e) = build(&src, &exe, "c++11", &[]) {
+        if let Err(e) = build(&src, &exe, "c++11", extra) {
             failures.push(format!("{name}: build failed:\n{e}"));
             continue;
         }
