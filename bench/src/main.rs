@@ -12,6 +12,7 @@
 
 mod compile_bench;
 mod estimator_bench;
+mod host_api_bench;
 mod ir_bench;
 mod machine;
 mod memcpy_bench;
@@ -36,6 +37,7 @@ const SECTIONS: &[Section] = &[
     ("Report: poplar-report in Chromium", report_bench::run),
     ("Library operations (PIR ops)", ops_bench::run),
     ("Cost model against PopLibs' cycle estimators", estimator_bench::run),
+    ("C++ host API (libpoplar)", host_api_bench::run),
 ];
 
 fn main() {
