@@ -24,6 +24,7 @@
 mod corpus;
 mod diff;
 mod estimate;
+mod host;
 #[path = "../../bench/src/machine.rs"]
 mod machine;
 mod report;
@@ -396,6 +397,18 @@ fn run(args: &Args) -> Result<(), String> {
         let _ = std::fs::remove_dir_all(&scratch);
     }
 
+    // The host programs against the C++ host API (the pytest suite only in
+    // a full run: it builds the release library and runs every tutorial).
+    let repo =
+        std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("..")).map_err(|e| e.to_string())?;
+    let hosts = if gxx { host::check(&repo, &files) } else { Vec::new() };
+    let tests = if args.quick || !gxx {
+        None
+    } else {
+        eprintln!("conformance: the tutorials' pytest suite …");
+        Some(host::pytest(&root, &repo))
+    };
+
     let reports: Vec<FileReport> = files
         .into_iter()
         .zip(compiled)
@@ -412,7 +425,8 @@ fn run(args: &Args) -> Result<(), String> {
     let summary = report::summary(&reports);
     print!("{summary}");
     if args.write {
-        let text = report::markdown(&reports, args.quick, seeds.len(), &machine::describe());
+        let text =
+            report::markdown(&reports, &hosts, tests.as_ref(), args.quick, seeds.len(), &machine::describe());
         std::fs::write(&args.out, text).map_err(|e| format!("cannot write '{}': {e}", args.out.display()))?;
         eprintln!("conformance: wrote {}", args.out.display());
     }

@@ -174,7 +174,14 @@ fn cell(s: &str) -> String {
 }
 
 /// The whole report.
-pub fn markdown(reports: &[FileReport], quick: bool, seeds: usize, machine: &[(String, String)]) -> String {
+pub fn markdown(
+    reports: &[FileReport],
+    hosts: &[crate::host::HostResult],
+    tests: Option<&Result<crate::host::TestResults, String>>,
+    quick: bool,
+    seeds: usize,
+    machine: &[(String, String)],
+) -> String {
     let mut s = String::new();
     s.push_str("# Conformance: popc on the public codelet corpus\n\n");
     s.push_str(
@@ -183,7 +190,7 @@ pub fn markdown(reports: &[FileReport], quick: bool, seeds: usize, machine: &[(S
          feature examples (`../shared/corpus`, MIT). Each codelet file is compiled through the popc \
          library with PopLibs' own flags (`-I include -I lib/<lib> -I lib/<lib>/codelets -DNDEBUG`; \
          tutorials: their own directory); host programs (those including `<iostream>` or defining \
-         `main`) are listed and left out. PopLibs links all codelets of a library into one object, \
+         `main`) are left out of the codelet tables; the tutorials' host programs are checked against the C++ host API at the end. PopLibs links all codelets of a library into one object, \
          so a file that calls a function it only declares is compiled again together with the \
          sibling `.cpp` files that define it (`popc a.cpp b.cpp`; \"compiled with …\" below), and \
          g++ builds them as one unit; the vertices counted are still the file's own.\n\n",
@@ -516,11 +523,56 @@ pub fn markdown(reports: &[FileReport], quick: bool, seeds: usize, machine: &[(S
         s.push_str("None.\n");
     }
 
-    s.push_str("\n## Host files (left out)\n\n");
-    for r in reports.iter().filter(|r| r.file.host.is_some()) {
+    host_programs(&mut s, reports, hosts, tests);
+    s
+}
+
+/// The host programs: the Graphcore examples' against the C++ host API,
+/// PopLibs' own (tests and tools) listed as left out.
+fn host_programs(
+    s: &mut String,
+    reports: &[FileReport],
+    hosts: &[crate::host::HostResult],
+    tests: Option<&Result<crate::host::TestResults, String>>,
+) {
+    s.push_str("\n## Host programs (the C++ host API)\n\n");
+    s.push_str(
+        "Each of the Graphcore examples' host programs compiled with `g++ -fsyntax-only` against `sdk/include` \
+         (C++11; C++14 for the lightweight-profiling examples, as their Makefiles ask), and the tutorials' own \
+         pytest tests (`../shared/tools/corpus-tests/run.sh`: each program built by its Makefile through \
+         `enable.sh`, run, and what it prints checked), by tutorial folder.\n\n",
+    );
+    let built = hosts.iter().filter(|h| h.builds.is_ok()).count();
+    let _ = writeln!(s, "Builds: {built} of {} host programs.\n", hosts.len());
+    s.push_str("| host program | builds |\n|---|---|\n");
+    for h in hosts {
+        let b = match &h.builds {
+            Ok(()) => "yes".to_string(),
+            Err(e) => format!("no: {}", cell(e)),
+        };
+        let _ = writeln!(s, "| {} | {b} |", h.rel);
+    }
+    match tests {
+        None => s.push_str("\nThe pytest suite runs in a full run only.\n"),
+        Some(Err(e)) => {
+            let _ = writeln!(s, "\nThe pytest suite did not run: {}", cell(e));
+        }
+        Some(Ok(t)) => {
+            let all: Vec<&(String, String)> = t.values().flatten().collect();
+            let passed = all.iter().filter(|(_, o)| o == "PASSED").count();
+            let _ = writeln!(s, "\nTutorials' tests: {passed} of {} pass.\n", all.len());
+            s.push_str("| tutorial folder | test | outcome |\n|---|---|---|\n");
+            for (folder, rows) in t {
+                for (name, outcome) in rows {
+                    let _ = writeln!(s, "| {folder} | {name} | {outcome} |");
+                }
+            }
+        }
+    }
+    s.push_str("\n### PopLibs host files (left out)\n\n");
+    for r in reports.iter().filter(|r| r.file.host.is_some() && r.file.library != "graphcore-examples") {
         let _ = writeln!(s, "- {}: {}", r.file.rel, r.file.host.unwrap_or(""));
     }
-    s
 }
 
 /// " and N more" after the first `shown` of `total` names.
