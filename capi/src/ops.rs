@@ -337,14 +337,7 @@ pub extern "C" fn prs_op_reduce(
             }
         }
         ds.sort_unstable();
-        let shape: Vec<u64> = input
-            .view
-            .shape
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| !ds.contains(&(*i as u32)))
-            .map(|(_, &d)| d)
-            .collect();
+        let shape = ir::ops::reduced_shape(&input.view.shape, &ds);
         let logical = matches!(rop, ReduceOp::And | ReduceOp::Or);
         if logical != (input.elem == ElemType::Bool) {
             return Err(type_err(format!("reduce: {} of a {} tensor", rop.name(), input.elem.cpp_name())));
@@ -438,15 +431,13 @@ pub extern "C" fn prs_op_matmul(
             return Err(type_err(format!("matMul of {} and {}", a.elem.cpp_name(), b.elem.cpp_name())));
         }
         let (sa, sb) = (&a.view.shape, &b.view.shape);
-        let shape = match (sa.len(), sb.len()) {
-            (2, 2) if sa[1] == sb[0] => vec![sa[0], sb[1]],
-            (3, 3) if sa[0] == sb[0] && sa[2] == sb[1] => vec![sa[0], sa[1], sb[2]],
-            _ => {
-                return Err(ApiError::new(
-                    Status::PoplarError,
-                    format!("matMul: shapes {sa:?} and {sb:?} do not multiply ([m, k] x [k, n], or grouped [g, m, k] x [g, k, n])"),
-                ))
-            }
+        let Some(shape) = ir::ops::matmul_shape(sa, sb) else {
+            return Err(ApiError::new(
+                Status::PoplarError,
+                format!(
+                    "matMul: shapes {sa:?} and {sb:?} do not multiply ([m, k] x [k, n], or grouped [g, m, k] x [g, k, n])"
+                ),
+            ));
         };
         let out_elem = if out_type >= 0 { elem_type(out_type, false)? } else { a.elem };
         let r = g.result(&name, a.elem, &shape, None)?;

@@ -48,6 +48,22 @@ pub struct MapExpr {
     pub kind: MapKind,
 }
 
+/// The shape of `matmul(a, b)`: `[m, k] x [k, n] -> [m, n]`, or grouped
+/// `[g, m, k] x [g, k, n] -> [g, m, n]`; `None` when the shapes do not
+/// multiply.
+pub fn matmul_shape(a: &[u64], b: &[u64]) -> Option<Vec<u64>> {
+    match (a.len(), b.len()) {
+        (2, 2) if a[1] == b[0] => Some(vec![a[0], b[1]]),
+        (3, 3) if a[0] == b[0] && a[2] == b[1] => Some(vec![a[0], a[1], b[2]]),
+        _ => None,
+    }
+}
+
+/// The shape a reduction over `dims` leaves of `shape`.
+pub fn reduced_shape(shape: &[u64], dims: &[u32]) -> Vec<u64> {
+    shape.iter().enumerate().filter(|(i, _)| !dims.contains(&(*i as u32))).map(|(_, &d)| d).collect()
+}
+
 impl MapExpr {
     /// Gives every node of a literal-only tree (no type of its own yet)
     /// the type `t`; comparisons stay `bool`.

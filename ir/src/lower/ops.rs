@@ -487,13 +487,7 @@ impl Lowerer {
             }
         };
         dims.sort_unstable();
-        let shape: Vec<u64> = input
-            .shape
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| !dims.contains(&(*i as u32)))
-            .map(|(_, d)| *d)
-            .collect();
+        let shape = crate::ops::reduced_shape(&input.shape, &dims);
         Ok((OpKind::Reduce { input, op, dims }, elem, shape))
     }
 
@@ -518,12 +512,7 @@ impl Lowerer {
             );
         }
         let (sa, sb) = (&a.shape, &b.shape);
-        let ok = match (sa.len(), sb.len()) {
-            (2, 2) => sa[1] == sb[0],
-            (3, 3) => sa[0] == sb[0] && sa[2] == sb[1],
-            _ => false,
-        };
-        if !ok {
+        let Some(shape) = crate::ops::matmul_shape(sa, sb) else {
             return Err(self.error(
                 Diagnostic::error(
                     e.span,
@@ -533,8 +522,7 @@ impl Lowerer {
                 .with_secondary(args[1].value.span, format!("shape {}", shape_str(sb)))
                 .with_note("expected [m, k] x [k, n], or [g, m, k] x [g, k, n]"),
             ));
-        }
-        let shape = if sa.len() == 2 { vec![sa[0], sb[1]] } else { vec![sa[0], sa[1], sb[2]] };
+        };
         Ok((OpKind::MatMul { a, b }, ta, shape))
     }
 }
