@@ -56,10 +56,16 @@ fn engine_options(pairs: &[(String, String)]) -> Result<EngineOptions> {
     if let Ok(env) = std::env::var("POPLAR_ENGINE_OPTIONS") {
         notes.extend(o.apply_json(&env).map_err(invalid_option)?);
     }
+    // Each note once per process, however many engines a program makes.
+    static NOTED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
     let config = report::log::LogConfig::from_env().unwrap_or_default();
     if config.enabled(report::log::LogLevel::Info) {
+        let mut noted = NOTED.lock().unwrap_or_else(|e| e.into_inner());
         for n in notes {
-            report::log::write_stderr(&report::log::line(report::log::LogLevel::Info, &n));
+            if !noted.contains(&n) {
+                report::log::write_stderr(&report::log::line(report::log::LogLevel::Info, &n));
+                noted.push(n);
+            }
         }
     }
     Ok(o)
