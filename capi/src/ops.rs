@@ -483,7 +483,7 @@ pub extern "C" fn prs_op_nonlinearity(
             1 => seq.body.push(op(&dest.view, OpKind::Map(unary(UnaryOp::Sigmoid, x)))),
             2 => seq.body.push(op(&dest.view, OpKind::Map(unary(UnaryOp::Tanh, x)))),
             3 | 4 => softmax(g, seq, &t, &dest, kind == 4, &name)?,
-            5 => return Err(unsupported("popnn::NonLinearityType::GELU")),
+            5 => seq.body.push(op(&dest.view, OpKind::Map(gelu(x)))),
             other => return Err(unsupported(&format!("non-linearity {other}"))),
         }
         if !out.is_null() {
@@ -491,6 +491,17 @@ pub extern "C" fn prs_op_nonlinearity(
         }
         Ok(())
     })
+}
+
+/// GELU in PopLibs' tanh form:
+/// `0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))`.
+fn gelu(x: MapExpr) -> MapExpr {
+    let t = x.elem;
+    let cube = binary(BinaryOp::Mul, binary(BinaryOp::Mul, x.clone(), x.clone()), x.clone());
+    let inner = binary(BinaryOp::Add, x.clone(), binary(BinaryOp::Mul, constant(0.044715, t), cube));
+    let scaled = binary(BinaryOp::Mul, constant((2.0 / std::f64::consts::PI).sqrt(), t), inner);
+    let one_plus = binary(BinaryOp::Add, constant(1.0, t), unary(UnaryOp::Tanh, scaled));
+    binary(BinaryOp::Mul, binary(BinaryOp::Mul, constant(0.5, t), x), one_plus)
 }
 
 /// Softmax along the innermost dimension: `exp(x - max) / sum`, the

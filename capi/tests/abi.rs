@@ -211,3 +211,65 @@ fn null_handles_are_errors_not_crashes() {
     assert!(last_error().contains("tensor is NULL"));
     assert_eq!(prs_graph_add_compute_set(null_mut(), std::ptr::null(), &mut 0), Status::PoplarError as i32);
 }
+
+/// Runs `kind` of `popnn::nonLinearity` over `xs` (one row) on sim.
+fn nonlinearity(kind: i32, xs: &[f32]) -> Vec<f32> {
+    let g = graph();
+    let values: Vec<f64> = xs.iter().map(|&x| f64::from(x)).collect();
+    let shape = [1usize, xs.len()];
+    let mut x = null_mut();
+    ok(prs_graph_add_constant(
+        g,
+        10,
+        shape.as_ptr(),
+        2,
+        values.as_ptr().cast(),
+        11,
+        xs.len(),
+        c("x").as_ptr(),
+        &mut x,
+    ));
+    ok(prs_graph_set_tile_mapping(g, x, 0));
+    let mut seq = null_mut();
+    ok(prs_program_new(&mut seq));
+    let mut y = null_mut();
+    ok(poplar::ops::prs_op_nonlinearity(g, seq, kind, x, 0, c("y").as_ptr(), &mut y));
+    ok(prs_graph_create_host_read(g, c("y").as_ptr(), y));
+    let progs = [seq as *const Program];
+    let mut exe = null_mut();
+    ok(prs_compile(g, progs.as_ptr(), 1, std::ptr::null(), std::ptr::null(), 0, None, null_mut(), &mut exe));
+    let mut engine = null_mut();
+    ok(prs_engine_new(exe, std::ptr::null(), std::ptr::null(), 0, &mut engine));
+    let mut device = null_mut();
+    ok(prs_device_new_model(&mk2(), &mut device));
+    ok(prs_engine_load(engine, device));
+    ok(prs_engine_run(engine, 0, None, null_mut()));
+    let mut out = vec![0f32; xs.len()];
+    ok(prs_engine_read_tensor(engine, c("y").as_ptr(), out.as_mut_ptr().cast(), 4 * xs.len()));
+    prs_engine_free(engine);
+    prs_device_free(device);
+    prs_program_free(seq);
+    prs_tensor_free(x);
+    prs_tensor_free(y);
+    prs_graph_free(g);
+    out
+}
+
+#[test]
+fn gelu_and_softmax_match_their_formulas() {
+    let xs = [-3.0f32, -0.5, 0.0, 0.25, 1.0, 4.0];
+    let gelu = nonlinearity(5, &xs);
+    for (&x, &y) in xs.iter().zip(&gelu) {
+        let x = f64::from(x);
+        let want =
+            0.5 * x * (1.0 + ((2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x * x * x)).tanh());
+        assert!((f64::from(y) - want).abs() < 1e-5, "gelu({x}) = {y}, want {want}");
+    }
+    let soft = nonlinearity(4, &xs);
+    let max = xs.iter().fold(f64::MIN, |m, &x| m.max(f64::from(x)));
+    let sum: f64 = xs.iter().map(|&x| (f64::from(x) - max).exp()).sum();
+    for (&x, &y) in xs.iter().zip(&soft) {
+        let want = (f64::from(x) - max).exp() / sum;
+        assert!((f64::from(y) - want).abs() < 1e-6, "softmax at {x} = {y}, want {want}");
+    }
+}
