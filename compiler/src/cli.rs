@@ -64,8 +64,15 @@ struct Cli {
     time_passes: bool,
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder.
+/// Writes `bytes` to `path` through a temporary file in the same folder,
+/// renamed over it. A path that is there and is not a regular file
+/// (`/dev/null`, a pipe) is written in place: renaming over it would put a
+/// file where the device was (run as root, `-o /dev/null` did).
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return std::fs::write(path, bytes)
+            .map_err(|e| error(format!("cannot write {}: {e}", path.display())));
+    }
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
