@@ -82,6 +82,17 @@ pub fn seal<T: Serialize>(kind: Kind, target: &str, payload: &T) -> Vec<u8> {
     out
 }
 
+/// The content hash of a file's bytes, as the profiles carry it
+/// (`imageHash`): FNV-1a, 64-bit, as 16 lowercase hex digits. Not a
+/// cryptographic hash: it tells one compiled image from another, it does not
+/// stand up to a file made to collide.
+pub fn content_hash(bytes: &[u8]) -> String {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let h = bytes.iter().fold(OFFSET, |h, &b| (h ^ u64::from(b)).wrapping_mul(PRIME));
+    format!("{h:016x}")
+}
+
 /// The target recorded in a file's header, without decoding the payload.
 pub fn peek_target(kind: Kind, bytes: &[u8]) -> Result<String, FormatError> {
     let (target, _) = split(kind, bytes)?;

@@ -328,6 +328,14 @@ impl Image {
         container::seal(Kind::Image, &self.isa.target(), self)
     }
 
+    /// The image's identity in both profiles (`imageHash`): the
+    /// [`container::content_hash`] of [`Image::to_bytes`], which are the
+    /// bytes of its `prog.exe`, so the graph profile `poplar-compile` writes
+    /// and the execution profile of a run of that file carry the same hash.
+    pub fn content_hash(&self) -> String {
+        container::content_hash(&self.to_bytes())
+    }
+
     /// Reads an image produced for this machine and validates it completely
     /// ([`crate::valid`]).
     pub fn from_bytes(bytes: &[u8]) -> Result<ValidImage, FormatError> {
@@ -381,6 +389,22 @@ mod tests {
     fn valid_image_round_trips() {
         let img = tiny();
         assert_eq!(Image::from_bytes(&img.to_bytes()).unwrap().into_inner(), img);
+    }
+
+    /// `imageHash` is the hash of the `prog.exe` bytes, read back or not,
+    /// and another image has another.
+    #[test]
+    fn content_hash_is_the_files() {
+        let img = tiny();
+        let bytes = img.to_bytes();
+        assert_eq!(img.content_hash(), container::content_hash(&bytes));
+        assert_eq!(Image::from_bytes(&bytes).unwrap().content_hash(), img.content_hash());
+        let mut other = tiny();
+        other.copies[0].transfers[0].dst_offset = 0;
+        assert_ne!(other.content_hash(), img.content_hash());
+        // FNV-1a's published test vectors.
+        assert_eq!(container::content_hash(b""), "cbf29ce484222325");
+        assert_eq!(container::content_hash(b"a"), "af63dc4c8601ec8c");
     }
 
     #[test]
