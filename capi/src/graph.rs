@@ -12,7 +12,7 @@ use vocab::{ElemType, Value};
 
 use crate::program::Program;
 use crate::status::{guard, ApiError, Result, Status};
-use crate::target::{elem_type, encode_values, host_values, type_code, TargetDesc};
+use crate::target::{elem_type, encode_values, host_values, TargetDesc};
 use crate::tensor::{tensors, Tensor};
 use crate::{free, handle, handle_mut, put, put_box, put_string, sizes_out, slice, text};
 
@@ -90,6 +90,8 @@ impl Graph {
                 (o, Vec::new())
             }
         };
+        // The graph names the file too, so its PIR dump compiles as it is.
+        self.builder.add_codelets(&name, options.clone());
         self.codelets.push(CodeletFile { name, source, options, object, aliases, requested: Vec::new() });
         Ok(())
     }
@@ -821,9 +823,4 @@ pub extern "C" fn prs_graph_dump_pir(
         let (graph, _) = g.builder.finish(bodies(progs, n)?);
         put_string(out, ir::print(&graph))
     })
-}
-
-/// The element type code of a tensor (for the tests).
-pub fn code_of(t: &Tensor) -> i32 {
-    type_code(t.elem)
 }

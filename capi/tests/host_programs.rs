@@ -51,8 +51,18 @@ fn build(src: &Path, out: &Path, std: &str, extra: &[&str]) -> Result<(), String
 }
 
 fn run(exe: &Path, dir: &Path, args: &[&str]) -> (bool, String, String) {
+    run_env(exe, dir, args, &[])
+}
+
+fn run_env(
+    exe: &Path,
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &std::ffi::OsStr)],
+) -> (bool, String, String) {
     let o = Command::new(exe)
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(dir)
         .env(
             "POPLAR_RS_LOCK_DIR",
@@ -65,6 +75,22 @@ fn run(exe: &Path, dir: &Path, args: &[&str]) -> (bool, String, String) {
         String::from_utf8_lossy(&o.stdout).into_owned(),
         String::from_utf8_lossy(&o.stderr).into_owned(),
     )
+}
+
+/// For a program that moves no data with the host (so all it prints comes
+/// from the graph), what its graph's PIR dump prints when compiled and run
+/// as a `.pir` file: the C++ API and PIR must agree. `None` for the others.
+fn pir_replay(src: &Path, dump: &Path) -> Result<Option<String>, String> {
+    let text = std::fs::read_to_string(src).map_err(|e| e.to_string())?;
+    if ["connectStream", "writeTensor", "readTensor"].iter().any(|w| text.contains(w)) {
+        return Ok(None);
+    }
+    let (image, _) = compiler::compile_for_run(dump)?;
+    let loaded = runtime::load_image(image).map_err(|e| e.to_string())?;
+    let mut engine = runtime::Engine::new(loaded, &runtime::EngineOptions::default());
+    let mut out = Vec::new();
+    engine.run_to(0, &mut out).map_err(|e| e.to_string())?;
+    Ok(Some(String::from_utf8_lossy(&out).into_owned()))
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -129,11 +155,21 @@ fn check_examples(tag: &str, extra: &[&str]) {
             .map(|s| s.split_whitespace().map(str::to_string).collect())
             .unwrap_or_default();
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let (ok, out, err) = run(&exe, &ex, &args);
+        // The graph the program builds, as PIR beside its codelets (removed below).
+        let dump = ex.join(format!(".host-dump-{}.pir", std::process::id()));
+        let (ok, out, err) = run_env(&exe, &ex, &args, &[("POPLAR_RS_DUMP_PIR", dump.as_os_str())]);
+        let replayed = pir_replay(&src, &dump);
+        let _ = std::fs::remove_file(&dump);
         ran += 1;
         if !ok {
             failures.push(format!("{name}: exited with failure:\n{err}"));
             continue;
+        }
+        match replayed {
+            Ok(Some(text)) if text != out => failures
+                .push(format!("{name}: its graph as PIR prints\n{text}but the program printed\n{out}")),
+            Err(e) => failures.push(format!("{name}: its graph as PIR: {e}")),
+            _ => {}
         }
         let expected = ex.join("expected-host.stdout");
         if bless {

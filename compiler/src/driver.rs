@@ -109,7 +109,7 @@ fn load_codelets(
 /// the object (popc lists it as unresolved), so that the graph compiler
 /// reports the unknown vertex type at its PIR position rather than popc at
 /// the codelet's.
-pub fn compile_cpp(
+fn compile_cpp(
     file_name: &str,
     source: &str,
     options: &[String],

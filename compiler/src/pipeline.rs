@@ -154,7 +154,7 @@ pub fn compile(
         dumps.push((DumpStage::Program, dump::program(&unlinked)));
     }
 
-    let report_json = opts
+    let profile = opts
         .report
         .then(|| report::graph_profile(graph, &resolved, codelets, &plan, &mapping, &layout, &unlinked));
 
@@ -171,6 +171,7 @@ pub fn compile(
         }
         Some(image)
     };
+    let report_json = profile.map(|p| report::to_json(p, image.as_ref()));
     // Keep dumps in the order asked.
     dumps.sort_by_key(|(d, _)| opts.dumps.iter().position(|x| x == d));
 

@@ -17,7 +17,9 @@
 //! Beyond the guide's keys, `variables` lists each tensor's bytes on the
 //! tiles that hold it (sparse `[tile, bytes]` pairs), `memory.byTile.vertices`
 //! counts vertices per tile and `vertexTypes.codeSizes` gives each type's
-//! code bytes, for `poplar-report`'s per-tile view.
+//! code bytes, for `poplar-report`'s per-tile view. `imageHash` is the
+//! content hash of the linked image (its `prog.exe` bytes), which the
+//! execution profile of a run of it carries too.
 
 mod memory;
 
@@ -144,7 +146,8 @@ fn host_exchanges(u: &Unlinked<'_>, tree: &ProgramTree, num_tiles: usize) -> Oth
     x
 }
 
-/// The graph profile as pretty JSON text.
+/// The graph profile, before linking: [`to_json`] writes it once the
+/// image's hash is known.
 pub fn graph_profile(
     graph: &Graph,
     resolved: &Resolved,
@@ -153,7 +156,7 @@ pub fn graph_profile(
     mapping: &TileMapping,
     layout: &MemoryLayout,
     u: &Unlinked<'_>,
-) -> String {
+) -> GraphProfile {
     let tg = &graph.target;
     let num_tiles = tg.total_tiles() as usize;
     let target = GraphTarget {
@@ -217,7 +220,8 @@ pub fn graph_profile(
 
     let tree = program_tree(u);
     let _ = plan;
-    let profile = GraphProfile {
+    GraphProfile {
+        image_hash: None,
         target,
         graph: counts,
         vertex_types,
@@ -231,7 +235,14 @@ pub fn graph_profile(
         memory: memory::memory(graph, resolved, codelets, mapping, layout, &types),
         variables: memory::variables(graph, mapping),
         optimization_info: Default::default(),
-    };
+    }
+}
+
+/// The graph profile as pretty JSON text, with the content hash of the
+/// image linked from it (none when the graph does not fit: no image), so
+/// that a reader can tell which execution profiles belong with it.
+pub fn to_json(mut profile: GraphProfile, image: Option<&linker::image::Image>) -> String {
+    profile.image_hash = image.map(linker::image::Image::content_hash);
     let mut s = serde_json::to_string_pretty(&profile).unwrap_or_default();
     s.push('\n');
     s

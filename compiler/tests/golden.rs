@@ -96,6 +96,14 @@ fn ok_cases() {
                         report.fail(format!("{name}: profile lacks `{key}`"));
                     }
                 }
+                // The profile names the image written beside it by its hash.
+                let hash = linker::container::content_hash(&fs::read(&exe).unwrap_or_default());
+                if v["imageHash"] != hash.as_str() {
+                    report.fail(format!(
+                        "{name}: profile's imageHash {} is not prog.exe's {hash}",
+                        v["imageHash"]
+                    ));
+                }
             }
             Err(e) => report.fail(format!("{name}: profile is not JSON: {e}")),
         }
@@ -170,6 +178,7 @@ fn allow_out_of_memory_writes_profile_only() {
     assert!(!exe.exists());
     let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&profile).unwrap()).unwrap();
     assert_eq!(v["memory"]["byTile"]["overflowed"][0], 400 - 256);
+    assert!(v.get("imageHash").is_none(), "no image, no hash");
     let _ = fs::remove_dir_all(&out);
 }
 

@@ -277,11 +277,6 @@ impl Builder {
             .collect()
     }
 
-    /// The first element of `view` that has no tile, if any.
-    pub fn unmapped(&self, view: &View) -> Option<u64> {
-        self.tile_mapping(view).iter().position(Option::is_none).map(|i| i as u64)
-    }
-
     pub fn add_compute_set(&mut self, name: &str) -> ComputeSetId {
         let ident = self.ident("cs", name);
         let span = self.describe("compute set", &ident, name);
@@ -433,11 +428,6 @@ impl Builder {
         let id = self.graph.functions.push(Program { name: ident, body });
         self.spans.functions.set(id, span);
         id
-    }
-
-    /// The element type of a view's data (its first tensor's).
-    pub fn elem_of(&self, view: &View) -> Option<ElemType> {
-        view.tensors().first().map(|&t| self.graph.tensors[t].elem)
     }
 
     /// The graph with `programs` as its entry programs (`prog0`, …), its
