@@ -139,6 +139,7 @@ fn check_examples(tag: &str, extra: &[&str]) {
     let dir = scratch(tag);
     let mut failures = Vec::new();
     let mut ran = 0;
+    let mut replays = 0;
     for entry in std::fs::read_dir(root().join("examples")).unwrap() {
         let ex = entry.unwrap().path();
         let src = ex.join("host.cpp");
@@ -165,6 +166,9 @@ fn check_examples(tag: &str, extra: &[&str]) {
             failures.push(format!("{name}: exited with failure:\n{err}"));
             continue;
         }
+        if let Ok(Some(_)) = &replayed {
+            replays += 1;
+        }
         match replayed {
             Ok(Some(text)) if text != out => failures
                 .push(format!("{name}: its graph as PIR prints\n{text}but the program printed\n{out}")),
@@ -182,6 +186,7 @@ fn check_examples(tag: &str, extra: &[&str]) {
         }
     }
     assert!(ran > 0, "no examples/*/host.cpp found");
+    assert!(!extra.is_empty() || replays > 0, "no example's graph was replayed as PIR");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
