@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Renders poplar-report pages and checks them in headless Chromium (issue 14):
-# the tut3 and tut7_split run cases, and with --large the benchmark's
+# the tut3 and tut7_split run cases, tut3 stopped part way by --max-cycles
+# (a partial profile), and with --large the benchmark's
 # generated 1M-vertex graph on 1,472 tiles, which must draw in under 3 s.
 # Installs Debian's chromium when it is missing. Screenshots and pages go to
 # target/browser-check/ (look at them). Not part of `cargo test`.
@@ -40,8 +41,25 @@ report_case() {
     pages+=("$OUT/$1.html")
 }
 
+# A run case stopped part way by --max-cycles: its page is marked partial.
+report_partial() {
+    local dir=$ROOT/testdata/run/$1 work=$OUT/$1_partial
+    mkdir -p "$work"
+    "$BIN/poplar-compile" "$dir/graph.pir" -o "$work/prog.exe" --report "$work/graph.json"
+    # shellcheck disable=SC2046
+    if "$BIN/poplar-run" "$work/prog.exe" --device sim $(sed "s#\$DIR#$dir#g" "$dir/cmd") \
+        --max-cycles "$2" --profile "$work/execution.json" --trace "$work/trace.json" >/dev/null 2>&1; then
+        echo "browser check: $1 was expected to stop past $2 cycles" >&2
+        exit 1
+    fi
+    grep -q '"partial": true' "$work/execution.json"
+    "$BIN/poplar-report" "$work/graph.json" "$work/execution.json" -o "$OUT/$1_partial.html"
+    pages+=("$OUT/$1_partial.html")
+}
+
 report_case tut3
 report_case tut7_split
+report_partial tut3 200
 python3 scripts/browser_check.py "$OUT/shots" "${pages[@]}"
 
 if [ $LARGE = 1 ]; then

@@ -21,10 +21,10 @@ fn main() {
         eprintln!("poplar-run: error: {e}");
         std::process::exit(1);
     }
-    if let Some(limit) = runtime::cli::timeout(&argv) {
-        watchdog(limit);
-    }
     let env = runtime::cli::Env::from_process();
+    if let Some(limit) = runtime::cli::timeout(&argv) {
+        watchdog(limit, env.runs_over.clone());
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut err = std::io::stderr();
@@ -35,12 +35,17 @@ fn main() {
     std::process::exit(code);
 }
 
-/// Ends the process with exit status 1 if it is still running `HANG_GRACE`
-/// after `limit`: by then the run is stuck inside codelet code, which
-/// cannot be interrupted (the step-boundary check would have stopped it).
-fn watchdog(limit: std::time::Duration) {
+/// Ends the process with exit status 1 if it is still running its programs
+/// `HANG_GRACE` after `limit`: by then the run is stuck inside codelet code,
+/// which cannot be interrupted (the step-boundary check would have stopped
+/// it). Once the runs are over (`runs_over`), the command is writing the
+/// profile and trace of the run, however it ended, and is left to finish.
+fn watchdog(limit: std::time::Duration, runs_over: std::sync::Arc<std::sync::atomic::AtomicBool>) {
     std::thread::spawn(move || {
         std::thread::sleep(limit.saturating_add(HANG_GRACE));
+        if runs_over.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
         eprintln!(
             "poplar-run: error: the run exceeded --timeout {} s inside codelet code that did not return; \
              stopping the process",

@@ -14,6 +14,8 @@
   const pct = (a, b) => (b > 0 ? ((100 * a) / b).toFixed(1) + "%" : "-");
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
   const us = (cycles) => (cycles / D.target.clock_mhz).toFixed(2) + " µs";
+  // A run that stopped before its end: what the execution figures cover.
+  const PARTIAL = X && X.partial ? "The run stopped before its end" + (X.stopped_by ? " (" + X.stopped_by + ")" : "") + "; the execution figures cover it up to there." : "";
 
   function table(caption, head, rows) {
     let h = "<table><caption>" + esc(caption) + "</caption><tr>";
@@ -156,7 +158,9 @@
     for (const o of D.outside) mem.push([o[0] + " (" + o[2] + ")", fmt(o[1]) + " bytes"]);
     h += table("Memory", ["", ""], mem);
     if (X) {
-      const rows = [["Total cycles", fmt(X.cycles) + " (" + us(X.cycles) + ")"]];
+      const rows = [];
+      if (X.partial) rows.push(["Partial run", { html: '<span class="warn">' + esc(PARTIAL) + "</span>" }]);
+      rows.push(["Total cycles", fmt(X.cycles) + " (" + us(X.cycles) + ")"]);
       const wall = [0, 0, 0, 0];
       for (const st of X.steps) wall[st[0]] += st[2];
       LANES.forEach((n, i) => rows.push([n + " steps (elapsed)", fmt(wall[i]) + " (" + pct(wall[i], X.cycles) + " of total)"]));
@@ -290,7 +294,7 @@
       return;
     }
     const steps = X.steps;
-    $("timeline-body").innerHTML = '<p class="note">' + fmt(steps.length) + " steps" + (X.steps_not_recorded ? " (" + fmt(X.steps_not_recorded) + " more not recorded)" : "") + ". Wheel: zoom; drag: pan; double-click: reset. The lower band is each step's tile balance (share of tiles' time busy).</p>";
+    $("timeline-body").innerHTML = (X.partial ? '<p class="warn">' + esc(PARTIAL) + "</p>" : "") + '<p class="note">' + fmt(steps.length) + " steps" + (X.steps_not_recorded ? " (" + fmt(X.steps_not_recorded) + " more not recorded)" : "") + ". Wheel: zoom; drag: pan; double-click: reset. The lower band is each step's tile balance (share of tiles' time busy).</p>";
     const canvas = $("timeline-chart");
     const end = steps.length ? Math.max(...steps.map((s) => s[1] + s[2])) : 1;
     let v0 = 0, v1 = Math.max(end, 1);

@@ -8,6 +8,10 @@
 //! execution profile, and whichever finishes with both profiles in the
 //! folder also writes the HTML report there. The file names are
 //! [`GRAPH_FILE`], [`EXECUTION_FILE`] and [`REPORT_FILE`].
+//!
+//! The folder never mixes two graphs (audit 2026-11): each profile carries
+//! the content hash of its image (`imageHash`), and writing one removes the
+//! other profile, and the report, when they are of another image.
 
 use std::path::{Path, PathBuf};
 
@@ -94,23 +98,52 @@ impl AutoReport {
     }
 
     /// Writes the graph profile (when asked), then the report if the
-    /// execution profile is already there.
+    /// execution profile of the same image is already there; one of
+    /// another image is removed, with the report.
     pub fn write_graph(&self, json: &str) -> Result<(), String> {
         if !self.graph {
             return Ok(());
         }
         self.write(GRAPH_FILE, json)?;
+        self.remove_if_stale(EXECUTION_FILE, json)?;
         self.write_report_if_complete()
     }
 
     /// Writes the execution profile (when asked), then the report if the
-    /// graph profile is there.
+    /// graph profile of the same image is there; one of another image is
+    /// removed, with the report.
     pub fn write_execution(&self, json: &str) -> Result<(), String> {
         if !self.execution {
             return Ok(());
         }
         self.write(EXECUTION_FILE, json)?;
+        self.remove_if_stale(GRAPH_FILE, json)?;
         self.write_report_if_complete()
+    }
+
+    /// Removes the folder's `other` profile and its report when that
+    /// profile is not of the image `written` (a profile's JSON) is of: both
+    /// must carry the same `imageHash` (one that cannot be read, or has
+    /// none, is another image's).
+    fn remove_if_stale(&self, other: &str, written: &str) -> Result<(), String> {
+        let dir = self.directory();
+        let path = dir.join(other);
+        if !path.exists() {
+            return Ok(());
+        }
+        let ours = image_hash(written);
+        if ours.is_some() && std::fs::read_to_string(&path).ok().and_then(|t| image_hash(&t)) == ours {
+            return Ok(());
+        }
+        for p in [path, dir.join(REPORT_FILE)] {
+            match std::fs::remove_file(&p) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(format!("cannot remove {}, the profile of another graph: {e}", p.display()))
+                }
+                _ => {}
+            }
+        }
+        Ok(())
     }
 
     fn write(&self, name: &str, text: &str) -> Result<(), String> {
@@ -141,12 +174,23 @@ impl AutoReport {
             match crate::render_text(&title, (&gname, &gtext), etext.as_deref().map(|t| (ename.as_str(), t)))
             {
                 Ok(h) => h,
-                // A stale execution profile of another graph: the graph alone.
+                // An execution profile that does not go with the graph
+                // profile (one that cannot be read): the graph alone.
                 Err(_) if etext.is_some() => crate::render_text(&title, (&gname, &gtext), None)?,
                 Err(x) => return Err(x),
             };
         self.write(REPORT_FILE, &html)
     }
+}
+
+/// A profile's `imageHash`, if it is a JSON object that has one.
+fn image_hash(json: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Identity {
+        #[serde(rename = "imageHash")]
+        image_hash: Option<String>,
+    }
+    serde_json::from_str::<Identity>(json).ok()?.image_hash
 }
 
 #[cfg(test)]

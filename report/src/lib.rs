@@ -71,6 +71,8 @@ fn fill(template: &str, values: &[(&str, &str)]) -> String {
 }
 
 /// Reads the profiles' text and renders the page; errors name the file.
+/// An execution profile of another image than the graph profile's (their
+/// `imageHash`es differ, or only one has one) is refused, naming both files.
 pub fn render_text(title: &str, graph: (&str, &str), exec: Option<(&str, &str)>) -> Result<String, String> {
     let g = schema::parse_graph(graph.1).map_err(|e| format!("{}: not a graph profile: {e}", graph.0))?;
     let e = match exec {
@@ -80,6 +82,20 @@ pub fn render_text(title: &str, graph: (&str, &str), exec: Option<(&str, &str)>)
         None => None,
     };
     if let Some(e) = &e {
+        // Both carry the image's hash, or neither does (profiles written
+        // before it was recorded: then only the tile counts can be compared).
+        if e.image_hash != g.image_hash {
+            let hash = |h: &Option<String>| h.clone().unwrap_or_else(|| "none".into());
+            return Err(format!(
+                "{}: the execution profile is of another graph than the graph profile {} \
+                 (image hash {} in the execution profile, {} in the graph profile); \
+                 give the two profiles of one compiled image",
+                exec.map(|x| x.0).unwrap_or_default(),
+                graph.0,
+                hash(&e.image_hash),
+                hash(&g.image_hash)
+            ));
+        }
         if e.target.num_tiles != g.target.num_tiles {
             return Err(format!(
                 "{}: the execution profile has {} tiles but the graph profile {} has {}",
@@ -113,6 +129,37 @@ mod tests {
         let page = super::render("{{SCRIPT}}", &graph.expect("graph profile"), None);
         assert_eq!(page.matches("use strict").count(), 1, "the script appears once");
         assert!(page.contains("{{SCRIPT}}"), "the title stays text");
+    }
+
+    /// Audit 2026-11 (`report_stale_execution_profile`): a pair is of one
+    /// image when both profiles carry its hash, or neither does (profiles
+    /// written before the hash); any other pair is refused, naming both.
+    #[test]
+    fn profiles_of_another_image_are_refused() {
+        let graph = include_str!("../../testdata/report/placeholder.graph.json");
+        let exec = |hash: &str| {
+            format!(
+                r#"{{{hash}"profilerMode":"IPU_MODEL","target":{{"name":"mk2","numTiles":2,"bytesPerTile":638976,
+                "clockMHz":1330.0,"numWorkerContexts":6}},"programTrace":[],"programs":[],"computeSets":[],
+                "vertexTypes":[],"computeSetCyclesByTile":[],"computeSetCycles":[],"computeSetRuns":[],
+                "cyclesByVertexType":[],"instancesByVertexType":[],"simulation":{{"cycles":0,"tileCycles":
+                {{"activeCompute":0,"compute":0,"doExchange":0,"streamCopy":0,"sync":0}},"steps":[]}}}}"#
+            )
+        };
+        let with_hash = |h: &str| graph.replacen('{', &format!("{{\"imageHash\":\"{h}\","), 1);
+        let render = |g: &str, e: &str| super::render_text("t", ("g.json", g), Some(("e.json", e)));
+        assert!(render(graph, &exec("")).is_ok(), "neither has a hash");
+        assert!(render(&with_hash("00ab"), &exec(r#""imageHash":"00ab","#)).is_ok(), "the same hash");
+        let e = render(&with_hash("00ab"), &exec(r#""imageHash":"00cd","#)).unwrap_err();
+        assert_eq!(
+            e,
+            "e.json: the execution profile is of another graph than the graph profile g.json (image hash 00cd \
+             in the execution profile, 00ab in the graph profile); give the two profiles of one compiled image"
+        );
+        let e = render(graph, &exec(r#""imageHash":"00cd","#)).unwrap_err();
+        assert!(e.contains("(image hash 00cd in the execution profile, none in the graph profile)"), "{e}");
+        let e = render(&with_hash("00ab"), &exec("")).unwrap_err();
+        assert!(e.contains("(image hash none in the execution profile, 00ab in the graph profile)"), "{e}");
     }
 
     #[test]

@@ -15,6 +15,12 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GraphProfile {
+    /// The content hash of the image compiled from this graph (the
+    /// `prog.exe`'s bytes, `linker::container::content_hash`); absent when
+    /// the graph does not fit, so no image was made. An execution profile
+    /// belongs with this one when it carries the same hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_hash: Option<String>,
     pub target: GraphTarget,
     pub graph: GraphCounts,
     pub vertex_types: VertexTypes,
@@ -268,6 +274,17 @@ pub struct Variable {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExecutionProfile {
+    /// The content hash of the image that ran, as in [`GraphProfile::image_hash`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_hash: Option<String>,
+    /// The run stopped before its end (`--timeout`, `--max-cycles`, a
+    /// failing vertex): every figure covers it up to the last step that
+    /// finished.
+    #[serde(default)]
+    pub partial: bool,
+    /// Why a partial run stopped: the run's error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_by: Option<String>,
     pub profiler_mode: String,
     pub target: ExecTarget,
     /// Roots of the programs run, in order: indices into the graph
@@ -309,6 +326,13 @@ pub struct ExecMemory {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StepsOnlyProfile {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_hash: Option<String>,
+    /// As in [`ExecutionProfile::partial`].
+    #[serde(default)]
+    pub partial: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_by: Option<String>,
     /// `CPU`, or `NONE` when profiling was off.
     pub profiler_mode: String,
     pub steps_executed: u64,

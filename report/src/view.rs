@@ -76,6 +76,11 @@ pub struct Var {
 
 #[derive(Serialize)]
 pub struct Exec {
+    /// The run stopped before its end: the figures cover it up to there.
+    pub partial: bool,
+    /// Why it stopped (the run's error).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_by: Option<String>,
     pub cycles: u64,
     /// Name and cycles summed over tiles, as the profile's `tileCycles`
     /// (compute, exchange, host and sync add up to `cycles` x tiles).
@@ -243,6 +248,8 @@ impl Exec {
             .collect();
         vertex_types.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
         Exec {
+            partial: e.partial,
+            stopped_by: e.stopped_by.clone(),
             cycles: s.cycles,
             tile_cycles: vec![
                 ("compute (including idle threads)".into(), tc.compute),

@@ -546,7 +546,10 @@ fn every_run_case_reports_and_traces() {
         let env = runtime::cli::Env { engine_options: Some(options), ..Default::default() };
         let (code, out, err) = run_out(&dir, &image, Some(&graph_text), &extra, &env);
         let cpu_only = err.contains("--trace needs the sim device");
-        let cli = code == 0 && !cpu_only;
+        // A run that stopped (a failing vertex, `--max-cycles`) still
+        // writes its profile, trace and summary, marked partial.
+        let stopped = code != 0 && !cpu_only && exec.is_file();
+        let cli = (code == 0 || stopped) && !cpu_only;
         assert!(cli || cpu_only || name.starts_with("err_"), "{name}: {err}");
         let (exec_text, summary, graph_text) = if cli {
             let graph = std::fs::read_to_string(tmp.join(report::auto::GRAPH_FILE)).unwrap();
@@ -560,15 +563,21 @@ fn every_run_case_reports_and_traces() {
             .unwrap_or_else(|e| panic!("{name}: exec profile: {e}"));
         cross_check(&name, &g, &e, &summary);
         check_cycle_estimates(&name, &g, &e, &image);
+        // Both profiles are of this image.
+        assert_eq!(g.image_hash.as_deref(), Some(image.content_hash().as_str()), "{name}: graph imageHash");
+        assert_eq!(e.image_hash, g.image_hash, "{name}: execution imageHash");
         let html = report::render(&name, &g, Some(&e));
         check_page(&name, &html, &g);
         if cli {
-            check_trace(
-                &name,
-                &std::fs::read_to_string(&trace).unwrap(),
-                e.simulation.cycles,
-                e.target.clock_mhz,
-            );
+            assert_eq!(e.partial, stopped, "{name}: partial");
+            assert_eq!(e.stopped_by.is_some(), stopped, "{name}: stoppedBy");
+            assert_eq!(summary.contains("\n  Partial: the run stopped"), stopped, "{name}: summary");
+            assert_eq!(page_data(&html)["exec"]["partial"], stopped, "{name}: the page's partial");
+            let trace = std::fs::read_to_string(&trace).unwrap();
+            check_trace(&name, &trace, e.simulation.cycles, e.target.clock_mhz);
+            let v: Value = serde_json::from_str(&trace).unwrap();
+            assert_eq!(v["otherData"]["partial"], stopped, "{name}: trace otherData.partial");
+            assert_eq!(v["otherData"]["stoppedBy"].as_str(), e.stopped_by.as_deref(), "{name}: trace");
         }
         if name == "tut3" {
             let view = report::view::View::new(&name, &g, Some(&e));
@@ -688,6 +697,11 @@ fn summary_of_a_prog_exe_takes_its_graph_profile() {
     assert!(out.contains("Total cycles:"), "{out}");
     // Another graph's profile, or no profile at all, is an error naming the file.
     let (_, other) = compile(&testdata::root().join("run/tut3_summary"));
+    std::fs::write(&graph, &other).unwrap();
+    let (code, _, err) = main(&["--graph-profile", &graph.to_string_lossy()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("graph.json: the profile of another graph (image hash "), "{err}");
+    assert!(err.ends_with(&format!("; this image: {})\n", image.content_hash())), "{err}");
     let other = other.replace("\"numTiles\": 4", "\"numTiles\": 5");
     std::fs::write(&graph, other).unwrap();
     let (code, _, err) = main(&["--graph-profile", &graph.to_string_lossy()]);
@@ -697,5 +711,100 @@ fn summary_of_a_prog_exe_takes_its_graph_profile() {
     let (code, _, err) = main(&["--graph-profile", &graph.to_string_lossy()]);
     assert_eq!(code, 1);
     assert!(err.contains("graph.json: not a graph profile"), "{err}");
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// The data a page embeds.
+fn page_data(html: &str) -> Value {
+    let start = html.find("<script id=\"profile-data\" type=\"application/json\">").expect("data element");
+    let rest = &html[start..];
+    serde_json::from_str(&rest[rest.find('>').unwrap() + 1..rest.find("</script>").unwrap()]).unwrap()
+}
+
+/// Audit 2026-11 (`report_stale_execution_profile`, the graphs in
+/// `testdata/report/audit_stale_profile`): graph A run with autoReport into a
+/// folder, then graph B compiled with autoReport into the same folder, made
+/// a report of B's graph with A's cycles. Each profile now carries its
+/// image's hash: B's graph profile removes A's execution profile and report,
+/// `poplar-report` refuses the mixed pair naming both files, running B's
+/// image completes B's report, and running A's image then removes B's.
+#[test]
+fn auto_report_never_mixes_graphs() {
+    use report::auto::{EXECUTION_FILE, GRAPH_FILE, REPORT_FILE};
+    pin_baseline_isa();
+    let src = testdata::root().join("report/audit_stale_profile");
+    let tmp = scratch("stale");
+    let out = tmp.join("out");
+    let options = format!(
+        r#"{{"autoReport.all":"true","autoReport.directory":{}}}"#,
+        serde_json::to_string(&out.to_string_lossy()).unwrap()
+    );
+    let env = runtime::cli::Env { engine_options: Some(options.clone()), ..Default::default() };
+    let poplar_run = |input: &Path| {
+        let argv = vec![input.to_string_lossy().into_owned()];
+        let (mut o, mut e) = (Vec::new(), Vec::new());
+        let code = runtime::cli::main(&argv, &env, &compiler::compile_for_run_profiled, &mut o, &mut e);
+        assert_eq!(code, 0, "{}", String::from_utf8_lossy(&e));
+    };
+    let files = || [GRAPH_FILE, EXECUTION_FILE, REPORT_FILE].map(|f| out.join(f).is_file());
+    let hash = |file: &str| {
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(out.join(file)).unwrap()).unwrap();
+        v["imageHash"].as_str().expect("imageHash").to_string()
+    };
+    // poplar-run A.pir: both profiles of A's image, and the page.
+    poplar_run(&src.join("A.pir"));
+    assert_eq!(files(), [true, true, true]);
+    assert_eq!(hash(GRAPH_FILE), hash(EXECUTION_FILE));
+    let a_exec = tmp.join("a.execution.json");
+    std::fs::copy(out.join(EXECUTION_FILE), &a_exec).unwrap();
+    // poplar-compile B.pir -o B.exe, with the same options: A's execution
+    // profile and the page go.
+    let opts = compiler::Options { report: true, ..Default::default() };
+    let b = compiler::compile_path(&src.join("B.pir"), &opts).expect("B compiles");
+    let b_image = b.image.expect("image");
+    let auto = report::auto::AutoReport::from_engine_options(&options).unwrap();
+    auto.write_graph(b.report.as_deref().expect("graph profile")).unwrap();
+    assert_eq!(files(), [true, false, false], "A's execution profile and report removed");
+    assert_eq!(hash(GRAPH_FILE), b_image.content_hash());
+    // B's graph profile with A's execution profile, given by hand: refused.
+    let page = tmp.join("mixed.html");
+    let r = std::process::Command::new(env!("CARGO_BIN_EXE_poplar-report"))
+        .args([out.join(GRAPH_FILE), a_exec.clone(), "-o".into(), page.clone()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(1), "{err}");
+    let (g, e) = (out.join(GRAPH_FILE), a_exec);
+    let expected = format!(
+        "poplar-report: error: {}: the execution profile is of another graph than the graph profile {} \
+         (image hash {} in the execution profile, {} in the graph profile); give the two profiles of one \
+         compiled image\n",
+        e.display(),
+        g.display(),
+        serde_json::from_str::<Value>(&std::fs::read_to_string(&e).unwrap()).unwrap()["imageHash"]
+            .as_str()
+            .unwrap(),
+        b_image.content_hash()
+    );
+    assert_eq!(err, expected);
+    assert!(!page.exists(), "no page for a mixed pair");
+    // poplar-run B.exe: B's execution profile joins B's graph profile.
+    let b_exe = tmp.join("B.exe");
+    std::fs::write(&b_exe, b_image.to_bytes()).unwrap();
+    poplar_run(&b_exe);
+    assert_eq!(files(), [true, true, true]);
+    assert_eq!(hash(EXECUTION_FILE), b_image.content_hash());
+    let data = page_data(&std::fs::read_to_string(out.join(REPORT_FILE)).unwrap());
+    assert_eq!(data["variables"][0]["name"], "bbbbbb");
+    let steps = data["exec"]["step_names"].to_string();
+    assert!(steps.contains("bbbbbb.mul") && !steps.contains("a.add"), "{steps}");
+    // poplar-run A.exe (no graph profile to write): B's graph profile and
+    // page go.
+    let a_image = compiler::compile_path(&src.join("A.pir"), &opts).unwrap().image.expect("image");
+    let a_exe = tmp.join("A.exe");
+    std::fs::write(&a_exe, a_image.to_bytes()).unwrap();
+    poplar_run(&a_exe);
+    assert_eq!(files(), [false, true, false], "B's graph profile and report removed");
+    assert_eq!(hash(EXECUTION_FILE), a_image.content_hash());
     let _ = std::fs::remove_dir_all(&tmp);
 }

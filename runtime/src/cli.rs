@@ -32,6 +32,10 @@ pub struct Env {
     pub dev_entries: Vec<String>,
     /// Show progress of long runs (standard error is a terminal).
     pub progress: bool,
+    /// Set once the command has run its programs and writes its results
+    /// (the profile, the trace, the summary): the binary's `--timeout`
+    /// watchdog then lets it finish, also after a run the timeout stopped.
+    pub runs_over: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Env {
@@ -46,6 +50,7 @@ impl Env {
             engine_options: std::env::var("POPLAR_ENGINE_OPTIONS").ok(),
             dev_entries,
             progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            runs_over: Default::default(),
         }
     }
 }
@@ -412,6 +417,16 @@ fn run(args: &Args, env: &Env, compile: Compile, log: &mut Log) -> Result<(), St
                 loaded.image.tiles.len()
             ));
         }
+        // A profile given by name must be of this very image (one the
+        // compiler just made for a `.pir` is).
+        if let (Some(h), Some(_)) = (&g.image_hash, &args.graph_profile) {
+            let ours = loaded.image.content_hash();
+            if *h != ours {
+                return Err(format!(
+                    "{graph_source}: the profile of another graph (image hash {h}; this image: {ours})"
+                ));
+            }
+        }
     }
     log.at(
         LogLevel::Info,
@@ -485,6 +500,10 @@ fn run(args: &Args, env: &Env, compile: Compile, log: &mut Log) -> Result<(), St
             other => other,
         })
         .collect();
+    // A run that stops (`--timeout`, `--max-cycles`, a failing vertex)
+    // ends the actions; its profile, trace and summary are still written,
+    // marked partial, and then its error is the command's.
+    let mut stopped = None;
     for action in &actions {
         match action {
             Action::Write(name, text) => {
@@ -512,7 +531,10 @@ fn run(args: &Args, env: &Env, compile: Compile, log: &mut Log) -> Result<(), St
                 progress.step(format!("program {p} on {}", opts.device.name()));
                 let r = engine.run_to(index, &mut *log.out);
                 progress.finish();
-                r.map_err(|e| e.to_string())?;
+                if let Err(e) = r {
+                    stopped = Some(e.to_string());
+                    break;
+                }
                 log.at(
                     LogLevel::Info,
                     &format!(
@@ -556,6 +578,24 @@ fn run(args: &Args, env: &Env, compile: Compile, log: &mut Log) -> Result<(), St
             }
         }
     }
+    env.runs_over.store(true, std::sync::atomic::Ordering::Relaxed);
+    let written = write_results(args, &engine, &opts, log);
+    match stopped {
+        None => written,
+        Some(e) => {
+            // The run's error is the command's; a result that could not be
+            // written is reported before it.
+            if let Err(w) = written {
+                let _ = writeln!(log.err, "poplar-run: error: {w}");
+            }
+            Err(e)
+        }
+    }
+}
+
+/// What the command writes after its actions: the execution profile, the
+/// trace, autoReport's files and the summary.
+fn write_results(args: &Args, engine: &Engine, opts: &EngineOptions, log: &mut Log) -> Result<(), String> {
     if let Some(p) = &args.profile {
         let json = serde_json::to_string_pretty(&engine.profile_json()).unwrap_or_default();
         std::fs::write(p, json + "\n").map_err(|e| format!("cannot write {}: {e}", p.display()))?;
@@ -568,7 +608,7 @@ fn run(args: &Args, env: &Env, compile: Compile, log: &mut Log) -> Result<(), St
         }
     }
     if opts.auto_report.graph {
-        write_graph_profile(&engine, &opts)?;
+        write_graph_profile(engine, opts)?;
     }
     if opts.auto_report.execution {
         if opts.device == DeviceKind::Sim {

@@ -58,6 +58,11 @@ pub struct Engine {
     /// The graph profile of the image, when the host gave it
     /// ([`Engine::set_graph_profile`]): the summary's graph sections.
     graph: Option<report::schema::GraphProfile>,
+    /// The image's content hash, computed when a profile first needs it.
+    image_hash: std::sync::OnceLock<String>,
+    /// The error that stopped the first run that did not finish: the
+    /// profile, the trace and the summary then cover a partial run.
+    stopped: Option<String>,
 }
 
 /// Host element types usable with [`Engine::write_values`] / [`Engine::read_values`].
@@ -106,7 +111,7 @@ impl Engine {
             }
             machine.rec = Some(rec);
         }
-        Engine { machine, graph: None }
+        Engine { machine, graph: None, image_hash: Default::default(), stopped: None }
     }
 
     pub fn image(&self) -> &Image {
@@ -325,13 +330,38 @@ impl Engine {
     /// Runs program `index` to completion; its output waits for
     /// [`Engine::take_output`].
     pub fn run(&mut self, index: usize) -> Result<(), RunError> {
-        self.machine.run_program(index, None)
+        let r = self.machine.run_program(index, None);
+        self.note_stop(index, r)
     }
 
     /// Runs program `index`, writing its output to `out` as it is produced
     /// (in chunks, so memory stays bounded however much a program prints).
     pub fn run_to(&mut self, index: usize, out: &mut dyn std::io::Write) -> Result<(), RunError> {
-        self.machine.run_program(index, Some(out))
+        let r = self.machine.run_program(index, Some(out));
+        self.note_stop(index, r)
+    }
+
+    /// Records the error of a run that started and did not finish.
+    fn note_stop(&mut self, index: usize, r: Result<(), RunError>) -> Result<(), RunError> {
+        if let Err(e) = &r {
+            if index < self.image().programs.len() && self.stopped.is_none() {
+                self.stopped = Some(e.to_string());
+            }
+        }
+        r
+    }
+
+    /// The error that stopped a run before its end, when one did: the
+    /// profile, the trace and the summary then cover the runs up to the
+    /// last step that finished, and say so.
+    pub fn stopped(&self) -> Option<&str> {
+        self.stopped.as_deref()
+    }
+
+    /// The content hash of the image (`imageHash` in both profiles: the
+    /// hash of its `prog.exe` bytes, [`Image::content_hash`]).
+    pub fn image_hash(&self) -> &str {
+        self.image_hash.get_or_init(|| self.image().content_hash())
     }
 
     /// Stops every later run at the first step boundary `limit` after
@@ -359,15 +389,22 @@ impl Engine {
         &self.machine.totals
     }
 
-    /// The execution profile (sim with profiling on), else a CPU-mode stub.
+    /// The execution profile (sim with profiling on), else a CPU-mode stub;
+    /// either carries the image's hash, and `partial` when a run stopped.
     pub fn profile_json(&self) -> serde_json::Value {
+        let image_hash = Some(self.image_hash().to_string());
+        let stopped_by = self.stopped.clone();
         let value = match &self.machine.rec {
-            Some(rec) => serde_json::to_value(rec.to_profile(
-                self.image(),
-                &self.machine.loaded.tree,
-                &self.machine.totals,
-            )),
+            Some(rec) => serde_json::to_value(report::schema::ExecutionProfile {
+                image_hash,
+                partial: stopped_by.is_some(),
+                stopped_by,
+                ..rec.to_profile(self.image(), &self.machine.loaded.tree, &self.machine.totals)
+            }),
             None => serde_json::to_value(report::schema::StepsOnlyProfile {
+                image_hash,
+                partial: stopped_by.is_some(),
+                stopped_by,
                 profiler_mode: if self.device() == DeviceKind::Cpu { "CPU" } else { "NONE" }.into(),
                 steps_executed: self.machine.totals.steps,
             }),
@@ -375,11 +412,12 @@ impl Engine {
         value.unwrap_or_default()
     }
 
-    /// Writes the Chrome trace of the run (`--trace`); `None` when the
-    /// engine records none (not `sim`, or no `trace` option).
+    /// Writes the Chrome trace of the run (`--trace`), marked partial when
+    /// a run stopped; `None` when the engine records none (not `sim`, or no
+    /// `trace` option).
     pub fn write_trace(&self, out: &mut dyn std::io::Write) -> Option<std::io::Result<()>> {
         let t = self.machine.rec.as_ref()?.trace.as_ref()?;
-        Some(t.write(out))
+        Some(t.write(out, self.stopped.as_deref()))
     }
 
     /// A `printProfileSummary`-style text summary (its Graph and Memory
@@ -393,6 +431,7 @@ impl Engine {
             self.machine.rec.as_ref(),
             self.device().name(),
             self.graph.as_ref(),
+            self.stopped.as_deref(),
         )
     }
 
@@ -404,9 +443,12 @@ impl Engine {
 
     /// The graph profile given to the engine, with `computeSets.cycleEstimates`
     /// filled in from the run when the engine recorded one (`sim` with
-    /// profiling on).
+    /// profiling on), and the image's hash when it had none.
     pub fn graph_profile(&self) -> Option<report::schema::GraphProfile> {
         let mut g = self.graph.clone()?;
+        if g.image_hash.is_none() {
+            g.image_hash = Some(self.image_hash().to_string());
+        }
         if let Some(rec) = &self.machine.rec {
             g.compute_sets.cycle_estimates = rec.cycle_estimates();
         }

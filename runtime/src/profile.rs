@@ -370,6 +370,10 @@ impl Recorder {
             })
             .collect();
         ExecutionProfile {
+            // The engine fills in these three.
+            image_hash: None,
+            partial: false,
+            stopped_by: None,
             profiler_mode: "IPU_MODEL".into(),
             target: ExecTarget {
                 name: image.target.name.clone(),
@@ -455,7 +459,9 @@ pub fn graph_target(image: &Image) -> GraphTarget {
 /// A text summary in the style of `printProfileSummary`: the Target, Graph
 /// and Memory sections of the graph profile as `poplar-report --summary`
 /// prints them (only the Target without one), then (on `sim`) the
-/// execution totals, cycles by vertex type and by compute set.
+/// execution totals, cycles by vertex type and by compute set. When a run
+/// stopped before its end (`stopped`: its error), the execution section
+/// says first that its figures cover the run only up to there.
 pub fn summary(
     image: &Image,
     tree: &ProgramTree,
@@ -463,6 +469,7 @@ pub fn summary(
     rec: Option<&Recorder>,
     device: &str,
     graph: Option<&GraphProfile>,
+    stopped: Option<&str>,
 ) -> String {
     use std::fmt::Write;
     let t = &image.target;
@@ -478,6 +485,10 @@ pub fn summary(
         }
     };
     let _ = writeln!(s, "Execution:");
+    if let Some(e) = stopped {
+        let _ = writeln!(s, "  Partial: the run stopped before its end; these figures cover it up to there.");
+        let _ = writeln!(s, "  Stopped by: {e}");
+    }
     let Some(rec) = rec else {
         let _ = writeln!(s, "  Steps executed:          {}", thousands(totals.steps));
         let _ = writeln!(s, "  (the {device} device does not model cycles; use --device sim)");

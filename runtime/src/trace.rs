@@ -10,7 +10,9 @@
 //! tile is the cost model's figure for the bytes it sends and receives
 //! (broadcasts counted per destination), capped at the step's length.
 //! Timestamps are cycles divided by the clock in MHz: microseconds, the
-//! format's unit.
+//! format's unit. A run that stopped before its end (`--timeout`,
+//! `--max-cycles`, a failing vertex) is traced up to the last step that
+//! finished, with `otherData.partial` and `otherData.stoppedBy` saying so.
 
 use std::io::Write;
 
@@ -175,8 +177,9 @@ impl TraceRec {
         }
     }
 
-    /// Writes the trace as JSON.
-    pub fn write(&self, out: &mut dyn Write) -> std::io::Result<()> {
+    /// Writes the trace as JSON; `stopped` is the error that ended a run
+    /// before its end (`otherData.partial` and `stoppedBy`).
+    pub fn write(&self, out: &mut dyn Write, stopped: Option<&str>) -> std::io::Result<()> {
         let us = |c: u64| c as f64 / self.clock_mhz;
         let tracks = FIRST_TILE_TRACK + self.scratch.len() as u32;
         let mut events: Vec<TraceEvent> = Vec::with_capacity(self.events.len() + tracks as usize + 1);
@@ -220,6 +223,8 @@ impl TraceRec {
                 clock_mhz: self.clock_mhz,
                 tiles_per_track: self.group,
                 events_not_recorded: self.dropped,
+                partial: stopped.is_some(),
+                stopped_by: stopped.map(str::to_string),
             },
         };
         serde_json::to_writer(&mut *out, &trace)?;
@@ -243,6 +248,10 @@ struct OtherData {
     clock_mhz: f64,
     tiles_per_track: u32,
     events_not_recorded: u64,
+    /// The run stopped before its end: the events cover it up to there.
+    partial: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stopped_by: Option<String>,
 }
 
 #[derive(Serialize, Default)]
