@@ -732,7 +732,8 @@ fn host_handle(g: *mut Graph, name: *const c_char, t: *const Tensor, direction: 
     guard(|| {
         let g = handle_mut(g, "graph")?;
         let name = text(name, "handle")?;
-        g.builder.add_host_handle(&name, &handle(t, "tensor")?.view, direction)?;
+        let t = handle(t, "tensor")?;
+        g.builder.add_host_handle(&name, &t.view, t.elem, direction)?;
         Ok(())
     })
 }

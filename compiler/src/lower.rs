@@ -240,15 +240,12 @@ pub fn lower<'a>(
     let handles = graph
         .host_handles
         .values()
-        .map(|h| {
-            let t = &graph.tensors[h.tensor];
-            Handle {
-                name: h.name.clone(),
-                to_device: h.direction == ir::HostDirection::ToDevice,
-                elem: t.elem,
-                shape: t.shape.clone(),
-                regions: cx.regions(&View::whole(h.tensor, &t.shape)),
-            }
+        .map(|h| Handle {
+            name: h.name.clone(),
+            to_device: h.direction == ir::HostDirection::ToDevice,
+            elem: h.elem,
+            shape: h.view.shape.clone(),
+            regions: cx.regions(&h.view),
         })
         .collect();
     let streams = graph

@@ -37,9 +37,10 @@ pub enum Item<'a> {
         mapping: Box<MappingAst<'a>>,
         span: Span,
     },
+    /// `host_write "h" -> VIEW` / `host_read "h" <- VIEW`.
     HostIo {
         name: String,
-        tensor: Ident<'a>,
+        tensor: Box<Expr<'a>>,
         write: bool,
         span: Span,
     },

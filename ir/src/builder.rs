@@ -352,27 +352,24 @@ impl Builder {
         Ok(())
     }
 
-    /// `createHostWrite` / `createHostRead` of a whole tensor.
-    pub fn add_host_handle(&mut self, name: &str, view: &View, direction: HostDirection) -> R<HostHandleId> {
-        let Some((tensor, 0, len)) = view.is_contiguous_single_tensor() else {
+    /// `createHostWrite` / `createHostRead` of any view of `elem`s.
+    pub fn add_host_handle(
+        &mut self,
+        name: &str,
+        view: &View,
+        elem: ElemType,
+        direction: HostDirection,
+    ) -> R<HostHandleId> {
+        if direction == HostDirection::ToDevice && view.repeats_elements() {
             return Err(BuildError::new(
                 BuildErrorKind::Connection,
-                format!(
-                    "host handle '{name}': only a whole tensor can be read or written from the host here"
-                ),
-            ));
-        };
-        if len != self.graph.tensors[tensor].num_elements() {
-            return Err(BuildError::new(
-                BuildErrorKind::Connection,
-                format!(
-                    "host handle '{name}': only a whole tensor can be read or written from the host here"
-                ),
+                format!("host write handle '{name}': the tensor names an element more than once"),
             ));
         }
         self.host_name("host handle", name)?;
         let span = self.describe("host handle", name, name);
-        let id = self.graph.host_handles.push(HostHandle { name: name.to_string(), tensor, direction });
+        let h = HostHandle { name: name.to_string(), view: view.clone(), elem, direction };
+        let id = self.graph.host_handles.push(h);
         self.spans.host_handles.set(id, span);
         Ok(id)
     }

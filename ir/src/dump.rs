@@ -149,7 +149,7 @@ pub fn dump(g: &Graph) -> String {
     }
     for (id, h) in g.host_handles.iter() {
         let dir = if h.direction == HostDirection::ToDevice { "write" } else { "read" };
-        let _ = writeln!(o, "{id} {dir} {} {}", quote(&h.name), h.tensor);
+        let _ = writeln!(o, "{id} {dir} {} {}", quote(&h.name), view_dump(g, &h.view));
     }
     for (id, s) in g.streams.iter() {
         let dir = if s.direction == HostDirection::ToHost { "to host" } else { "from host" };

@@ -206,11 +206,14 @@ pub enum HostDirection {
     ToHost,
 }
 
-/// `host_write "name" -> t` or `host_read "name" <- t`.
+/// `host_write "name" -> VIEW` or `host_read "name" <- VIEW`: a whole
+/// tensor or any view of one or several (a written view names each element
+/// once).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostHandle {
     pub name: String,
-    pub tensor: TensorId,
+    pub view: View,
+    pub elem: ElemType,
     pub direction: HostDirection,
 }
 

@@ -47,7 +47,7 @@ pub fn print(g: &Graph) -> String {
         let _ = writeln!(o, "map {} -> {}", view_str(g, &m.view), mapping_str(&m.mapping));
     }
     for h in g.host_handles.values() {
-        let tn = &g.tensors[h.tensor].name;
+        let tn = view_str(g, &h.view);
         match h.direction {
             HostDirection::ToDevice => {
                 let _ = writeln!(o, "host_write {} -> {tn}", quote(&h.name));

@@ -259,13 +259,18 @@ impl Lowerer {
                 if sp != *span {
                     return;
                 }
-                let Ok(t) = self.tensor_named(tensor) else { return };
+                let Ok((view, elem)) = self.eval_view(tensor) else { return };
+                if *write && view.repeats_elements() {
+                    self.err(tensor.span, format!("host_write \"{name}\" names an element more than once"));
+                    return;
+                }
                 if id != self.graph.host_handles.next_key() {
                     return; // an earlier handle failed; errors are already reported
                 }
                 self.graph.host_handles.push(HostHandle {
                     name: name.clone(),
-                    tensor: t,
+                    view,
+                    elem,
                     direction: if *write { HostDirection::ToDevice } else { HostDirection::ToHost },
                 });
                 self.spans.host_handles.set(id, *span);
