@@ -203,3 +203,18 @@ fn api_errors_throw_poplars_exceptions() {
     assert!(ok, "api_errors failed:\n{out}\n{err}");
     assert!(out.contains("all checks passed"), "{out}");
 }
+
+/// The re-audit of issue 26 through the host API: outputs overlapping
+/// inputs at every entry point, and free-text names in every output.
+#[test]
+fn aliasing_through_the_host_api_reads_before_it_writes() {
+    if !have_gxx() {
+        eprintln!("skipped: g++ absent");
+        return;
+    }
+    let dir = scratch("aliasing");
+    let exe = dir.join("aliasing");
+    build(&root().join("sdk/tests/aliasing.cpp"), &exe, "c++11", &[]).unwrap();
+    let (ok, out, err) = run(&exe, &dir, &[]);
+    assert!(ok && out.contains("all checks passed"), "aliasing failed:\n{out}\n{err}");
+}
