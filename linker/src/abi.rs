@@ -14,7 +14,17 @@
 //! Host helpers (maths the ISA lacks, `printf`) are called through
 //! `ctx.host`, a table indexed by [`HostFn`], so code needs no patching for
 //! them. The counting variant adds each basic block's instruction cost to
-//! `ctx.count` (see `popc`'s cost table).
+//! `ctx.count` (see `popc`'s cost table). A misaligned access of a scalar
+//! of 2, 4 or 8 bytes (its tile address not a multiple of its size) stores
+//! the offset and returns [`STATUS_MISALIGNED`], as the IPU's loads and
+//! stores trap.
+//!
+//! Two pieces of tile state outlive a call and are kept by the runtime per
+//! tile: the random generator's draw counter (`draws`, advanced by the
+//! `__builtin_ipu_urand*` host functions, [`crate::host::tile_random`]) and
+//! the modelled cycle counter behind `__builtin_ipu_get_scount_l/_u`
+//! (`cycles` when the call began, plus `cycles_per_count` per instruction
+//! the counting variant has counted in the call so far).
 //!
 //! The layout of [`TileCtx`] is fixed by `#[repr(C)]` and the offsets below;
 //! generated code uses the offsets, so a change here is a format change.
@@ -104,6 +114,19 @@ pub struct TileCtx {
     /// returns [`STATUS_CYCLE_LIMIT`] (checked with `stop`); `u64::MAX`
     /// for no limit.
     pub budget: u64,
+    /// The tile's cycle counter when this call began, as
+    /// `__builtin_ipu_get_scount_l/_u` read it: on `sim`, the run's
+    /// modelled cycles when the compute set began plus the cycles this
+    /// call's worker context had used in it; 0 on `cpu`.
+    pub cycles: u64,
+    /// Tile cycles per instruction the counting variant counts: the
+    /// target's worker contexts on `sim` (each issues once in that many
+    /// cycles); 0 on `cpu`, where the counter stands still.
+    pub cycles_per_count: u64,
+    /// Draws the tile's random generator has made so far: the host
+    /// functions behind `__builtin_ipu_urand*` read draw `draws` and add
+    /// one. The runtime keeps it per tile from call to call.
+    pub draws: u64,
 }
 
 pub const OFFSET_MEM: i32 = 0;
@@ -116,6 +139,9 @@ pub const OFFSET_TILE: i32 = 44;
 pub const OFFSET_HOST_DATA: i32 = 48;
 pub const OFFSET_STOP: i32 = 56;
 pub const OFFSET_BUDGET: i32 = 64;
+pub const OFFSET_CYCLES: i32 = 72;
+pub const OFFSET_CYCLES_PER_COUNT: i32 = 80;
+pub const OFFSET_DRAWS: i32 = 88;
 
 /// Host functions reachable from codelet code, in table order. Unary and
 /// binary maths take and return the named float type (`F32*` in `float`,
@@ -180,10 +206,23 @@ pub enum HostFn {
     /// `extern "C" fn(x: f32, f143: u32, scale: i32, nanoo: u32) -> u32`:
     /// a float as a `quarter` ([`crate::quarter::from_f32`]).
     F32ToQuarter,
+    /// `extern "C" fn(ctx: *mut TileCtx) -> u32`: `__builtin_ipu_urand32`,
+    /// the low 32 bits of the tile's next draw ([`crate::host::tile_random`]).
+    Urand32,
+    /// `extern "C" fn(ctx: *mut TileCtx) -> u64`: `__builtin_ipu_urand64`,
+    /// the tile's next draw.
+    Urand64,
+    /// `extern "C" fn(ctx: *mut TileCtx) -> f32`: `__builtin_ipu_urand_f32`,
+    /// uniform in [-0.5, 0.5) from the tile's next draw.
+    UrandF32,
+    /// `extern "C" fn(ctx: *mut TileCtx) -> u64`: `__builtin_ipu_f32v2grand`,
+    /// two standard normal floats from the tile's next draw, the first in
+    /// the low 32 bits.
+    F32v2Grand,
 }
 
 /// Number of entries in [`HostTable`].
-pub const HOST_FN_COUNT: usize = HostFn::F32ToQuarter as usize + 1;
+pub const HOST_FN_COUNT: usize = HostFn::F32v2Grand as usize + 1;
 
 impl HostFn {
     /// Byte offset of this function's pointer in [`HostTable`].
@@ -213,5 +252,10 @@ mod tests {
         assert_eq!(offset_of!(TileCtx, trap_line) as i32, OFFSET_TRAP_LINE);
         assert_eq!(offset_of!(TileCtx, tile) as i32, OFFSET_TILE);
         assert_eq!(offset_of!(TileCtx, host_data) as i32, OFFSET_HOST_DATA);
+        assert_eq!(offset_of!(TileCtx, stop) as i32, OFFSET_STOP);
+        assert_eq!(offset_of!(TileCtx, budget) as i32, OFFSET_BUDGET);
+        assert_eq!(offset_of!(TileCtx, cycles) as i32, OFFSET_CYCLES);
+        assert_eq!(offset_of!(TileCtx, cycles_per_count) as i32, OFFSET_CYCLES_PER_COUNT);
+        assert_eq!(offset_of!(TileCtx, draws) as i32, OFFSET_DRAWS);
     }
 }

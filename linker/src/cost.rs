@@ -96,6 +96,10 @@ pub const SIMPLE_MATH: u64 = 1;
 pub const PRINTF: u64 = 50;
 /// `memcpy`/`memset`: per byte moved.
 pub const MEM_PER_BYTE: u64 = 1;
+/// An IPU built-in that is one instruction on the tile: reading the cycle
+/// counter (`__builtin_ipu_get_scount_l/_u`), a draw from the tile's
+/// random generator (`__builtin_ipu_urand32`, `urand_f32`, `f32v2grand`...).
+pub const IPU_REGISTER: u64 = 1;
 
 /// Fixed cycles each tile that takes part in an exchange spends on it
 /// (the exchange code's setup and the last word's flight).

@@ -6,6 +6,13 @@
 //! `TileCtx::host_data` points at (nothing when it is null), up to
 //! [`PRINTF_LIMIT`] bytes: past that it appends nothing more, and the
 //! runtime, seeing a full buffer, stops the run with an error.
+//!
+//! The `__builtin_ipu_urand*` and `__builtin_ipu_f32v2grand` built-ins
+//! read the tile's random generator ([`tile_random`]): a counter-based
+//! generator keyed by the tile's number and its draw counter, which the
+//! context carries (`TileCtx::draws`) and the runtime keeps per tile. So
+//! the numbers a tile draws depend only on the tile and how many it drew
+//! before: the same on `sim` and `cpu`, on any thread count, in every run.
 
 #![allow(unsafe_code)]
 
@@ -110,6 +117,97 @@ pub unsafe extern "C" fn printf(
     }
 }
 
+/// The seed of every tile's random generator (fixed: each run of an image
+/// draws the same numbers).
+pub const RANDOM_SEED: u64 = 0x706f_706c_6172_2d72;
+
+/// SplitMix64's output function (Steele, Lea and Flood, 2014): a bijection
+/// of 64-bit words that mixes every input bit into every output bit.
+fn mix64(z: u64) -> u64 {
+    let z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    let z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Draw number `draw` (from 0) of tile `tile`'s random generator: SplitMix64
+/// started from a seed of the tile's own, `mix64(RANDOM_SEED + tile)`,
+/// that is `mix64(seed + (draw + 1) * 0x9e3779b97f4a7c15)`. Computed from
+/// the counter alone, so no state but the counter is kept.
+pub fn tile_random(tile: u32, draw: u64) -> u64 {
+    const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+    let seed = mix64(RANDOM_SEED.wrapping_add(u64::from(tile)));
+    mix64(seed.wrapping_add(draw.wrapping_add(1).wrapping_mul(GAMMA)))
+}
+
+/// `__builtin_ipu_urand_f32` of draw `r`: its top 24 bits as a multiple of
+/// 2^-24 in [-0.5, 0.5), every one of the 2^24 values equally likely.
+pub fn uniform_f32(r: u64) -> f32 {
+    ((r >> 40) as i32 - (1 << 23)) as f32 * (1.0 / (1u32 << 24) as f32)
+}
+
+/// `__builtin_ipu_f32v2grand` of draw `r`: two independent standard normal
+/// values (mean 0, standard deviation 1) by the Box-Muller transform of
+/// `u1 = (bits 40..63 + 1) / 2^24` in (0, 1] and `u2 = bits 8..31 / 2^24`,
+/// computed in `double` with the `libm` crate (the same bits on every
+/// host) and rounded to `float`.
+pub fn gaussian_f32x2(r: u64) -> [f32; 2] {
+    let scale = 1.0 / f64::from(1u32 << 24);
+    let u1 = ((r >> 40) + 1) as f64 * scale;
+    let u2 = ((r >> 8) & 0xff_ffff) as f64 * scale;
+    let radius = libm::sqrt(-2.0 * libm::log(u1));
+    let theta = 2.0 * std::f64::consts::PI * u2;
+    [(radius * libm::cos(theta)) as f32, (radius * libm::sin(theta)) as f32]
+}
+
+/// The tile's next draw, counted.
+///
+/// # Safety
+/// `ctx` is the live context of the call (generated code passes its own).
+unsafe fn next_draw(ctx: *mut TileCtx) -> u64 {
+    // SAFETY: per the contract.
+    let ctx = unsafe { &mut *ctx };
+    let r = tile_random(ctx.tile, ctx.draws);
+    ctx.draws = ctx.draws.wrapping_add(1);
+    r
+}
+
+/// `HostFn::Urand32`.
+///
+/// # Safety
+/// As [`next_draw`].
+unsafe extern "C" fn urand32(ctx: *mut TileCtx) -> u32 {
+    // SAFETY: as the caller's.
+    unsafe { next_draw(ctx) as u32 }
+}
+
+/// `HostFn::Urand64`.
+///
+/// # Safety
+/// As [`next_draw`].
+unsafe extern "C" fn urand64(ctx: *mut TileCtx) -> u64 {
+    // SAFETY: as the caller's.
+    unsafe { next_draw(ctx) }
+}
+
+/// `HostFn::UrandF32`.
+///
+/// # Safety
+/// As [`next_draw`].
+unsafe extern "C" fn urand_f32(ctx: *mut TileCtx) -> f32 {
+    // SAFETY: as the caller's.
+    uniform_f32(unsafe { next_draw(ctx) })
+}
+
+/// `HostFn::F32v2Grand`: the pair's bits, the first value low.
+///
+/// # Safety
+/// As [`next_draw`].
+unsafe extern "C" fn f32v2grand(ctx: *mut TileCtx) -> u64 {
+    // SAFETY: as the caller's.
+    let [a, b] = gaussian_f32x2(unsafe { next_draw(ctx) });
+    u64::from(a.to_bits()) | u64::from(b.to_bits()) << 32
+}
+
 /// Most `printf` output one buffer collects (the runtime gives each tile
 /// one per compute set): 1 MiB. One call may pass it by a line of at most a
 /// few KiB (widths and precisions are capped at 4,096).
@@ -193,6 +291,10 @@ pub fn host_table() -> &'static HostTable {
                     crate::quarter::host_f32_to_quarter as extern "C" fn(f32, u32, i32, u32) -> u32
                         as *const c_void,
                 ),
+                (Urand32, urand32 as unsafe extern "C" fn(*mut TileCtx) -> u32 as *const c_void),
+                (Urand64, urand64 as unsafe extern "C" fn(*mut TileCtx) -> u64 as *const c_void),
+                (UrandF32, urand_f32 as unsafe extern "C" fn(*mut TileCtx) -> f32 as *const c_void),
+                (F32v2Grand, f32v2grand as unsafe extern "C" fn(*mut TileCtx) -> u64 as *const c_void),
             ];
             for (f, p) in entries {
                 fns[f as usize] = p;
@@ -241,4 +343,66 @@ pub fn libcall_address(symbol: &str) -> Option<usize> {
         "FmaF64" | "fma" => f64_fma as extern "C" fn(f64, f64, f64) -> f64 as usize,
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generator_is_a_function_of_tile_and_draw() {
+        assert_eq!(tile_random(3, 7), tile_random(3, 7));
+        assert_ne!(tile_random(3, 7), tile_random(4, 7));
+        assert_ne!(tile_random(3, 7), tile_random(3, 8));
+        // Pinned (as testdata/popc/ok/ipu_builtins.out prints them): a
+        // change here changes every run's numbers.
+        assert_eq!(tile_random(0, 0) as u32, 1_785_230_103);
+        assert_eq!(tile_random(0, 3), 10_811_916_946_686_418_059);
+    }
+
+    #[test]
+    fn uniform_range_and_ends() {
+        assert_eq!(uniform_f32(0), -0.5);
+        assert_eq!(uniform_f32(u64::MAX), 0.5 - 1.0 / (1u32 << 24) as f32);
+        let n = 100_000u64;
+        let mean = (0..n).map(|i| f64::from(uniform_f32(tile_random(1, i)))).sum::<f64>() / n as f64;
+        assert!(mean.abs() < 0.005, "mean {mean}");
+    }
+
+    #[test]
+    fn gaussian_moments() {
+        let n = 100_000u64;
+        let xs: Vec<f64> = (0..n).flat_map(|i| gaussian_f32x2(tile_random(2, i))).map(f64::from).collect();
+        let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+        let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / xs.len() as f64;
+        assert!(mean.abs() < 0.01, "mean {mean}");
+        assert!((var - 1.0).abs() < 0.02, "variance {var}");
+        assert!(xs.iter().all(|x| x.is_finite()));
+        // u1 = 1 at the top: radius 0.
+        assert_eq!(gaussian_f32x2(u64::MAX)[0].abs(), 0.0);
+    }
+
+    #[test]
+    fn draws_advance_the_context() {
+        let mut ctx = TileCtx {
+            mem: std::ptr::null_mut(),
+            mem_len: 0,
+            host: host_table(),
+            count: 0,
+            trap_addr: 0,
+            trap_line: 0,
+            tile: 5,
+            host_data: std::ptr::null_mut(),
+            stop: std::ptr::null(),
+            budget: u64::MAX,
+            cycles: 0,
+            cycles_per_count: 0,
+            draws: 0,
+        };
+        // SAFETY: a live context.
+        let (a, b) = unsafe { (urand64(&mut ctx), urand32(&mut ctx)) };
+        assert_eq!(a, tile_random(5, 0));
+        assert_eq!(b, tile_random(5, 1) as u32);
+        assert_eq!(ctx.draws, 2);
+    }
 }

@@ -72,13 +72,24 @@ pub struct RunResult {
     pub trap_addr: u64,
     pub trap_line: u32,
     pub printed: Vec<u8>,
+    /// The tile's random draws after the call (`TileCtx::draws`).
+    pub draws: u64,
 }
 
 /// The stop word of in-process runs: never set.
 static NEVER: u32 = 0;
 
-/// Runs a loaded vertex once on tile memory `mem` with state at `state`.
+/// Runs a loaded vertex once on tile memory `mem` with state at `state`,
+/// as tile 0 whose random generator has made no draws.
 pub fn run(code: &Loaded, mem: &mut [u8], state: u32, worker: u32) -> RunResult {
+    run_from(code, mem, state, worker, 0)
+}
+
+/// [`run`] with the tile's random generator at draw `draws`. The cycle
+/// counter (`__builtin_ipu_get_scount_l/_u`) starts at 0 and, in the
+/// counting variant, goes up [`linker::abi::MULTIVERTEX_WORKERS`] cycles
+/// per counted instruction, as on `sim` with six worker contexts.
+pub fn run_from(code: &Loaded, mem: &mut [u8], state: u32, worker: u32, draws: u64) -> RunResult {
     let mut printed: Vec<u8> = Vec::new();
     let mut ctx = TileCtx {
         mem: mem.as_mut_ptr(),
@@ -91,23 +102,35 @@ pub fn run(code: &Loaded, mem: &mut [u8], state: u32, worker: u32) -> RunResult 
         host_data: &mut printed as *mut Vec<u8> as *mut std::ffi::c_void,
         stop: &NEVER,
         budget: u64::MAX,
+        cycles: 0,
+        cycles_per_count: u64::from(linker::abi::MULTIVERTEX_WORKERS),
+        draws,
     };
     // SAFETY: ctx is built from a live &mut [u8] and the static host table.
     let status = unsafe { code.call(&mut ctx, state, worker) };
-    RunResult { status, count: ctx.count, trap_addr: ctx.trap_addr, trap_line: ctx.trap_line, printed }
+    RunResult {
+        status,
+        count: ctx.count,
+        trap_addr: ctx.trap_addr,
+        trap_line: ctx.trap_line,
+        printed,
+        draws: ctx.draws,
+    }
 }
 
 /// Runs a vertex the way the runtime does: once, or once per worker for a
-/// MultiVertex (stopping at the first non-OK status).
+/// MultiVertex (stopping at the first non-OK status), the workers' random
+/// draws following one another.
 pub fn run_vertex(code: &Loaded, mem: &mut [u8], state: u32) -> RunResult {
     if !code.multi {
         return run(code, mem, state, 0);
     }
     let mut total =
-        RunResult { status: STATUS_OK, count: 0, trap_addr: 0, trap_line: 0, printed: Vec::new() };
-    for w in 0..6 {
-        let r = run(code, mem, state, w);
+        RunResult { status: STATUS_OK, count: 0, trap_addr: 0, trap_line: 0, printed: Vec::new(), draws: 0 };
+    for w in 0..linker::abi::MULTIVERTEX_WORKERS {
+        let r = run_from(code, mem, state, w, total.draws);
         total.count += r.count;
+        total.draws = r.draws;
         total.printed.extend(r.printed);
         if r.status != STATUS_OK {
             total.status = r.status;

@@ -2,7 +2,10 @@
 //! in order on the thread that owns the tile, through the code the loader
 //! mapped (the counting variant on `sim`, whose counts become the tile's
 //! cycles over its workers); printf output joined in tile order; a fault
-//! reported for the lowest failing tile.
+//! reported for the lowest failing tile. Each tile's random draw counter
+//! (`TileCtx::draws`) is carried from call to call and phase to phase, and
+//! on `sim` each call's context holds the tile's modelled cycle counter
+//! when it begins (`TileCtx::cycles`).
 //!
 //! `unsafe` is allowed here because vertex code is generated machine code,
 //! called through entry addresses the loader mapped with the signatures
@@ -30,6 +33,9 @@ type Entry3 = unsafe extern "C" fn(*mut TileCtx, u32, u32) -> u32;
 pub(super) struct TileResult {
     cycles: u64,
     active: u64,
+    /// Draws the tile's random generator has made since the image was
+    /// loaded (kept across phases and runs).
+    draws: u64,
 }
 
 impl Machine {
@@ -57,6 +63,10 @@ impl Machine {
             Some(limit) if counting => limit.saturating_sub(self.totals.cycles) / workers.max(1) as u64,
             _ => u64::MAX,
         };
+        // The tile's cycle counter when the phase begins, and per counted
+        // instruction (`__builtin_ipu_get_scount_l/_u`); still on cpu.
+        let start = if sim { self.totals.cycles } else { 0 };
+        let per_count = if sim { workers as u64 } else { 0 };
         let by_tile = &self.in_by_tile[cs_index];
         let record = self.rec.is_some();
         let vcounts = std::sync::Mutex::new(Vec::<(u32, u32, u64)>::new());
@@ -74,6 +84,8 @@ impl Machine {
                 }
                 // SAFETY: tile `t` is owned by this thread for the phase.
                 let buf = unsafe { out.at(t) };
+                // SAFETY: as above.
+                let r = unsafe { res.at(t) };
                 let mut ctx = TileCtx {
                     mem: unsafe { *ptrs.at(t) } as *mut u8,
                     mem_len: u64::from(lens[t]),
@@ -85,7 +97,11 @@ impl Machine {
                     host_data: buf as *mut Vec<u8> as *mut c_void,
                     stop: stop as *const u32,
                     budget,
+                    cycles: start,
+                    cycles_per_count: per_count,
+                    draws: r.draws,
                 };
+                let at = |load: u64| start.saturating_add(load.saturating_mul(per_count));
                 let mut loads = [0u64; MAX_WORKERS];
                 let loads = &mut loads[..workers];
                 let verts = &tile.vertices[w.start as usize..w.end as usize];
@@ -117,9 +133,11 @@ impl Machine {
                         // contexts: context `id % workers` runs id `id`.
                         for wk in 0..MULTIVERTEX_WORKERS {
                             ctx.count = 0;
+                            ctx.cycles = at(loads[wk as usize % loads.len()]);
                             // SAFETY: generated code only touches memory through ctx, checked.
                             let status = unsafe { f(&mut ctx, v.state, wk) };
                             if status != STATUS_OK {
+                                r.draws = ctx.draws;
                                 return Some(fault(&ctx, status, Some(wk)));
                             }
                             let c = v.cycles.unwrap_or(ctx.count);
@@ -130,19 +148,28 @@ impl Machine {
                     } else {
                         // SAFETY: as above.
                         let f: Entry2 = unsafe { std::mem::transmute::<usize, Entry2>(entry) };
+                        // A supervisor waits for every worker; a vertex
+                        // runs on the least-loaded worker context.
+                        let supervisor = vt.base == VertexBase::Supervisor;
+                        let i = loads.iter().enumerate().min_by_key(|&(i, l)| (*l, i)).map_or(0, |(i, _)| i);
+                        let load = match supervisor {
+                            true => loads.iter().copied().max().unwrap_or(0),
+                            false => loads[i],
+                        };
                         ctx.count = 0;
+                        ctx.cycles = at(load);
                         // SAFETY: as above.
                         let status = unsafe { f(&mut ctx, v.state) };
                         if status != STATUS_OK {
+                            r.draws = ctx.draws;
                             return Some(fault(&ctx, status, None));
                         }
                         let c = v.cycles.unwrap_or(ctx.count);
                         total = c;
-                        if vt.base == VertexBase::Supervisor {
-                            let m = loads.iter().copied().max().unwrap_or(0).saturating_add(c);
+                        if supervisor {
+                            let m = load.saturating_add(c);
                             loads.iter_mut().for_each(|l| *l = m);
                         } else {
-                            let (i, _) = loads.iter().enumerate().min_by_key(|&(i, l)| (*l, i)).unwrap();
                             loads[i] = loads[i].saturating_add(c);
                         }
                     }
@@ -150,9 +177,8 @@ impl Machine {
                         local_counts.push((v.id, v.vertex_type, total));
                     }
                 }
+                r.draws = ctx.draws;
                 if sim {
-                    // SAFETY: owned tile.
-                    let r = unsafe { res.at(t) };
                     r.cycles = cost::tile_compute_cycles(loads);
                     r.active = loads.iter().fold(0u64, |a, &l| a.saturating_add(l));
                 }
