@@ -20,3 +20,18 @@ fn run_cases() {
     runtime::linker::isa::limit_to(runtime::linker::isa::Level::Baseline);
     harness::run_cases(harness::Check::Golden);
 }
+
+/// The tiles' random generators draw the same numbers on both devices and
+/// on any number of host threads: each tile's draws depend only on the
+/// tile and how many it drew before.
+#[test]
+fn random_draws_do_not_depend_on_threads() {
+    let expected = std::fs::read_to_string(testdata::root().join("run/ipu_random/expected.stdout")).unwrap();
+    for device in ["sim", "cpu"] {
+        for threads in ["1", "2", "3", "4"] {
+            let (code, stdout) = harness::run_case("ipu_random", &["--device", device, "--threads", threads]);
+            assert_eq!(code, 0, "{device} on {threads} threads");
+            assert_eq!(stdout, expected, "{device} on {threads} threads");
+        }
+    }
+}

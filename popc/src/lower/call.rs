@@ -191,6 +191,9 @@ impl Lowerer<'_, '_> {
             if let Some(h) = full.strip_prefix("ipu::").and_then(crate::front::vector_types::helper_header) {
                 return err(span, format!("'{full}' is declared in <{h}>, which is not included"));
             }
+            if let Some(v) = self.ipu_builtin(bare, args, span)? {
+                return Ok(v);
+            }
             if bare.starts_with("__builtin_ipu") || full.starts_with("ipu::") {
                 let d = Diagnostic::new(
                     span,

@@ -91,6 +91,17 @@ fn run(dir: &Path, image: &Image, graph: &str, args: &[String]) -> Outcome {
     }
 }
 
+/// Compiles case `testdata/run/<name>` and runs it with `args`: its exit
+/// status and standard output.
+pub fn run_case(name: &str, args: &[&str]) -> (i32, String) {
+    let dir = testdata::root().join("run").join(name);
+    let (image, _, graph) = compiler::compile_for_run_profiled(&dir.join("graph.pir"), true)
+        .unwrap_or_else(|e| panic!("{name}: does not compile:\n{e}"));
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let o = run(&dir, &image, &graph.unwrap_or_default(), &args);
+    (o.code, o.stdout)
+}
+
 /// Runs every case (or those `RUN_CASE` names) and checks its output:
 /// against the expectation files as they are (blessing them with
 /// `BLESS=1`) in [`Check::Golden`], or with code sizes masked in

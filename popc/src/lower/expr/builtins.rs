@@ -1,6 +1,8 @@
 //! Calls popc lowers itself rather than inlining: the `<cmath>` library
 //! through the host table, `memcpy`/`memset`, `printf`, `assert` and the
-//! other built-ins (`exit`, `__builtin_*`, `IeeeHalf`, `numWorkers`...).
+//! other built-ins (`exit`, `__builtin_*`, `IeeeHalf`, `numWorkers`...),
+//! and the IPU built-ins that read the tile's cycle counter or random
+//! generator ([`Lowerer::ipu_builtin`]).
 
 use cranelift_codegen::ir::{
     condcodes::FloatCC, condcodes::IntCC, types, AbiParam, InstBuilder, MemFlagsData, Signature, Value,
@@ -108,6 +110,78 @@ impl Lowerer<'_, '_> {
         let call = self.b.ins().call_indirect(sref, fp, &vals);
         self.cost(cost::CONVERT);
         self.b.inst_results(call)[0]
+    }
+
+    /// The `__builtin_ipu_*` built-ins with a host meaning that are not
+    /// C++ in `<ipudef.h>`: the tile's cycle counter and its random
+    /// generator (`linker::host::tile_random`, through the host table).
+    /// `None` for any other name, which the caller refuses by name.
+    ///
+    /// - `__builtin_ipu_get_scount_l()` / `_u()`: the low and high 32 bits
+    ///   of `ctx.cycles` plus, in the counting variant, what this call has
+    ///   counted so far times `ctx.cycles_per_count` (on `cpu` both are
+    ///   0, so the counter reads 0);
+    /// - `__builtin_ipu_urand32()`, `urand64()`, `urand_f32()` (uniform in
+    ///   [-0.5, 0.5)) and `f32v2grand()` (a `float2` of standard normal
+    ///   values): one draw each.
+    ///
+    /// Each costs one instruction, as on the IPU.
+    pub(crate) fn ipu_builtin(&mut self, bare: &str, args: &[Expr], span: Span) -> Result<Option<V>> {
+        let host = match bare {
+            "__builtin_ipu_get_scount_l" | "__builtin_ipu_get_scount_u" => None,
+            "__builtin_ipu_urand32" => Some((HostFn::Urand32, types::I32, Scalar::UInt)),
+            "__builtin_ipu_urand64" => Some((HostFn::Urand64, types::I64, Scalar::ULongLong)),
+            "__builtin_ipu_urand_f32" => Some((HostFn::UrandF32, types::F32, Scalar::Float)),
+            "__builtin_ipu_f32v2grand" => Some((HostFn::F32v2Grand, types::I64, Scalar::ULongLong)),
+            _ => return Ok(None),
+        };
+        if !args.is_empty() {
+            return err(span, format!("'{bare}' takes no arguments"));
+        }
+        self.cost(cost::IPU_REGISTER);
+        let Some((f, ret, s)) = host else {
+            let base = self.b.ins().load(types::I64, MemFlagsData::trusted(), self.ctx, abi::OFFSET_CYCLES);
+            let now = if self.counting {
+                self.flush();
+                let counted = self.b.use_var(self.count);
+                let per = self.b.ins().load(
+                    types::I64,
+                    MemFlagsData::trusted(),
+                    self.ctx,
+                    abi::OFFSET_CYCLES_PER_COUNT,
+                );
+                let cycles = self.b.ins().imul(counted, per);
+                self.b.ins().iadd(base, cycles)
+            } else {
+                base
+            };
+            let half = if bare.ends_with('u') { self.b.ins().ushr_imm_s(now, 32) } else { now };
+            return Ok(Some(V::R(Scalar::UInt, self.b.ins().ireduce(types::I32, half))));
+        };
+        let mut sig = Signature::new(cranelift_codegen::isa::CallConv::SystemV);
+        sig.params.push(AbiParam::new(types::I64));
+        sig.returns.push(AbiParam::new(ret));
+        let sref = self.b.import_signature(sig);
+        let table = self.b.ins().load(types::I64, MemFlagsData::trusted(), self.ctx, abi::OFFSET_HOST);
+        let fp = self.b.ins().load(types::I64, MemFlagsData::trusted(), table, f.table_offset());
+        let ctx = self.ctx;
+        let call = self.b.ins().call_indirect(sref, fp, &[ctx]);
+        let r = self.b.inst_results(call)[0];
+        if f != HostFn::F32v2Grand {
+            return Ok(Some(V::R(s, r)));
+        }
+        // The pair's bits, the first value low: a `float2` on the stack.
+        let path = Path { span, global: false, segs: vec![Seg { name: "float2".into(), args: None }] };
+        let tn = TypeName { span, kind: TypeKind::Named(path), is_const: false };
+        let ty = self.p.resolve_type(&tn, &self.env).map_err(|_| {
+            crate::diag::Diagnostic::new(
+                span,
+                format!("'{bare}' returns a 'float2', declared in <ipudef.h>, which is not included"),
+            )
+        })?;
+        let h = self.stack(ty.size(), ty.align());
+        self.b.ins().store(MemFlagsData::trusted(), r, h, 0);
+        Ok(Some(V::L(ty, Place::Host(h))))
     }
 
     pub(crate) fn builtin(&mut self, bare: &str, p: &Path, args: &[Expr], span: Span) -> Result<Option<V>> {
