@@ -97,7 +97,9 @@ impl Lowerer<'_, '_> {
             (V::Vec { elem, addr, .. }, "begin" | "data") => Ok(V::Ptr(Ty::S(*elem), *addr)),
             (V::Vec { elem, addr, count: Some(c) }, "end") => {
                 let off = self.b.ins().imul_imm_s(*c, elem.size() as i64);
-                Ok(V::Ptr(Ty::S(*elem), self.b.ins().iadd(*addr, off)))
+                let end = self.b.ins().iadd(*addr, off);
+                self.note_aligned(end, self.stride_align(*addr, elem.size()));
+                Ok(V::Ptr(Ty::S(*elem), end))
             }
             (V::EdgeS { elem, addr }, "get" | "data") => Ok(V::Ptr(Ty::S(*elem), *addr)),
             // A quarter edge's metadata: a pointer to its packed byte.

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use cranelift_codegen::ir::{types, InstBuilder};
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder};
 use cranelift_frontend::FunctionBuilder;
 use linker::abi;
 use linker::gp::{FieldKind, VertexBase};
@@ -40,12 +40,24 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         let worker = params.get(2).copied();
         let mem = b.ins().load(types::I64, mflags(), ctx, abi::OFFSET_MEM);
         let mem_len = b.ins().load(types::I64, mflags(), ctx, abi::OFFSET_MEM_LEN);
-        // (`smax` with -1 changes no comparison result, since `off >= 0`,
-        // but keeps Cranelift from recomputing the subtraction at each use.)
-        let lims = [1, 2, 4, 8].map(|s| {
-            let d = b.ins().iadd_imm_s(mem_len, -s);
-            let m1 = b.ins().iconst(types::I64, -1);
-            b.ins().smax(d, m1)
+        // The tile's length, at most 2^32 - 1 (tile addresses are 32 bits).
+        let len32 = {
+            let max = b.ins().iconst(types::I64, i64::from(u32::MAX));
+            b.ins().umin(mem_len, max)
+        };
+        // An access of `2^k` bytes at a 32-bit address `a` known aligned is
+        // inside the tile when `a < len - 2^k + 1` (0 when the tile is
+        // shorter); one not known aligned, when its slot, `a` rotated right
+        // by `k`, is below `len >> k` (see `Lowerer::tile_addr`).
+        let lims = [0i64, 1, 2, 3].map(|k| {
+            let d = b.ins().iadd_imm_s(len32, 1 - (1 << k));
+            let zero = b.ins().iconst(types::I64, 0);
+            let d = b.ins().smax(d, zero);
+            b.ins().ireduce(types::I32, d)
+        });
+        let slots = [1i64, 2, 3].map(|k| {
+            let n = b.ins().ushr_imm_s(len32, k);
+            b.ins().ireduce(types::I32, n)
         });
         let count = b.declare_var(types::I64);
         let zero = b.ins().iconst(types::I64, 0);
@@ -90,14 +102,19 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             addr_memo: HashMap::new(),
             load_memo: HashMap::new(),
             lims,
+            slots,
+            aligned: HashMap::new(),
             trap_stubs: Default::default(),
             inlined: 0,
         };
         l.line = src.line(c.decl.ast.span);
         l.cost(cost::VERTEX_ENTRY);
+        // Vertex states are 4-byte aligned (the image's validator checks).
+        l.note_aligned(state, 4);
         // Edge descriptors.
         for f in &c.fields {
             let at = l.b.ins().iadd_imm_s(state, f.offset as i64);
+            l.note_aligned(at, l.stride_align(state, f.offset));
             let input = matches!(f.ty, FieldTy::Edge { dir: linker::gp::Direction::Input, .. });
             let v = match &f.ty {
                 FieldTy::Edge { elem, kind, .. } => match kind {
@@ -112,6 +129,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                         let count = if lay.stores_count() {
                             l.cost(cost::STATE_WORD);
                             let at4 = l.b.ins().iadd_imm_s(at, 4);
+                            l.note_aligned(at4, l.stride_align(at, 4));
                             Some(l.load_tile_raw(at4, types::I32)?)
                         } else {
                             None
@@ -125,6 +143,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                         l.cost(2 * cost::STATE_WORD);
                         let a = l.load_tile_raw(at, types::I32)?;
                         let at4 = l.b.ins().iadd_imm_s(at, 4);
+                        l.note_aligned(at4, l.stride_align(at, 4));
                         let n = l.load_tile_raw(at4, types::I32)?;
                         V::List { elem: *elem, addr: a, count: n }
                     }
@@ -138,6 +157,7 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                     // A quarter edge: its metadata byte's address follows.
                     l.cost(cost::STATE_WORD);
                     let at_md = l.b.ins().iadd_imm_s(at, i64::from(f.size - md));
+                    l.note_aligned(at_md, l.stride_align(at, f.size - md));
                     let m = l.load_tile_raw(at_md, types::I32)?;
                     // Metadata is only ever read by codelets.
                     l.readonly.insert(m);
@@ -145,6 +165,16 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                         l.metadata.insert(*addr, m);
                     }
                 }
+            }
+            // The graph compiler (and popc's harness) puts every edge's
+            // data at a multiple of its element's size, and the address
+            // tables of vector lists at a multiple of 4.
+            match &v {
+                V::EdgeS { elem, addr } | V::Vec { elem, addr, .. } => {
+                    l.note_aligned(*addr, 1 << elem.size().trailing_zeros())
+                }
+                V::List { addr, .. } | V::Edges { addr, .. } => l.note_aligned(*addr, 4),
+                _ => {}
             }
             if input {
                 match &v {
@@ -205,7 +235,26 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             l.b.ins().jump(l.trap, &[st.into(), addr.into(), ln.into()]);
         }
         l.b.switch_to_block(l.trap);
-        let tp = l.b.block_params(l.trap).to_vec();
+        let mut tp = l.b.block_params(l.trap).to_vec();
+        if l.trap_stubs.keys().any(|&(status, _)| status > super::memory::ACCESS_TRAP) {
+            // A scalar access check: outside the tile, or else misaligned.
+            let size = l.b.ins().iadd_imm_s(tp[0], -i64::from(super::memory::ACCESS_TRAP));
+            let size = l.b.ins().uextend(types::I64, size);
+            let end = l.b.ins().iadd(tp[1], size);
+            // Read again: keeping `mem_len` live for the cold path would
+            // cost the hot path a register.
+            let mem_len = l.b.ins().load(types::I64, mflags(), ctx, abi::OFFSET_MEM_LEN);
+            let outside = l.b.ins().icmp(IntCC::UnsignedGreaterThan, end, mem_len);
+            let oob = l.b.ins().iconst(types::I32, i64::from(abi::STATUS_OUT_OF_BOUNDS));
+            let mis = l.b.ins().iconst(types::I32, i64::from(abi::STATUS_MISALIGNED));
+            let classified = l.b.ins().select(outside, oob, mis);
+            let access = l.b.ins().icmp_imm_s(
+                IntCC::UnsignedGreaterThan,
+                tp[0],
+                i64::from(super::memory::ACCESS_TRAP),
+            );
+            tp[0] = l.b.ins().select(access, classified, tp[0]);
+        }
         l.b.ins().store(mflags(), tp[1], ctx, abi::OFFSET_TRAP_ADDR);
         l.b.ins().store(mflags(), tp[2], ctx, abi::OFFSET_TRAP_LINE);
         l.b.ins().jump(exit, &[tp[0].into()]);

@@ -1,5 +1,7 @@
 //! Memory and traps: every tile access is a bounds-checked offset from the
-//! tile's base (checks and loads reused within a straight-line region),
+//! tile's base, a scalar of 2, 4 or 8 bytes also checked to be aligned to
+//! its size unless its address is known aligned (checks and loads reused
+//! within a straight-line region),
 //! traps leave through cold stubs, loop back edges poll the stop word and
 //! the cycle budget, local aggregates live in host stack slots, and
 //! addresses derived from `Input` edges are tracked as read-only.
@@ -14,6 +16,14 @@ use super::{cl, half_ir, mflags, Lowerer, Place};
 use crate::cost;
 use crate::diag::{err, Result, Span};
 use crate::sema::types::Scalar;
+
+/// The trap "status" of a failed scalar access check of `size` bytes is
+/// `ACCESS_TRAP + size`, not a status of the ABI: the entry function's
+/// trap block, shared by every check, turns it into
+/// [`abi::STATUS_OUT_OF_BOUNDS`] when the access ends past the tile and
+/// [`abi::STATUS_MISALIGNED`] otherwise, so the hot path and each check's
+/// cold stub stay as short as a bounds check's.
+pub(crate) const ACCESS_TRAP: u32 = 0x100;
 
 impl Lowerer<'_, '_> {
     /// At a loop's back edge (every `while`, `do` and `for` iteration):
@@ -41,7 +51,6 @@ impl Lowerer<'_, '_> {
     }
 
     pub(crate) fn trap_if(&mut self, cond: Value, status: u32, addr: Value) {
-        let cont = self.b.create_block();
         let line = if self.debug { self.line as i64 } else { 0 };
         let stub = match self.trap_stubs.get(&(status, line)) {
             Some(b) => *b,
@@ -53,6 +62,13 @@ impl Lowerer<'_, '_> {
                 b
             }
         };
+        self.branch_to_stub(cond, stub, addr);
+    }
+
+    /// Leaves for `stub` with `addr` when `cond` holds; goes on in a new
+    /// block of the same region otherwise.
+    fn branch_to_stub(&mut self, cond: Value, stub: ir::Block, addr: Value) {
+        let cont = self.b.create_block();
         // Flush so the trapping path counts what ran.
         self.flush();
         self.sync_region();
@@ -77,32 +93,72 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    /// Host address of a checked tile access of `size` bytes at `addr` (i32).
+    /// Host address of a checked tile access of `size` bytes at `addr`
+    /// (i32). A scalar of 2, 4 or 8 bytes must also be aligned to its size,
+    /// as on the IPU. At an address known aligned ([`Self::aligned`]: edge
+    /// data, vertex state and the elements reached from them) the bounds
+    /// are one compare, `addr < lims[k]`. Elsewhere one compare checks
+    /// both: rotating the address right by `k = log2(size)` bits gives its
+    /// slot number `addr >> k` when it is aligned and at least `2^(32-k)`
+    /// when it is not, and the tile has `slots[k-1] = len >> k < 2^(32-k)`
+    /// whole slots, so `rotr(addr, k) >= slots[k-1]` is "outside the tile
+    /// or misaligned"; the trap path tells which ([`ACCESS_TRAP`]).
     pub(crate) fn tile_addr(&mut self, addr: Value, size: u32) -> Value {
         self.sync_region();
-        if let Some(&(h, sz)) = self.checked.get(&addr) {
-            if size <= sz {
+        let align = if matches!(size, 2 | 4 | 8) { size } else { 1 };
+        if let Some(&(h, sz, al)) = self.checked.get(&addr) {
+            if size <= sz && align <= al {
                 // Already checked on every path to here (same region).
                 return h;
             }
         }
         let off = self.b.ins().uextend(types::I64, addr);
-        let bad = match size {
+        match size {
             1 | 2 | 4 | 8 => {
-                // `off` < 2^32 and `mem_len` < 2^63: signed, `off > mem_len
-                // - size` is `off + size > mem_len`, also when `mem_len < size`.
-                let lim = self.lims[size.trailing_zeros() as usize];
-                self.b.ins().icmp(IntCC::SignedGreaterThan, off, lim)
+                let k = size.trailing_zeros() as usize;
+                if self.align_of(addr) >= align {
+                    let bad = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, addr, self.lims[k]);
+                    self.trap_if(bad, abi::STATUS_OUT_OF_BOUNDS, off);
+                } else {
+                    let slot = self.b.ins().rotr_imm_s(addr, k as i64);
+                    let bad = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, slot, self.slots[k - 1]);
+                    self.trap_if(bad, ACCESS_TRAP + size, off);
+                }
             }
             _ => {
                 let end = self.b.ins().iadd_imm_s(off, size as i64);
-                self.b.ins().icmp(IntCC::UnsignedGreaterThan, end, self.mem_len)
+                let bad = self.b.ins().icmp(IntCC::UnsignedGreaterThan, end, self.mem_len);
+                self.trap_if(bad, abi::STATUS_OUT_OF_BOUNDS, off);
             }
-        };
-        self.trap_if(bad, abi::STATUS_OUT_OF_BOUNDS, off);
+        }
         let h = self.b.ins().iadd(self.mem, off);
-        self.checked.insert(addr, (h, size));
+        self.checked.insert(addr, (h, size, align));
         h
+    }
+
+    /// The power of two tile address `addr` is known to be a multiple of
+    /// (1 when nothing is known).
+    pub(crate) fn align_of(&self, addr: Value) -> u32 {
+        self.aligned.get(&addr).copied().unwrap_or(1)
+    }
+
+    /// Records that tile address `addr` is a multiple of `align` (a power
+    /// of two; 1 records nothing).
+    pub(crate) fn note_aligned(&mut self, addr: Value, align: u32) {
+        if align > 1 {
+            self.aligned.insert(addr, align);
+        }
+    }
+
+    /// The alignment `base + i * stride` has for any `i` (`stride` in
+    /// bytes; 0 for `base` itself).
+    pub(crate) fn stride_align(&self, base: Value, stride: u32) -> u32 {
+        let a = self.align_of(base);
+        if stride == 0 {
+            a
+        } else {
+            a.min(1 << stride.trailing_zeros())
+        }
     }
 
     pub(super) fn load_tile_raw(&mut self, addr: Value, ty: ir::Type) -> Result<Value> {

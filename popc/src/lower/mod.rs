@@ -176,16 +176,28 @@ pub struct Lowerer<'a, 'b> {
     /// `addr_memo` are known to dominate the current position.
     pub(crate) region: Option<Block>,
     /// Tile addresses already bounds-checked in this region: the host
-    /// address and the access size checked.
-    checked: HashMap<Value, (Value, u32)>,
+    /// address, the access size checked and the alignment checked (the
+    /// size for a scalar of 2, 4 or 8 bytes, else 1).
+    checked: HashMap<Value, (Value, u32, u32)>,
     /// Element addresses computed in this region, by (base, index, size).
     pub(crate) addr_memo: HashMap<(Value, Value, u32), Value>,
     /// Tile loads done in this region: (host address, type) to the load
     /// instruction and the value it gave (after any half conversion).
     load_memo: HashMap<(Value, Scalar), (ir::Inst, Value)>,
-    /// `mem_len - size` (as a signed i64) for access sizes 1, 2, 4, 8,
-    /// computed once at entry: `off + size > mem_len` is `off > lim`.
+    /// For access sizes `2^k` = 1, 2, 4, 8, computed once at entry: the
+    /// 32-bit limit `max(len - 2^k + 1, 0)` an address known aligned must
+    /// be below (`len` the tile's length, at most 2^32 - 1).
     lims: [Value; 4],
+    /// For sizes `2^k` = 2, 4, 8 (`slots[k - 1]`): the tile's whole
+    /// aligned slots `len >> k`, which an address not known aligned,
+    /// rotated right by `k`, must be below (see [`Lowerer::tile_addr`]).
+    slots: [Value; 3],
+    /// Tile addresses (i32 values) known to be multiples of a power of two
+    /// greater than 1: edge data and vertex state, which the graph
+    /// compiler lays out naturally aligned, and elements reached from
+    /// them. An access there needs no alignment check. A fact about an
+    /// SSA value, so it holds wherever the value is used.
+    pub(crate) aligned: HashMap<Value, u32>,
     /// Cold stubs, one per (status, line), each taking the trap address
     /// and passing it on to `trap` with the constants: the hot path of a
     /// check then carries no constant block arguments. Ordered, so code

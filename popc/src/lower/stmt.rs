@@ -372,14 +372,19 @@ impl Lowerer<'_, '_> {
             let off = self.b.ins().uextend(types::I64, off);
             Place::Host(self.b.ins().iadd(base, off))
         } else {
-            Place::Tile(self.b.ins().iadd(base, off))
+            let at = self.b.ins().iadd(base, off);
+            self.note_aligned(at, self.stride_align(base, esz));
+            Place::Tile(at)
         };
         let lv = V::L(elem_ty.clone(), place);
         if let (Some(elem), Place::Tile(at)) = (list, place) {
             // A sub-vector: its (address, count) entry.
             let a = self.load_scalar(Scalar::UInt, Place::Tile(at));
             self.derive(base, a);
+            // Edge data: aligned to its element (see `lower_vertex`).
+            self.note_aligned(a, 1 << elem.size().trailing_zeros());
             let at4 = self.b.ins().iadd_imm_s(at, 4);
+            self.note_aligned(at4, self.stride_align(at, 4));
             let n = self.load_scalar(Scalar::UInt, Place::Tile(at4));
             if let Some(m) = self.metadata.get(&base).copied() {
                 self.metadata.insert(a, m);

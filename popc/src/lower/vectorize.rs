@@ -31,7 +31,9 @@
 //! - `0 <= i`, `i + 4 <= N`, `N <= 2^30`, so there is at least one chunk of
 //!   four and no index or address arithmetic wraps;
 //! - every vector's accessed bytes `[base + 4i, base + 4·end)` lie inside the
-//!   tile, `end` being where the chunks stop (`i` plus a multiple of four);
+//!   tile, `end` being where the chunks stop (`i` plus a multiple of four),
+//!   and every base (and invariant in tile memory) is aligned, so no
+//!   access the copy makes would trap as misaligned in the scalar loop;
 //! - (without reductions) each stored vector's base `S` and each other
 //!   vector's base `B` have `S == B` or `|S - B| >= 16`: lane `j` of a chunk
 //!   touches the same element of vectors with one base, and lanes of
@@ -470,6 +472,10 @@ impl Lowerer<'_, '_> {
             let lo = self.b.ins().uextend(types::I64, a);
             let hi = self.b.ins().iadd_imm_s(lo, ty.size() as i64);
             ok.push(self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, hi, self.mem_len));
+            if ty.size() > 1 && self.align_of(a) < ty.size() {
+                let low = self.b.ins().band_imm_s(lo, i64::from(ty.size() - 1));
+                ok.push(self.b.ins().icmp_imm_s(IntCC::Equal, low, 0));
+            }
             invariant_ranges.push((lo, hi));
         }
         self.guard(&ok, scalar);
@@ -494,18 +500,28 @@ impl Lowerer<'_, '_> {
         let space = self.b.ins().iconst(types::I64, ADDRESS_SPACE);
         let limit = self.b.ins().umin(self.mem_len, space);
         let mut bases = Vec::new();
+        let mut unaligned = Vec::new();
         for &(base, _) in &m.bases {
             let a = match base {
                 Base::Value(v) => v,
                 Base::Var(p) => self.b.use_var(p),
             };
             bases.push(self.b.ins().uextend(types::I64, a));
+            if self.align_of(a) < 4 {
+                unaligned.push(*bases.last().unwrap());
+            }
         }
         // Inside the tile when the highest base's range is.
         let top = self.fold_bases(&bases, |l, x, y| l.b.ins().umax(x, y));
         if let Some(top) = top {
             let hi = self.b.ins().iadd(top, last);
             ok.push(self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, hi, limit));
+        }
+        // Every float aligned (where not known), so no element access
+        // would trap as misaligned.
+        if let Some(any) = self.fold_bases(&unaligned, |l, x, y| l.b.ins().bor(x, y)) {
+            let low = self.b.ins().band_imm_s(any, 3);
+            ok.push(self.b.ins().icmp_imm_s(IntCC::Equal, low, 0));
         }
         // Stores never meet another vector's element in the same chunk
         // (a scalar copy runs the iterations in order, so only the SIMD copy

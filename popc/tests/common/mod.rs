@@ -71,7 +71,7 @@ pub fn run_spec(obj: &Object, run: &Run) -> String {
     }
     let (r, d) = result.unwrap();
     report.push_str(&format!("  status = {} ({})\n", r.status, linker::abi::describe_status(r.status)));
-    if r.status == linker::abi::STATUS_OUT_OF_BOUNDS {
+    if matches!(r.status, linker::abi::STATUS_OUT_OF_BOUNDS | linker::abi::STATUS_MISALIGNED) {
         report.push_str(&format!("  trap_addr = {:#x}\n", r.trap_addr));
     }
     if r.status == linker::abi::STATUS_INDEX {

@@ -195,6 +195,7 @@ impl Lowerer<'_, '_> {
                         self.b.ins().isub(*pa, off)
                     };
                     self.derive(*pa, r);
+                    self.note_aligned(r, self.stride_align(*pa, t.size()));
                     self.cost(cost::ARITH);
                     return Ok(V::Ptr(t.clone(), r));
                 }

@@ -115,6 +115,7 @@ impl Lowerer<'_, '_> {
             let a = l.b.ins().iadd(addr, off);
             l.addr_memo.insert((addr, i, size), a);
             l.derive(addr, a);
+            l.note_aligned(a, l.stride_align(addr, size));
             a
         };
         Ok(match base {
@@ -136,17 +137,23 @@ impl Lowerer<'_, '_> {
             V::List { elem, addr, count: _ } => {
                 let off = scaled(self, 8);
                 let at = self.b.ins().iadd(addr, off);
+                self.note_aligned(at, self.stride_align(addr, 8));
                 let a = self.load_scalar(Scalar::UInt, Place::Tile(at));
                 self.derive(addr, a);
+                // Edge data: aligned to its element (see `lower_vertex`).
+                self.note_aligned(a, 1 << elem.size().trailing_zeros());
                 let at4 = self.b.ins().iadd_imm_s(at, 4);
+                self.note_aligned(at4, self.stride_align(at, 4));
                 let n = self.load_scalar(Scalar::UInt, Place::Tile(at4));
                 V::Vec { elem, addr: a, count: Some(n) }
             }
             V::Edges { elem, addr, count: _ } => {
                 let off = scaled(self, 4);
                 let at = self.b.ins().iadd(addr, off);
+                self.note_aligned(at, self.stride_align(addr, 4));
                 let a = self.load_scalar(Scalar::UInt, Place::Tile(at));
                 self.derive(addr, a);
+                self.note_aligned(a, 1 << elem.size().trailing_zeros());
                 V::EdgeS { elem, addr: a }
             }
             V::L(Ty::Array(t, n), Place::Host(h)) => {

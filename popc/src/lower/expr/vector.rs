@@ -97,6 +97,7 @@ impl Lowerer<'_, '_> {
                 let off = self.b.ins().imul_imm_s(i, i64::from(vt.elem_size));
                 let at = self.b.ins().iadd(a, off);
                 self.derive(a, at);
+                self.note_aligned(at, self.stride_align(a, vt.elem_size));
                 V::L(Ty::S(elem), Place::Tile(at))
             }
             Place::Var(_) => return err(span, "subscript of a vector that is not in memory"),
