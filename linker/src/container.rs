@@ -45,10 +45,13 @@ impl Kind {
     }
 }
 
-/// Version of both formats; bumped on any change of the payload structures.
+/// Version of both formats; bumped on any change of the payload structures
+/// or of what the code they carry expects of the runtime.
 /// 2: `Target::sync_cycles`, `VertexCode::stack_size`; images must pass `valid`'s rules; code
 /// reads `TileCtx::stop` at loop back edges. 3: `Field::min_align`. 4: `ComputeSet::in_by_tile`.
-pub const FORMAT_VERSION: u32 = 5;
+/// 6: code reads `TileCtx::cycles`, `cycles_per_count` and `draws` and calls the
+/// `HostFn::Urand*` entries (the IPU built-ins), so a runtime must have them.
+pub const FORMAT_VERSION: u32 = 6;
 
 /// Why a file could not be read.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
