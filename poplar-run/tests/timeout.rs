@@ -109,7 +109,9 @@ fn a_stopped_run_still_writes_its_profile_and_trace() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("the run exceeded --timeout 1 s at program 'main'"), "{err}");
     assert!(t.elapsed() < Duration::from_secs(60));
-    let stopped = "\"stoppedBy\": \"the run exceeded --timeout 1 s at program 'main', step 0 (repeat";
+    // Where it stops (at the repeat's step, or inside the compute set when
+    // the machine is loaded) varies; the program is always named.
+    let stopped = "\"stoppedBy\": \"the run exceeded --timeout 1 s at program 'main'";
     for f in ["timeout.json", "out/execution.json"] {
         let p = read(f);
         assert!(p.contains("\"partial\": true") && p.contains(stopped), "{f}:\n{p}");
