@@ -27,6 +27,11 @@
 // any C library, and marking them `unsafe` would change nothing for C callers.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
+/// libpoplar's Rust allocations (its own, freed by its own calls) go to
+/// mimalloc, as the tools' do.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pub mod device;
 pub mod engine;
 pub mod graph;
