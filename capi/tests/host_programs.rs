@@ -13,11 +13,36 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
-/// The folder holding `libpoplar.so` (built with this test's profile).
-fn lib_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    // target/<profile>/deps/host_programs-… -> target/<profile>
-    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
+/// The folder holding `libpoplar.so`, built with this test's profile.
+/// `cargo test` builds only the rlib for an integration test, so the
+/// cdylib is built here, once per test process, with the cargo running us
+/// (a no-op when it is up to date; a stale one would test old code).
+fn lib_dir() -> Result<PathBuf, String> {
+    static BUILT: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+            // target/<profile>/deps/host_programs-… -> target/<profile>
+            let dir = exe.parent().and_then(Path::parent).ok_or("no target folder")?.to_path_buf();
+            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+            let mut cmd = Command::new(cargo);
+            cmd.args(["build", "--quiet", "-p", "capi", "--lib"]).current_dir(root());
+            if dir.file_name().is_some_and(|n| n == "release") {
+                cmd.arg("--release");
+            }
+            if let Some(target) = dir.parent() {
+                cmd.env("CARGO_TARGET_DIR", target);
+            }
+            let o = cmd.output().map_err(|e| format!("cargo build -p capi: {e}"))?;
+            if !o.status.success() {
+                return Err(format!("cargo build -p capi failed:\n{}", String::from_utf8_lossy(&o.stderr)));
+            }
+            if !dir.join("libpoplar.so").exists() {
+                return Err(format!("{} has no libpoplar.so after cargo build -p capi", dir.display()));
+            }
+            Ok(dir)
+        })
+        .clone()
 }
 
 fn have_gxx() -> bool {
@@ -26,10 +51,7 @@ fn have_gxx() -> bool {
 
 /// Builds `src` into `out`; the compiler's messages on failure.
 fn build(src: &Path, out: &Path, std: &str, extra: &[&str]) -> Result<(), String> {
-    let lib = lib_dir();
-    if !lib.join("libpoplar.so").exists() {
-        return Err(format!("{} has no libpoplar.so", lib.display()));
-    }
+    let lib = lib_dir()?;
     let o = Command::new("g++")
         .arg(format!("-std={std}"))
         .args(["-Wall", "-Wextra", "-Werror", "-I"])
