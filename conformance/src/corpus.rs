@@ -1,8 +1,11 @@
 //! The corpus: which files are codelet files, which are host programs, and
 //! the flags each is compiled with.
 //!
-//! Codelet files are `poplibs/lib/<lib>/codelets/**/*.cpp` and
-//! `graphcore-examples/**/*.cpp`. A file that includes `<iostream>` or
+//! Codelet files are `poplibs/lib/<lib>/codelets/**/*.cpp`,
+//! `graphcore-examples/**/*.cpp` and the files `wild/MANIFEST.tsv` lists
+//! (codelets from researchers' and engineers' own repositories, each
+//! compiled with its own directory and the manifest's include directories
+//! on the path). A file that includes `<iostream>` or
 //! defines `main` is a host program (it builds a graph; it is not a
 //! codelet) and is listed but not compiled. PopLibs' build
 //! (`cmake/Modules/AddGPLibrary.cmake` and the top-level `POPC_FLAGS`)
@@ -12,13 +15,29 @@
 
 use std::path::{Path, PathBuf};
 
+/// Which part of the corpus a file comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    PopLibs,
+    /// Graphcore's tutorials and feature examples.
+    Tutorials,
+    /// `wild/`: codelets written outside PopLibs and the tutorials.
+    Wild,
+}
+
 /// One source file of the corpus.
 #[derive(Clone, Debug)]
 pub struct SourceFile {
+    pub origin: Origin,
+    /// The manifest's id (`W01`) of a wild file.
+    pub id: Option<String>,
+    /// Why a wild file cannot be built anywhere (it includes a file on its
+    /// author's machine), if so: it is compiled, but not counted buildable.
+    pub unbuildable: Option<String>,
     /// Path relative to the corpus root, with `/` separators.
     pub rel: String,
     pub path: PathBuf,
-    /// `popops`, `poplin`, …, or `graphcore-examples`.
+    /// `popops`, `poplin`, …, `graphcore-examples` or `wild`.
     pub library: String,
     /// Why this is a host program, when it is one.
     pub host: Option<&'static str>,
@@ -42,7 +61,7 @@ pub fn discover(root: &Path) -> Result<Vec<SourceFile>, String> {
         }
         for path in cpp_files(&codelets) {
             let flags = poplibs_flags(&lib);
-            out.push(source_file(root, path, lib.clone(), flags)?);
+            out.push(source_file(root, path, Origin::PopLibs, lib.clone(), flags)?);
         }
     }
     let examples = root.join("graphcore-examples");
@@ -50,7 +69,18 @@ pub fn discover(root: &Path) -> Result<Vec<SourceFile>, String> {
         for path in cpp_files(&examples) {
             let dir = path.parent().and_then(|d| d.strip_prefix(root).ok()).unwrap_or(Path::new("."));
             let flags = vec!["-I".into(), dir.to_string_lossy().into_owned()];
-            out.push(source_file(root, path, "graphcore-examples".into(), flags)?);
+            out.push(source_file(root, path, Origin::Tutorials, "graphcore-examples".into(), flags)?);
+        }
+    }
+    let manifest = root.join("wild/MANIFEST.tsv");
+    if manifest.is_file() {
+        let text = std::fs::read_to_string(&manifest)
+            .map_err(|e| format!("cannot read '{}': {e}", manifest.display()))?;
+        for w in wild_manifest(&text)? {
+            let mut f = source_file(root, root.join(&w.rel), Origin::Wild, "wild".into(), w.flags)?;
+            f.unbuildable = absolute_include(&std::fs::read_to_string(&f.path).unwrap_or_default());
+            f.id = Some(w.id);
+            out.push(f);
         }
     }
     if out.is_empty() {
@@ -72,16 +102,71 @@ pub fn poplibs_flags(lib: &str) -> Vec<String> {
     flags
 }
 
+/// One row of `wild/MANIFEST.tsv`.
+#[derive(Debug, PartialEq)]
+pub struct WildEntry {
+    pub id: String,
+    /// Relative to the corpus root.
+    pub rel: String,
+    /// `-I` flags: the file's own directory, then the manifest's.
+    pub flags: Vec<String>,
+}
+
+/// The rows of `wild/MANIFEST.tsv` (tab-separated, with a header: id,
+/// repo, commit, path, licence, include dirs `:`-separated relative to the
+/// repository's folder `<owner>__<name>`, bytes).
+pub fn wild_manifest(text: &str) -> Result<Vec<WildEntry>, String> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate().skip(1) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let cols: Vec<&str> = line.split('\t').collect();
+        let [id, repo, _commit, path, _licence, dirs, ..] = cols[..] else {
+            return Err(format!("wild/MANIFEST.tsv:{}: expected 7 columns", n + 1));
+        };
+        let folder = format!("wild/{}", repo.replacen('/', "__", 1));
+        let rel = format!("{folder}/{path}");
+        let own = Path::new(&rel).parent().map_or(folder.clone(), |d| d.to_string_lossy().into_owned());
+        let mut flags = vec!["-I".to_string(), own];
+        for d in dirs.split(':').filter(|d| !d.is_empty()) {
+            flags.push("-I".into());
+            flags.push(format!("{folder}/{d}"));
+        }
+        out.push(WildEntry { id: id.to_string(), rel, flags });
+    }
+    Ok(out)
+}
+
+/// The first `#include` of an absolute path in `text`, as a reason.
+fn absolute_include(text: &str) -> Option<String> {
+    text.lines().find_map(|l| {
+        let rest = l.trim_start().strip_prefix('#')?.trim_start().strip_prefix("include")?.trim();
+        let path = rest.get(1..)?.split(['>', '"']).next()?;
+        path.starts_with('/').then(|| format!("includes '{path}' from its author's machine"))
+    })
+}
+
 fn source_file(
     root: &Path,
     path: PathBuf,
+    origin: Origin,
     library: String,
     flags: Vec<String>,
 ) -> Result<SourceFile, String> {
     let bytes = std::fs::read(&path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
     let text = String::from_utf8_lossy(&bytes);
     let rel = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
-    Ok(SourceFile { rel, host: host_reason(&text), path, library, flags })
+    Ok(SourceFile {
+        origin,
+        id: None,
+        unbuildable: None,
+        rel,
+        host: host_reason(&text),
+        path,
+        library,
+        flags,
+    })
 }
 
 /// `*.cpp` files under `dir`, recursively, sorted.
@@ -140,20 +225,28 @@ pub fn host_reason(text: &str) -> Option<&'static str> {
     defines_main.then_some("defines main")
 }
 
-/// The sibling sources (same directory, relative paths as `f.rel` spells
-/// them) that define function `name`: PopLibs builds all of a library's
-/// codelets into one object, so a file may call a function that another
-/// `.cpp` beside it defines (`MultiSlice.cpp` and
-/// `MultiSliceUpdateCommon.cpp`). A definition is `name`, optional template
-/// arguments, a balanced parameter list, then `{` before any `;`.
+/// The other sources (relative paths as `f.rel` spells them) that define
+/// function `name`: PopLibs builds all of a library's codelets into one
+/// object, so a file may call a function that another `.cpp` beside it
+/// defines (`MultiSlice.cpp` and `MultiSliceUpdateCommon.cpp`), or one that
+/// the library's CMake adds to the codelet object from outside `codelets/`
+/// (poplin's `ConvPartialsStridesPacking.cpp`, see [`gp_sources`]). A
+/// definition is `name`, optional template arguments, a balanced parameter
+/// list, then `{` before any `;`.
 pub fn definers(root: &Path, f: &SourceFile, name: &str) -> Vec<String> {
     let Some(dir) = f.path.parent() else { return vec![] };
-    let Ok(rd) = std::fs::read_dir(dir) else { return vec![] };
-    let mut paths: Vec<PathBuf> = rd
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "cpp") && *p != f.path)
-        .collect();
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    if f.origin == Origin::PopLibs {
+        let lib = root.join("poplibs/lib").join(&f.library);
+        if let Ok(cmake) = std::fs::read_to_string(lib.join("CMakeLists.txt")) {
+            paths.extend(gp_sources(&cmake).into_iter().map(|p| lib.join(p)));
+        }
+    }
+    paths.retain(|p| p.extension().is_some_and(|x| x == "cpp") && *p != f.path);
     paths.sort();
+    paths.dedup();
     paths
         .into_iter()
         .filter(|p| {
@@ -161,6 +254,26 @@ pub fn definers(root: &Path, f: &SourceFile, name: &str) -> Vec<String> {
         })
         .map(|p| p.strip_prefix(root).unwrap_or(&p).to_string_lossy().replace('\\', "/"))
         .collect()
+}
+
+/// The `CPP_SOURCES` of `add_gp_library(…)` in a PopLibs library's
+/// `CMakeLists.txt`, relative to the library's directory
+/// (`${CMAKE_CURRENT_SOURCE_DIR}/` dropped): the sources its codelet
+/// object is built from.
+pub fn gp_sources(cmake: &str) -> Vec<String> {
+    let Some(at) = cmake.find("add_gp_library(") else { return vec![] };
+    let body = &cmake[at..];
+    let body = &body[..body.find(')').unwrap_or(body.len())];
+    let mut out = Vec::new();
+    let mut in_sources = false;
+    for word in body.split_whitespace() {
+        if word.chars().all(|c| c.is_ascii_uppercase() || c == '_') {
+            in_sources = word == "CPP_SOURCES";
+        } else if in_sources {
+            out.push(word.trim_start_matches("${CMAKE_CURRENT_SOURCE_DIR}/").to_string());
+        }
+    }
+    out
 }
 
 /// Whether `code` (comments stripped) defines a function called `name`.
@@ -278,7 +391,7 @@ mod tests {
             return;
         }
         let files = discover(&root).unwrap();
-        let poplibs: Vec<_> = files.iter().filter(|f| f.library != "graphcore-examples").collect();
+        let poplibs: Vec<_> = files.iter().filter(|f| f.origin == Origin::PopLibs).collect();
         // The corpus README: 120 PopLibs codelet files, none of them a host program.
         assert_eq!(poplibs.len(), 120);
         assert!(poplibs
@@ -288,6 +401,35 @@ mod tests {
         assert_eq!(find("tut1_variables/start_here/tut1.cpp").host, Some("includes <iostream>"));
         assert_eq!(find("tut3_vertices/complete/tut3_codelets.cpp").host, None);
         assert_eq!(find("popops/codelets/Iota.cpp").library, "popops");
+        let wild: Vec<_> = files.iter().filter(|f| f.origin == Origin::Wild).collect();
+        if !wild.is_empty() {
+            assert!(wild.iter().all(|f| f.host.is_none() && f.id.is_some()));
+            // The README: two files include paths on their author's machine.
+            assert_eq!(wild.iter().filter(|f| f.unbuildable.is_some()).count(), 2);
+        }
+    }
+
+    #[test]
+    fn the_wild_manifest_gives_each_file_its_include_path() {
+        let text = "id\trepo\tcommit\tpath\tlicence\tinclude_dirs\tbytes\n\
+                    W01\ta/b\tc0\tsrc/v.cpp\tMIT\tinc:ext/m\t10\n\
+                    W02\ta/b\tc0\tw.cpp\tMIT\t\t10\n";
+        let w = wild_manifest(text).unwrap();
+        assert_eq!(w[0].rel, "wild/a__b/src/v.cpp");
+        assert_eq!(w[0].flags, ["-I", "wild/a__b/src", "-I", "wild/a__b/inc", "-I", "wild/a__b/ext/m"]);
+        assert_eq!(w[1].flags, ["-I", "wild/a__b"]);
+        assert!(wild_manifest("h\nW01\ta\n").is_err());
+        assert_eq!(
+            absolute_include("#include <a.h>\n#  include </home/x/t.hpp>\n").as_deref(),
+            Some("includes '/home/x/t.hpp' from its author's machine")
+        );
+        assert_eq!(absolute_include("#include \"a/b.h\"\n"), None);
+    }
+
+    #[test]
+    fn gp_library_sources_are_read_from_cmake() {
+        let cmake = "add_gp_library(\n  NAME poplin\n  CPP_SOURCES\n    ${CMAKE_CURRENT_SOURCE_DIR}/codelets/A.cpp\n    ${CMAKE_CURRENT_SOURCE_DIR}/Packing.cpp\n\n  ASM_SOURCES\n    ${ARCH_SOURCES}\n  HEADERS\n    P.hpp\n)\n";
+        assert_eq!(gp_sources(cmake), ["codelets/A.cpp", "Packing.cpp"]);
     }
 
     #[test]

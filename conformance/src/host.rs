@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use crate::corpus::SourceFile;
+use crate::corpus::{Origin, SourceFile};
 
 /// One host program's results.
 pub struct HostResult {
@@ -25,7 +25,7 @@ pub fn check(repo: &Path, files: &[SourceFile]) -> Vec<HostResult> {
     let include = repo.join("sdk/include");
     files
         .iter()
-        .filter(|f| f.host.is_some() && f.library == "graphcore-examples")
+        .filter(|f| f.host.is_some() && f.origin == Origin::Tutorials)
         .map(|f| {
             let std = if f.rel.contains("lightweight_profiling") { "-std=c++14" } else { "-std=c++11" };
             let dir = f.path.parent().unwrap_or(Path::new("."));

@@ -3,8 +3,9 @@
 //!
 //! `cargo run --release -p conformance -- ../shared/corpus` compiles every
 //! codelet file of the corpus (PopLibs' `lib/*/codelets` and the Graphcore
-//! tutorials and feature examples) through the popc library with PopLibs'
-//! own flags ([`corpus`]), times each compile, counts the vertex types each
+//! tutorials and feature examples, and the `wild/` codelets of other
+//! people's repositories) through the popc library with PopLibs' own flags
+//! (the wild files: their manifest's) ([`corpus`]), times each compile, counts the vertex types each
 //! yields (the list `popc -S` heads with `; vertex NAME` lines), counts the
 //! instantiations the file asks for independently of popc ([`estimate`]),
 //! runs every compiled vertex against a `g++ -O2` build of the same source
@@ -35,7 +36,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use corpus::SourceFile;
+use corpus::{Origin, SourceFile};
 
 /// popc's compile times are measured with the allocator its binaries
 /// (`popc`, `poplar-compile`) use.
@@ -251,7 +252,7 @@ fn time_popc(root: &Path, files: &[SourceFile], codelets: &[usize], passes: usiz
         let (mut secs, mut n, mut vertices) = (0.0, 0, 0);
         for &i in codelets {
             let (r, s, _) = compile_one(root, &files[i], false);
-            if let (Ok(o), true) = (r, files[i].library != "graphcore-examples") {
+            if let (Ok(o), true) = (r, files[i].origin == Origin::PopLibs) {
                 secs += s;
                 n += 1;
                 vertices += o.object.vertex_types.len();
@@ -345,7 +346,8 @@ fn run(args: &Args) -> Result<(), String> {
                 let f = &files[i];
                 let Some(c) = &compiled[i] else { return (None, None) };
                 let dir = scratch.join(format!("f{i}"));
-                let est = (!args.quick && gxx).then(|| estimate::count(&root, &f.rel, &f.flags, &stub, &dir));
+                let est = (!args.quick && gxx && f.origin != Origin::Wild)
+                    .then(|| estimate::count(&root, &f.rel, &f.flags, &stub, &dir));
                 let diff = match (&c.result, gxx) {
                     (Ok(_), false) => Some(Err("g++ not found".to_string())),
                     (Ok(_), true) => {

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use crate::corpus::Origin;
 use crate::diff::{Outcome, GXX_TIMEOUT, ULP_FLOAT, ULP_HALF};
 use crate::FileReport;
 
@@ -73,9 +74,11 @@ fn pct(a: usize, b: usize) -> String {
     }
 }
 
+/// PopLibs' and the tutorials' files by library (the wild files have their
+/// own table).
 fn by_library(reports: &[FileReport]) -> BTreeMap<&str, Vec<&FileReport>> {
     let mut m: BTreeMap<&str, Vec<&FileReport>> = BTreeMap::new();
-    for r in reports {
+    for r in reports.iter().filter(|r| r.file.origin != Origin::Wild) {
         m.entry(r.file.library.as_str()).or_default().push(r);
     }
     m
@@ -110,7 +113,7 @@ impl Speed {
 
 fn speed(reports: &[FileReport]) -> Speed {
     let mut sp = Speed { files: 0, vertices: 0, popc: 0.0, gxx: 0.0 };
-    for r in reports.iter().filter(|r| r.file.library != "graphcore-examples") {
+    for r in reports.iter().filter(|r| r.file.origin == Origin::PopLibs) {
         if let (Some(c), Some(Ok(g))) = (&r.popc, &r.gxx_secs) {
             if let Ok(o) = &c.result {
                 sp.files += 1;
@@ -134,13 +137,115 @@ pub fn summary(reports: &[FileReport]) -> String {
             t.compiled, t.files, t.vertices, t.pass, t.mismatch, t.not_driven
         );
     }
-    let t = tally(reports);
+    let t = tally(reports.iter().filter(|r| r.file.origin != Origin::Wild));
     let _ = writeln!(
         s,
         "{:<20} files {:>3}/{:<3} compiled, {:>5} vertices; differential: {} pass, {} mismatch, {} not driven; popc {:.2} s",
         "total", t.compiled, t.files, t.vertices, t.pass, t.mismatch, t.not_driven, t.popc_secs
     );
+    let w = Wild::tally(reports);
+    if w.all.files > 0 {
+        let _ = writeln!(
+            s,
+            "wild: {} of {} buildable files compile ({}), {} vertices; differential: {} pass, {} mismatch, {} not driven",
+            w.buildable.compiled,
+            w.buildable.files,
+            pct(w.buildable.compiled, w.buildable.files),
+            w.all.vertices,
+            w.all.pass,
+            w.all.mismatch,
+            w.all.not_driven
+        );
+    }
     s
+}
+
+/// The wild files' tallies: all of them, and those buildable anywhere.
+struct Wild {
+    all: Tally,
+    buildable: Tally,
+}
+
+impl Wild {
+    fn tally(reports: &[FileReport]) -> Wild {
+        let wild = || reports.iter().filter(|r| r.file.origin == Origin::Wild);
+        Wild { all: tally(wild()), buildable: tally(wild().filter(|r| r.file.unbuildable.is_none())) }
+    }
+}
+
+/// The wild corpus's section: the figure, then each file.
+fn wild_section(s: &mut String, reports: &[FileReport]) {
+    let w = Wild::tally(reports);
+    if w.all.files == 0 {
+        return;
+    }
+    s.push_str(
+        "## Wild codelets
+
+",
+    );
+    s.push_str(
+        "Codelets written for their own IPU programs by researchers and engineers outside PopLibs and \
+         the tutorials (`../shared/corpus/wild/`, listed with their licences in its `MANIFEST.tsv`), \
+         each compiled as its authors did: its own directory and the manifest's include directories on \
+         the include path, no other flags. Files that include a path on their author's machine cannot \
+         be built anywhere; they are compiled all the same (their first error is still popc's) but \
+         not counted as buildable. The differential check is the one described above.\n\n",
+    );
+    let _ = writeln!(
+        s,
+        "**wild: {} of {} buildable files compile** ({}; {} of {} files in all), {} vertices; \
+         differential: {} pass, {} mismatch, {} not driven. Target (issue 30): ≥ 90% of the buildable \
+         files: {}.\n",
+        w.buildable.compiled,
+        w.buildable.files,
+        pct(w.buildable.compiled, w.buildable.files),
+        w.all.compiled,
+        w.all.files,
+        w.all.vertices,
+        w.all.pass,
+        w.all.mismatch,
+        w.all.not_driven,
+        if w.buildable.compiled * 10 >= w.buildable.files * 9 { "met" } else { "**not met**" }
+    );
+    s.push_str("| id | file | popc | vertices | differential | popc time |\n|---|---|---|---:|---|---:|\n");
+    for r in reports.iter().filter(|r| r.file.origin == Origin::Wild) {
+        let (status, verts, time) = popc_cells(r);
+        let status = match &r.file.unbuildable {
+            Some(why) => format!("not buildable ({why}); {status}"),
+            None => status,
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {status} | {verts} | {} | {time} |",
+            r.file.id.as_deref().unwrap_or(""),
+            r.file.rel.trim_start_matches("wild/"),
+            diff_cell(r)
+        );
+    }
+    s.push('\n');
+}
+
+/// The popc status, vertex count and time cells of a file's row.
+fn popc_cells(r: &FileReport) -> (String, String, String) {
+    match &r.popc {
+        Some(c) => match &c.result {
+            Ok(o) => (
+                if c.with.is_empty() {
+                    "compiled".to_string()
+                } else {
+                    let names: Vec<&str> = c.with.iter().map(|w| w.rsplit('/').next().unwrap_or(w)).collect();
+                    format!("compiled with {}", names.join(", "))
+                },
+                o.vertex_types.len().to_string(),
+                format!("{:.1} ms", c.secs * 1e3),
+            ),
+            Err(e) => {
+                (format!("`{}`", cell(e).replace('`', "'")), "–".into(), format!("{:.1} ms", c.secs * 1e3))
+            }
+        },
+        None => ("–".into(), "–".into(), "–".into()),
+    }
 }
 
 fn diff_cell(r: &FileReport) -> String {
@@ -187,7 +292,7 @@ pub fn markdown(
     s.push_str(
         "Generated by `cargo run --release -p conformance -- ../shared/corpus` (the `conformance` crate; \
          do not edit by hand). The corpus is PopLibs' codelets and Graphcore's Poplar tutorials and \
-         feature examples (`../shared/corpus`, MIT). Each codelet file is compiled through the popc \
+         feature examples (`../shared/corpus`, MIT), and, in a table of their own at the end, codelets from other people's repositories (`wild/`). Each codelet file is compiled through the popc \
          library with PopLibs' own flags (`-I include -I lib/<lib> -I lib/<lib>/codelets -DNDEBUG`; \
          tutorials: their own directory); host programs (those including `<iostream>` or defining \
          `main`) are left out of the codelet tables; the tutorials' host programs are checked against the C++ host API at the end. PopLibs links all codelets of a library into one object, \
@@ -235,12 +340,12 @@ pub fn markdown(
     for (lib, rs) in &libs {
         row(&mut s, lib, &tally(rs.iter().copied()));
     }
-    let total = tally(reports);
+    let total = tally(reports.iter().filter(|r| r.file.origin != Origin::Wild));
     row(&mut s, "**all**", &total);
     s.push('\n');
 
     // Against the issue's figure.
-    let poplibs = tally(reports.iter().filter(|r| r.file.library != "graphcore-examples"));
+    let poplibs = tally(reports.iter().filter(|r| r.file.origin == Origin::PopLibs));
     s.push_str("### PopLibs' host-path vertex instantiations\n\n");
     if quick {
         let _ = writeln!(
@@ -278,7 +383,7 @@ pub fn markdown(
     }
 
     // Issue 16's targets.
-    let tutorials = tally(reports.iter().filter(|r| r.file.library == "graphcore-examples"));
+    let tutorials = tally(reports.iter().filter(|r| r.file.origin == Origin::Tutorials));
     let met = |ok: bool| if ok { "met" } else { "**not met**" };
     s.push_str("### Targets (issue 16)\n\n| target | now | |\n|---|---|---|\n");
     let _ = writeln!(
@@ -392,27 +497,7 @@ pub fn markdown(
         let _ = writeln!(s, "### {lib}\n");
         s.push_str("| file | popc | vertices | counted | differential | popc time | g++ time |\n|---|---|---:|---:|---|---:|---:|\n");
         for r in rs.iter().filter(|r| r.file.host.is_none()) {
-            let (status, verts, time) = match &r.popc {
-                Some(c) => match &c.result {
-                    Ok(o) => (
-                        if c.with.is_empty() {
-                            "compiled".to_string()
-                        } else {
-                            let names: Vec<&str> =
-                                c.with.iter().map(|w| w.rsplit('/').next().unwrap_or(w)).collect();
-                            format!("compiled with {}", names.join(", "))
-                        },
-                        o.vertex_types.len().to_string(),
-                        format!("{:.1} ms", c.secs * 1e3),
-                    ),
-                    Err(e) => (
-                        format!("`{}`", cell(e).replace('`', "'")),
-                        "–".into(),
-                        format!("{:.1} ms", c.secs * 1e3),
-                    ),
-                },
-                None => ("–".into(), "–".into(), "–".into()),
-            };
+            let (status, verts, time) = popc_cells(r);
             let counted = match &r.estimate {
                 Some(Ok(n)) => n.to_string(),
                 Some(Err(e)) => format!("unknown ({})", cell(&crate::diff::clip(e, 80))),
@@ -437,6 +522,8 @@ pub fn markdown(
         }
         s.push('\n');
     }
+
+    wild_section(&mut s, reports);
 
     // Vertices that do not pass.
     s.push_str("## Mismatches\n\n");
@@ -570,7 +657,7 @@ fn host_programs(
         }
     }
     s.push_str("\n### PopLibs host files (left out)\n\n");
-    for r in reports.iter().filter(|r| r.file.host.is_some() && r.file.library != "graphcore-examples") {
+    for r in reports.iter().filter(|r| r.file.host.is_some() && r.file.origin == Origin::PopLibs) {
         let _ = writeln!(s, "- {}: {}", r.file.rel, r.file.host.unwrap_or(""));
     }
 }
