@@ -73,7 +73,38 @@ fn lock_dir() -> PathBuf {
 }
 
 impl Device {
-    fn manager(id: u32) -> Result<Device> {
+    /// `IPUModel(...).createDevice()` for the target `desc` describes.
+    pub fn ipu_model(mut desc: TargetDesc) -> Result<Device> {
+        desc.to_target()?;
+        desc.kind = TARGET_IPU_MODEL;
+        Ok(Device {
+            desc,
+            kind: DeviceKind::Sim,
+            id: u32::MAX,
+            ipus: 0..0,
+            locks: Vec::new(),
+            attached: true,
+        })
+    }
+
+    /// `Device::createCPUDevice()`: runs on the `cpu` device.
+    pub fn cpu() -> Device {
+        let desc = TargetDesc::from_target(&ir::Target::preset(ir::Preset::Cpu), TARGET_CPU);
+        Device { desc, kind: DeviceKind::Cpu, id: u32::MAX, ipus: 0..0, locks: Vec::new(), attached: true }
+    }
+
+    /// The simulated system's device ids that span `num_ipus` IPUs.
+    pub fn manager_find(num_ipus: u32) -> Result<Vec<u32>> {
+        Ok(devices(system()?.0)
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.len() as u32 == num_ipus)
+            .map(|(i, _)| i as u32)
+            .collect())
+    }
+
+    /// `DeviceManager::getDevice(id)` of the simulated system.
+    pub fn manager(id: u32) -> Result<Device> {
         let (n, arch) = system()?;
         let all = devices(n);
         let ipus = all.get(id as usize).cloned().ok_or_else(|| {
@@ -99,7 +130,7 @@ impl Device {
     }
 
     /// Takes every IPU's lock, or none: `false` when another process holds one.
-    fn attach(&mut self) -> Result<bool> {
+    pub fn attach(&mut self) -> Result<bool> {
         if self.attached {
             return Ok(true);
         }
@@ -154,40 +185,12 @@ fn log_simulated(d: &Device) {
 
 #[no_mangle]
 pub extern "C" fn prs_device_new_model(target: *const TargetDesc, out: *mut *mut Device) -> i32 {
-    guard(|| {
-        let mut desc = *handle(target, "target")?;
-        desc.to_target()?;
-        desc.kind = TARGET_IPU_MODEL;
-        put_box(
-            out,
-            Device {
-                desc,
-                kind: DeviceKind::Sim,
-                id: u32::MAX,
-                ipus: 0..0,
-                locks: Vec::new(),
-                attached: true,
-            },
-        )
-    })
+    guard(|| put_box(out, Device::ipu_model(*handle(target, "target")?)?))
 }
 
 #[no_mangle]
 pub extern "C" fn prs_device_new_cpu(out: *mut *mut Device) -> i32 {
-    guard(|| {
-        let desc = TargetDesc::from_target(&ir::Target::preset(ir::Preset::Cpu), TARGET_CPU);
-        put_box(
-            out,
-            Device {
-                desc,
-                kind: DeviceKind::Cpu,
-                id: u32::MAX,
-                ipus: 0..0,
-                locks: Vec::new(),
-                attached: true,
-            },
-        )
-    })
+    guard(|| put_box(out, Device::cpu()))
 }
 
 #[no_mangle]
@@ -202,15 +205,7 @@ pub extern "C" fn prs_device_manager_get(id: u32, out: *mut *mut Device) -> i32 
 
 #[no_mangle]
 pub extern "C" fn prs_device_manager_find(num_ipus: u32, ids: *mut *mut usize, n: *mut usize) -> i32 {
-    guard(|| {
-        let found: Vec<usize> = devices(system()?.0)
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r.len() as u32 == num_ipus)
-            .map(|(i, _)| i)
-            .collect();
-        sizes_out(found, ids, n)
-    })
+    guard(|| sizes_out(Device::manager_find(num_ipus)?.into_iter().map(|i| i as usize).collect(), ids, n))
 }
 
 #[no_mangle]

@@ -23,6 +23,36 @@ pub struct Executable {
     pub options: Vec<(String, String)>,
 }
 
+/// The serialized form: a tag, the image's length, the image, the graph profile.
+const EXE_TAG: &[u8; 8] = b"PRSEXE01";
+
+impl Executable {
+    /// `Executable::serialize`.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let image = self.image.to_bytes();
+        let mut out = EXE_TAG.to_vec();
+        out.extend_from_slice(&(image.len() as u64).to_le_bytes());
+        out.extend_from_slice(&image);
+        out.extend_from_slice(self.graph_profile.as_deref().unwrap_or("").as_bytes());
+        out
+    }
+
+    /// `Executable::deserialize`: checked as an image is (trust: it holds
+    /// native code, like a shared library).
+    pub fn from_bytes(b: &[u8]) -> Result<Executable> {
+        let bad = |why: &str| ApiError::new(Status::ParseError, format!("not a poplar-rs executable: {why}"));
+        if b.len() < 16 || &b[..8] != EXE_TAG {
+            return Err(bad("it does not start with the executable tag"));
+        }
+        let n = u64::from_le_bytes(b[8..16].try_into().unwrap_or_default()) as usize;
+        let image_bytes = b.get(16..16usize.saturating_add(n)).ok_or_else(|| bad("it is truncated"))?;
+        let image = Image::from_bytes(image_bytes).map_err(|e| bad(&e.to_string()))?.into_inner();
+        let profile = std::str::from_utf8(&b[16 + n..]).map_err(|_| bad("its graph profile is not text"))?;
+        let graph_profile = (!profile.is_empty()).then(|| profile.to_string());
+        Ok(Executable { image, graph_profile, options: Vec::new() })
+    }
+}
+
 /// An engine (`prs_engine`): an executable, loaded once `load` names a device.
 pub struct Engine {
     exe: Executable,
@@ -179,7 +209,108 @@ impl HostStream for StreamCallback {
 }
 
 impl Engine {
-    fn connect(&mut self, name: &str, end: Box<dyn HostStream>) -> Result<()> {
+    /// `Engine(exe, options)`: the executable's options, then these.
+    pub fn new(exe: Executable, pairs: &[(String, String)]) -> Result<Engine> {
+        let mut all = exe.options.clone();
+        all.extend(pairs.iter().cloned());
+        let options = engine_options(&all)?;
+        Ok(Engine { exe, options, running: None, pending: Vec::new() })
+    }
+
+    /// The executable it runs.
+    pub fn executable(&self) -> &Executable {
+        &self.exe
+    }
+
+    /// The loaded runtime engine, once `load` has named a device.
+    pub fn runtime(&self) -> Option<&runtime::Engine> {
+        self.running.as_ref()
+    }
+
+    /// `load(device)`: the image on the device, with the streams connected
+    /// so far.
+    pub fn load(&mut self, d: &Device) -> Result<()> {
+        let target = &self.exe.image.target;
+        let want = d.desc.to_target()?;
+        let tiles = u64::from(target.ipus) * u64::from(target.tiles_per_ipu);
+        if d.kind == DeviceKind::Sim && u64::from(want.total_tiles()) != tiles {
+            return Err(ApiError::new(
+                Status::PoplarError,
+                format!(
+                    "the executable was compiled for {} tiles but the device has {}",
+                    tiles,
+                    want.total_tiles()
+                ),
+            ));
+        }
+        let loaded = runtime::load_image(self.exe.image.clone())
+            .map_err(|err| ApiError::new(Status::LinkError, err.to_string()))?;
+        let mut opts = self.options.clone();
+        opts.device = d.kind;
+        let mut engine = runtime::Engine::new(loaded, &opts);
+        if let Some(json) = &self.exe.graph_profile {
+            if let Ok(p) = serde_json::from_str(json) {
+                engine.set_graph_profile(p);
+            }
+        }
+        for (name, end) in self.pending.drain(..) {
+            engine
+                .connect_stream_outside(&name, Some(end))
+                .map_err(|err| ApiError::new(Status::StreamConnectionError, err.to_string()))?;
+        }
+        self.running = Some(engine);
+        Ok(())
+    }
+
+    /// `run(prog)`: what the program prints goes to `out`; autoReport's
+    /// files are written after it, whether or not it succeeds.
+    pub fn run(&mut self, prog: usize, out: &mut dyn std::io::Write) -> Result<()> {
+        let auto = self.options.auto_report.clone();
+        let engine = self.running()?;
+        let n = engine.image().programs.len();
+        if prog >= n {
+            return Err(ApiError::new(
+                Status::IndexError,
+                format!("program {prog} does not exist: the engine has {n}"),
+            ));
+        }
+        let result = engine.run_to(prog, out);
+        if auto.graph {
+            if let Some(g) = engine.graph_profile() {
+                let _ = auto.write_graph(&(serde_json::to_string_pretty(&g).unwrap_or_default() + "\n"));
+            }
+        }
+        if auto.execution && engine.device() == DeviceKind::Sim {
+            let _ = auto.write_execution(
+                &(serde_json::to_string_pretty(&engine.profile_json()).unwrap_or_default() + "\n"),
+            );
+        }
+        result.map_err(|err| ApiError::new(Status::RuntimeError, err.to_string()))
+    }
+
+    /// `writeTensor(name, data)`.
+    pub fn write_tensor(&mut self, name: &str, data: &[u8]) -> Result<()> {
+        self.running()?.write(name, data).map_err(host_error)
+    }
+
+    /// `readTensor(name)`: the handle's bytes.
+    pub fn read_tensor(&mut self, name: &str) -> Result<Vec<u8>> {
+        self.running()?.read(name).map_err(host_error)
+    }
+
+    /// The bytes a host handle holds, or a stream moves per transfer.
+    pub fn handle_bytes(&self, name: &str) -> Result<usize> {
+        let image = &self.exe.image;
+        Ok(match image.handles.iter().find(|h| h.name == name) {
+            Some(h) => (linker::image::element_count(&h.shape) * u64::from(h.elem.size())) as usize,
+            None => self.block_bytes(name).ok_or_else(|| {
+                ApiError::new(Status::SymbolError, format!("no stream or host handle called '{name}'"))
+            })?,
+        })
+    }
+
+    /// `connectStream(name, ...)` to any host end.
+    pub fn connect(&mut self, name: &str, end: Box<dyn HostStream>) -> Result<()> {
         if !self.exe.image.streams.iter().any(|s| s.name == name) {
             let known: Vec<&str> = self.exe.image.streams.iter().map(|s| s.name.as_str()).collect();
             return Err(ApiError::new(
@@ -263,9 +394,6 @@ pub extern "C" fn prs_executable_free(e: *mut Executable) {
     free(e)
 }
 
-/// The serialized form: a tag, the image's length, the image, the graph profile.
-const EXE_TAG: &[u8; 8] = b"PRSEXE01";
-
 #[no_mangle]
 pub extern "C" fn prs_executable_serialize(
     e: *const Executable,
@@ -273,13 +401,7 @@ pub extern "C" fn prs_executable_serialize(
     len: *mut usize,
 ) -> i32 {
     guard(|| {
-        let e = handle(e, "executable")?;
-        let image = e.image.to_bytes();
-        let mut out = EXE_TAG.to_vec();
-        out.extend_from_slice(&(image.len() as u64).to_le_bytes());
-        out.extend_from_slice(&image);
-        out.extend_from_slice(e.graph_profile.as_deref().unwrap_or("").as_bytes());
-        let boxed = out.into_boxed_slice();
+        let boxed = handle(e, "executable")?.to_bytes().into_boxed_slice();
         put(len, boxed.len())?;
         put(bytes, Box::into_raw(boxed).cast::<c_char>())
     })
@@ -299,19 +421,7 @@ pub extern "C" fn prs_executable_deserialize(
     len: usize,
     out: *mut *mut Executable,
 ) -> i32 {
-    guard(|| {
-        let b = slice(bytes.cast::<u8>(), len);
-        let bad = |why: &str| ApiError::new(Status::ParseError, format!("not a poplar-rs executable: {why}"));
-        if b.len() < 16 || &b[..8] != EXE_TAG {
-            return Err(bad("it does not start with the executable tag"));
-        }
-        let n = u64::from_le_bytes(b[8..16].try_into().unwrap_or_default()) as usize;
-        let image_bytes = b.get(16..16usize.saturating_add(n)).ok_or_else(|| bad("it is truncated"))?;
-        let image = Image::from_bytes(image_bytes).map_err(|e| bad(&e.to_string()))?.into_inner();
-        let profile = std::str::from_utf8(&b[16 + n..]).map_err(|_| bad("its graph profile is not text"))?;
-        let graph_profile = (!profile.is_empty()).then(|| profile.to_string());
-        put_box(out, Executable { image, graph_profile, options: Vec::new() })
-    })
+    guard(|| put_box(out, Executable::from_bytes(slice(bytes.cast::<u8>(), len))?))
 }
 
 #[no_mangle]
@@ -328,10 +438,8 @@ pub extern "C" fn prs_engine_new(
     // SAFETY: the caller hands the executable over (capi.h).
     let exe = *unsafe { Box::from_raw(exe) };
     guard(move || {
-        let mut pairs = exe.options.clone();
-        pairs.extend(option_pairs(keys, values, n_opts)?);
-        let options = engine_options(&pairs)?;
-        put_box(out, Engine { exe, options, running: None, pending: Vec::new() })
+        let pairs = option_pairs(keys, values, n_opts)?;
+        put_box(out, Engine::new(exe, &pairs)?)
     })
 }
 
@@ -342,40 +450,7 @@ pub extern "C" fn prs_engine_free(e: *mut Engine) {
 
 #[no_mangle]
 pub extern "C" fn prs_engine_load(e: *mut Engine, d: *const Device) -> i32 {
-    guard(|| {
-        let e = handle_mut(e, "engine")?;
-        let d = handle(d, "device")?;
-        let target = &e.exe.image.target;
-        let want = d.desc.to_target()?;
-        let tiles = u64::from(target.ipus) * u64::from(target.tiles_per_ipu);
-        if d.kind == DeviceKind::Sim && u64::from(want.total_tiles()) != tiles {
-            return Err(ApiError::new(
-                Status::PoplarError,
-                format!(
-                    "the executable was compiled for {} tiles but the device has {}",
-                    tiles,
-                    want.total_tiles()
-                ),
-            ));
-        }
-        let loaded = runtime::load_image(e.exe.image.clone())
-            .map_err(|err| ApiError::new(Status::LinkError, err.to_string()))?;
-        let mut opts = e.options.clone();
-        opts.device = d.kind;
-        let mut engine = runtime::Engine::new(loaded, &opts);
-        if let Some(json) = &e.exe.graph_profile {
-            if let Ok(p) = serde_json::from_str(json) {
-                engine.set_graph_profile(p);
-            }
-        }
-        for (name, end) in e.pending.drain(..) {
-            engine
-                .connect_stream_outside(&name, Some(end))
-                .map_err(|err| ApiError::new(Status::StreamConnectionError, err.to_string()))?;
-        }
-        e.running = Some(engine);
-        Ok(())
-    })
+    guard(|| handle_mut(e, "engine")?.load(handle(d, "device")?))
 }
 
 #[no_mangle]
@@ -385,31 +460,7 @@ pub extern "C" fn prs_engine_run(
     output: OutputFn,
     output_ctx: *mut c_void,
 ) -> i32 {
-    guard(|| {
-        let e = handle_mut(e, "engine")?;
-        let auto = e.options.auto_report.clone();
-        let engine = e.running()?;
-        let n = engine.image().programs.len();
-        if prog as usize >= n {
-            return Err(ApiError::new(
-                Status::IndexError,
-                format!("program {prog} does not exist: the engine has {n}"),
-            ));
-        }
-        let mut out = Output(output, output_ctx);
-        let result = engine.run_to(prog as usize, &mut out);
-        if auto.graph {
-            if let Some(g) = engine.graph_profile() {
-                let _ = auto.write_graph(&(serde_json::to_string_pretty(&g).unwrap_or_default() + "\n"));
-            }
-        }
-        if auto.execution && engine.device() == DeviceKind::Sim {
-            let _ = auto.write_execution(
-                &(serde_json::to_string_pretty(&engine.profile_json()).unwrap_or_default() + "\n"),
-            );
-        }
-        result.map_err(|err| ApiError::new(Status::RuntimeError, err.to_string()))
-    })
+    guard(|| handle_mut(e, "engine")?.run(prog as usize, &mut Output(output, output_ctx)))
 }
 
 #[no_mangle]
@@ -434,10 +485,8 @@ pub extern "C" fn prs_engine_write_tensor(
     bytes: usize,
 ) -> i32 {
     guard(|| {
-        let e = handle_mut(e, "engine")?;
         let name = text(name, "handle")?;
-        let data = slice(data.cast::<u8>(), bytes);
-        e.running()?.write(&name, data).map_err(host_error)
+        handle_mut(e, "engine")?.write_tensor(&name, slice(data.cast::<u8>(), bytes))
     })
 }
 
@@ -449,9 +498,8 @@ pub extern "C" fn prs_engine_read_tensor(
     bytes: usize,
 ) -> i32 {
     guard(|| {
-        let e = handle_mut(e, "engine")?;
         let name = text(name, "handle")?;
-        let got = e.running()?.read(&name).map_err(host_error)?;
+        let got = handle_mut(e, "engine")?.read_tensor(&name)?;
         if got.len() != bytes {
             return Err(ApiError::new(
                 Status::PoplarError,
@@ -490,16 +538,8 @@ pub extern "C" fn prs_engine_connect_stream(
 #[no_mangle]
 pub extern "C" fn prs_engine_handle_bytes(e: *const Engine, name: *const c_char, out: *mut usize) -> i32 {
     guard(|| {
-        let e = handle(e, "engine")?;
         let name = text(name, "handle")?;
-        let image = &e.exe.image;
-        let n = match image.handles.iter().find(|h| h.name == name) {
-            Some(h) => (linker::image::element_count(&h.shape) * u64::from(h.elem.size())) as usize,
-            None => e.block_bytes(&name).ok_or_else(|| {
-                ApiError::new(Status::SymbolError, format!("no stream or host handle called '{name}'"))
-            })?,
-        };
-        put(out, n)
+        put(out, handle(e, "engine")?.handle_bytes(&name)?)
     })
 }
 

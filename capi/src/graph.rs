@@ -69,6 +69,50 @@ impl CodeletFile {
 }
 
 impl Graph {
+    /// A graph for `target` (replication factor 1).
+    pub fn new(target: ir::Target) -> Result<Graph> {
+        Ok(Graph {
+            builder: Builder::new(target)?,
+            codelets: Vec::new(),
+            op_sets: HashMap::new(),
+            replication: 1,
+            field_sizes: HashMap::new(),
+        })
+    }
+
+    /// `addCodelets(path)`: a C++ file compiled now, or a `.gp` object.
+    pub fn add_codelets_path(&mut self, path: &str, flags: &str) -> Result<()> {
+        let unreadable = |e: String| {
+            ApiError::new(
+                Status::GraphProgramCompilationError,
+                format!("cannot read codelet file '{path}': {e}"),
+            )
+        };
+        let meta = std::fs::metadata(path).map_err(|e| unreadable(e.to_string()))?;
+        if let Some(why) = popc::include_refusal(meta.is_file(), meta.len()) {
+            return Err(ApiError::new(
+                Status::GraphProgramCompilationError,
+                format!("codelet file '{path}': {why}"),
+            ));
+        }
+        let bytes = std::fs::read(path).map_err(|e| unreadable(e.to_string()))?;
+        if path.ends_with(".gp") {
+            return self.add_codelets(path.to_string(), None, bytes, flags);
+        }
+        let src = String::from_utf8(bytes).map_err(|_| {
+            ApiError::new(
+                Status::GraphProgramCompilationError,
+                format!("codelet file '{path}' is not UTF-8 text"),
+            )
+        })?;
+        self.add_codelets(path.to_string(), Some(src), Vec::new(), flags)
+    }
+
+    /// `addCodelets(stringstream)`: C++ text, compiled now.
+    pub fn add_codelets_source(&mut self, source: String, flags: &str) -> Result<()> {
+        self.add_codelets("<source>".into(), Some(source), Vec::new(), flags)
+    }
+
     /// Adds a codelet file or text, compiling it now.
     fn add_codelets(
         &mut self,
@@ -173,7 +217,9 @@ impl Graph {
         }
     }
 
-    fn connect(&mut self, v: u32, name: &str, ts: &[&Tensor], list: bool) -> Result<()> {
+    /// Connects field `name` of vertex `v` (`name[i]`: one entry of a
+    /// list) to `ts`; `list` for a list of edges.
+    pub fn connect(&mut self, v: u32, name: &str, ts: &[&Tensor], list: bool) -> Result<()> {
         if let Some((field, index)) = list_entry(name) {
             return self.connect_entry(v, field, index, ts);
         }
@@ -317,6 +363,118 @@ impl Graph {
     }
 }
 
+/// The host API's operations with Rust arguments: the C ABI below and the
+/// Python package call these.
+impl Graph {
+    /// `addVariable` / `addConstant`: a new tensor.
+    pub fn add_tensor(
+        &mut self,
+        name: &str,
+        kind: TensorKind,
+        elem: ElemType,
+        shape: &[u64],
+        init: Option<ir::Init>,
+    ) -> Result<Tensor> {
+        let id = self.builder.add_tensor(name, kind, elem, shape, init)?;
+        Ok(self.tensor(id))
+    }
+
+    /// `mapTensorLinearly` with PopLibs' defaults for 0: a grain of the
+    /// type's vector width (8 bytes), at least 128 bytes on a tile.
+    pub fn map_linearly_or_default(&mut self, t: &Tensor, min_per_tile: u64, grain: u64) -> Result<()> {
+        let size = u64::from(t.elem.size());
+        let grain = if grain == 0 { (8 / size).max(1) } else { grain };
+        let min = if min_per_tile == 0 { 128u64.div_ceil(size) } else { min_per_tile };
+        self.map_linearly(t, min, grain)
+    }
+
+    /// `getTileMapping`: sorted (tile, begin, end) runs of flat indices;
+    /// with `complete`, an unmapped element is an error.
+    pub fn tile_runs(&self, t: &Tensor, complete: bool) -> Result<Vec<(u32, usize, usize)>> {
+        let tiles = self.builder.tile_mapping(&t.view);
+        let mut runs: Vec<(u32, usize, usize)> = Vec::new();
+        for (i, tile) in tiles.iter().enumerate() {
+            match (tile, runs.last_mut()) {
+                (None, _) if complete => {
+                    return Err(ApiError::new(
+                        Status::InvalidTileMapping,
+                        format!("getTileMapping: element {i} of the tensor is not mapped to a tile"),
+                    ))
+                }
+                (None, _) => {}
+                (Some(x), Some(last)) if last.0 == *x && last.2 == i => last.2 = i + 1,
+                (Some(x), _) => runs.push((*x, i, i + 1)),
+            }
+        }
+        runs.sort_unstable();
+        Ok(runs)
+    }
+
+    /// `addVertex(cs, type)`: checks the type against the codelets.
+    pub fn add_vertex(&mut self, cs: u32, vertex_type: &str) -> Result<u32> {
+        let canonical = vocab::VertexName::parse(vertex_type)
+            .map(|n| n.to_string())
+            .unwrap_or_else(|_| vertex_type.to_string());
+        self.vertex_type(&canonical)?;
+        Ok(self.builder.add_vertex(ComputeSetId(cs), &canonical)?.0)
+    }
+
+    /// `setInitialValue` / a plain member's value: one host value.
+    pub fn connect_value(&mut self, vertex: u32, name: &str, v: Value) -> Result<()> {
+        let f = self.field(vertex, name)?;
+        if f.direction.is_none() {
+            self.builder.set_field(VertexId(vertex), name, FieldValue::Literal(literal(v)))?;
+            return Ok(());
+        }
+        // An edge given a value reads an implicit constant on the vertex's tile.
+        let bytes = encode_values(&[v], f.elem)?;
+        let t = self.add_tensor(
+            &format!("{name}-value"),
+            TensorKind::Const,
+            f.elem,
+            &[],
+            Some(ir::Init::Splat(bytes)),
+        )?;
+        let tile = self.builder.graph().vertices[VertexId(vertex)].tile.unwrap_or(0);
+        self.builder.map(&t.view, ir::Mapping::Tile(tile))?;
+        self.connect(vertex, name, &[&t], false)
+    }
+
+    /// `setFieldSize`: the size of a list field.
+    pub fn set_field_size(&mut self, vertex: u32, name: &str, size: usize) -> Result<()> {
+        let f = self.field(vertex, name)?;
+        if !matches!(f.kind, gp::FieldKind::VectorList(_) | gp::FieldKind::ScalarList(_)) {
+            return Err(field_err(format!(
+                "field '{name}' of vertex {vertex} is not a list: it has no size to set"
+            )));
+        }
+        self.field_sizes.insert((vertex, name.to_string()), size);
+        Ok(())
+    }
+
+    /// `addHostToDeviceFIFO` / `addDeviceToHostFIFO`: a stream of
+    /// `num_elements` per transfer.
+    pub fn add_stream(
+        &mut self,
+        name: &str,
+        elem: ElemType,
+        num_elements: u64,
+        dir: HostDirection,
+    ) -> Result<u32> {
+        let bytes = num_elements.saturating_mul(u64::from(elem.size()));
+        if bytes > linker::valid::HOST_MEMORY_LIMIT {
+            return Err(ApiError::new(
+                Status::StreamMemoryAllocationError,
+                format!(
+                    "stream '{name}': a transfer of {bytes} bytes is more than the host memory a stream may use ({} bytes)",
+                    linker::valid::HOST_MEMORY_LIMIT
+                ),
+            ));
+        }
+        Ok(self.builder.add_stream(name, elem, &[num_elements], dir)?.0)
+    }
+}
+
 /// `name[i]` as (name, i).
 fn list_entry(field: &str) -> Option<(&str, usize)> {
     let (name, rest) = field.split_once('[')?;
@@ -347,17 +505,7 @@ pub extern "C" fn prs_graph_new(
                 format!("a replication factor of {replication_factor} is not supported yet (only 1)"),
             ));
         }
-        let builder = Builder::new(target)?;
-        put_box(
-            out,
-            Graph {
-                builder,
-                codelets: Vec::new(),
-                op_sets: HashMap::new(),
-                replication: 1,
-                field_sizes: HashMap::new(),
-            },
-        )
+        put_box(out, Graph::new(target)?)
     })
 }
 
@@ -396,36 +544,10 @@ pub extern "C" fn prs_graph_add_codelets(
         let arg = text(path_or_source, "codelets")?;
         let flags = if flags.is_null() { String::new() } else { text(flags, "flags")? };
         if is_source != 0 {
-            return g.add_codelets("<source>".into(), Some(arg), Vec::new(), &flags);
+            g.add_codelets_source(arg, &flags)
+        } else {
+            g.add_codelets_path(&arg, &flags)
         }
-        let meta = std::fs::metadata(&arg).map_err(|e| {
-            ApiError::new(
-                Status::GraphProgramCompilationError,
-                format!("cannot read codelet file '{arg}': {e}"),
-            )
-        })?;
-        if let Some(why) = popc::include_refusal(meta.is_file(), meta.len()) {
-            return Err(ApiError::new(
-                Status::GraphProgramCompilationError,
-                format!("codelet file '{arg}': {why}"),
-            ));
-        }
-        let bytes = std::fs::read(&arg).map_err(|e| {
-            ApiError::new(
-                Status::GraphProgramCompilationError,
-                format!("cannot read codelet file '{arg}': {e}"),
-            )
-        })?;
-        if arg.ends_with(".gp") {
-            return g.add_codelets(arg, None, bytes, &flags);
-        }
-        let src = String::from_utf8(bytes).map_err(|_| {
-            ApiError::new(
-                Status::GraphProgramCompilationError,
-                format!("codelet file '{arg}' is not UTF-8 text"),
-            )
-        })?;
-        g.add_codelets(arg, Some(src), Vec::new(), &flags)
     })
 }
 
@@ -549,14 +671,8 @@ pub extern "C" fn prs_graph_map_linearly(
     grain: usize,
 ) -> i32 {
     guard(|| {
-        let g = handle_mut(g, "graph")?;
         let t = handle(t, "tensor")?;
-        // PopLibs' defaults: a grain of the type's vector width (8 bytes),
-        // at least 128 bytes on a tile.
-        let size = u64::from(t.elem.size());
-        let grain = if grain == 0 { (8 / size).max(1) } else { grain as u64 };
-        let min = if min_per_tile == 0 { 128u64.div_ceil(size) } else { min_per_tile as u64 };
-        g.map_linearly(t, min, grain)
+        handle_mut(g, "graph")?.map_linearly_or_default(t, min_per_tile as u64, grain as u64)
     })
 }
 
@@ -569,24 +685,7 @@ pub extern "C" fn prs_graph_get_tile_mapping(
     n: *mut usize,
 ) -> i32 {
     guard(|| {
-        let g = handle(g, "graph")?;
-        let t = handle(t, "tensor")?;
-        let tiles = g.builder.tile_mapping(&t.view);
-        let mut runs: Vec<(u32, usize, usize)> = Vec::new();
-        for (i, tile) in tiles.iter().enumerate() {
-            match (tile, runs.last_mut()) {
-                (None, _) if require_complete != 0 => {
-                    return Err(ApiError::new(
-                        Status::InvalidTileMapping,
-                        format!("getTileMapping: element {i} of the tensor is not mapped to a tile"),
-                    ))
-                }
-                (None, _) => {}
-                (Some(x), Some(last)) if last.0 == *x && last.2 == i => last.2 = i + 1,
-                (Some(x), _) => runs.push((*x, i, i + 1)),
-            }
-        }
-        runs.sort_unstable();
+        let runs = handle(g, "graph")?.tile_runs(handle(t, "tensor")?, require_complete != 0)?;
         sizes_out(runs.iter().flat_map(|&(t, b, e)| [t as usize, b, e]).collect(), out, n)
     })
 }
@@ -620,12 +719,8 @@ pub extern "C" fn prs_graph_add_vertex(
     out: *mut u32,
 ) -> i32 {
     guard(|| {
-        let g = handle_mut(g, "graph")?;
         let name = text(vertex_type, "vertex type")?;
-        let canonical = vocab::VertexName::parse(&name).map(|n| n.to_string()).unwrap_or(name);
-        g.vertex_type(&canonical)?;
-        let v = g.builder.add_vertex(ComputeSetId(cs), &canonical)?;
-        put(out, v.0)
+        put(out, handle_mut(g, "graph")?.add_vertex(cs, &name)?)
     })
 }
 
@@ -667,27 +762,9 @@ pub extern "C" fn prs_graph_connect_value(
     host_type: i32,
 ) -> i32 {
     guard(|| {
-        let g = handle_mut(g, "graph")?;
         let name = text(field, "field")?;
-        let f = g.field(vertex, &name)?;
         let v = host_values(value, host_type, 1)?[0];
-        if f.direction.is_none() {
-            g.builder.set_field(VertexId(vertex), &name, FieldValue::Literal(literal(v)))?;
-            return Ok(());
-        }
-        // An edge given a value reads an implicit constant on the vertex's tile.
-        let bytes = encode_values(&[v], f.elem)?;
-        let id = g.builder.add_tensor(
-            &format!("{name}-value"),
-            TensorKind::Const,
-            f.elem,
-            &[],
-            Some(ir::Init::Splat(bytes)),
-        )?;
-        let tile = g.builder.graph().vertices[VertexId(vertex)].tile.unwrap_or(0);
-        let t = g.tensor(id);
-        g.builder.map(&t.view, ir::Mapping::Tile(tile))?;
-        g.connect(vertex, &name, &[&t], false)
+        handle_mut(g, "graph")?.connect_value(vertex, &name, v)
     })
 }
 
@@ -699,16 +776,8 @@ pub extern "C" fn prs_graph_set_field_size(
     size: usize,
 ) -> i32 {
     guard(|| {
-        let g = handle_mut(g, "graph")?;
         let name = text(field, "field")?;
-        let f = g.field(vertex, &name)?;
-        if !matches!(f.kind, gp::FieldKind::VectorList(_) | gp::FieldKind::ScalarList(_)) {
-            return Err(field_err(format!(
-                "field '{name}' of vertex {vertex} is not a list: it has no size to set"
-            )));
-        }
-        g.field_sizes.insert((vertex, name), size);
-        Ok(())
+        handle_mut(g, "graph")?.set_field_size(vertex, &name, size)
     })
 }
 
@@ -758,22 +827,11 @@ pub extern "C" fn prs_graph_add_stream(
     out: *mut u32,
 ) -> i32 {
     guard(|| {
-        let g = handle_mut(g, "graph")?;
         let name = text(name, "handle")?;
         let dir = if to_device != 0 { HostDirection::ToDevice } else { HostDirection::ToHost };
-        let elem = elem_type(ty, false)?;
-        let bytes = (num_elements as u64).saturating_mul(u64::from(elem.size()));
-        if bytes > linker::valid::HOST_MEMORY_LIMIT {
-            return Err(ApiError::new(
-                Status::StreamMemoryAllocationError,
-                format!(
-                    "stream '{name}': a transfer of {bytes} bytes is more than the host memory a stream may use ({} bytes)",
-                    linker::valid::HOST_MEMORY_LIMIT
-                ),
-            ));
-        }
-        let id = g.builder.add_stream(&name, elem, &[num_elements as u64], dir)?;
-        put(out, id.0)
+        let id =
+            handle_mut(g, "graph")?.add_stream(&name, elem_type(ty, false)?, num_elements as u64, dir)?;
+        put(out, id)
     })
 }
 

@@ -246,9 +246,28 @@ pub extern "C" fn prs_op_map(
         let g = handle_mut(g, "graph")?;
         let seq = handle_mut(seq, "sequence")?;
         let ins = tensors(inputs, n_inputs)?;
-        let (e, shape) = build_expr(slice(expr, n_nodes), &ins)?;
-        let name = name_of(name, "map")?;
-        let target = if in_place != 0 {
+        let target = g.map(seq, slice(expr, n_nodes), &ins, in_place != 0, &name_of(name, "map")?)?;
+        if !out.is_null() {
+            put_box(out, target)?;
+        }
+        Ok(())
+    })
+}
+
+impl Graph {
+    /// `popops::map(expr, inputs)` (`mapInPlace` with `in_place`):
+    /// appends the operation to `seq` and returns the result.
+    pub fn map(
+        &mut self,
+        seq: &mut Program,
+        nodes: &[ExprNode],
+        ins: &[&Tensor],
+        in_place: bool,
+        name: &str,
+    ) -> Result<Tensor> {
+        let g = self;
+        let (e, shape) = build_expr(nodes, ins)?;
+        let target = if in_place {
             let first = ins.first().ok_or_else(|| unsupported("mapInPlace without tensors"))?;
             if first.view.shape != shape {
                 return Err(ApiError::new(
@@ -269,22 +288,24 @@ pub extern "C" fn prs_op_map(
             (*first).clone()
         } else {
             let like = ins.iter().find(|t| t.view.shape == shape).map(|t| t.view.clone());
-            g.result(&name, e.elem, &shape, like.as_ref())?
+            g.result(name, e.elem, &shape, like.as_ref())?
         };
         seq.body.push(op(&target.view, OpKind::Map(e)));
-        if !out.is_null() {
-            put_box(out, target)?;
-        }
-        Ok(())
-    })
+        Ok(target)
+    }
+
+    /// `popops::fill(t, value)`.
+    pub fn fill(&mut self, seq: &mut Program, t: &Tensor, value: f64) {
+        seq.body.push(op(&t.view, OpKind::Map(constant(value, t.elem))));
+    }
 }
 
 #[no_mangle]
-pub extern "C" fn prs_op_fill(_g: *mut Graph, seq: *mut Program, t: *const Tensor, value: f64) -> i32 {
+pub extern "C" fn prs_op_fill(g: *mut Graph, seq: *mut Program, t: *const Tensor, value: f64) -> i32 {
     guard(|| {
         let t = handle(t, "tensor")?;
         let seq = handle_mut(seq, "sequence")?;
-        seq.body.push(op(&t.view, OpKind::Map(constant(value, t.elem))));
+        handle_mut(g, "graph")?.fill(seq, t, value);
         Ok(())
     })
 }
@@ -321,11 +342,52 @@ pub extern "C" fn prs_op_reduce(
     guard(|| {
         let g = handle_mut(g, "graph")?;
         let input = handle(input, "input")?.clone();
-        let name = name_of(name, "reduce")?;
+        let out_elem = if out_type >= 0 { Some(elem_type(out_type, false)?) } else { None };
+        let given = if out_tensor.is_null() { None } else { Some(handle(out_tensor, "output")?.clone()) };
+        let how =
+            Reduction { dims: slice(dims, n_dims).to_vec(), operation, out_elem, scale, update: update != 0 };
+        let seq = if seq.is_null() { None } else { Some(handle_mut(seq, "sequence")?) };
+        let (result, set) = g.reduce(seq, &input, given, &how, &name_of(name, "reduce")?)?;
+        if let Some(id) = set {
+            put(cs, id)?;
+        }
+        if !out.is_null() {
+            put_box(out, result)?;
+        }
+        Ok(())
+    })
+}
+
+/// How `popops::reduce` reduces: the dimensions, the operation (the
+/// `popops::Operation` code), the output type, `scale` and `update`.
+#[derive(Clone, Debug)]
+pub struct Reduction {
+    pub dims: Vec<usize>,
+    pub operation: i32,
+    pub out_elem: Option<ElemType>,
+    pub scale: f32,
+    pub update: bool,
+}
+
+impl Graph {
+    /// `popops::reduce` into `given` (or a new tensor), appended to `seq`;
+    /// with no sequence, a compute set that stands for it (returned).
+    pub fn reduce(
+        &mut self,
+        seq: Option<&mut Program>,
+        input: &Tensor,
+        given: Option<Tensor>,
+        how: &Reduction,
+        name: &str,
+    ) -> Result<(Tensor, Option<u32>)> {
+        let g = self;
+        let input = input.clone();
+        let (operation, scale) = (how.operation, how.scale);
+        let update = i32::from(how.update);
         let rop = reduce_op(operation)?;
         let rank = input.view.rank();
         let mut ds: Vec<u32> = Vec::new();
-        for &d in slice(dims, n_dims) {
+        for &d in &how.dims {
             if d >= rank {
                 return Err(ApiError::new(
                     Status::IndexError,
@@ -351,8 +413,7 @@ pub extern "C" fn prs_op_reduce(
             body.push(op(&sq.view, OpKind::Map(binary(BinaryOp::Mul, x.clone(), x))));
             source = sq;
         }
-        let out_elem = if out_type >= 0 { elem_type(out_type, false)? } else { input.elem };
-        let given = if out_tensor.is_null() { None } else { Some(handle(out_tensor, "output")?.clone()) };
+        let out_elem = how.out_elem.unwrap_or(input.elem);
         if let Some(o) = &given {
             if o.view.shape != shape {
                 return Err(ApiError::new(
@@ -370,7 +431,7 @@ pub extern "C" fn prs_op_reduce(
         {
             match &given {
                 Some(o) => o.clone(),
-                None => g.result(&name, input.elem, &shape, None)?,
+                None => g.result(name, input.elem, &shape, None)?,
             }
         } else {
             g.result(&format!("{name}/partial"), input.elem, &shape, None)?
@@ -382,7 +443,7 @@ pub extern "C" fn prs_op_reduce(
             _ => {
                 let dest = match &given {
                     Some(o) => o.clone(),
-                    None => g.result(&name, out_elem, &shape, Some(&partial.view))?,
+                    None => g.result(name, out_elem, &shape, Some(&partial.view))?,
                 };
                 let mut e = reading(&partial);
                 if scale != 1.0 {
@@ -398,18 +459,18 @@ pub extern "C" fn prs_op_reduce(
                 dest
             }
         };
-        if seq.is_null() {
-            let id = g.builder.add_compute_set(&name);
-            g.op_sets.insert(id.0, Stmt::Block(body));
-            put(cs, id.0)?;
-        } else {
-            handle_mut(seq, "sequence")?.body.extend(body);
+        match seq {
+            Some(seq) => {
+                seq.body.extend(body);
+                Ok((result, None))
+            }
+            None => {
+                let id = g.builder.add_compute_set(name);
+                g.op_sets.insert(id.0, Stmt::Block(body));
+                Ok((result, Some(id.0)))
+            }
         }
-        if !out.is_null() {
-            put_box(out, result)?;
-        }
-        Ok(())
-    })
+    }
 }
 
 #[no_mangle]
@@ -425,8 +486,24 @@ pub extern "C" fn prs_op_matmul(
     guard(|| {
         let g = handle_mut(g, "graph")?;
         let seq = handle_mut(seq, "sequence")?;
-        let (a, b) = (handle(a, "A")?.clone(), handle(b, "B")?.clone());
-        let name = name_of(name, "matMul")?;
+        let (a, b) = (handle(a, "A")?, handle(b, "B")?);
+        let out_elem = if out_type >= 0 { Some(elem_type(out_type, false)?) } else { None };
+        put_box(out, g.matmul(seq, a, b, out_elem, &name_of(name, "matMul")?)?)
+    })
+}
+
+impl Graph {
+    /// `poplin::matMul(a, b)`, appended to `seq`; the result is `out_elem`
+    /// (by default the operands' type).
+    pub fn matmul(
+        &mut self,
+        seq: &mut Program,
+        a: &Tensor,
+        b: &Tensor,
+        out_elem: Option<ElemType>,
+        name: &str,
+    ) -> Result<Tensor> {
+        let g = self;
         if a.elem != b.elem {
             return Err(type_err(format!("matMul of {} and {}", a.elem.cpp_name(), b.elem.cpp_name())));
         }
@@ -439,8 +516,8 @@ pub extern "C" fn prs_op_matmul(
                 ),
             ));
         };
-        let out_elem = if out_type >= 0 { elem_type(out_type, false)? } else { a.elem };
-        let r = g.result(&name, a.elem, &shape, None)?;
+        let out_elem = out_elem.unwrap_or(a.elem);
+        let r = g.result(name, a.elem, &shape, None)?;
         seq.body.push(op(&r.view, OpKind::MatMul { a: a.view.clone(), b: b.view.clone() }));
         let r = if out_elem == a.elem {
             r
@@ -450,8 +527,8 @@ pub extern "C" fn prs_op_matmul(
             seq.body.push(op(&c.view, OpKind::Map(e)));
             c
         };
-        put_box(out, r)
-    })
+        Ok(r)
+    }
 }
 
 #[no_mangle]
@@ -467,30 +544,46 @@ pub extern "C" fn prs_op_nonlinearity(
     guard(|| {
         let g = handle_mut(g, "graph")?;
         let seq = handle_mut(seq, "sequence")?;
-        let t = handle(t, "tensor")?.clone();
-        let name = name_of(name, "nonLinearity")?;
+        let t = handle(t, "tensor")?;
+        let dest = g.nonlinearity(seq, kind, t, in_place != 0, &name_of(name, "nonLinearity")?)?;
+        if !out.is_null() {
+            put_box(out, dest)?;
+        }
+        Ok(())
+    })
+}
+
+impl Graph {
+    /// `popnn::nonLinearity(kind, t)` (the `popnn::NonLinearityType`
+    /// code), appended to `seq`, in place or into a new tensor.
+    pub fn nonlinearity(
+        &mut self,
+        seq: &mut Program,
+        kind: i32,
+        t: &Tensor,
+        in_place: bool,
+        name: &str,
+    ) -> Result<Tensor> {
+        let g = self;
+        let t = t.clone();
         if !matches!(t.elem, ElemType::Float | ElemType::Half) {
             return Err(type_err(format!(
                 "nonLinearity of a {} tensor (float or half only)",
                 t.elem.cpp_name()
             )));
         }
-        let dest =
-            if in_place != 0 { t.clone() } else { g.result(&name, t.elem, &t.view.shape, Some(&t.view))? };
+        let dest = if in_place { t.clone() } else { g.result(name, t.elem, &t.view.shape, Some(&t.view))? };
         let x = reading(&t);
         match kind {
             0 => seq.body.push(op(&dest.view, OpKind::Map(unary(UnaryOp::Relu, x)))),
             1 => seq.body.push(op(&dest.view, OpKind::Map(unary(UnaryOp::Sigmoid, x)))),
             2 => seq.body.push(op(&dest.view, OpKind::Map(unary(UnaryOp::Tanh, x)))),
-            3 | 4 => softmax(g, seq, &t, &dest, kind == 4, &name)?,
+            3 | 4 => softmax(g, seq, &t, &dest, kind == 4, name)?,
             5 => seq.body.push(op(&dest.view, OpKind::Map(gelu(x)))),
             other => return Err(unsupported(&format!("non-linearity {other}"))),
         }
-        if !out.is_null() {
-            put_box(out, dest)?;
-        }
-        Ok(())
-    })
+        Ok(dest)
+    }
 }
 
 /// GELU in PopLibs' tanh form:

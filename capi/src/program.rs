@@ -28,6 +28,89 @@ impl Program {
     fn nested(p: &Program) -> Stmt {
         Stmt::Block(p.body.clone())
     }
+
+    /// `Sequence::add(p)`: `p` runs after what is there.
+    pub fn add(&mut self, p: &Program) {
+        self.body.push(Program::nested(p));
+    }
+
+    /// `Copy(src, dst)` between tensors.
+    pub fn copy(s: &Tensor, d: &Tensor) -> Result<Program> {
+        check_copy("Copy", (s.view.num_elements(), s.elem), (d.view.num_elements(), d.elem))?;
+        Ok(copy(CopyEnd::Tensor(s.view.clone()), CopyEnd::Tensor(d.view.clone())))
+    }
+
+    /// `Copy(stream, dst)`.
+    pub fn copy_from_stream(g: &Graph, stream: u32, d: &Tensor) -> Result<Program> {
+        let s = g.stream(stream)?;
+        check_copy(
+            &format!("Copy from stream '{}'", s.name),
+            (s.num_elements(), s.elem),
+            (d.view.num_elements(), d.elem),
+        )?;
+        Ok(copy(CopyEnd::Stream(ir::StreamId(stream)), CopyEnd::Tensor(d.view.clone())))
+    }
+
+    /// `Copy(src, stream)`.
+    pub fn copy_to_stream(g: &Graph, t: &Tensor, stream: u32) -> Result<Program> {
+        let s = g.stream(stream)?;
+        check_copy(
+            &format!("Copy to stream '{}'", s.name),
+            (t.view.num_elements(), t.elem),
+            (s.num_elements(), s.elem),
+        )?;
+        Ok(copy(CopyEnd::Tensor(t.view.clone()), CopyEnd::Stream(ir::StreamId(stream))))
+    }
+
+    /// `Repeat(count, body)`.
+    pub fn repeat(count: u64, body: &Program) -> Program {
+        Program::one(Stmt::Repeat { count, body: body.body.clone() })
+    }
+
+    /// `RepeatWhileTrue(cond, pred, body)`: `cond` runs, then `body` while
+    /// the scalar `pred` is non-zero.
+    pub fn repeat_while_true(cond: &Program, pred: &Tensor, body: &Program) -> Result<Program> {
+        scalar_pred(pred, "RepeatWhile")?;
+        Ok(Program::one(Stmt::While {
+            cond: cond.body.clone(),
+            pred: pred.view.clone(),
+            body: body.body.clone(),
+        }))
+    }
+
+    /// `If(pred, then, else)` on a scalar predicate.
+    pub fn if_else(pred: &Tensor, then: &Program, else_: Option<&Program>) -> Result<Program> {
+        scalar_pred(pred, "If")?;
+        let else_ = else_.map(|p| p.body.clone()).unwrap_or_default();
+        Ok(Program::one(Stmt::If { pred: pred.view.clone(), then: then.body.clone(), else_ }))
+    }
+
+    /// `Switch(selector, cases, default)`.
+    pub fn switch(
+        selector: &Tensor,
+        cases: &[(i64, &Program)],
+        default: Option<&Program>,
+    ) -> Result<Program> {
+        scalar_pred(selector, "Switch")?;
+        let mut bodies: Vec<(i64, Vec<Stmt>)> = Vec::new();
+        for &(v, p) in cases {
+            if bodies.iter().any(|(x, _)| *x == v) {
+                return Err(ApiError::new(Status::PoplarError, format!("Switch: case {v} is given twice")));
+            }
+            bodies.push((v, p.body.clone()));
+        }
+        let default = default.map(|p| p.body.clone()).unwrap_or_default();
+        Ok(Program::one(Stmt::Switch { selector: selector.view.clone(), cases: bodies, default }))
+    }
+
+    /// `PrintTensor(title, t)`, in Poplar's layout.
+    pub fn print_tensor(title: &str, t: &Tensor) -> Program {
+        Program::one(Stmt::Print {
+            label: title.to_string(),
+            view: t.view.clone(),
+            style: PrintStyle::Poplar,
+        })
+    }
 }
 
 fn copy(src: CopyEnd, dst: CopyEnd) -> Program {
@@ -85,8 +168,8 @@ pub extern "C" fn prs_program_free(p: *mut Program) {
 #[no_mangle]
 pub extern "C" fn prs_program_add(seq: *mut Program, p: *const Program) -> i32 {
     guard(|| {
-        let added = Program::nested(handle(p, "program")?);
-        handle_mut(seq, "sequence")?.body.push(added);
+        let added = handle(p, "program")?.clone();
+        handle_mut(seq, "sequence")?.add(&added);
         Ok(())
     })
 }
@@ -98,11 +181,7 @@ pub extern "C" fn prs_program_execute(g: *const Graph, cs: u32, out: *mut *mut P
 
 #[no_mangle]
 pub extern "C" fn prs_program_copy(src: *const Tensor, dst: *const Tensor, out: *mut *mut Program) -> i32 {
-    make(out, || {
-        let (s, d) = (handle(src, "source")?, handle(dst, "destination")?);
-        check_copy("Copy", (s.view.num_elements(), s.elem), (d.view.num_elements(), d.elem))?;
-        Ok(copy(CopyEnd::Tensor(s.view.clone()), CopyEnd::Tensor(d.view.clone())))
-    })
+    make(out, || Program::copy(handle(src, "source")?, handle(dst, "destination")?))
 }
 
 #[no_mangle]
@@ -112,16 +191,7 @@ pub extern "C" fn prs_program_copy_from_stream(
     dst: *const Tensor,
     out: *mut *mut Program,
 ) -> i32 {
-    make(out, || {
-        let (g, d) = (handle(g, "graph")?, handle(dst, "destination")?);
-        let s = g.stream(stream)?;
-        check_copy(
-            &format!("Copy from stream '{}'", s.name),
-            (s.num_elements(), s.elem),
-            (d.view.num_elements(), d.elem),
-        )?;
-        Ok(copy(CopyEnd::Stream(ir::StreamId(stream)), CopyEnd::Tensor(d.view.clone())))
-    })
+    make(out, || Program::copy_from_stream(handle(g, "graph")?, stream, handle(dst, "destination")?))
 }
 
 #[no_mangle]
@@ -131,16 +201,7 @@ pub extern "C" fn prs_program_copy_to_stream(
     stream: u32,
     out: *mut *mut Program,
 ) -> i32 {
-    make(out, || {
-        let (g, t) = (handle(g, "graph")?, handle(src, "source")?);
-        let s = g.stream(stream)?;
-        check_copy(
-            &format!("Copy to stream '{}'", s.name),
-            (t.view.num_elements(), t.elem),
-            (s.num_elements(), s.elem),
-        )?;
-        Ok(copy(CopyEnd::Tensor(t.view.clone()), CopyEnd::Stream(ir::StreamId(stream))))
-    })
+    make(out, || Program::copy_to_stream(handle(g, "graph")?, handle(src, "source")?, stream))
 }
 
 #[no_mangle]
@@ -185,9 +246,7 @@ pub extern "C" fn prs_program_copy_to_remote(
 
 #[no_mangle]
 pub extern "C" fn prs_program_repeat(count: u32, body: *const Program, out: *mut *mut Program) -> i32 {
-    make(out, || {
-        Ok(Program::one(Stmt::Repeat { count: u64::from(count), body: handle(body, "body")?.body.clone() }))
-    })
+    make(out, || Ok(Program::repeat(u64::from(count), handle(body, "body")?)))
 }
 
 #[no_mangle]
@@ -200,9 +259,7 @@ pub extern "C" fn prs_program_repeat_while(
 ) -> i32 {
     make(out, || {
         let p = handle(pred, "predicate")?;
-        scalar_pred(p, "RepeatWhile")?;
-        let cond = handle(cond, "condition")?.body.clone();
-        let body = handle(body, "body")?.body.clone();
+        let (cond, body) = (handle(cond, "condition")?, handle(body, "body")?);
         if negate != 0 {
             return Err(ApiError::new(
                 Status::PoplarError,
@@ -210,7 +267,7 @@ pub extern "C" fn prs_program_repeat_while(
                  (docs/host-api.md)",
             ));
         }
-        Ok(Program::one(Stmt::While { cond, pred: p.view.clone(), body }))
+        Program::repeat_while_true(cond, p, body)
     })
 }
 
@@ -222,11 +279,8 @@ pub extern "C" fn prs_program_if(
     out: *mut *mut Program,
 ) -> i32 {
     make(out, || {
-        let p = handle(pred, "predicate")?;
-        scalar_pred(p, "If")?;
-        let then = handle(then_, "then")?.body.clone();
-        let else_ = if else_.is_null() { Vec::new() } else { handle(else_, "else")?.body.clone() };
-        Ok(Program::one(Stmt::If { pred: p.view.clone(), then, else_ }))
+        let else_ = if else_.is_null() { None } else { Some(handle(else_, "else")?) };
+        Program::if_else(handle(pred, "predicate")?, handle(then_, "then")?, else_)
     })
 }
 
@@ -240,19 +294,13 @@ pub extern "C" fn prs_program_switch(
     out: *mut *mut Program,
 ) -> i32 {
     make(out, || {
-        let s = handle(selector, "selector")?;
-        scalar_pred(s, "Switch")?;
         let values = slice(values, n);
         let mut cases = Vec::new();
         for (i, &b) in slice(bodies, n).iter().enumerate() {
-            let v = i64::from(values[i]);
-            if cases.iter().any(|(x, _)| *x == v) {
-                return Err(ApiError::new(Status::PoplarError, format!("Switch: case {v} is given twice")));
-            }
-            cases.push((v, handle(b, "case body")?.body.clone()));
+            cases.push((i64::from(values[i]), handle(b, "case body")?));
         }
-        let default = if default_.is_null() { Vec::new() } else { handle(default_, "default")?.body.clone() };
-        Ok(Program::one(Stmt::Switch { selector: s.view.clone(), cases, default }))
+        let default = if default_.is_null() { None } else { Some(handle(default_, "default")?) };
+        Program::switch(handle(selector, "selector")?, &cases, default)
     })
 }
 
@@ -262,11 +310,7 @@ pub extern "C" fn prs_program_print_tensor(
     t: *const Tensor,
     out: *mut *mut Program,
 ) -> i32 {
-    make(out, || {
-        let label = text(title, "title")?;
-        let t = handle(t, "tensor")?;
-        Ok(Program::one(Stmt::Print { label, view: t.view.clone(), style: PrintStyle::Poplar }))
-    })
+    make(out, || Ok(Program::print_tensor(&text(title, "title")?, handle(t, "tensor")?)))
 }
 
 #[no_mangle]
