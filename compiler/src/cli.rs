@@ -30,7 +30,8 @@ fn error(message: impl std::fmt::Display) -> String {
     after_help = "Environment: POPLAR_TARGET_OPTIONS, a JSON object of target keys applied after the \
                   file's target and --target, e.g. {\"tiles_per_ipu\": 16}. POPLAR_ENGINE_OPTIONS: \
                   {\"autoReport.outputGraphProfile\": \"true\"} (or autoReport.all) writes graph.json \
-                  into autoReport.directory (default: here)."
+                  into autoReport.directory (default: here). POPLAR_EXPANSION_LIMIT: as \
+                  --expansion-limit, when the option is not given."
 )]
 struct Cli {
     /// The graph (`.pir`).
@@ -62,6 +63,10 @@ struct Cli {
     /// Print the time each pass takes to stderr.
     #[arg(long)]
     time_passes: bool,
+    /// The budget of what `for` loops and views that repeat elements may make beyond the text
+    /// (default 100000000 units; a loop iteration costs 1, an entity a loop makes 16).
+    #[arg(long, value_name = "N")]
+    expansion_limit: Option<u64>,
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same folder,
@@ -112,11 +117,23 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
             }
         }
     }
+    let expansion_limit = match (cli.expansion_limit, std::env::var("POPLAR_EXPANSION_LIMIT")) {
+        (Some(n), _) => Some(n),
+        (None, Ok(text)) => match crate::options::parse_expansion_limit(&text) {
+            Ok(n) => Some(n),
+            Err(e) => return (1, String::new(), error(e)),
+        },
+        (None, Err(_)) => None,
+    };
     if cli.check {
         let file_name = cli.input.display().to_string();
         return match std::fs::read(&cli.input) {
             Err(source) => (1, String::new(), CompileError::Read { path: file_name, source }.render(PROGRAM)),
-            Ok(bytes) => match ir::parse_bytes(&file_name, &bytes) {
+            Ok(bytes) => match ir::parse_bytes_with(
+                &file_name,
+                &bytes,
+                &Options { expansion_limit, ..Default::default() }.check_options(),
+            ) {
                 Ok(_) => (0, String::new(), String::new()),
                 Err(d) => (1, String::new(), d.render()),
             },
@@ -141,6 +158,7 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
         time_passes: cli.time_passes,
         target_options: std::env::var("POPLAR_TARGET_OPTIONS").ok(),
         progress: report::progress::Progress::on_terminal(PROGRAM),
+        expansion_limit,
     };
     opts.progress.step("parsing");
     let c = compile_path(&cli.input, &opts);

@@ -205,13 +205,19 @@ fn target_options(target: &mut ir::Target, json: &str) -> Result<Vec<Warning>, C
 /// message that `poplar-run` prefixes with its own name. The runtime itself
 /// never depends on the compiler; it writes autoReport's `graph.json`
 /// itself, after the run, with the run's cycle estimates. Target keys come
-/// from `POPLAR_TARGET_OPTIONS`.
+/// from `POPLAR_TARGET_OPTIONS`, the expansion budget from
+/// `POPLAR_EXPANSION_LIMIT`.
 pub fn compile_for_run_profiled(
     path: &Path,
     graph_profile: bool,
 ) -> Result<(linker::image::Image, Vec<String>, Option<String>), String> {
+    let expansion_limit = match std::env::var("POPLAR_EXPANSION_LIMIT") {
+        Ok(text) => Some(crate::options::parse_expansion_limit(&text)?),
+        Err(_) => None,
+    };
     let opts = Options {
         target_options: std::env::var("POPLAR_TARGET_OPTIONS").ok(),
+        expansion_limit,
         report: graph_profile,
         progress: ::report::progress::Progress::on_terminal("poplar-run: compiling"),
         ..Default::default()
@@ -240,8 +246,9 @@ pub fn compile_path(path: &Path, opts: &Options) -> Result<Compiled, CompileErro
     let bytes =
         std::fs::read(path).map_err(|source| CompileError::Read { path: file_name.clone(), source })?;
     let t = std::time::Instant::now();
-    let mut module =
-        ir::parse_bytes(&file_name, &bytes).map_err(|d| CompileError::Diagnostics(d.render()))?;
+    let mut check = opts.check_options();
+    let mut module = ir::parse_bytes_with(&file_name, &bytes, &check)
+        .map_err(|d| CompileError::Diagnostics(d.render()))?;
     let parse_time = t.elapsed();
     let source = String::from_utf8_lossy(&bytes).into_owned();
     let mut warnings = Vec::new();
@@ -260,8 +267,8 @@ pub fn compile_path(path: &Path, opts: &Options) -> Result<Compiled, CompileErro
     if module.graph.target != file_target && source.contains("target.") {
         // The file reads target properties (`target.num_tiles`): lower it
         // again for the target it will run on.
-        let target = module.graph.target.clone();
-        module = ir::parse_bytes_for(&file_name, &bytes, Some(&target))
+        check.target = Some(module.graph.target.clone());
+        module = ir::parse_bytes_with(&file_name, &bytes, &check)
             .map_err(|d| CompileError::Diagnostics(d.render()))?;
     }
     let t = std::time::Instant::now();

@@ -27,6 +27,29 @@ pub struct Options {
     /// (`{"tiles_per_ipu": 16}`), applied after the file's target and
     /// `--target`.
     pub target_options: Option<String>,
+    /// `--expansion-limit N` (or `POPLAR_EXPANSION_LIMIT`): the budget of
+    /// what `for` loops and views that repeat elements may make beyond the
+    /// text (`ir::lower::EXPANSION_LIMIT` when `None`).
+    pub expansion_limit: Option<u64>,
+}
+
+impl Options {
+    /// How `ir` checks the file: the expansion budget these options set.
+    pub fn check_options(&self) -> ir::CheckOptions {
+        let mut c = ir::CheckOptions::default();
+        if let Some(n) = self.expansion_limit {
+            c.expansion_limit = n;
+        }
+        c
+    }
+}
+
+/// The expansion budget `POPLAR_EXPANSION_LIMIT` gives (its text, when
+/// set): a whole number of units.
+pub fn parse_expansion_limit(text: &str) -> Result<u64, String> {
+    text.trim().replace('_', "").parse::<u64>().map_err(|_| {
+        format!("POPLAR_EXPANSION_LIMIT: `{text}` is not a whole number of units (e.g. 1000000000)")
+    })
 }
 
 /// A stage whose result can be dumped as text.

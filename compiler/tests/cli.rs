@@ -28,3 +28,37 @@ fn closed_stdout_is_not_a_panic() {
     let null = std::fs::metadata("/dev/null").expect("/dev/null");
     assert!(null.file_type().is_char_device(), "/dev/null is no longer a device");
 }
+
+/// `--expansion-limit N` and `POPLAR_EXPANSION_LIMIT` set the budget of
+/// what loops make beyond the text; the error names both.
+#[test]
+fn expansion_limit_is_an_option() {
+    let dir = std::env::temp_dir().join(format!("poplar-compile-expansion-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let pir = dir.join("loop.pir");
+    // 100 iterations making a vertex each: 1,700 units.
+    let src = "var a: float[4]\nmap a -> tile 0\ncompute_set cs {\n  for i in 0..100 { vertex V @ tile 0 { x = a[i % 4] } }\n}\n";
+    std::fs::write(&pir, src).expect("write loop.pir");
+    let compile = |args: &[&str], env: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_poplar-compile"));
+        cmd.arg(&pir).arg("--check").args(args).env_remove("POPLAR_EXPANSION_LIMIT");
+        if let Some(v) = env {
+            cmd.env("POPLAR_EXPANSION_LIMIT", v);
+        }
+        let o = cmd.output().expect("poplar-compile runs");
+        (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let (code, err) = compile(&["--expansion-limit", "1000"], None);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("error: expansion limit exceeded: more than 1000 units"), "{err}");
+    assert!(err.contains("`poplar-compile --expansion-limit N`, or POPLAR_EXPANSION_LIMIT=N"), "{err}");
+    assert_eq!(compile(&["--expansion-limit", "1700"], None).0, Some(0));
+    let (code, err) = compile(&[], Some("1000"));
+    assert!(code == Some(1) && err.contains("more than 1000 units"), "{err}");
+    assert_eq!(compile(&[], Some("1_700")).0, Some(0));
+    // The option wins over the environment.
+    assert_eq!(compile(&["--expansion-limit", "1700"], Some("1000")).0, Some(0));
+    let (code, err) = compile(&[], Some("lots"));
+    assert!(code == Some(1) && err.contains("POPLAR_EXPANSION_LIMIT: `lots` is not a whole number"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -41,6 +41,7 @@ lalrpop_util::lalrpop_mod!(
 pub mod lower;
 
 pub use diag::{Diagnostic, Diagnostics, Severity, Span, Spans};
+pub use lower::CheckOptions;
 
 /// A checked PIR file: the graph, where its parts were written, and warnings.
 #[derive(Clone, Debug)]
@@ -68,6 +69,16 @@ pub fn parse_and_check_for(
     source: &str,
     target: Option<&Target>,
 ) -> Result<Module, Diagnostics> {
+    parse_and_check_with(file_name, source, &CheckOptions { target: target.cloned(), ..Default::default() })
+}
+
+/// Like [`parse_and_check`], under the caller's [`CheckOptions`] (an
+/// imposed target, the expansion budget).
+pub fn parse_and_check_with(
+    file_name: &str,
+    source: &str,
+    opts: &CheckOptions,
+) -> Result<Module, Diagnostics> {
     let mut diags = Diagnostics::new(file_name, source);
     let items = match grammar::FileParser::new().parse(lexer::tokens(source)) {
         Ok(items) => items,
@@ -76,7 +87,7 @@ pub fn parse_and_check_for(
             return Err(diags);
         }
     };
-    match lower::lower(&items, target) {
+    match lower::lower(&items, opts) {
         Ok((graph, spans)) => Ok(Module { graph, spans, warnings: Vec::new() }),
         Err(errs) => {
             diags.items = errs;
@@ -88,7 +99,7 @@ pub fn parse_and_check_for(
 /// Like [`parse_and_check`] for raw bytes: invalid UTF-8 is an error at its
 /// position.
 pub fn parse_bytes(file_name: &str, bytes: &[u8]) -> Result<Module, Diagnostics> {
-    parse_bytes_for(file_name, bytes, None)
+    parse_bytes_with(file_name, bytes, &CheckOptions::default())
 }
 
 /// [`parse_bytes`] with an imposed target, as [`parse_and_check_for`].
@@ -97,8 +108,14 @@ pub fn parse_bytes_for(
     bytes: &[u8],
     target: Option<&Target>,
 ) -> Result<Module, Diagnostics> {
+    parse_bytes_with(file_name, bytes, &CheckOptions { target: target.cloned(), ..Default::default() })
+}
+
+/// [`parse_bytes`] under the caller's [`CheckOptions`], as
+/// [`parse_and_check_with`].
+pub fn parse_bytes_with(file_name: &str, bytes: &[u8], opts: &CheckOptions) -> Result<Module, Diagnostics> {
     match std::str::from_utf8(bytes) {
-        Ok(s) => parse_and_check_for(file_name, s, target),
+        Ok(s) => parse_and_check_with(file_name, s, opts),
         Err(e) => {
             let good = e.valid_up_to();
             // Render against the valid prefix plus the rest of that line, lossily.

@@ -9,8 +9,10 @@
 //! Errors are collected; lowering goes on with the next item after an error
 //! so that one run reports several independent problems.
 //!
-//! Expansion is capped at [`EXPANSION_LIMIT`] loop iterations plus produced
-//! items, vertices and statements, so a runaway `for` is an error, not a hang.
+//! Expansion has a budget (by default [`EXPANSION_LIMIT`]) for what `for`
+//! loops and views that repeat elements make beyond what the text writes
+//! out, so a runaway `for` is an error, not a hang, while a file that is
+//! merely large costs nothing of it.
 //!
 //! This file holds the lowerer's state, its entry point and error
 //! reporting; `expand` expands loops, `decl` declares and defines items,
@@ -35,16 +37,37 @@ mod ops;
 mod program;
 mod vertex;
 
-/// The expansion budget of one file: each `for` iteration costs 1 and each
-/// produced item, vertex or statement, each run of consecutive elements a
-/// `map` places, and each element of a view that repeats elements (per
-/// use), costs [`ENTITY_COST`]; more than
-/// 100,000,000 in total is an error (so at most 6.25M vertices, which bounds
-/// memory, and a runaway loop fails fast instead of hanging).
+/// The default expansion budget of one file ([`CheckOptions::expansion_limit`]
+/// sets another). It is charged for what loops and repetition make beyond
+/// the text: each `for` iteration costs 1; each item, vertex or statement a
+/// loop makes, each run of consecutive elements a `map` places after its
+/// first, and each element of a view that repeats elements (per use) cost
+/// [`ENTITY_COST`]. What the text writes out itself is free: its size
+/// already bounds it. Past the budget lowering stops with an error, so a
+/// runaway loop fails fast instead of hanging or exhausting memory (the
+/// default allows 6.25M entities made by loops).
 pub const EXPANSION_LIMIT: u64 = 100_000_000;
 
-/// Budget units one produced item, vertex or statement costs.
+/// Budget units one entity made by a loop or a repetition costs.
 pub const ENTITY_COST: u64 = 16;
+
+/// What a caller sets for checking a file beyond its text.
+#[derive(Clone, Debug)]
+pub struct CheckOptions {
+    /// The target imposed from outside the file (the file's `target` item
+    /// with overrides applied), replacing the file's once that is checked,
+    /// so that `target.num_tiles` and the other properties read the final
+    /// target.
+    pub target: Option<Target>,
+    /// The expansion budget ([`EXPANSION_LIMIT`] by default).
+    pub expansion_limit: u64,
+}
+
+impl Default for CheckOptions {
+    fn default() -> CheckOptions {
+        CheckOptions { target: None, expansion_limit: EXPANSION_LIMIT }
+    }
+}
 
 /// Errors after which lowering stops.
 pub const MAX_ERRORS: usize = 50;
@@ -81,6 +104,8 @@ struct Lowerer {
     strs: HashMap<String, (StrSym, Span)>,
     env: Vec<(String, i64)>,
     budget: u64,
+    /// The most `budget` may reach.
+    limit: u64,
     aborted: bool,
     names: HashMap<String, Name>,
     /// Whole views of tensors, for `t[…]`.
@@ -97,10 +122,8 @@ struct Lowerer {
     forced_target: Option<Target>,
 }
 
-/// Lowers parsed items; `Err` holds the diagnostics. `target`, when given,
-/// replaces the file's target (after the file's is checked), so that
-/// `target.num_tiles` and the other properties read the final target.
-pub fn lower(items: &[Item<'_>], target: Option<&Target>) -> Result<(Graph, Spans), Vec<Diagnostic>> {
+/// Lowers parsed items under `opts`; `Err` holds the diagnostics.
+pub fn lower(items: &[Item<'_>], opts: &CheckOptions) -> Result<(Graph, Spans), Vec<Diagnostic>> {
     let mut l = Lowerer {
         graph: Graph::default(),
         spans: Spans::default(),
@@ -109,6 +132,7 @@ pub fn lower(items: &[Item<'_>], target: Option<&Target>) -> Result<(Graph, Span
         strs: HashMap::new(),
         env: Vec::new(),
         budget: 0,
+        limit: opts.expansion_limit,
         aborted: false,
         names: HashMap::new(),
         whole_views: Vec::new(),
@@ -117,7 +141,7 @@ pub fn lower(items: &[Item<'_>], target: Option<&Target>) -> Result<(Graph, Span
         calls: Vec::new(),
         current_fn: None,
         handles_declared: 0,
-        forced_target: target.cloned(),
+        forced_target: opts.target.clone(),
     };
     l.declare_target(items);
     // Expand item-level `for` loops into (item, loop environment) pairs.
@@ -233,9 +257,11 @@ impl Lowerer {
         self.syms.iter().filter(|(_, (s, _))| kind(s)).map(|(n, _)| n.clone()).collect()
     }
 
-    /// Counts one produced entity; errors past the limit.
+    /// Counts one produced entity (an item, vertex or statement): free when
+    /// the text writes it out, [`ENTITY_COST`] when a loop makes it.
     fn tick(&mut self, span: Span) -> R<()> {
-        self.charge(span, ENTITY_COST)
+        let units = if self.env.is_empty() { 0 } else { ENTITY_COST };
+        self.charge(span, units)
     }
 
     /// Counts `units` of expansion work; errors past the limit.
@@ -244,11 +270,8 @@ impl Lowerer {
             return Err(Reported);
         }
         self.budget = self.budget.saturating_add(units);
-        if self.budget > EXPANSION_LIMIT {
-            let r = self.err(
-                span,
-                format!("expansion limit exceeded: more than {EXPANSION_LIMIT} units (a loop iteration costs 1; an item, vertex, statement, run of a `map` or element of a view that repeats elements {ENTITY_COST})"),
-            );
+        if self.budget > self.limit {
+            let r = self.error(expansion_limit_exceeded(span, self.limit));
             self.aborted = true;
             return Err(r);
         }
@@ -275,6 +298,18 @@ impl Lowerer {
         self.recent_names.push(n.clone());
         n
     }
+}
+
+/// The error past the expansion budget, with what is charged and how to
+/// raise the limit.
+fn expansion_limit_exceeded(span: Span, limit: u64) -> Diagnostic {
+    Diagnostic::error(span, format!("expansion limit exceeded: more than {limit} units"))
+        .with_note(format!(
+            "charged beyond what the text writes out: 1 per `for` iteration; {ENTITY_COST} per item, vertex or statement a loop makes, per run of a `map` after its first, and per element of a view that repeats elements, each use"
+        ))
+        .with_note(
+            "help: if the expansion is intended, raise the limit: `poplar-compile --expansion-limit N`, or POPLAR_EXPANSION_LIMIT=N for `poplar-run`",
+        )
 }
 
 /// A tile number past the target's. The message does not name the tile, so

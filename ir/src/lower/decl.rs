@@ -244,9 +244,12 @@ impl Lowerer {
                 let v = self.eval_view(view);
                 let m = self.lower_mapping(mapping);
                 // Each run of consecutive elements becomes an interval of
-                // the mapping: an entity, charged as one.
+                // the mapping: an entity. The first is the item itself
+                // (charged as one when a loop made it); the others are
+                // what the view repeats beyond the text.
                 let v = v.and_then(|(v, e)| {
-                    self.charge(*span, v.raw_runs().saturating_mul(ENTITY_COST)).map(|()| (v, e))
+                    let extra = v.raw_runs().saturating_sub(1);
+                    self.charge(*span, extra.saturating_mul(ENTITY_COST)).map(|()| (v, e))
                 });
                 if let (Ok((v, _)), Ok(m)) = (v, m) {
                     self.spans.mapping_iterations.record(self.graph.mappings.len(), &self.env);

@@ -1,5 +1,5 @@
 //! `for` loops expanded: bounds evaluated, iterations charged against
-//! [`EXPANSION_LIMIT`] (with what a loop nest surely costs checked before
+//! the expansion budget (with what a loop nest surely costs checked before
 //! anything is built), item loops flattened into (item, loop environment)
 //! pairs, and loops of compute set members and statements run in place.
 //! Part of [`super::Lowerer`].
@@ -21,7 +21,7 @@ impl Lowerer {
         let n = u64::try_from((hi as i128 - lo as i128).max(0)).unwrap_or(u64::MAX);
         let span = f.lo.span.to(f.hi.span);
         let ahead = n.saturating_mul(1 + sure_units(&f.body));
-        if self.budget.saturating_add(ahead) > EXPANSION_LIMIT {
+        if self.budget.saturating_add(ahead) > self.limit {
             return self.charge(span, ahead).map(|()| (lo, hi));
         }
         self.charge(span, n)?;
@@ -137,4 +137,61 @@ fn sure_units<T: LoopItem>(body: &[T]) -> u64 {
         };
         sum.saturating_add(units)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{parse_and_check_with, CheckOptions};
+
+    /// Checks `src` under an expansion budget of `limit` units; the
+    /// rendered diagnostics on failure.
+    fn check(src: &str, limit: u64) -> Result<(), String> {
+        let opts = CheckOptions { expansion_limit: limit, ..Default::default() };
+        parse_and_check_with("t.pir", src, &opts).map(|_| ()).map_err(|d| d.render())
+    }
+
+    fn vertices(n: usize) -> String {
+        (0..n).map(|i| format!("  vertex V @ tile 0 {{ x = a[{}] }}\n", i % 4)).collect()
+    }
+
+    /// What the text writes out costs nothing, however much of it there
+    /// is: a budget of 100 units takes 300 written vertices and items.
+    #[test]
+    fn written_entities_are_free() {
+        let items: String =
+            (0..300).map(|i| format!("var b{i}: float[2]\nmap b{i}[0:2] -> tile 0\n")).collect();
+        let src = format!("var a: float[4]\n{items}compute_set cs {{\n{}}}\n", vertices(300));
+        check(&src, 100).unwrap();
+    }
+
+    /// A loop pays 1 per iteration and 16 per vertex it makes: ten
+    /// iterations are 170 units, past a budget of 100 but not of 170.
+    #[test]
+    fn loops_are_charged() {
+        let src =
+            "var a: float[4]\ncompute_set cs {\n  for i in 0..10 { vertex V @ tile 0 { x = a[i % 4] } }\n}\n";
+        let e = check(src, 100).unwrap_err();
+        assert!(e.contains("error: expansion limit exceeded: more than 100 units"), "{e}");
+        assert!(e.contains("raise the limit: `poplar-compile --expansion-limit N`"), "{e}");
+        check(src, 170).unwrap();
+        // Items a loop makes are charged too, and so are statements.
+        let items = "for i in 0..10 { var b: float[4] }\n";
+        assert!(check(items, 100).unwrap_err().contains("expansion limit exceeded"));
+        let stmts = "var a: float[4]\nprogram main { for i in 0..10 { print \"a\" a } }\n";
+        assert!(check(stmts, 100).unwrap_err().contains("expansion limit exceeded"));
+        check(stmts, 170).unwrap();
+    }
+
+    /// A `map` pays for the runs after its first, and a view that repeats
+    /// elements for each element, even where the text writes them once.
+    #[test]
+    fn repetition_is_charged() {
+        // 10 runs: 9 past the first, 144 units.
+        let strided = "var a: float[20]\nmap a[0:20:2] -> tile 0\n";
+        assert!(check(strided, 143).unwrap_err().contains("expansion limit exceeded"));
+        check(strided, 144).unwrap();
+        let repeated = "var a: float[1]\nprogram main { print \"b\" broadcast(a, 10) }\n";
+        assert!(check(repeated, 159).unwrap_err().contains("expansion limit exceeded"));
+        check(repeated, 160).unwrap();
+    }
 }
