@@ -39,16 +39,21 @@ fn load_codelets(
 ) -> Result<Codelets, CompileError> {
     let graph = &module.graph;
     let dir = pir_path.parent().unwrap_or(Path::new("."));
-    let requested: Vec<String> = graph
-        .vertices
-        .values()
-        .map(|v| v.vtype.to_string())
-        .collect::<BTreeSet<String>>()
-        .into_iter()
-        .collect();
+    // Vertex types repeat in runs: compare with the last one before the
+    // set (ten million lookups otherwise).
+    let mut names: BTreeSet<&str> = BTreeSet::new();
+    let mut last: Option<&ir::Name> = None;
+    for v in graph.vertices.values() {
+        if last.is_none_or(|l| !std::sync::Arc::ptr_eq(l, &v.vtype)) {
+            names.insert(&v.vtype);
+            last = Some(&v.vtype);
+        }
+    }
+    let requested: Vec<String> = names.into_iter().map(String::from).collect();
     let mut out = Codelets::default();
     let mut text = String::new();
-    let mut diags = ir::Diagnostics::new(file_name, source);
+    // Rendered against the source only on failure (a copy of it).
+    let mut diags: Vec<ir::Diagnostic> = Vec::new();
     for (id, c) in graph.codelets.iter() {
         let span = *module.spans.codelets.get(id);
         let path = match find_file(dir, &c.path, &opts.include_dirs) {
@@ -96,8 +101,10 @@ fn load_codelets(
             }
         }
     }
-    if diags.has_errors() {
-        text.push_str(&diags.render());
+    if diags.iter().any(|d| d.severity == ir::Severity::Error) {
+        let mut d = ir::Diagnostics::new(file_name, source);
+        d.items = diags;
+        text.push_str(&d.render());
         return Err(CompileError::Diagnostics(text));
     }
     Ok(out)
@@ -250,7 +257,10 @@ pub fn compile_path(path: &Path, opts: &Options) -> Result<Compiled, CompileErro
     let mut module = ir::parse_bytes_with(&file_name, &bytes, &check)
         .map_err(|d| CompileError::Diagnostics(d.render()))?;
     let parse_time = t.elapsed();
-    let source = String::from_utf8_lossy(&bytes).into_owned();
+    // The file parsed, so it is UTF-8: the bytes become the source without
+    // a copy (650 MB for ten million vertices).
+    let source =
+        String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     let mut warnings = Vec::new();
     let rendered = module.warnings.iter().map(|w| w.render(&file_name, &source)).collect::<String>();
     if !rendered.is_empty() {
@@ -268,7 +278,7 @@ pub fn compile_path(path: &Path, opts: &Options) -> Result<Compiled, CompileErro
         // The file reads target properties (`target.num_tiles`): lower it
         // again for the target it will run on.
         check.target = Some(module.graph.target.clone());
-        module = ir::parse_bytes_with(&file_name, &bytes, &check)
+        module = ir::parse_bytes_with(&file_name, source.as_bytes(), &check)
             .map_err(|d| CompileError::Diagnostics(d.render()))?;
     }
     let t = std::time::Instant::now();

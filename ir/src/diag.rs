@@ -78,6 +78,12 @@ impl Spans {
         let s = *self.field_start.get(v) as usize + i;
         self.field_spans.get(s).copied().unwrap_or_else(|| *self.vertices.get(v))
     }
+    /// Makes room for `vertices` more vertices with `fields` fields in all.
+    pub fn reserve_vertices(&mut self, vertices: usize, fields: usize) {
+        self.vertices.reserve_exact(vertices);
+        self.field_start.reserve_exact(vertices);
+        self.field_spans.reserve_exact(fields);
+    }
     /// Records the field spans of vertex `v` (called once per vertex, in order).
     pub fn set_fields(&mut self, v: VertexId, spans: impl IntoIterator<Item = Span>) {
         self.field_start.set(v, u32::try_from(self.field_spans.len()).unwrap_or(u32::MAX));

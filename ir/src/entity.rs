@@ -70,6 +70,11 @@ impl<K: EntityRef, V> PrimaryMap<K, V> {
     pub fn new() -> Self {
         Self::default()
     }
+    /// Makes room for `n` more values, exactly (a large arena grown by
+    /// doubling holds up to twice what it needs).
+    pub fn reserve_exact(&mut self, n: usize) {
+        self.elems.reserve_exact(n);
+    }
     /// Adds a value and returns its id.
     pub fn push(&mut self, v: V) -> K {
         let k = K::new(self.elems.len());
@@ -162,6 +167,10 @@ impl<K: EntityRef, V: Clone> SecondaryMap<K, V> {
     /// The value for `k` (the default when unset).
     pub fn get(&self, k: K) -> &V {
         self.elems.get(k.index()).unwrap_or(&self.default)
+    }
+    /// Makes room for `n` more entries, exactly.
+    pub fn reserve_exact(&mut self, n: usize) {
+        self.elems.reserve_exact(n);
     }
     /// Sets the value for `k`, growing the table as needed.
     pub fn set(&mut self, k: K, v: V) {

@@ -79,20 +79,19 @@ pub fn parse_and_check_with(
     source: &str,
     opts: &CheckOptions,
 ) -> Result<Module, Diagnostics> {
-    let mut diags = Diagnostics::new(file_name, source);
+    // Diagnostics hold a copy of the source: made only on failure.
+    let failed = |items: Vec<Diagnostic>| {
+        let mut diags = Diagnostics::new(file_name, source);
+        diags.items = items;
+        diags
+    };
     let items = match grammar::FileParser::new().parse(lexer::tokens(source)) {
         Ok(items) => items,
-        Err(e) => {
-            diags.push(parse_error(e));
-            return Err(diags);
-        }
+        Err(e) => return Err(failed(vec![parse_error(e)])),
     };
     match lower::lower(&items, opts) {
         Ok((graph, spans)) => Ok(Module { graph, spans, warnings: Vec::new() }),
-        Err(errs) => {
-            diags.items = errs;
-            Err(diags)
-        }
+        Err(errs) => Err(failed(errs)),
     }
 }
 

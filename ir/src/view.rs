@@ -246,6 +246,11 @@ impl View {
                 None => break,
             }
         }
+        if self.pieces.capacity() == 0 {
+            // Most views are one piece: room for one, not the four a
+            // first push makes (a vertex's edge is a view: 120 bytes each).
+            self.pieces.reserve_exact(1);
+        }
         self.pieces.push(p);
     }
 

@@ -289,7 +289,15 @@ impl Lowerer {
                     // A top-level compute set is lowered once: free its
                     // syntax tree vertex by vertex while the graph grows.
                     let body = std::mem::take(&mut *body.borrow_mut());
-                    vs.reserve(body.len());
+                    // The vertices it writes out, reserved exactly: tables
+                    // of millions grown by doubling would hold up to twice.
+                    let (n, fields) = body.iter().fold((0, 0), |(n, f), b| match b {
+                        CsItem::Vertex(v) => (n + 1, f + v.fields.len()),
+                        CsItem::For(_) => (n, f),
+                    });
+                    self.graph.vertices.reserve_exact(n);
+                    self.spans.reserve_vertices(n, fields);
+                    vs.reserve_exact(n);
                     for b in body {
                         self.lower_cs_item(id, &b, &mut vs);
                         drop(b);
