@@ -129,6 +129,14 @@ impl Device {
         Ok(Device { desc, kind: DeviceKind::Sim, id, ipus, locks: Vec::new(), attached: false })
     }
 
+    /// Releases the IPUs' locks (model and CPU devices stay usable).
+    pub fn detach(&mut self) {
+        if self.desc.kind == TARGET_IPU {
+            self.locks.clear();
+            self.attached = false;
+        }
+    }
+
     /// Takes every IPU's lock, or none: `false` when another process holds one.
     pub fn attach(&mut self) -> Result<bool> {
         if self.attached {
@@ -234,11 +242,7 @@ pub extern "C" fn prs_device_attach(d: *mut Device, ok: *mut i32) -> i32 {
 #[no_mangle]
 pub extern "C" fn prs_device_detach(d: *mut Device) -> i32 {
     guard(|| {
-        let d = handle_mut(d, "device")?;
-        if d.desc.kind == TARGET_IPU {
-            d.locks.clear();
-            d.attached = false;
-        }
+        handle_mut(d, "device")?.detach();
         Ok(())
     })
 }

@@ -29,6 +29,7 @@
 
 /// libpoplar's Rust allocations (its own, freed by its own calls) go to
 /// mimalloc, as the tools' do.
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -173,10 +173,10 @@ pub fn encode_values(values: &[Value], elem: ElemType) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-#[no_mangle]
-pub extern "C" fn prs_target_preset(arch: *const c_char, out: *mut TargetDesc) -> i32 {
-    guard(|| {
-        let arch = text(arch, "architecture")?;
+impl TargetDesc {
+    /// The preset target of Poplar's architecture name (`ipu1`, `ipu2`,
+    /// `ipu21`, `cpu`), as an IPU Model (or CPU) target.
+    pub fn preset(arch: &str) -> Result<TargetDesc> {
         let preset = ARCHS.iter().find(|(a, _)| *a == arch).map(|(_, p)| *p).ok_or_else(|| {
             ApiError::new(
                 Status::PoplarError,
@@ -184,6 +184,11 @@ pub extern "C" fn prs_target_preset(arch: *const c_char, out: *mut TargetDesc) -
             )
         })?;
         let kind = if preset == Preset::Cpu { TARGET_CPU } else { TARGET_IPU_MODEL };
-        put(out, TargetDesc::from_target(&Target::preset(preset), kind))
-    })
+        Ok(TargetDesc::from_target(&Target::preset(preset), kind))
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn prs_target_preset(arch: *const c_char, out: *mut TargetDesc) -> i32 {
+    guard(|| put(out, TargetDesc::preset(&text(arch, "architecture")?)?))
 }

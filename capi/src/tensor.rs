@@ -106,6 +106,22 @@ impl Tensor {
         moved.view.reshape(&shape).map(|v| self.with(v)).map_err(index_error)
     }
 
+    /// `concat(ts, dim)`: one view of the tensors side by side along `dim`.
+    pub fn concat(ts: &[&Tensor], dim: u32) -> Result<Tensor> {
+        let Some(first) = ts.first() else {
+            return Err(index_error("concat needs at least one tensor"));
+        };
+        if let Some(t) = ts.iter().find(|t| t.elem != first.elem) {
+            return Err(ApiError::new(
+                Status::TypeError,
+                format!("concat of {} and {} tensors", first.elem.cpp_name(), t.elem.cpp_name()),
+            ));
+        }
+        let views: Vec<View> = ts.iter().map(|t| t.view.clone()).collect();
+        let v = View::concat(&views, i64::from(dim)).map_err(index_error)?;
+        Ok(Tensor { view: v, elem: first.elem })
+    }
+
     /// `subSample(stride, dim)`.
     pub fn subsample(&self, stride: usize, dim: u32) -> Result<Tensor> {
         let d = check_dim(self, dim, "subSample")?;
@@ -264,21 +280,7 @@ pub extern "C" fn prs_tensor_concat(
     dim: u32,
     out: *mut *mut Tensor,
 ) -> i32 {
-    guard(|| {
-        let ts = tensors(ts, n)?;
-        let Some(first) = ts.first() else {
-            return Err(index_error("concat needs at least one tensor"));
-        };
-        if let Some(t) = ts.iter().find(|t| t.elem != first.elem) {
-            return Err(ApiError::new(
-                Status::TypeError,
-                format!("concat of {} and {} tensors", first.elem.cpp_name(), t.elem.cpp_name()),
-            ));
-        }
-        let views: Vec<View> = ts.iter().map(|t| t.view.clone()).collect();
-        let v = View::concat(&views, i64::from(dim)).map_err(index_error)?;
-        put_box(out, Tensor { view: v, elem: first.elem })
-    })
+    guard(|| put_box(out, Tensor::concat(&tensors(ts, n)?, dim)?))
 }
 
 #[no_mangle]

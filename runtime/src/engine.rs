@@ -330,6 +330,7 @@ impl Engine {
     /// Runs program `index` to completion; its output waits for
     /// [`Engine::take_output`].
     pub fn run(&mut self, index: usize) -> Result<(), RunError> {
+        self.machine.clear_interrupt();
         let r = self.machine.run_program(index, None);
         self.note_stop(index, r)
     }
@@ -337,8 +338,14 @@ impl Engine {
     /// Runs program `index`, writing its output to `out` as it is produced
     /// (in chunks, so memory stays bounded however much a program prints).
     pub fn run_to(&mut self, index: usize, out: &mut dyn std::io::Write) -> Result<(), RunError> {
+        self.machine.clear_interrupt();
         let r = self.machine.run_program(index, Some(out));
         self.note_stop(index, r)
+    }
+
+    /// A handle that stops a run of this engine from another thread.
+    pub fn interrupter(&self) -> crate::exec::Interrupter {
+        self.machine.interrupter()
     }
 
     /// Records the error of a run that started and did not finish.

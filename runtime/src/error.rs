@@ -90,6 +90,8 @@ pub enum RunError {
     MaxCycles { limit: u64, used: u64, what: &'static str, step: StepPath },
     #[error("the run exceeded --timeout {} s at {step}", *.millis as f64 / 1000.0)]
     Timeout { millis: u64, step: StepPath },
+    #[error("the run was interrupted at {step}")]
+    Interrupted { step: StepPath },
     #[error("stream '{stream}' is not connected to a host buffer (at {step})")]
     Unconnected { stream: String, step: StepPath },
     #[error("stream '{stream}': {message} (at {step})")]

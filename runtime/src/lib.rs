@@ -44,7 +44,7 @@ pub use linker;
 
 pub use engine::{DataInfo, Element, Engine, Named};
 pub use error::{Fault, HostError, LoadError, RunError, StepPath};
-pub use exec::{DeviceKind, HostStream};
+pub use exec::{DeviceKind, HostStream, Interrupter};
 pub use loader::{load, load_image, load_valid, Loaded};
 pub use options::{EngineOptions, LogLevel};
 pub use totals::Totals;

@@ -103,6 +103,9 @@ impl Machine {
     /// `--max-cycles` or `--timeout`.
     fn charge(&mut self, label: &str, path: &[usize], step: &Step) -> Result<(), RunError> {
         self.totals.steps = self.totals.steps.saturating_add(1);
+        if self.interrupted() {
+            return Err(RunError::Interrupted { step: self.where_(label, path, step) });
+        }
         if let Some((at, millis)) = self.deadline {
             if Instant::now() >= at {
                 return Err(RunError::Timeout { millis, step: self.where_(label, path, step) });
@@ -216,8 +219,10 @@ impl Machine {
                         false => self.exchange(&x.exchange_in, &xin, 2 * cs, program, node),
                     }
                 }
-                self.compute(cs, program, id.node)
-                    .map_err(|fault| RunError::Vertex { fault, step: self.where_(label, path, step) })?;
+                self.compute(cs, program, id.node).map_err(|fault| match self.interrupted() {
+                    true => RunError::Interrupted { step: self.where_(label, path, step) },
+                    false => RunError::Vertex { fault, step: self.where_(label, path, step) },
+                })?;
                 if let Some(tile) = self.printf_full.take() {
                     return Err(RunError::Program(format!(
                         "tile {tile} printed more than {} KiB with printf in compute set '{name}' (a compute \

@@ -111,6 +111,22 @@ pub struct Machine {
     pub(crate) uninstrumented: bool,
 }
 
+/// The stop word's value once a run is interrupted (a passed deadline sets 1).
+const INTERRUPTED: u32 = 2;
+
+/// Stops a machine's run from another thread (Ctrl-C in a host program
+/// that runs it on a thread of its own): the interpreter stops at its next
+/// step, codelet code at its next loop back edge, and the run returns
+/// [`RunError::Interrupted`](crate::RunError::Interrupted).
+#[derive(Clone, Debug)]
+pub struct Interrupter(Arc<AtomicU32>);
+
+impl Interrupter {
+    pub fn interrupt(&self) {
+        self.0.store(INTERRUPTED, Ordering::Relaxed);
+    }
+}
+
 /// Stack a worker thread has beyond the largest vertex frame: host
 /// functions, `printf` formatting and the runtime's own frames.
 const STACK_MARGIN: usize = 1 << 20;
@@ -236,6 +252,21 @@ impl Machine {
             std::thread::sleep(at.saturating_duration_since(Instant::now()));
             stop.store(1, Ordering::Relaxed);
         });
+    }
+
+    /// A handle that stops this machine's runs from another thread.
+    pub(crate) fn interrupter(&self) -> Interrupter {
+        Interrupter(self.stop.clone())
+    }
+
+    /// Whether [`Interrupter::interrupt`] stopped the run.
+    pub(crate) fn interrupted(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) == INTERRUPTED
+    }
+
+    /// Clears an interrupt that stopped the last run, before the next.
+    pub(crate) fn clear_interrupt(&self) {
+        let _ = self.stop.compare_exchange(INTERRUPTED, 0, Ordering::Relaxed, Ordering::Relaxed);
     }
 
     /// Threads this machine runs tiles on.

@@ -1,0 +1,441 @@
+//! Compiling and running: `Engine(graph, programs)` compiles in process as
+//! the C++ API's `Engine` does; `compile_pir` compiles PIR. Data moves as
+//! numpy arrays, checked against each handle's dtype and shape; a stream
+//! reads and writes a connected array in place (no copy) or calls a Python
+//! function per transfer. A run releases the GIL, and Ctrl-C stops it at
+//! its next step (or a codelet's next loop back edge).
+//!
+//! Trust: an executable holds native code, like a shared library; load
+//! only executables you would run.
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use runtime::HostStream;
+use vocab::ElemType;
+
+use crate::device::Device;
+use crate::dtype::numpy_name;
+use crate::errors::{CompileError, OrRaise, StreamError};
+use crate::graph::Graph;
+use crate::program::Program;
+
+/// A compiled graph: save it, load it, or give it to an `Engine`.
+#[pyclass(module = "poplar")]
+pub struct Executable {
+    exe: Option<capi::engine::Executable>,
+}
+
+impl Executable {
+    fn take(&mut self) -> PyResult<capi::engine::Executable> {
+        self.exe.take().ok_or_else(|| PyValueError::new_err("this Executable was given to an Engine already"))
+    }
+
+    fn get(&self) -> PyResult<&capi::engine::Executable> {
+        self.exe
+            .as_ref()
+            .ok_or_else(|| PyValueError::new_err("this Executable was given to an Engine already"))
+    }
+}
+
+#[pymethods]
+impl Executable {
+    /// `Executable::serialize`: bytes `Executable.deserialize` reads back.
+    fn serialize<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        Ok(PyBytes::new(py, &self.get()?.to_bytes()))
+    }
+
+    /// Reads serialized bytes (checked; they hold native code: load only
+    /// what you would run).
+    #[staticmethod]
+    fn deserialize(data: &[u8]) -> PyResult<Executable> {
+        Ok(Executable { exe: Some(capi::engine::Executable::from_bytes(data).or_raise()?) })
+    }
+}
+
+/// Compiles PIR: a `.pir` file's path, or PIR text. Text is compiled as
+/// a file of the current directory (its codelet paths resolve there).
+#[pyfunction]
+pub fn compile_pir(py: Python<'_>, pir: &str) -> PyResult<Executable> {
+    static COUNT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let is_path = !pir.contains('\n') && std::path::Path::new(pir).is_file();
+    let path = if is_path {
+        std::path::PathBuf::from(pir)
+    } else {
+        let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let p = std::path::PathBuf::from(format!(".pir-text-{}-{n}.pir", std::process::id()));
+        std::fs::write(&p, pir).map_err(|e| {
+            CompileError::new_err(format!(
+                "cannot write PIR text to {} in the current directory: {e}",
+                p.display()
+            ))
+        })?;
+        p
+    };
+    let compiled = py.detach(|| compiler::driver::compile_for_run_profiled(&path, true));
+    if !is_path {
+        let _ = std::fs::remove_file(&path);
+    }
+    let (image, warnings, report) = compiled.map_err(CompileError::new_err)?;
+    for w in warnings {
+        py.import("warnings")?.call_method1("warn", (w,))?;
+    }
+    Ok(Executable {
+        exe: Some(capi::engine::Executable { image, graph_profile: report, options: Vec::new() }),
+    })
+}
+
+/// A stream that reads or writes a numpy array's memory in place, round
+/// the array circularly as the C++ API's `connectStream(name, begin, end)`.
+struct ArrayStream {
+    /// Keeps the array alive while the engine holds the stream.
+    _array: Py<PyAny>,
+    base: *mut u8,
+    len: usize,
+    pos: usize,
+}
+
+// SAFETY: the pointer is into the array this struct keeps alive; numpy
+// refuses to resize an array that others reference, and the engine uses
+// the stream on the thread that runs the program only.
+unsafe impl Send for ArrayStream {}
+
+impl HostStream for ArrayStream {
+    fn fill(&mut self, block: &mut [u8]) -> Result<(), String> {
+        for b in block.iter_mut() {
+            // SAFETY: pos < len, within the array's bytes.
+            *b = unsafe { *self.base.add(self.pos) };
+            self.pos = (self.pos + 1) % self.len;
+        }
+        Ok(())
+    }
+
+    fn drain(&mut self, block: &[u8]) -> Result<(), String> {
+        for &b in block {
+            // SAFETY: as in fill; the array was checked writeable.
+            unsafe { *self.base.add(self.pos) = b };
+            self.pos = (self.pos + 1) % self.len;
+        }
+        Ok(())
+    }
+}
+
+/// A stream that calls a Python function per transfer: with no argument
+/// for data to the device (it returns an array of the block's dtype and
+/// size), with the block as an array for data to the host.
+struct CallbackStream {
+    f: Py<PyAny>,
+    dtype: &'static str,
+    shape: Vec<u64>,
+}
+
+impl CallbackStream {
+    fn call(&self, block: &mut [u8], to_device: bool) -> PyResult<()> {
+        Python::attach(|py| {
+            let np = py.import("numpy")?;
+            if to_device {
+                let got = self.f.call0(py)?;
+                let a = np.getattr("ascontiguousarray")?.call1((got, self.dtype))?;
+                let bytes: Vec<u8> = a.call_method0("tobytes")?.extract()?;
+                if bytes.len() != block.len() {
+                    return Err(PyValueError::new_err(format!(
+                        "the callback returned {} bytes for a transfer of {} ({} {:?})",
+                        bytes.len(),
+                        block.len(),
+                        self.dtype,
+                        self.shape
+                    )));
+                }
+                block.copy_from_slice(&bytes);
+            } else {
+                let a = np.getattr("frombuffer")?.call1((PyBytes::new(py, block), self.dtype))?;
+                self.f.call1(py, (a.call_method1("reshape", (self.shape.clone(),))?,))?;
+            }
+            Ok(())
+        })
+    }
+}
+
+impl HostStream for CallbackStream {
+    fn fill(&mut self, block: &mut [u8]) -> Result<(), String> {
+        self.call(block, true).map_err(|e| e.to_string())
+    }
+
+    fn drain(&mut self, block: &[u8]) -> Result<(), String> {
+        let mut copy = block.to_vec();
+        self.call(&mut copy, false).map_err(|e| e.to_string())
+    }
+}
+
+/// Compiles (or takes) an executable and runs its programs on a device.
+/// Used from the thread that made it (streams may hold Python objects).
+#[pyclass(module = "poplar", unsendable)]
+pub struct Engine {
+    e: capi::engine::Engine,
+}
+
+/// `options` as (name, value) text pairs, as the C++ `OptionFlags`.
+fn option_pairs(options: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, String)>> {
+    let Some(d) = options else { return Ok(Vec::new()) };
+    d.iter()
+        .map(|(k, v)| {
+            let value = match v.extract::<bool>() {
+                Ok(b) => b.to_string(),
+                Err(_) => v.str()?.to_string(),
+            };
+            Ok((k.str()?.to_string(), value))
+        })
+        .collect()
+}
+
+impl Engine {
+    /// The element type and shape of a host handle or stream.
+    fn handle_info(&self, name: &str) -> PyResult<(ElemType, Vec<u64>)> {
+        let image = &self.e.executable().image;
+        if let Some(h) = image.handles.iter().find(|h| h.name == name) {
+            return Ok((h.elem, h.shape.clone()));
+        }
+        if let Some(s) = image.streams.iter().find(|s| s.name == name) {
+            return Ok((s.elem, s.shape.clone()));
+        }
+        let mut known: Vec<&str> = image.handles.iter().map(|h| h.name.as_str()).collect();
+        known.extend(image.streams.iter().map(|s| s.name.as_str()));
+        Err(PyValueError::new_err(format!(
+            "no host handle or stream called '{name}' (known: {})",
+            known.join(", ")
+        )))
+    }
+
+    /// `array` as a C-contiguous numpy array of `name`'s dtype and shape
+    /// (a view when it is one already), or a TypeError/ValueError naming it.
+    fn checked_array<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        array: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (elem, shape) = self.handle_info(name)?;
+        let want = numpy_name(elem)?;
+        let np = py.import("numpy")?;
+        let a = np.getattr("asarray")?.call1((array,))?;
+        let got: String = a.getattr("dtype")?.getattr("name")?.extract()?;
+        if got != want {
+            return Err(PyTypeError::new_err(format!(
+                "'{name}' holds {want} ({}); the array is {got} (convert it with .astype(numpy.{want}))",
+                elem.cpp_name()
+            )));
+        }
+        let got_shape: Vec<u64> = a.getattr("shape")?.extract()?;
+        let n: u64 = shape.iter().product();
+        let got_n: u64 = got_shape.iter().product();
+        if got_shape != shape && got_n != n {
+            return Err(PyValueError::new_err(format!(
+                "'{name}' has shape {shape:?} ({n} elements); the array has shape {got_shape:?}"
+            )));
+        }
+        np.getattr("ascontiguousarray")?.call1((a,))
+    }
+}
+
+/// The address and byte length of a C-contiguous array.
+fn memory(a: &Bound<'_, PyAny>) -> PyResult<(usize, usize)> {
+    let iface = a.getattr("__array_interface__")?;
+    let (addr, _readonly): (usize, bool) = iface.get_item("data")?.extract()?;
+    Ok((addr, a.getattr("nbytes")?.extract()?))
+}
+
+#[pymethods]
+impl Engine {
+    /// `Engine(graph, programs, options)` compiles the graph with these
+    /// programs (numbered in order); `Engine(executable, options=...)`
+    /// takes a compiled one. With `device`, it is loaded there too.
+    /// Unlike the C++ API, the execution profile is recorded unless
+    /// `options` sets `debug.instrument` to false.
+    #[new]
+    #[pyo3(signature = (graph, programs = None, options = None, device = None))]
+    fn new(
+        py: Python<'_>,
+        graph: &Bound<'_, PyAny>,
+        programs: Option<Vec<PyRef<'_, Program>>>,
+        options: Option<&Bound<'_, PyDict>>,
+        device: Option<PyRef<'_, Device>>,
+    ) -> PyResult<Engine> {
+        let mut pairs = option_pairs(options)?;
+        if !pairs.iter().any(|(k, _)| k == "debug.instrument") {
+            pairs.insert(0, ("debug.instrument".into(), "true".into()));
+        }
+        let exe = if let Ok(g) = graph.cast::<Graph>() {
+            let bodies: Vec<Vec<ir::Stmt>> =
+                programs.unwrap_or_default().iter().map(|p| p.p.body.clone()).collect();
+            let g = g.borrow();
+            capi::engine::compile(&g.g, bodies, pairs.clone(), &|_, _| {}).or_raise()?
+        } else if let Ok(x) = graph.cast::<Executable>() {
+            x.borrow_mut().take()?
+        } else {
+            return Err(PyTypeError::new_err("Engine(graph, programs) or Engine(executable)"));
+        };
+        let _ = py;
+        let mut e = Engine { e: capi::engine::Engine::new(exe, &pairs).or_raise()? };
+        if let Some(d) = device {
+            e.e.load(&d.inner).or_raise()?;
+        }
+        Ok(e)
+    }
+
+    /// `load(device)`.
+    fn load(&mut self, device: &Device) -> PyResult<()> {
+        self.e.load(&device.inner).or_raise()
+    }
+
+    #[getter]
+    fn num_programs(&self) -> usize {
+        self.e.executable().image.programs.len()
+    }
+
+    /// The executable, serialized (`Executable.deserialize` reads it).
+    fn serialize_executable<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.e.executable().to_bytes())
+    }
+
+    /// `run(index)`: what the program prints goes to `sys.stdout`. The GIL
+    /// is released while it runs; Ctrl-C stops it (KeyboardInterrupt).
+    #[pyo3(signature = (index = 0))]
+    fn run(&mut self, py: Python<'_>, index: usize) -> PyResult<()> {
+        let interrupter = self.e.runtime().map(runtime::Engine::interrupter);
+        let mut out: Vec<u8> = Vec::new();
+        let mut signal: Option<PyErr> = None;
+        let e = &mut self.e;
+        let result = std::thread::scope(|s| {
+            let (tx, rx) = mpsc::channel::<()>();
+            let rx = std::sync::Mutex::new(rx);
+            let out = &mut out;
+            let worker = s.spawn(move || {
+                let r = e.run(index, out);
+                let _ = tx.send(());
+                r
+            });
+            loop {
+                let done = py.detach(|| {
+                    let rx = rx.lock().unwrap_or_else(|e| e.into_inner());
+                    !matches!(
+                        rx.recv_timeout(Duration::from_millis(50)),
+                        Err(mpsc::RecvTimeoutError::Timeout)
+                    )
+                });
+                if done {
+                    break;
+                }
+                if signal.is_none() {
+                    if let Err(err) = py.check_signals() {
+                        if let Some(i) = &interrupter {
+                            i.interrupt();
+                        }
+                        signal = Some(err);
+                    }
+                }
+            }
+            worker.join()
+        });
+        if !out.is_empty() {
+            let stdout = py.import("sys")?.getattr("stdout")?;
+            stdout.call_method1("write", (String::from_utf8_lossy(&out),))?;
+            stdout.call_method0("flush")?;
+        }
+        if let Some(err) = signal {
+            return Err(err);
+        }
+        match result {
+            Ok(r) => r.or_raise(),
+            Err(_) => Err(crate::errors::PoplarError::new_err("the run's thread panicked")),
+        }
+    }
+
+    /// `writeTensor(name, array)`: the array's dtype and shape are checked.
+    fn write(&mut self, py: Python<'_>, name: &str, array: &Bound<'_, PyAny>) -> PyResult<()> {
+        let a = self.checked_array(py, name, array)?;
+        let (addr, len) = memory(&a)?;
+        // SAFETY: `a` is a live C-contiguous array of `len` bytes at `addr`.
+        let bytes = unsafe { std::slice::from_raw_parts(addr as *const u8, len) };
+        self.e.write_tensor(name, bytes).or_raise()
+    }
+
+    /// `readTensor(name)` as a new numpy array of the handle's dtype and shape.
+    fn read<'py>(&mut self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        let (elem, shape) = self.handle_info(name)?;
+        let bytes = self.e.read_tensor(name).or_raise()?;
+        let np = py.import("numpy")?;
+        let buf = pyo3::types::PyByteArray::new(py, &bytes);
+        np.getattr("frombuffer")?.call1((buf, numpy_name(elem)?))?.call_method1("reshape", (shape,))
+    }
+
+    /// `connectStream(name, array)`: the stream reads (or writes) the
+    /// array in place, round it circularly; or `connectStreamToCallback`
+    /// with a Python function.
+    fn connect_stream(&mut self, py: Python<'_>, name: &str, target: &Bound<'_, PyAny>) -> PyResult<()> {
+        let (elem, shape) = self.handle_info(name)?;
+        if target.is_callable() {
+            let s = CallbackStream { f: target.clone().unbind(), dtype: numpy_name(elem)?, shape };
+            return self.e.connect(name, Box::new(s)).or_raise();
+        }
+        let np = py.import("numpy")?;
+        let a = np.getattr("asarray")?.call1((target,))?;
+        let got: String = a.getattr("dtype")?.getattr("name")?.extract()?;
+        let want = numpy_name(elem)?;
+        if got != want {
+            return Err(PyTypeError::new_err(format!("stream '{name}' moves {want}; the array is {got}")));
+        }
+        let contiguous: bool = a.getattr("flags")?.getattr("c_contiguous")?.extract()?;
+        let writeable: bool = a.getattr("flags")?.getattr("writeable")?.extract()?;
+        if !contiguous || !writeable {
+            return Err(StreamError::new_err(format!(
+                "stream '{name}': the array must be C-contiguous and writeable (it is read and written in place)"
+            )));
+        }
+        let (addr, len) = memory(&a)?;
+        let block = self.e.handle_bytes(name).or_raise()?;
+        if len == 0 || len < block {
+            return Err(StreamError::new_err(format!(
+                "stream '{name}': the array of {len} bytes cannot hold its transfers of {block} bytes"
+            )));
+        }
+        let s = ArrayStream { _array: a.unbind(), base: addr as *mut u8, len, pos: 0 };
+        self.e.connect(name, Box::new(s)).or_raise()
+    }
+
+    /// The execution profile (cycles per program step, compute set, tile
+    /// and vertex type) as parsed JSON; the `sim` device records it.
+    fn execution_profile<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let r =
+            self.e.runtime().ok_or_else(|| PyValueError::new_err("the engine is not loaded on a device"))?;
+        let text = serde_json::to_string(&r.profile_json()).unwrap_or_default();
+        py.import("json")?.call_method1("loads", (text,))
+    }
+
+    /// The graph profile (memory per tile, vertices, compute sets) as parsed JSON.
+    fn graph_profile<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let text = self.e.executable().graph_profile.clone().unwrap_or_else(|| "null".into());
+        py.import("json")?.call_method1("loads", (text,))
+    }
+
+    /// `printProfileSummary`'s text.
+    fn summary(&self) -> PyResult<String> {
+        let r =
+            self.e.runtime().ok_or_else(|| PyValueError::new_err("the engine is not loaded on a device"))?;
+        Ok(r.summary())
+    }
+
+    /// The report page (what `poplar-report` writes) as HTML text.
+    #[pyo3(signature = (title = "poplar"))]
+    fn report_html(&self, title: &str) -> PyResult<String> {
+        let r =
+            self.e.runtime().ok_or_else(|| PyValueError::new_err("the engine is not loaded on a device"))?;
+        let graph =
+            r.graph_profile().ok_or_else(|| PyValueError::new_err("the executable has no graph profile"))?;
+        let exec: report::schema::ExecutionProfile =
+            serde_json::from_value(r.profile_json()).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(report::render(title, &graph, Some(&exec)))
+    }
+}

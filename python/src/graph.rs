@@ -1,0 +1,438 @@
+//! Graphs: variables and constants, tile mappings, codelets, compute sets
+//! and vertices, host handles and streams, and the operations library,
+//! each the C++ API's operation under its PEP 8 name (docs/python.md maps
+//! them).
+
+use std::collections::HashMap;
+
+use ir::{HostDirection, TensorKind};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+use vocab::{ElemType, Value};
+
+use crate::device::{Device, Target};
+use crate::dtype::elem_of;
+use crate::errors::OrRaise;
+use crate::program::Program;
+use crate::tensor::Tensor;
+
+#[pyclass(module = "poplar")]
+pub struct Graph {
+    pub g: capi::graph::Graph,
+}
+
+/// A compute set: the vertices that run in one compute phase.
+#[pyclass(module = "poplar", frozen)]
+pub struct ComputeSet {
+    pub graph: Py<Graph>,
+    #[pyo3(get)]
+    pub id: u32,
+    #[pyo3(get)]
+    pub name: String,
+}
+
+/// A host stream (a FIFO of `num_elements` per transfer).
+#[pyclass(module = "poplar", frozen)]
+pub struct DataStream {
+    pub graph: Py<Graph>,
+    pub id: u32,
+    #[pyo3(get)]
+    pub name: String,
+}
+
+/// A vertex field's value: a tensor, a list of tensors, or a number.
+enum FieldArg {
+    Tensor(capi::tensor::Tensor),
+    List(Vec<capi::tensor::Tensor>),
+    Value(Value),
+}
+
+fn field_arg(x: &Bound<'_, PyAny>) -> PyResult<FieldArg> {
+    if let Ok(t) = x.cast::<Tensor>() {
+        return Ok(FieldArg::Tensor(t.get().t.clone()));
+    }
+    if let Ok(l) = x.cast::<PyList>() {
+        let ts = l
+            .iter()
+            .map(|i| i.cast::<Tensor>().map(|t| t.get().t.clone()).map_err(PyErr::from))
+            .collect::<PyResult<Vec<_>>>()?;
+        return Ok(FieldArg::List(ts));
+    }
+    value(x).map(FieldArg::Value)
+}
+
+/// A Python number as a host value.
+fn value(x: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if let Ok(b) = x.extract::<bool>() {
+        return Ok(Value::Bool(b));
+    }
+    if let Ok(i) = x.extract::<i64>() {
+        return Ok(Value::Int(i128::from(i)));
+    }
+    if let Ok(f) = x.extract::<f64>() {
+        return Ok(Value::Float(f));
+    }
+    Err(PyTypeError::new_err("a vertex field takes a Tensor, a list of Tensors or a number"))
+}
+
+/// A reduction's operation by name, as `popops::Operation`'s codes.
+fn reduce_code(op: &str) -> PyResult<i32> {
+    Ok(match op {
+        "add" | "sum" => 0,
+        "mul" | "prod" => 1,
+        "min" => 2,
+        "max" => 3,
+        "and" | "logical_and" => 4,
+        "or" | "logical_or" => 5,
+        "square_add" => 6,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown reduction '{other}' (add, mul, min, max, and, or, square_add)"
+            )))
+        }
+    })
+}
+
+/// A non-linearity by name, as `popnn::NonLinearityType`'s codes.
+fn nonlinearity_code(kind: &str) -> PyResult<i32> {
+    Ok(match kind {
+        "relu" => 0,
+        "sigmoid" => 1,
+        "tanh" => 2,
+        "softmax" => 3,
+        "softmax_stable" => 4,
+        "gelu" => 5,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown non-linearity '{other}' (relu, sigmoid, tanh, softmax, softmax_stable, gelu)"
+            )))
+        }
+    })
+}
+
+/// Flat numbers of a constant's values: a number, a sequence or an array.
+fn values(py: Python<'_>, x: &Bound<'_, PyAny>, elem: ElemType) -> PyResult<Vec<Value>> {
+    if let Ok(v) = value(x) {
+        return Ok(vec![v]);
+    }
+    let np = py.import("numpy")?;
+    let flat = np.getattr("asarray")?.call1((x,))?.call_method0("ravel")?.call_method0("tolist")?;
+    let items: Vec<Bound<'_, PyAny>> = flat.extract()?;
+    items.iter().map(|i| value(i)).collect::<PyResult<Vec<_>>>().map_err(|_| {
+        PyTypeError::new_err(format!("the values of a {} constant must be numbers", elem.cpp_name()))
+    })
+}
+
+impl Graph {
+    fn tensor(slf: &Bound<'_, Graph>, t: capi::tensor::Tensor) -> Tensor {
+        Tensor { t, graph: slf.clone().unbind() }
+    }
+}
+
+#[pymethods]
+impl Graph {
+    /// `Graph(target)`: for a `Target` or a `Device`'s target.
+    #[new]
+    fn new(target: &Bound<'_, PyAny>) -> PyResult<Graph> {
+        let t = if let Ok(d) = target.cast::<Device>() {
+            Target { desc: d.borrow().inner.desc }
+        } else {
+            target
+                .extract::<Target>()
+                .map_err(|_| PyTypeError::new_err("Graph(target): a Target or a Device"))?
+        };
+        Ok(Graph { g: capi::graph::Graph::new(t.target()?).or_raise()? })
+    }
+
+    #[getter]
+    fn target(&self) -> Target {
+        let t = self.g.builder.target();
+        let kind = if t.preset == ir::Preset::Cpu {
+            capi::target::TARGET_CPU
+        } else {
+            capi::target::TARGET_IPU_MODEL
+        };
+        Target { desc: capi::target::TargetDesc::from_target(t, kind) }
+    }
+
+    /// `addVariable(dtype, shape, name)`.
+    #[pyo3(signature = (dtype, shape, name = ""))]
+    fn add_variable(
+        slf: &Bound<'_, Graph>,
+        dtype: &Bound<'_, PyAny>,
+        shape: Vec<u64>,
+        name: &str,
+    ) -> PyResult<Tensor> {
+        let elem = elem_of(dtype)?;
+        let t = slf.borrow_mut().g.add_tensor(name, TensorKind::Var, elem, &shape, None).or_raise()?;
+        Ok(Graph::tensor(slf, t))
+    }
+
+    /// `addConstant(dtype, shape, values, name)`: one value fills it, else
+    /// one per element (a sequence or a numpy array).
+    #[pyo3(signature = (dtype, shape, values, name = ""))]
+    fn add_constant(
+        slf: &Bound<'_, Graph>,
+        dtype: &Bound<'_, PyAny>,
+        shape: Vec<u64>,
+        values: &Bound<'_, PyAny>,
+        name: &str,
+    ) -> PyResult<Tensor> {
+        let elem = elem_of(dtype)?;
+        let vals = self::values(slf.py(), values, elem)?;
+        let bytes = capi::target::encode_values(&vals, elem).or_raise()?;
+        let count: u64 = shape.iter().product();
+        let init = if vals.len() == 1 {
+            ir::Init::Splat(bytes)
+        } else if vals.len() as u64 == count {
+            ir::Init::Values(bytes)
+        } else {
+            return Err(PyValueError::new_err(format!(
+                "add_constant('{name}'): {} values for a tensor of {count} elements",
+                vals.len()
+            )));
+        };
+        let t =
+            slf.borrow_mut().g.add_tensor(name, TensorKind::Const, elem, &shape, Some(init)).or_raise()?;
+        Ok(Graph::tensor(slf, t))
+    }
+
+    /// `setInitialValue(t, values)`.
+    fn set_initial_value(&mut self, py: Python<'_>, t: &Tensor, values: &Bound<'_, PyAny>) -> PyResult<()> {
+        let vals = self::values(py, values, t.t.elem)?;
+        let n = t.t.view.num_elements();
+        if vals.len() != 1 && vals.len() as u64 != n {
+            return Err(PyValueError::new_err(format!(
+                "set_initial_value: {} values for a tensor of {n} elements",
+                vals.len()
+            )));
+        }
+        let bytes = capi::target::encode_values(&vals, t.t.elem).or_raise()?;
+        self.g.builder.set_initial_value(&t.t.view, &bytes).or_raise()?;
+        Ok(())
+    }
+
+    /// `setTileMapping(t_or_vertex, tile)`: a tensor's elements, or a vertex.
+    fn set_tile_mapping(&mut self, what: &Bound<'_, PyAny>, tile: u32) -> PyResult<()> {
+        if let Ok(t) = what.cast::<Tensor>() {
+            self.g.builder.map(&t.get().t.view, ir::Mapping::Tile(tile)).or_raise()?;
+            return Ok(());
+        }
+        let v: u32 =
+            what.extract().map_err(|_| PyTypeError::new_err("set_tile_mapping: a Tensor or a vertex"))?;
+        self.g.builder.set_vertex_tile(ir::VertexId(v), tile).or_raise()?;
+        Ok(())
+    }
+
+    /// `poputil::mapTensorLinearly(t, min_per_tile, grain)` (0: PopLibs' defaults).
+    #[pyo3(signature = (t, min_elements_per_tile = 0, grain_size = 0))]
+    fn map_linearly(&mut self, t: &Tensor, min_elements_per_tile: u64, grain_size: u64) -> PyResult<()> {
+        self.g.map_linearly_or_default(&t.t, min_elements_per_tile, grain_size).or_raise()
+    }
+
+    /// `getTileMapping(t)`: for each tile, its (begin, end) intervals of
+    /// `t`'s flat elements.
+    fn tile_mapping(&self, t: &Tensor) -> PyResult<Vec<Vec<(usize, usize)>>> {
+        let runs = self.g.tile_runs(&t.t, false).or_raise()?;
+        let mut out = vec![Vec::new(); self.g.builder.graph().total_tiles() as usize];
+        for (tile, b, e) in runs {
+            if let Some(v) = out.get_mut(tile as usize) {
+                v.push((b, e));
+            }
+        }
+        Ok(out)
+    }
+
+    /// `addCodelets(path)`, or C++ text (anything that is not an existing
+    /// file's name and has a newline or a brace), compiled now with popc.
+    #[pyo3(signature = (path_or_source, flags = ""))]
+    fn add_codelets(&mut self, path_or_source: &str, flags: &str) -> PyResult<()> {
+        let is_source = !std::path::Path::new(path_or_source).is_file()
+            && (path_or_source.contains('\n') || path_or_source.contains('{'));
+        if is_source {
+            self.g.add_codelets_source(path_or_source.to_string(), flags).or_raise()
+        } else {
+            self.g.add_codelets_path(path_or_source, flags).or_raise()
+        }
+    }
+
+    #[pyo3(signature = (name = ""))]
+    fn add_compute_set(slf: &Bound<'_, Graph>, name: &str) -> ComputeSet {
+        let id = slf.borrow_mut().g.builder.add_compute_set(name).0;
+        ComputeSet { graph: slf.clone().unbind(), id, name: name.to_string() }
+    }
+
+    /// `addVertex(cs, type, fields)`: fields connected from a dict, the
+    /// vertex mapped to `tile` when given. Returns the vertex's id.
+    #[pyo3(signature = (cs, vertex_type, fields = None, tile = None))]
+    fn add_vertex(
+        &mut self,
+        cs: &ComputeSet,
+        vertex_type: &str,
+        fields: Option<HashMap<String, Bound<'_, PyAny>>>,
+        tile: Option<u32>,
+    ) -> PyResult<u32> {
+        let v = self.g.add_vertex(cs.id, vertex_type).or_raise()?;
+        if let Some(t) = tile {
+            self.g.builder.set_vertex_tile(ir::VertexId(v), t).or_raise()?;
+        }
+        let mut fields: Vec<_> = fields.unwrap_or_default().into_iter().collect();
+        fields.sort_by(|a, b| a.0.cmp(&b.0));
+        for (name, x) in fields {
+            self.connect(v, &name, &x)?;
+        }
+        Ok(v)
+    }
+
+    /// `connect(v["field"], x)`: a tensor, a list of tensors (a vector
+    /// list), or a number (a plain member, or an edge reading a constant).
+    fn connect(&mut self, vertex: u32, field: &str, x: &Bound<'_, PyAny>) -> PyResult<()> {
+        match field_arg(x)? {
+            FieldArg::Tensor(t) => self.g.connect(vertex, field, &[&t], false).or_raise(),
+            FieldArg::List(ts) => {
+                let refs: Vec<&capi::tensor::Tensor> = ts.iter().collect();
+                self.g.connect(vertex, field, &refs, true).or_raise()
+            }
+            FieldArg::Value(v) => self.g.connect_value(vertex, field, v).or_raise(),
+        }
+    }
+
+    fn set_field_size(&mut self, vertex: u32, field: &str, size: usize) -> PyResult<()> {
+        self.g.set_field_size(vertex, field, size).or_raise()
+    }
+
+    fn set_perf_estimate(&mut self, vertex: u32, cycles: u64) -> PyResult<()> {
+        self.g.builder.set_vertex_cycles(ir::VertexId(vertex), cycles).or_raise()?;
+        Ok(())
+    }
+
+    /// `createHostWrite(name, t)`: `Engine.write(name, array)` fills `t`.
+    fn create_host_write(&mut self, name: &str, t: &Tensor) -> PyResult<()> {
+        self.g.builder.add_host_handle(name, &t.t.view, t.t.elem, HostDirection::ToDevice).or_raise()?;
+        Ok(())
+    }
+
+    /// `createHostRead(name, t)`: `Engine.read(name)` returns `t`.
+    fn create_host_read(&mut self, name: &str, t: &Tensor) -> PyResult<()> {
+        self.g.builder.add_host_handle(name, &t.t.view, t.t.elem, HostDirection::ToHost).or_raise()?;
+        Ok(())
+    }
+
+    /// `addHostToDeviceFIFO(name, dtype, num_elements)`.
+    fn add_host_to_device_fifo(
+        slf: &Bound<'_, Graph>,
+        name: &str,
+        dtype: &Bound<'_, PyAny>,
+        num_elements: u64,
+    ) -> PyResult<DataStream> {
+        Graph::fifo(slf, name, dtype, num_elements, HostDirection::ToDevice)
+    }
+
+    /// `addDeviceToHostFIFO(name, dtype, num_elements)`.
+    fn add_device_to_host_fifo(
+        slf: &Bound<'_, Graph>,
+        name: &str,
+        dtype: &Bound<'_, PyAny>,
+        num_elements: u64,
+    ) -> PyResult<DataStream> {
+        Graph::fifo(slf, name, dtype, num_elements, HostDirection::ToHost)
+    }
+
+    /// `popops::fill(t, value)`, appended to `prog`.
+    fn fill(&mut self, prog: &mut Program, t: &Tensor, value: f64) {
+        self.g.fill(&mut prog.p, &t.t, value);
+    }
+
+    /// `poplin::matMul(a, b)`, appended to `prog`.
+    #[pyo3(signature = (a, b, prog, dtype = None, name = "matmul"))]
+    fn matmul(
+        slf: &Bound<'_, Graph>,
+        a: &Tensor,
+        b: &Tensor,
+        prog: &mut Program,
+        dtype: Option<&Bound<'_, PyAny>>,
+        name: &str,
+    ) -> PyResult<Tensor> {
+        let out = dtype.map(elem_of).transpose()?;
+        let t = slf.borrow_mut().g.matmul(&mut prog.p, &a.t, &b.t, out, name).or_raise()?;
+        Ok(Graph::tensor(slf, t))
+    }
+
+    /// `popops::reduce(t, dims, op)`, appended to `prog`: `op` is `"add"`,
+    /// `"mul"`, `"min"`, `"max"`, `"and"`, `"or"` or `"square_add"`;
+    /// `out` receives it (`reduceWithOutput`), scaled by `scale`, added
+    /// to what `out` holds with `update`.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (t, dims, prog, op = "add", dtype = None, scale = 1.0, update = false, out = None, name = "reduce"))]
+    fn reduce(
+        slf: &Bound<'_, Graph>,
+        t: &Tensor,
+        dims: Vec<usize>,
+        prog: &mut Program,
+        op: &str,
+        dtype: Option<&Bound<'_, PyAny>>,
+        scale: f32,
+        update: bool,
+        out: Option<&Tensor>,
+        name: &str,
+    ) -> PyResult<Tensor> {
+        let how = capi::ops::Reduction {
+            dims,
+            operation: reduce_code(op)?,
+            out_elem: dtype.map(elem_of).transpose()?,
+            scale,
+            update,
+        };
+        let given = out.map(|o| o.t.clone());
+        let (r, _) = slf.borrow_mut().g.reduce(Some(&mut prog.p), &t.t, given, &how, name).or_raise()?;
+        Ok(Graph::tensor(slf, r))
+    }
+
+    /// `popnn::nonLinearity(kind, t)`, appended to `prog`: `"relu"`,
+    /// `"sigmoid"`, `"tanh"`, `"softmax"`, `"softmax_stable"`, `"gelu"`.
+    #[pyo3(signature = (kind, t, prog, in_place = false, name = "nonlinearity"))]
+    fn nonlinearity(
+        slf: &Bound<'_, Graph>,
+        kind: &str,
+        t: &Tensor,
+        prog: &mut Program,
+        in_place: bool,
+        name: &str,
+    ) -> PyResult<Tensor> {
+        let code = nonlinearity_code(kind)?;
+        let r = slf.borrow_mut().g.nonlinearity(&mut prog.p, code, &t.t, in_place, name).or_raise()?;
+        Ok(Graph::tensor(slf, r))
+    }
+
+    /// The graph and these programs as PIR text (what `poplar-compile` takes).
+    fn to_pir(&self, programs: Vec<PyRef<'_, Program>>) -> String {
+        let bodies = programs.iter().map(|p| p.p.body.clone()).collect();
+        ir::print(&self.g.builder.finish(bodies).0)
+    }
+
+    fn __repr__(&self) -> String {
+        let g = self.g.builder.graph();
+        format!(
+            "Graph(tiles={}, tensors={}, compute_sets={}, vertices={})",
+            g.total_tiles(),
+            g.tensors.len(),
+            g.compute_sets.len(),
+            g.vertices.len()
+        )
+    }
+}
+
+impl Graph {
+    fn fifo(
+        slf: &Bound<'_, Graph>,
+        name: &str,
+        dtype: &Bound<'_, PyAny>,
+        n: u64,
+        dir: HostDirection,
+    ) -> PyResult<DataStream> {
+        let elem = elem_of(dtype)?;
+        let id = slf.borrow_mut().g.add_stream(name, elem, n, dir).or_raise()?;
+        Ok(DataStream { graph: slf.clone().unbind(), id, name: name.to_string() })
+    }
+}

@@ -1,0 +1,154 @@
+//! Programs as values: `sequence`, `execute`, `copy`, `repeat`,
+//! `repeat_while_true`, `if_`, `switch`, `print_tensor` build the C++
+//! API's program classes (python/poplar names them `Sequence`, `Execute`,
+//! ... as Poplar does). A program is also the target of the elementwise
+//! operators inside `with program:`.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+
+use crate::errors::{OrRaise, PoplarError};
+use crate::graph::{ComputeSet, DataStream};
+use crate::tensor::Tensor;
+
+#[pyclass(module = "poplar")]
+#[derive(Clone, Default)]
+pub struct Program {
+    pub p: capi::program::Program,
+}
+
+thread_local! {
+    /// The programs of open `with program:` blocks, innermost last.
+    static ACTIVE: RefCell<Vec<Py<Program>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` on the innermost open program (for an operator written `what`).
+pub fn with_active<T>(
+    py: Python<'_>,
+    what: &str,
+    f: impl FnOnce(&mut capi::program::Program) -> PyResult<T>,
+) -> PyResult<T> {
+    let top = ACTIVE.with(|a| a.borrow().last().map(|p| p.clone_ref(py)));
+    let Some(top) = top else {
+        return Err(PoplarError::new_err(format!(
+            "'{what}' appends an operation to a program: write it inside `with program:` (a Sequence)"
+        )));
+    };
+    let mut p = top.borrow_mut(py);
+    f(&mut p.p)
+}
+
+#[pymethods]
+impl Program {
+    /// `Sequence::add(p)`: `p` runs after what is there.
+    fn add(&mut self, p: &Program) {
+        self.p.add(&p.p);
+    }
+
+    fn __enter__(slf: Bound<'_, Program>) -> Bound<'_, Program> {
+        ACTIVE.with(|a| a.borrow_mut().push(slf.clone().unbind()));
+        slf
+    }
+
+    fn __exit__(
+        &self,
+        _ty: Option<Bound<'_, PyAny>>,
+        _value: Option<Bound<'_, PyAny>>,
+        _tb: Option<Bound<'_, PyAny>>,
+    ) -> bool {
+        ACTIVE.with(|a| a.borrow_mut().pop());
+        false
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Program({} steps)", self.p.body.len())
+    }
+}
+
+/// `Sequence(p1, p2, ...)`.
+#[pyfunction]
+#[pyo3(signature = (*programs))]
+pub fn sequence(programs: Vec<PyRef<'_, Program>>) -> Program {
+    let mut p = Program::default();
+    for q in programs {
+        p.p.add(&q.p);
+    }
+    p
+}
+
+/// `Execute(cs)`.
+#[pyfunction]
+pub fn execute(py: Python<'_>, cs: &ComputeSet) -> PyResult<Program> {
+    Ok(Program { p: cs.graph.borrow(py).g.execute(cs.id).or_raise()? })
+}
+
+/// `Copy(src, dst)`: tensor to tensor, stream to tensor, tensor to stream.
+#[pyfunction]
+pub fn copy(py: Python<'_>, src: &Bound<'_, PyAny>, dst: &Bound<'_, PyAny>) -> PyResult<Program> {
+    let p = match (src.cast::<Tensor>(), dst.cast::<Tensor>()) {
+        (Ok(s), Ok(d)) => capi::program::Program::copy(&s.get().t, &d.get().t),
+        (Err(_), Ok(d)) => {
+            let s = src
+                .cast::<DataStream>()
+                .map_err(|_| PyTypeError::new_err("copy: the source is a Tensor or a DataStream"))?;
+            let s = s.get();
+            capi::program::Program::copy_from_stream(&s.graph.borrow(py).g, s.id, &d.get().t)
+        }
+        (Ok(s), Err(_)) => {
+            let d = dst
+                .cast::<DataStream>()
+                .map_err(|_| PyTypeError::new_err("copy: the destination is a Tensor or a DataStream"))?;
+            let d = d.get();
+            capi::program::Program::copy_to_stream(&d.graph.borrow(py).g, &s.get().t, d.id)
+        }
+        _ => return Err(PyTypeError::new_err("copy: one end at least is a Tensor")),
+    };
+    Ok(Program { p: p.or_raise()? })
+}
+
+/// `Repeat(count, body)`.
+#[pyfunction]
+pub fn repeat(count: u64, body: &Program) -> Program {
+    Program { p: capi::program::Program::repeat(count, &body.p) }
+}
+
+/// `RepeatWhileTrue(cond, pred, body)`.
+#[pyfunction]
+pub fn repeat_while_true(cond: &Program, pred: &Tensor, body: &Program) -> PyResult<Program> {
+    Ok(Program { p: capi::program::Program::repeat_while_true(&cond.p, &pred.t, &body.p).or_raise()? })
+}
+
+/// `If(pred, then, else)`.
+#[pyfunction]
+#[pyo3(name = "if_", signature = (pred, then, else_ = None))]
+pub fn if_(pred: &Tensor, then: &Program, else_: Option<PyRef<'_, Program>>) -> PyResult<Program> {
+    Ok(Program {
+        p: capi::program::Program::if_else(&pred.t, &then.p, else_.as_deref().map(|e| &e.p)).or_raise()?,
+    })
+}
+
+/// `Switch(selector, {value: body}, default)`.
+#[pyfunction]
+#[pyo3(signature = (selector, cases, default = None))]
+pub fn switch(
+    selector: &Tensor,
+    cases: HashMap<i64, PyRef<'_, Program>>,
+    default: Option<PyRef<'_, Program>>,
+) -> PyResult<Program> {
+    let mut cases: Vec<(i64, &capi::program::Program)> = cases.iter().map(|(v, p)| (*v, &p.p)).collect();
+    cases.sort_by_key(|(v, _)| *v);
+    Ok(Program {
+        p: capi::program::Program::switch(&selector.t, &cases, default.as_deref().map(|d| &d.p))
+            .or_raise()?,
+    })
+}
+
+/// `PrintTensor(title, t)`: printed in Poplar's layout when it runs.
+#[pyfunction]
+#[pyo3(signature = (title, t))]
+pub fn print_tensor(title: &str, t: &Tensor) -> Program {
+    Program { p: capi::program::Program::print_tensor(title, &t.t) }
+}

@@ -1,0 +1,310 @@
+//! Tensors: views of a graph's variables and constants with Poplar's view
+//! operations under Python names (`t[1:3]`, `t.T`, `reshape`, `concat`),
+//! and elementwise operations with Python's operators. An operator
+//! appends a `popops::map` to the program open in a `with program:` block
+//! and returns the new tensor, exactly as the C++ API's `popops::map`.
+
+use capi::ops::ExprNode;
+use capi::target::type_code;
+use ir::view::Subscript;
+use pyo3::exceptions::{PyIndexError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PySlice, PyTuple};
+
+use crate::dtype::{elem_of, numpy_name};
+use crate::errors::OrRaise;
+use crate::graph::Graph;
+use crate::program::with_active;
+
+#[pyclass(module = "poplar", frozen)]
+pub struct Tensor {
+    pub t: capi::tensor::Tensor,
+    pub graph: Py<Graph>,
+}
+
+impl Tensor {
+    pub fn derived(&self, py: Python<'_>, t: capi::tensor::Tensor) -> Tensor {
+        Tensor { t, graph: self.graph.clone_ref(py) }
+    }
+
+    fn view(&self, py: Python<'_>, v: Result<ir::View, String>) -> PyResult<Tensor> {
+        let v = v.map_err(PyIndexError::new_err)?;
+        Ok(self.derived(py, capi::tensor::Tensor { view: v, elem: self.t.elem }))
+    }
+}
+
+/// One subscript of `t[...]`.
+fn subscript(item: &Bound<'_, PyAny>) -> PyResult<Subscript> {
+    if let Ok(s) = item.cast::<PySlice>() {
+        let part = |name: &str| -> PyResult<Option<i64>> { s.getattr(name)?.extract() };
+        return Ok(Subscript::Slice { start: part("start")?, end: part("stop")?, step: part("step")? });
+    }
+    item.extract::<i64>()
+        .map(Subscript::Index)
+        .map_err(|_| PyTypeError::new_err("a tensor index is an int, a slice or a tuple of them"))
+}
+
+/// The right operand of an elementwise operator.
+enum Operand {
+    Tensor(capi::tensor::Tensor),
+    Number(f64),
+}
+
+fn operand(x: &Bound<'_, PyAny>) -> PyResult<Operand> {
+    if let Ok(t) = x.cast::<Tensor>() {
+        return Ok(Operand::Tensor(t.get().t.clone()));
+    }
+    x.extract::<f64>()
+        .map(Operand::Number)
+        .map_err(|_| PyTypeError::new_err("an elementwise operand is a Tensor or a number"))
+}
+
+const BINARY: u8 = 3;
+const UNARY: u8 = 2;
+
+fn node(kind: u8, op: i32) -> ExprNode {
+    ExprNode { kind: i32::from(kind), op, index: 0, ty: -1, value: 0.0 }
+}
+
+fn input(i: u32) -> ExprNode {
+    ExprNode { kind: 0, op: 0, index: i, ty: -1, value: 0.0 }
+}
+
+fn number(v: f64) -> ExprNode {
+    ExprNode { kind: 1, op: 0, index: 0, ty: -1, value: v }
+}
+
+impl Tensor {
+    /// `self op other` (or `other op self` when `reflected`) as a map.
+    fn binary(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        op: i32,
+        reflected: bool,
+        name: &str,
+    ) -> PyResult<Tensor> {
+        let mut inputs = vec![self.t.clone()];
+        let other = match operand(other)? {
+            Operand::Tensor(t) => {
+                inputs.push(t);
+                input(2)
+            }
+            Operand::Number(v) => number(v),
+        };
+        let nodes = if reflected {
+            vec![other, input(1), node(BINARY, op)]
+        } else {
+            vec![input(1), other, node(BINARY, op)]
+        };
+        self.map(py, &nodes, &inputs, name)
+    }
+
+    fn unary(&self, py: Python<'_>, op: i32, name: &str) -> PyResult<Tensor> {
+        self.map(py, &[input(1), node(UNARY, op)], std::slice::from_ref(&self.t), name)
+    }
+
+    fn map(
+        &self,
+        py: Python<'_>,
+        nodes: &[ExprNode],
+        inputs: &[capi::tensor::Tensor],
+        name: &str,
+    ) -> PyResult<Tensor> {
+        let refs: Vec<&capi::tensor::Tensor> = inputs.iter().collect();
+        let t = with_active(py, name, |seq| {
+            self.graph.borrow_mut(py).g.map(seq, nodes, &refs, false, name).or_raise()
+        })?;
+        Ok(self.derived(py, t))
+    }
+}
+
+#[pymethods]
+impl Tensor {
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.t.view.shape.iter().copied())
+    }
+
+    /// The numpy name of the element type (`"float32"`, `"float16"`, ...).
+    #[getter]
+    fn dtype(&self) -> PyResult<&'static str> {
+        numpy_name(self.t.elem)
+    }
+
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.t.view.rank()
+    }
+
+    #[getter]
+    fn size(&self) -> u64 {
+        self.t.view.num_elements()
+    }
+
+    fn __len__(&self) -> PyResult<usize> {
+        self.t
+            .view
+            .shape
+            .first()
+            .map(|&d| d as usize)
+            .ok_or_else(|| PyTypeError::new_err("len() of a scalar tensor"))
+    }
+
+    fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        let subs = match key.cast::<PyTuple>() {
+            Ok(items) => items.iter().map(|i| subscript(&i)).collect::<PyResult<Vec<_>>>()?,
+            Err(_) => vec![subscript(key)?],
+        };
+        self.view(py, self.t.view.index(&subs))
+    }
+
+    /// `reshape(shape)`: the same elements in row-major order.
+    fn reshape(&self, py: Python<'_>, shape: Vec<i64>) -> PyResult<Tensor> {
+        self.view(py, self.t.view.reshape(&shape))
+    }
+
+    /// `flatten()`: a rank-1 view.
+    fn flatten(&self, py: Python<'_>) -> Tensor {
+        self.derived(py, capi::tensor::Tensor { view: self.t.view.flatten(), elem: self.t.elem })
+    }
+
+    /// Poplar's `dimShuffle(permutation)`.
+    fn dimshuffle(&self, py: Python<'_>, permutation: Vec<u32>) -> PyResult<Tensor> {
+        Ok(self.derived(py, self.t.dimshuffle(&permutation).or_raise()?))
+    }
+
+    /// `transpose()` reverses the dimensions (numpy's `T`).
+    fn transpose(&self, py: Python<'_>) -> PyResult<Tensor> {
+        let perm: Vec<u32> = (0..self.t.view.rank() as u32).rev().collect();
+        self.dimshuffle(py, perm)
+    }
+
+    #[getter(T)]
+    fn t_(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.transpose(py)
+    }
+
+    #[pyo3(signature = (dim = 0))]
+    fn reverse(&self, py: Python<'_>, dim: u32) -> PyResult<Tensor> {
+        Ok(self.derived(py, self.t.reverse(dim).or_raise()?))
+    }
+
+    /// Poplar's `broadcast(n, dim)`: `n` copies along `dim`, no data copied.
+    fn broadcast(&self, py: Python<'_>, n: usize, dim: u32) -> PyResult<Tensor> {
+        Ok(self.derived(py, self.t.broadcast(n, dim).or_raise()?))
+    }
+
+    /// Poplar's `subSample(stride, dim)`.
+    fn subsample(&self, py: Python<'_>, stride: usize, dim: u32) -> PyResult<Tensor> {
+        Ok(self.derived(py, self.t.subsample(stride, dim).or_raise()?))
+    }
+
+    /// Whether two tensors share an element (Poplar's `intersectsWith`).
+    fn intersects(&self, other: &Tensor) -> bool {
+        self.t.view.overlaps(&other.t.view)
+    }
+
+    fn __add__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 0, false, "add")
+    }
+    fn __radd__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 0, true, "add")
+    }
+    fn __sub__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 1, false, "sub")
+    }
+    fn __rsub__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 1, true, "sub")
+    }
+    fn __mul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 2, false, "mul")
+    }
+    fn __rmul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 2, true, "mul")
+    }
+    fn __truediv__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 3, false, "div")
+    }
+    fn __rtruediv__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 3, true, "div")
+    }
+    fn __pow__(
+        &self,
+        py: Python<'_>,
+        o: &Bound<'_, PyAny>,
+        _modulo: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Tensor> {
+        self.binary(py, o, 6, false, "pow")
+    }
+    fn __lt__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 7, false, "lt")
+    }
+    fn __le__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 8, false, "le")
+    }
+    fn __gt__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 9, false, "gt")
+    }
+    fn __ge__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 10, false, "ge")
+    }
+    fn __neg__(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 0, "neg")
+    }
+    fn __abs__(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 1, "abs")
+    }
+    fn __matmul__(&self, py: Python<'_>, o: &Tensor) -> PyResult<Tensor> {
+        let t = with_active(py, "matmul", |seq| {
+            self.graph.borrow_mut(py).g.matmul(seq, &self.t, &o.t, None, "matmul").or_raise()
+        })?;
+        Ok(self.derived(py, t))
+    }
+
+    /// `minimum(other)` / `maximum(other)`, elementwise.
+    fn minimum(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 4, false, "min")
+    }
+    fn maximum(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 5, false, "max")
+    }
+    fn exp(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 2, "exp")
+    }
+    fn log(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 3, "log")
+    }
+    fn sqrt(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 4, "sqrt")
+    }
+    fn tanh(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 5, "tanh")
+    }
+    fn sigmoid(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 6, "sigmoid")
+    }
+    fn relu(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 7, "relu")
+    }
+
+    /// `cast(dtype)`: `popops::cast` into a new tensor.
+    fn cast(&self, py: Python<'_>, dtype: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        let ty = type_code(elem_of(dtype)?);
+        let nodes = [input(1), ExprNode { kind: 4, op: 0, index: 0, ty, value: 0.0 }];
+        self.map(py, &nodes, std::slice::from_ref(&self.t), "cast")
+    }
+
+    fn __repr__(&self) -> PyResult<String> {
+        Ok(format!("Tensor(shape={:?}, dtype={})", self.t.view.shape, numpy_name(self.t.elem)?))
+    }
+}
+
+/// `concat(tensors, dim)`: one view of the tensors side by side along `dim`.
+#[pyfunction]
+#[pyo3(signature = (tensors, dim = 0))]
+pub fn concat(py: Python<'_>, tensors: Vec<PyRef<'_, Tensor>>, dim: u32) -> PyResult<Tensor> {
+    let first = tensors.first().ok_or_else(|| PyIndexError::new_err("concat of no tensors"))?;
+    let ts: Vec<&capi::tensor::Tensor> = tensors.iter().map(|t| &t.t).collect();
+    Ok(first.derived(py, capi::tensor::Tensor::concat(&ts, dim).or_raise()?))
+}
