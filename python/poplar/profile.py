@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 def _pandas() -> Any:
     try:
-        import pandas
+        import pandas  # type: ignore[import-untyped, unused-ignore]
     except ImportError as e:
         raise ImportError("to_dataframe() needs pandas: pip install pandas") from e
     return pandas

@@ -1,0 +1,489 @@
+"""The Python package's bindings, both devices, the error paths and the
+dtype matrix. Each result is checked against numpy or against the same
+graph run by the command line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from typing import Any, Tuple
+
+import numpy as np
+import pytest
+
+import poplar
+from conftest import ROOT, poplar_run
+
+
+def build_axpy(device: poplar.Device, n: int = 32) -> Tuple[poplar.Graph, poplar.Program]:
+    g = poplar.Graph(device.target)
+    x = g.add_variable(np.float32, [n], "x")
+    y = g.add_variable(np.float32, [n], "y")
+    g.map_linearly(x)
+    g.map_linearly(y)
+    g.create_host_write("x", x)
+    g.create_host_write("y", y)
+    prog = poplar.Sequence()
+    with prog:
+        r = 2.5 * x + y - 1
+        s = (r * r).sqrt().maximum(x)
+    g.create_host_read("r", r)
+    g.create_host_read("s", s)
+    return g, prog
+
+
+def test_targets_and_devices() -> None:
+    t = poplar.Target.ipu_model("ipu1")
+    assert (t.arch, t.num_tiles, t.num_worker_contexts) == ("ipu1", 1216, 6)
+    assert poplar.Target.ipu_model("ipu2", num_ipus=2, tiles_per_ipu=8).num_tiles == 16
+    assert poplar.Device.cpu().kind == "cpu"
+    assert poplar.Device.ipu_model().kind == "sim"
+    with pytest.raises(poplar.PoplarError, match="unknown IPU architecture 'ipu9'"):
+        poplar.Target.ipu_model("ipu9")
+
+
+def test_elementwise_operators_match_numpy(device: poplar.Device) -> None:
+    g, prog = build_axpy(device)
+    e = poplar.Engine(g, [prog], device=device)
+    x = np.linspace(-4, 4, 32, dtype=np.float32)
+    y = np.arange(32, dtype=np.float32) / 7
+    e.write("x", x)
+    e.write("y", y)
+    e.run()
+    r = (np.float32(2.5) * x + y) - np.float32(1)
+    np.testing.assert_array_equal(e.read("r"), r)
+    np.testing.assert_allclose(e.read("s"), np.maximum(np.sqrt(r * r), x), rtol=1e-6)
+
+
+def test_sim_and_cpu_agree_bit_for_bit() -> None:
+    out = []
+    for d in (poplar.Device.ipu_model(tiles_per_ipu=16), poplar.Device.cpu()):
+        g = poplar.Graph(poplar.Target.ipu_model(tiles_per_ipu=16))
+        a = g.add_variable(np.float32, [16, 8], "a")
+        b = g.add_variable(np.float32, [8, 4], "b")
+        g.map_linearly(a)
+        g.map_linearly(b)
+        g.create_host_write("a", a)
+        g.create_host_write("b", b)
+        prog = poplar.Sequence()
+        c = g.matmul(a, b, prog)
+        t = g.nonlinearity("tanh", c, prog)
+        total = g.reduce(t, [0], prog)
+        g.create_host_read("total", total)
+        e = poplar.Engine(g, [prog], device=d)
+        rng = np.random.default_rng(7)
+        e.write("a", rng.standard_normal((16, 8)).astype(np.float32))
+        e.write("b", rng.standard_normal((8, 4)).astype(np.float32))
+        e.run()
+        out.append(e.read("total"))
+    assert out[0].tobytes() == out[1].tobytes()
+
+
+def test_matmul_operator_and_reduce_match_numpy(sim: poplar.Device) -> None:
+    g = poplar.Graph(sim.target)
+    a = g.add_variable(np.float32, [12, 5], "a")
+    b = g.add_variable(np.float32, [5, 3], "b")
+    g.map_linearly(a)
+    g.map_linearly(b)
+    g.create_host_write("a", a)
+    g.create_host_write("b", b)
+    prog = poplar.Sequence()
+    with prog:
+        c = a @ b
+    m = g.reduce(c, [1], prog, op="max")
+    g.create_host_read("c", c)
+    g.create_host_read("m", m)
+    e = poplar.Engine(g, [prog], device=sim)
+    av = np.arange(60, dtype=np.float32).reshape(12, 5) / 10
+    bv = np.arange(15, dtype=np.float32).reshape(5, 3) - 7
+    e.write("a", av)
+    e.write("b", bv)
+    e.run()
+    np.testing.assert_allclose(e.read("c"), av @ bv, rtol=1e-5)
+    np.testing.assert_allclose(e.read("m"), (av @ bv).max(axis=1), rtol=1e-5)
+
+
+def test_views(sim: poplar.Device) -> None:
+    g = poplar.Graph(sim.target)
+    t = g.add_variable(np.float32, [4, 6], "t")
+    assert t.shape == (4, 6) and t.dtype == "float32" and t.ndim == 2 and len(t) == 4
+    assert t[1:3].shape == (2, 6)
+    assert t[:, ::2].shape == (4, 3)
+    assert t[2].shape == (6,)
+    assert t.T.shape == (6, 4)
+    assert t.reshape([3, 8]).shape == (3, 8)
+    assert t.flatten().shape == (24,)
+    assert poplar.concat([t, t[0:1]], 0).shape == (5, 6)
+    assert t[0].broadcast(3, 0).shape == (18,)
+    assert t[0:2].intersects(t[1]) and not t[0].intersects(t[1])
+    with pytest.raises(IndexError):
+        t[9]
+    with pytest.raises(IndexError):
+        t.reshape([5, 5])
+
+
+def test_views_move_the_right_elements(device: poplar.Device) -> None:
+    g = poplar.Graph(device.target)
+    t = g.add_variable(np.int32, [4, 6], "t")
+    g.map_linearly(t)
+    g.create_host_write("t", t)
+    out = g.add_variable(np.int32, [6, 2], "out")
+    g.map_linearly(out)
+    g.create_host_read("out", out)
+    with pytest.raises(IndexError, match="stride must be positive"):
+        t[:, ::-1]
+    prog = poplar.Copy(t[1:3].reverse(1).T, out)
+    e = poplar.Engine(g, [prog], device=device)
+    tv = np.arange(24, dtype=np.int32).reshape(4, 6)
+    e.write("t", tv)
+    e.run()
+    np.testing.assert_array_equal(e.read("out"), tv[1:3, ::-1].T)
+
+
+DTYPES = ["float32", "float16", "int32", "uint32", "int16", "uint16", "int8", "uint8", "bool"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_dtype_round_trip(dtype: str, device: poplar.Device) -> None:
+    g = poplar.Graph(device.target)
+    t = g.add_variable(dtype, [3, 5], "t")
+    g.map_linearly(t)
+    g.create_host_write("in", t)
+    g.create_host_read("out", t)
+    e = poplar.Engine(g, [poplar.Sequence()], device=device)
+    v = (np.arange(15).reshape(3, 5) % 7).astype(dtype)
+    e.write("in", v)
+    got = e.read("out")
+    assert got.dtype == np.dtype(dtype) and got.shape == (3, 5)
+    np.testing.assert_array_equal(got, v)
+    other = "float64" if dtype != "float64" else "int32"
+    with pytest.raises(TypeError, match="'in' holds " + dtype):
+        e.write("in", v.astype(other))
+    with pytest.raises(ValueError, match=r"'in' has shape \[3, 5\]"):
+        e.write("in", np.zeros(4, dtype=dtype))
+
+
+def test_numpy_dtype_objects_and_poplar_names() -> None:
+    g = poplar.Graph(poplar.Target.ipu_model(tiles_per_ipu=4))
+    assert g.add_variable(np.float16, [2]).dtype == "float16"
+    assert g.add_variable("half", [2]).dtype == "float16"
+    assert g.add_variable(np.dtype("int16"), [2]).dtype == "int16"
+    with pytest.raises(TypeError, match="unsupported dtype 'complex64'"):
+        g.add_variable(np.complex64, [2])
+
+
+def test_unknown_handle_is_a_value_error(sim: poplar.Device) -> None:
+    g, prog = build_axpy(sim)
+    e = poplar.Engine(g, [prog], device=sim)
+    with pytest.raises(ValueError, match="no host handle or stream called 'z'"):
+        e.read("z")
+
+
+CODELET = textwrap.dedent(
+    """
+    #include <poplar/Vertex.hpp>
+    using namespace poplar;
+    class Scale : public Vertex {
+    public:
+      Input<Vector<float>> in;
+      Output<Vector<float>> out;
+      float k;
+      bool compute() {
+        for (unsigned i = 0; i < in.size(); ++i) out[i] = k * in[i];
+        return true;
+      }
+    };
+    class Trap : public Vertex {
+    public:
+      Input<Vector<float>> in;
+      bool compute() { return in[100000] > 0; }
+    };
+    """
+)
+
+
+def test_codelets_from_text_vertices_and_fields(device: poplar.Device) -> None:
+    g = poplar.Graph(device.target)
+    g.add_codelets(CODELET)
+    a = g.add_variable(np.float32, [8], "a")
+    b = g.add_variable(np.float32, [8], "b")
+    last = device.target.num_tiles - 1
+    g.set_tile_mapping(a, last)
+    g.set_tile_mapping(b, last)
+    cs = g.add_compute_set("scale")
+    g.add_vertex(cs, "Scale", {"in": a, "out": b, "k": 3}, tile=last)
+    g.create_host_write("a", a)
+    g.create_host_read("b", b)
+    e = poplar.Engine(g, [poplar.Execute(cs)], device=device)
+    e.write("a", np.arange(8, dtype=np.float32))
+    e.run()
+    np.testing.assert_array_equal(e.read("b"), 3 * np.arange(8, dtype=np.float32))
+
+
+def test_graph_errors_name_what_is_wrong() -> None:
+    g = poplar.Graph(poplar.Target.ipu_model(tiles_per_ipu=4))
+    g.add_codelets(CODELET)
+    cs = g.add_compute_set("cs")
+    with pytest.raises(poplar.GraphError, match="unknown vertex type 'Scal'; did you mean 'Scale'"):
+        g.add_vertex(cs, "Scal")
+    v = g.add_vertex(cs, "Scale")
+    with pytest.raises(poplar.GraphError, match="has no field 'inn'; did you mean 'in'"):
+        g.connect(v, "inn", g.add_variable(np.float32, [2]))
+    with pytest.raises(TypeError, match="holds float but the tensor holds int"):
+        g.connect(v, "in", g.add_variable(np.int32, [2]))
+    with pytest.raises(poplar.CompileError, match=r"<source>:\d+:\d+: error"):
+        g.add_codelets("class Broken : public poplar::Vertex { bool compute() { return x; } };")
+    a = g.add_variable(np.float32, [4])
+    with pytest.raises(poplar.PoplarError, match="inside `with program:`"):
+        a + a
+
+
+def test_a_trap_names_its_tile_and_vertex(sim: poplar.Device) -> None:
+    g = poplar.Graph(sim.target)
+    g.add_codelets(CODELET)
+    a = g.add_variable(np.float32, [4], "a")
+    g.set_tile_mapping(a, 2)
+    cs = g.add_compute_set("oops")
+    g.add_vertex(cs, "Trap", {"in": a}, tile=2)
+    e = poplar.Engine(g, [poplar.Execute(cs)], device=sim)
+    with pytest.raises(poplar.RunError, match=r"tile 2.*Trap|Trap.*tile 2"):
+        e.run()
+
+
+def test_control_flow(device: poplar.Device) -> None:
+    g = poplar.Graph(device.target)
+    acc = g.add_variable(np.int32, [4], "acc")
+    sel = g.add_variable(np.int32, [], "sel")
+    g.map_linearly(acc)
+    g.set_tile_mapping(sel, 0)
+    g.create_host_write("acc", acc)
+    g.create_host_write("sel", sel)
+    g.create_host_read("acc_out", acc)
+    step = poplar.Sequence()
+    with step:
+        bumped = acc + 1
+    step.add(poplar.Copy(bumped, acc))
+    double = poplar.Sequence()
+    with double:
+        twice = acc * 2
+    double.add(poplar.Copy(twice, acc))
+    prog = poplar.Sequence(
+        poplar.Repeat(5, step),
+        poplar.If(sel, double),
+        poplar.Switch(sel, {0: step, 1: double}, default=poplar.Sequence()),
+    )
+    e = poplar.Engine(g, [prog], device=device)
+    for s, want in [(0, 6), (1, 20)]:
+        e.write("acc", np.zeros(4, dtype=np.int32))
+        e.write("sel", np.array(s, dtype=np.int32))
+        e.run()
+        np.testing.assert_array_equal(e.read("acc_out"), np.full(4, want, dtype=np.int32))
+
+
+def test_streams_read_arrays_in_place_and_call_functions(device: poplar.Device) -> None:
+    g = poplar.Graph(device.target)
+    t = g.add_variable(np.float32, [4], "t")
+    g.map_linearly(t)
+    inp = g.add_host_to_device_fifo("in", np.float32, 4)
+    out = g.add_device_to_host_fifo("out", np.float32, 4)
+    body = poplar.Sequence(poplar.Copy(inp, t))
+    with body:
+        u = t * 10
+    body.add(poplar.Copy(u, out))
+    e = poplar.Engine(g, [poplar.Repeat(2, body)], device=device)
+    src = np.arange(8, dtype=np.float32)
+    seen = []
+    e.connect_stream("in", src)
+    e.connect_stream("out", lambda a: seen.append(a.copy()))
+    e.run()
+    np.testing.assert_array_equal(np.concatenate(seen), 10 * src)
+    # A to-device callable, and the in-place buffer written by the device.
+    dst = np.zeros(4, dtype=np.float32)
+    e.connect_stream("in", lambda: np.ones(4, dtype=np.float32))
+    e.connect_stream("out", dst)
+    e.run()
+    np.testing.assert_array_equal(dst, np.full(4, 10, dtype=np.float32))
+    with pytest.raises(TypeError, match="stream 'in' moves float32; the array is int64"):
+        e.connect_stream("in", np.zeros(4, dtype=np.int64))
+    with pytest.raises(poplar.StreamError, match="C-contiguous and writeable"):
+        e.connect_stream("in", np.zeros(8, dtype=np.float32)[::2])
+
+
+def test_a_callback_error_stops_the_run(sim: poplar.Device) -> None:
+    g = poplar.Graph(sim.target)
+    t = g.add_variable(np.float32, [4], "t")
+    g.map_linearly(t)
+    inp = g.add_host_to_device_fifo("in", np.float32, 4)
+    e = poplar.Engine(g, [poplar.Copy(inp, t)], device=sim)
+
+    def bad() -> Any:
+        raise RuntimeError("no data today")
+
+    e.connect_stream("in", bad)
+    with pytest.raises(poplar.RunError, match="no data today"):
+        e.run()
+
+
+def test_executables_serialize_and_pir_round_trips(sim: poplar.Device, tmp_path: Any, capfd: Any) -> None:
+    g, prog = build_axpy(sim)
+    x = np.arange(32, dtype=np.float32)
+    results = []
+    e = poplar.Engine(g, [prog], device=sim)
+    exe = poplar.Executable.deserialize(e.serialize_executable())
+    pir = poplar.compile_pir(g.to_pir([prog]))
+    for engine in (e, poplar.Engine(exe, device=sim), poplar.Engine(pir, device=sim)):
+        engine.write("x", x)
+        engine.write("y", x)
+        engine.run()
+        results.append((engine.read("s").tobytes(), engine.execution_profile()["simulation"]["cycles"]))
+    assert results[0] == results[1] == results[2]
+    with pytest.raises(poplar.CompileError, match="not a poplar-rs executable"):
+        poplar.Executable.deserialize(b"garbage")
+    with pytest.raises(poplar.CompileError, match=r"<pir>|\.pir:\d+:\d+: error"):
+        poplar.compile_pir("graph {\n  nonsense\n}\n")
+
+
+def test_same_cycles_and_output_as_the_command_line(sim: poplar.Device, tmp_path: Any, capfd: Any) -> None:
+    runner = poplar_run()
+    if runner is None:
+        pytest.skip("skipped: poplar-run not built (cargo build --release)")
+    g = poplar.Graph(sim.target)
+    a = g.add_constant(np.float32, [6], np.arange(6) / 4, "a")
+    g.map_linearly(a)
+    prog = poplar.Sequence()
+    with prog:
+        b = (a * a + 1).tanh()
+    prog.add(poplar.PrintTensor("b", b))
+    path = tmp_path / "g.pir"
+    path.write_text(g.to_pir([prog]))
+    e = poplar.Engine(g, [prog], device=sim)
+    e.run()
+    printed = capfd.readouterr().out
+    profile = tmp_path / "p.json"
+    cli = subprocess.run(
+        [runner, str(path), "--device", "sim", "--profile", str(profile)], capture_output=True, text=True
+    )
+    assert cli.returncode == 0, cli.stderr
+    assert cli.stdout == printed
+    import json
+
+    cli_cycles = json.loads(profile.read_text())["simulation"]["cycles"]
+    assert cli_cycles == e.execution_profile()["simulation"]["cycles"]
+
+
+def test_profiles_and_report(sim: poplar.Device) -> None:
+    g, prog = build_axpy(sim)
+    e = poplar.Engine(g, [prog], device=sim)
+    e.write("x", np.zeros(32, dtype=np.float32))
+    e.write("y", np.zeros(32, dtype=np.float32))
+    e.run()
+    graph, execution = poplar.profiles(e)
+    assert execution is not None and execution.total_cycles > 0
+    assert graph.num_tiles == 16 and sum(graph.memory_by_tile) > 0
+    assert sum(execution.compute_sets.values()) > 0
+    assert "Total cycles" in e.summary() or "cycles" in e.summary()
+    report = poplar.Report(e.report_html())
+    assert report._repr_html_().lstrip().lower().startswith("<!doctype html")
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        return
+    assert len(execution.to_dataframe("compute_set")) == len(execution.compute_sets)
+    assert len(graph.to_dataframe("tile")) == 16
+
+
+def test_the_gil_is_released_while_a_program_runs(sim: poplar.Device) -> None:
+    g = poplar.Graph(sim.target)
+    a = g.add_variable(np.float32, [256], "a")
+    g.map_linearly(a)
+    body = poplar.Sequence()
+    with body:
+        b = a * 1.0001
+    body.add(poplar.Copy(b, a))
+    e = poplar.Engine(g, [poplar.Repeat(3000, body)], device=sim)
+    ticks = [0]
+    stop = threading.Event()
+
+    def count() -> None:
+        while not stop.is_set():
+            ticks[0] += 1
+            time.sleep(0.001)
+
+    th = threading.Thread(target=count)
+    th.start()
+    start = time.time()
+    e.run()
+    took = time.time() - start
+    stop.set()
+    th.join()
+    if took > 0.05:
+        assert ticks[0] > 5, (took, ticks)
+
+
+def test_ctrl_c_stops_a_run() -> None:
+    script = textwrap.dedent(
+        """
+        import numpy as np, poplar, sys
+        d = poplar.Device.ipu_model(tiles_per_ipu=4)
+        g = poplar.Graph(d.target)
+        a = g.add_variable(np.float32, [16], "a")
+        g.map_linearly(a)
+        body = poplar.Sequence()
+        with body:
+            b = a + 1
+        body.add(poplar.Copy(b, a))
+        e = poplar.Engine(g, [poplar.Repeat(2**31, body)], device=d)
+        print("running", flush=True)
+        try:
+            e.run()
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+            e2 = poplar.Engine(g, [poplar.Repeat(3, body)], device=d)
+            e2.run()
+            print("ran again", flush=True)
+        """
+    )
+    import signal
+
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdout is not None
+    assert p.stdout.readline().strip() == "running"
+    time.sleep(0.5)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    assert "interrupted" in out and "ran again" in out, (out, err)
+
+
+def test_import_names_the_rebuild_on_a_mismatched_build() -> None:
+    script = textwrap.dedent(
+        """
+        import sys, importlib
+        import poplar._poplar as native
+        native.ABI = 999
+        sys.modules.pop("poplar")
+        try:
+            importlib.import_module("poplar")
+        except ImportError as e:
+            print(e)
+        """
+    )
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
+    assert "speaks ABI 999" in r.stdout and "pip install ./python" in r.stdout, r
+
+
+def test_pir_files_compile_by_path_as_the_command_line_runs_them(capfd: Any) -> None:
+    """Tutorial 3's PIR (codelets found beside the file): what it prints and
+    its cycles are those of its expected command-line output."""
+    folder = os.path.join(ROOT, "examples", "03_writing_vertex_code")
+    exe = poplar.compile_pir(os.path.join(folder, "graph.pir"))
+    e = poplar.Engine(exe)
+    e.load(poplar.Device.ipu_model())
+    e.run()
+    want = open(os.path.join(folder, "expected.stdout")).read()
+    assert capfd.readouterr().out == want.splitlines(keepends=True)[0]
+    total = [line for line in want.splitlines() if "Total cycles:" in line][0]
+    assert f"{e.execution_profile()['simulation']['cycles']:,}" in total
