@@ -1,5 +1,6 @@
-//! Differential test: the kernels in `testdata/popc/diff/` are compiled by
-//! popc and by `g++ -O2` against the stub Poplar headers in
+//! Differential test: the kernels in `testdata/popc/diff/` (one test per
+//! file: `kernels.cpp` PopLibs' kind of C++, `cxx.cpp` the constructs
+//! codelets from other projects use) are compiled by popc and by `g++ -O2` against the stub Poplar headers in
 //! `testdata/popc/stub/`, run on the same pseudo-random inputs (fixed
 //! seed), and their outputs compared bit for bit. Skipped, with a notice,
 //! when g++ is missing.
@@ -60,14 +61,23 @@ fn bits(e: ElemType, b: &[u8]) -> String {
 
 #[test]
 fn popc_matches_gxx() {
+    check("kernels.cpp");
+}
+
+#[test]
+fn popc_matches_gxx_on_other_projects_cxx() {
+    check("cxx.cpp");
+}
+
+fn check(file: &str) {
     if Command::new("g++").arg("--version").output().is_err() {
         eprintln!("NOTICE: g++ not found; skipping popc's differential test");
         return;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/popc");
-    let src_path = root.join("diff/kernels.cpp");
+    let src_path = root.join("diff").join(file);
     let src = std::fs::read_to_string(&src_path).unwrap();
-    let obj = popc::compile("kernels.cpp", &src, &popc::Options::default(), &common::Fs, &[])
+    let obj = popc::compile(file, &src, &popc::Options::default(), &common::Fs, &[])
         .unwrap_or_else(|d| panic!("{}", d.render()));
     let mut rng = Rng(0x1234_5678_9abc_def1);
     let mut driver = format!("#include \"{}\"\n#include <cstdio>\n#include <cstring>\n", src_path.display());
@@ -150,7 +160,8 @@ fn popc_matches_gxx() {
         writeln!(mains, "  run{vi}();").unwrap();
     }
     writeln!(driver, "int main() {{\n{mains}  return 0;\n}}").unwrap();
-    let dir = std::env::temp_dir().join(format!("popc-diff-{}", std::process::id()));
+    let stem = file.trim_end_matches(".cpp");
+    let dir = std::env::temp_dir().join(format!("popc-diff-{stem}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let cpp = dir.join("driver.cpp");
     std::fs::write(&cpp, &driver).unwrap();

@@ -218,6 +218,10 @@ pub enum StmtKind {
     /// A local `struct`/`using`/`enum` declaration.
     Item(P<Item>),
     Empty,
+    /// A statement popc parses but cannot compile (inline assembly): an
+    /// error, with this message, only if code that runs reaches it, so a
+    /// helper written for the IPU alone may sit beside the C++ path.
+    Unsupported(String),
 }
 
 #[derive(Clone, Debug)]
@@ -253,6 +257,10 @@ pub struct Function {
     pub body: Option<std::rc::Rc<[Stmt]>>,
     pub is_constexpr: bool,
     pub is_static: bool,
+    /// A friend function defined in its class (a "hidden friend"): no
+    /// member, found through its class when an argument or operand is an
+    /// object of that class; `is_static` is set too.
+    pub is_friend: bool,
 }
 
 #[derive(Clone, Debug)]

@@ -60,6 +60,13 @@ pub fn builtin_header(name: &str) -> Option<&'static str> {
         | "array" | "print.h" | "cstdio" | "stdio.h" | "cstddef" | "stddef.h" => {
             "#pragma once\n"
         }
+        // The edge and layout names (`VectorLayout`, `VectorListLayout`) are
+        // the front end's own, as `Input` and `Vector` are.
+        "poplar/FieldTypes.hpp" => "#pragma once\n",
+        // Nothing of `<memory>` allocates on a tile; what a codelet names
+        // from it is an error naming the name where it is used.
+        "memory" => "#pragma once\n",
+        "functional" => FUNCTIONAL,
         "cassert" | "assert.h" => "#pragma once\n",
         "climits" | "limits.h" => {
             "#pragma once\n#define INT_MAX 2147483647\n#define INT_MIN (-2147483647-1)\n\
@@ -73,6 +80,33 @@ pub fn builtin_header(name: &str) -> Option<&'static str> {
         _ => return None,
     })
 }
+
+/// `<functional>`: the arithmetic, comparison and logical function
+/// objects, each a class template whose call operator applies its
+/// operator to arguments of the element type (`std::function`, which
+/// would allocate, is not among them).
+const FUNCTIONAL: &str = r#"#pragma once
+namespace std {
+template <class T> struct plus { T operator()(const T &x, const T &y) const { return x + y; } };
+template <class T> struct minus { T operator()(const T &x, const T &y) const { return x - y; } };
+template <class T> struct multiplies { T operator()(const T &x, const T &y) const { return x * y; } };
+template <class T> struct divides { T operator()(const T &x, const T &y) const { return x / y; } };
+template <class T> struct modulus { T operator()(const T &x, const T &y) const { return x % y; } };
+template <class T> struct negate { T operator()(const T &x) const { return -x; } };
+template <class T> struct equal_to { bool operator()(const T &x, const T &y) const { return x == y; } };
+template <class T> struct not_equal_to { bool operator()(const T &x, const T &y) const { return x != y; } };
+template <class T> struct less { bool operator()(const T &x, const T &y) const { return x < y; } };
+template <class T> struct greater { bool operator()(const T &x, const T &y) const { return x > y; } };
+template <class T> struct less_equal { bool operator()(const T &x, const T &y) const { return x <= y; } };
+template <class T> struct greater_equal { bool operator()(const T &x, const T &y) const { return x >= y; } };
+template <class T> struct logical_and { bool operator()(const T &x, const T &y) const { return x && y; } };
+template <class T> struct logical_or { bool operator()(const T &x, const T &y) const { return x || y; } };
+template <class T> struct logical_not { bool operator()(const T &x) const { return !x; } };
+template <class T> struct bit_and { T operator()(const T &x, const T &y) const { return x & y; } };
+template <class T> struct bit_or { T operator()(const T &x, const T &y) const { return x | y; } };
+template <class T> struct bit_xor { T operator()(const T &x, const T &y) const { return x ^ y; } };
+}
+"#;
 
 /// `<poplar/QuarterFloat.hpp>`: Poplar's public names for `quarter` data.
 /// The metadata byte: bit 7 set for 1.4.3, bits 0-5 the scale in two's

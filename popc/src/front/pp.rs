@@ -268,6 +268,10 @@ impl<'a> Preprocessor<'a> {
                         why.unwrap_or_else(|| format!("cannot find include file '{target}'")),
                     );
                 };
+                // One file, however the path to it is spelled
+                // (`glm/./ext/../detail/setup.hpp`), for `#pragma once`
+                // and for the names in messages.
+                let path = normalize_path(&path);
                 if self.pragma_once.contains(&path) {
                     return Ok(());
                 }
@@ -676,5 +680,45 @@ impl IfEval<'_> {
             };
         }
         Ok(lhs)
+    }
+}
+
+/// `path` with its `.` components dropped and each `dir/..` collapsed,
+/// lexically (the library reads no file system, so links are not
+/// followed); a leading `..` stays.
+pub(crate) fn normalize_path(path: &str) -> String {
+    let absolute = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for c in path.split('/') {
+        match c {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|p| *p != "..") => {
+                parts.pop();
+            }
+            ".." if absolute => {}
+            c => parts.push(c),
+        }
+    }
+    let joined = parts.join("/");
+    if absolute {
+        format!("/{joined}")
+    } else if joined.is_empty() {
+        ".".into()
+    } else {
+        joined
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalize_path;
+
+    #[test]
+    fn include_paths_are_normalised() {
+        assert_eq!(normalize_path("glm/./ext/../detail/setup.hpp"), "glm/detail/setup.hpp");
+        assert_eq!(normalize_path("a/b/../../c.h"), "c.h");
+        assert_eq!(normalize_path("../x/./y.h"), "../x/y.h");
+        assert_eq!(normalize_path("/usr/./include/../lib/z.h"), "/usr/lib/z.h");
+        assert_eq!(normalize_path("/../z.h"), "/z.h");
     }
 }

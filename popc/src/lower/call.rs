@@ -314,7 +314,8 @@ impl Lowerer<'_, '_> {
                     tb.insert(t.name.clone(), TVal::Type(ty));
                 }
                 (None, Some(_)) => {
-                    let mut one = HashMap::new();
+                    // The default sees the parameters bound before it.
+                    let mut one = tb.clone();
                     let e2 = Env { tb: Rc::new(tb.clone()), ..env.clone() };
                     self.p.bind_args(std::slice::from_ref(t), &[], &e2, &mut one, span)?;
                     tb.extend(one);
@@ -344,9 +345,24 @@ impl Lowerer<'_, '_> {
                 Member::Item(Item::Function(f)) => f,
                 _ => continue,
             };
-            if f.name == name && f.body.is_some() {
+            if f.name == name && f.body.is_some() && !f.is_friend {
                 let this = if f.is_static { None } else { this.cloned() };
                 out.push(Callee { f: f.clone(), env: env.clone(), this });
+            }
+        }
+        out
+    }
+
+    /// The hidden friends named `name` of class `c` (functions defined in
+    /// its body after `friend`), which argument-dependent lookup finds.
+    pub(crate) fn friends(&self, c: &Rc<ClassInst>, name: &str) -> Vec<Callee> {
+        let env = Env { class: Some(c.clone()), ..c.env.clone() };
+        let mut out = Vec::new();
+        for m in &c.decl.ast.members {
+            if let Member::Method(f) = m {
+                if f.name == name && f.is_friend {
+                    out.push(Callee { f: f.clone(), env: env.clone(), this: None });
+                }
             }
         }
         out
@@ -427,6 +443,17 @@ impl Lowerer<'_, '_> {
                     continue;
                 }
             };
+            // A return type `enable_if<C, T>::type` whose condition fails.
+            if c.f.tparams.is_some() && crate::sema::type_words(&c.f.ret).contains("enable_if") {
+                let r = {
+                    let _trial = crate::diag::trial();
+                    self.p.resolve_type(&c.f.ret, &env)
+                };
+                if let Err(e) = r {
+                    last_err = Some(e);
+                    continue;
+                }
+            }
             let Some(rank) = self.rank(&c.f, &env, vals) else { continue };
             let is_template = c.f.tparams.as_ref().is_some_and(|t| !t.is_empty());
             let rank = rank * 2 + u32::from(is_template);
@@ -575,6 +602,12 @@ impl Lowerer<'_, '_> {
                 if m.this.is_some() {
                     cands.push((m, 1));
                 }
+            }
+        }
+        for v in &operands {
+            if let V::L(Ty::Class(c), _) = v {
+                let c = c.clone();
+                cands.extend(self.friends(&c, &name).into_iter().map(|f| (f, 0)));
             }
         }
         let ns = self.env.ns.clone();

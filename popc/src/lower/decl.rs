@@ -270,6 +270,7 @@ impl Lowerer<'_, '_> {
             body: Some(body.into()),
             is_constexpr: false,
             is_static: false,
+            is_friend: false,
         };
         self.next_this = Some(V::L(ty, Place::Host(h)));
         let env = Env { class: Some(c.clone()), ..c.env.clone() };

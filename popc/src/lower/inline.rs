@@ -286,6 +286,7 @@ impl Lowerer<'_, '_> {
             body: Some(l.0.body.as_slice().into()),
             is_constexpr: false,
             is_static: false,
+            is_friend: false,
         };
         // Captured scopes become the base of the lambda's frame.
         let n = l.1.len();

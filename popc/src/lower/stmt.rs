@@ -37,6 +37,7 @@ impl Lowerer<'_, '_> {
         self.check_size(s.span, within)?;
         match &s.kind {
             StmtKind::Empty => {}
+            StmtKind::Unsupported(what) => return err(s.span, what.clone()),
             StmtKind::Expr(e) => {
                 self.expr(e)?;
             }

@@ -127,11 +127,40 @@ impl Unit {
             }
             for (fname, fspan, dims) in &f.names {
                 let full = format!("{}.{}", name, fname);
-                if !dims.is_empty() {
+                if !dims.is_empty() && base.is_some() {
                     let ty = type_words(&f.ty);
-                    return err(*fspan, format!("field '{full}' has unsupported type '{ty}[]'"));
+                    return err(
+                        *fspan,
+                        format!("field '{full}' has unsupported type '{ty}[]' (a vertex's state holds no arrays: use an edge)"),
+                    );
                 }
-                let fty = self.field_type(&f.ty, &fenv, &full, base.is_some())?;
+                let mut fty = self.field_type(&f.ty, &fenv, &full, base.is_some())?;
+                if !dims.is_empty() {
+                    // An array member of a helper class: laid out as std::array.
+                    let FieldTy::Plain(mut t) = fty else {
+                        return err(*fspan, format!("field '{full}': an array of edges is not supported"));
+                    };
+                    let mut total = u128::from(t.size());
+                    let mut ns = Vec::new();
+                    for d in dims {
+                        let n = match ceval::eval(self, d, &fenv)? {
+                            (_, CV::I(n)) if (1..=1 << 20).contains(&n) => n as u32,
+                            _ => return err(d.span, "array size must be between 1 and 1048576"),
+                        };
+                        total = total.saturating_mul(u128::from(n));
+                        ns.push(n);
+                    }
+                    if total > u128::from(MAX_OBJECT_SIZE) {
+                        return err(
+                            *fspan,
+                            format!("class '{name}' is too large: more than {MAX_OBJECT_SIZE} bytes (the limit for one object)"),
+                        );
+                    }
+                    for n in ns.into_iter().rev() {
+                        t = Ty::Array(Box::new(t), n);
+                    }
+                    fty = FieldTy::Plain(t);
+                }
                 let min_align = match &fty {
                     FieldTy::Edge { elem, kind, .. } if !matches!(kind, FieldKind::Scalar) => {
                         self.min_align(&f.ty, &fenv, &full, elem.size())?

@@ -19,10 +19,9 @@ impl Unit {
                 }
                 Item::Class(c) => self.add_class(c, ns)?,
                 Item::Function(f) => {
-                    self.funcs
-                        .entry(qual(ns, &f.name))
-                        .or_default()
-                        .push(Rc::new(FuncDecl { ast: f.clone(), ns: ns.to_string() }));
+                    let same = self.funcs.entry(qual(ns, &f.name)).or_default();
+                    let f = share_defaults(same, f);
+                    same.push(Rc::new(FuncDecl { ast: f, ns: ns.to_string() }));
                 }
                 Item::Enum(e) => self.add_enum(e, ns, &Env { ns: ns.into(), ..Env::default() })?,
                 Item::Alias(_, n, tp, ty) => {
@@ -112,4 +111,38 @@ impl Unit {
         self.enums.insert(q, info);
         Ok(())
     }
+}
+
+/// `f`, with the default arguments that other declarations of the same
+/// function (same parameter types, one of `same`) give; theirs get `f`'s
+/// in turn. C++ lets each declaration add defaults, and a call sees all
+/// of them: PopLibs declares `reverseTransformedInStride(…, int x = 0)`
+/// in a header and defines it, without defaults, in another file.
+fn share_defaults(same: &mut [Rc<FuncDecl>], f: &Function) -> Function {
+    let mut f = f.clone();
+    let words = |g: &Function| -> Vec<String> { g.params.iter().map(|p| super::type_words(&p.ty)).collect() };
+    let mine = words(&f);
+    for g in same.iter_mut() {
+        if g.ast.params.len() != f.params.len()
+            || g.ast.tparams.is_some() != f.tparams.is_some()
+            || words(&g.ast) != mine
+        {
+            continue;
+        }
+        for (a, b) in f.params.iter_mut().zip(&g.ast.params) {
+            if a.default.is_none() {
+                a.default.clone_from(&b.default);
+            }
+        }
+        if g.ast.params.iter().zip(&f.params).any(|(b, a)| b.default.is_none() && a.default.is_some()) {
+            let mut h = (**g).clone();
+            for (b, a) in h.ast.params.iter_mut().zip(&f.params) {
+                if b.default.is_none() {
+                    b.default.clone_from(&a.default);
+                }
+            }
+            *g = Rc::new(h);
+        }
+    }
+    f
 }

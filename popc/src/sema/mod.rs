@@ -117,7 +117,7 @@ pub struct ClassDecl {
     pub qual: String,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct FuncDecl {
     pub ast: Function,
     pub ns: String,

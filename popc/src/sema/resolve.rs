@@ -129,6 +129,17 @@ impl Unit {
                     TVal::Const(..) => err(p.span, format!("'{name}' is a value, not a type")),
                 };
             }
+            // A class template's own name without arguments, inside it (or
+            // a class nested in it): this instance (the injected class name).
+            if last.args.is_none() {
+                let mut c = env.class.clone();
+                while let Some(k) = c {
+                    if k.decl.ast.name == name && k.decl.ast.tparams.is_some() {
+                        return Ok(Ty::Class(k));
+                    }
+                    c = k.outer.clone();
+                }
+            }
         }
         let bare = name.trim_start_matches("std::").trim_start_matches("poplar::");
         let s = match bare {
@@ -156,7 +167,21 @@ impl Unit {
                 return self.targ_type(&args[if c.1 != CV::I(0) { 1 } else { 2 }], env);
             }
             "enable_if" | "enable_if_t" => {
+                // A false condition names no type: the substitution
+                // failure that takes a template out of overload resolution.
                 let args = last.args.clone().unwrap_or_default();
+                let cond = {
+                    let _trial = crate::diag::trial();
+                    args.first().map(|c| self.targ_const(c, env))
+                };
+                match cond {
+                    Some(Ok((_, c))) if !ceval::truthy(c) => {
+                        return err(p.span, "std::enable_if's condition is false: it names no type");
+                    }
+                    // A condition naming what its arguments lack fails alike.
+                    Some(Err(e)) => return Err(e),
+                    _ => {}
+                }
                 return match args.get(1) {
                     Some(a) => self.targ_type(a, env),
                     None => Ok(Ty::Void),
@@ -223,8 +248,13 @@ impl Unit {
         // `using AccType = AccType<T>;` the right side is the namespace's).
         if let Some(c) = &env.class {
             if p.segs.len() == 1 && last.args.is_none() {
-                if let Some(t) = self.member_alias(c, &name)? {
-                    return Ok(t);
+                // The class's own, then those of the classes it is nested in.
+                let mut k = Some(c.clone());
+                while let Some(kc) = k {
+                    if let Some(t) = self.member_alias(&kc, &name)? {
+                        return Ok(t);
+                    }
+                    k = kc.outer.clone();
                 }
             }
             // A member alias template (`template <class T> using Out = ...`).

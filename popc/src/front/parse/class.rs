@@ -53,7 +53,7 @@ impl Parser {
         t.is(Tok::Colon) || (t.is(Tok::LBrace) && !self.peek_at(i + 1).is(Tok::RBrace))
     }
 
-    pub(super) fn skip_parens(&mut self) -> Result<()> {
+    pub(crate) fn skip_parens(&mut self) -> Result<()> {
         self.expect(Tok::LParen, "'('")?;
         let mut level = 1;
         while level > 0 {
@@ -129,15 +129,50 @@ impl Parser {
         }
         self.skip_attributes()?;
         self.expect(Tok::Semi, "';' after class definition")?;
+        // Classes declared in a method's body become nested classes, which
+        // see the class's parameters and member types as the body does.
+        let mut local = Vec::new();
+        for m in &mut members {
+            if let Member::Method(f) = m {
+                local.extend(hoist_local_classes(f));
+            }
+        }
+        members.extend(local.into_iter().map(|c| Member::Item(Item::Class(c))));
         Ok(Class { span, name, tparams, spec_args, bases, members, align })
+    }
+
+    /// After `friend`: a function defined here is kept as a hidden friend
+    /// of the class; friend classes and friend declarations of functions
+    /// defined elsewhere change nothing popc checks (it ignores access).
+    fn friend(&mut self, members: &mut Vec<Member>) -> Result<()> {
+        if (self.at_kw("class") || self.at_kw("struct") || self.at_kw("union"))
+            && !self.peek_at(2).is(Tok::LBrace)
+        {
+            while !self.eat(Tok::Semi) {
+                if self.at(Tok::Eof) {
+                    return self.expect(Tok::Semi, "';'").map(|_| ());
+                }
+                self.bump();
+            }
+            return Ok(());
+        }
+        let span = self.span();
+        match self.decl_item(None)? {
+            Item::Function(f) if f.body.is_some() => {
+                members.push(Member::Method(Function { is_friend: true, is_static: true, ..f }))
+            }
+            Item::Function(_) => {}
+            _ => return err(span, "a friend declaration names a class or a function"),
+        }
+        Ok(())
     }
 
     fn member(&mut self, class: &str, members: &mut Vec<Member>) -> Result<()> {
         self.skip_attributes()?;
         let t = self.peek().clone();
         self.check_keyword(&t)?;
-        if self.at_kw("friend") {
-            return err(t.span, "'friend' declarations are not supported in codelets");
+        if self.eat_kw("friend") {
+            return self.friend(members);
         }
         if self.at_kw("using") || self.at_kw("typedef") || self.at_kw("enum") || self.at_kw("static_assert") {
             members.push(Member::Item(self.item()?));
@@ -263,4 +298,46 @@ impl Parser {
         }
         Ok(())
     }
+}
+
+/// Takes the classes declared in `f`'s body (in any block) out of it,
+/// leaving empty statements: popc declares them beside `f` (as nested
+/// classes of a method's class, or in a function's namespace), where the
+/// body finds them by the same name.
+pub(crate) fn hoist_local_classes(f: &mut Function) -> Vec<Class> {
+    fn walk(stmts: &mut [Stmt], out: &mut Vec<Class>) {
+        for s in stmts {
+            match &mut s.kind {
+                StmtKind::Item(it) if matches!(**it, Item::Class(_)) => {
+                    let Item::Class(c) = std::mem::replace(&mut **it, Item::Namespace(String::new(), vec![]))
+                    else {
+                        continue;
+                    };
+                    out.push(c);
+                    s.kind = StmtKind::Empty;
+                }
+                StmtKind::Block(b) => walk(b, out),
+                _ => {}
+            }
+        }
+    }
+    let Some(body) = &f.body else { return vec![] };
+    let has_class = |stmts: &[Stmt]| {
+        fn any(stmts: &[Stmt]) -> bool {
+            stmts.iter().any(|s| match &s.kind {
+                StmtKind::Item(it) => matches!(**it, Item::Class(_)),
+                StmtKind::Block(b) => any(b),
+                _ => false,
+            })
+        }
+        any(stmts)
+    };
+    if !has_class(body) {
+        return vec![];
+    }
+    let mut stmts = body.to_vec();
+    let mut out = Vec::new();
+    walk(&mut stmts, &mut out);
+    f.body = Some(stmts.into());
+    out
 }

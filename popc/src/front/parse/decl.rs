@@ -94,6 +94,7 @@ impl Parser {
                     body,
                     is_constexpr,
                     is_static,
+                    is_friend: false,
                 }));
             }
             let mut dims = Vec::new();
@@ -126,7 +127,7 @@ impl Parser {
 
     /// `operator@` as a function name: `operator()`, `operator[]`,
     /// `operator+`, `operator==`, `operator>>`, ...
-    fn operator_name(&mut self) -> Result<(String, Span)> {
+    pub(super) fn operator_name(&mut self) -> Result<(String, Span)> {
         let span = self.bump().span;
         let t = self.bump();
         let text = match t.kind {

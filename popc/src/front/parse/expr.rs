@@ -215,6 +215,10 @@ impl Parser {
                 Tok::Dot | Tok::Arrow => {
                     let arrow = self.bump().kind == Tok::Arrow;
                     self.eat_kw("template");
+                    if self.at_kw("operator") {
+                        e = self.operator_call(Some((e, arrow)))?;
+                        continue;
+                    }
                     let (name, nspan) = self.ident()?;
                     Expr { span: nspan, kind: ExprKind::Member(Box::new(e), name, arrow) }
                 }
@@ -231,9 +235,94 @@ impl Parser {
         }
     }
 
+    /// `e.operator@(args)` (or `e->…`), the explicit call of a member
+    /// operator, after the `.`, and `operator@(args)` (`obj` `None`): the
+    /// expression the operator spells, which the later stages resolve to
+    /// the same overload (`this->operator[](i)` is `(*this)[i]`).
+    fn operator_call(&mut self, obj: Option<(Expr, bool)>) -> Result<Expr> {
+        let (name, span) = self.operator_name()?;
+        self.expect(Tok::LParen, "'(' after the operator's name")?;
+        let mut args = Vec::new();
+        while !self.eat(Tok::RParen) {
+            args.push(self.assign_expr()?);
+            if !self.eat(Tok::Comma) {
+                self.expect(Tok::RParen, "')'")?;
+                break;
+            }
+        }
+        if let Some((e, arrow)) = obj {
+            let e = if arrow {
+                Expr { span: e.span, kind: ExprKind::Unary(UnOp::Deref, Box::new(e)) }
+            } else {
+                e
+            };
+            args.insert(0, e);
+        }
+        let op = &name["operator".len()..];
+        let bin = |t: &str| {
+            Some(match t {
+                "+" => BinOp::Add,
+                "-" => BinOp::Sub,
+                "*" => BinOp::Mul,
+                "/" => BinOp::Div,
+                "%" => BinOp::Rem,
+                "<<" => BinOp::Shl,
+                ">>" => BinOp::Shr,
+                "&" => BinOp::BitAnd,
+                "|" => BinOp::BitOr,
+                "^" => BinOp::BitXor,
+                "&&" => BinOp::And,
+                "||" => BinOp::Or,
+                "==" => BinOp::Eq,
+                "!=" => BinOp::Ne,
+                "<" => BinOp::Lt,
+                ">" => BinOp::Gt,
+                "<=" => BinOp::Le,
+                ">=" => BinOp::Ge,
+                _ => return None,
+            })
+        };
+        let compound = |t: &str| match t.strip_suffix('=') {
+            Some(b) if !matches!(t, "==" | "!=" | "<=" | ">=") => bin(b),
+            _ => None,
+        };
+        let n = args.len();
+        let mut it = args.into_iter().map(Box::new);
+        let mut next = || it.next().unwrap();
+        let kind = match (op, n) {
+            ("()", 1..) => {
+                let f = next();
+                ExprKind::Call(f, it.map(|a| *a).collect())
+            }
+            ("[]", 2) => ExprKind::Index(next(), next()),
+            ("=", 2) => ExprKind::Assign(None, next(), next()),
+            ("++", 1) => ExprKind::Unary(UnOp::PreInc, next()),
+            ("--", 1) => ExprKind::Unary(UnOp::PreDec, next()),
+            ("++", 2) => ExprKind::Unary(UnOp::PostInc, next()),
+            ("--", 2) => ExprKind::Unary(UnOp::PostDec, next()),
+            ("-", 1) => ExprKind::Unary(UnOp::Neg, next()),
+            ("+", 1) => ExprKind::Unary(UnOp::Plus, next()),
+            ("!", 1) => ExprKind::Unary(UnOp::Not, next()),
+            ("~", 1) => ExprKind::Unary(UnOp::BitNot, next()),
+            ("*", 1) => ExprKind::Unary(UnOp::Deref, next()),
+            (t, 2) if compound(t).is_some() => ExprKind::Assign(compound(t), next(), next()),
+            (t, 2) if bin(t).is_some() => ExprKind::Binary(bin(t).unwrap_or(BinOp::Add), next(), next()),
+            _ => {
+                return err(
+                    span,
+                    format!("'{name}' called by name with {n} operands (its object included) is no operator popc supports"),
+                )
+            }
+        };
+        Ok(Expr { span, kind })
+    }
+
     pub(super) fn primary(&mut self) -> Result<Expr> {
         let t = self.peek().clone();
         let span = t.span;
+        if self.at_kw("operator") {
+            return self.operator_call(None);
+        }
         self.check_keyword(&t)?;
         let kind = match t.kind {
             Tok::Number => {

@@ -181,7 +181,18 @@ impl Parser {
     }
 
     pub(super) fn item(&mut self) -> Result<Item> {
-        self.node(Self::item_inner)
+        let it = self.node(Self::item_inner)?;
+        // Classes declared in a function's body join its namespace.
+        if let Item::Function(mut f) = it {
+            let local = super::class::hoist_local_classes(&mut f);
+            if local.is_empty() {
+                return Ok(Item::Function(f));
+            }
+            let mut items: Vec<Item> = local.into_iter().map(Item::Class).collect();
+            items.push(Item::Function(f));
+            return Ok(Item::Namespace(String::new(), items));
+        }
+        Ok(it)
     }
 
     fn item_inner(&mut self) -> Result<Item> {

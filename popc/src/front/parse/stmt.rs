@@ -21,10 +21,28 @@ impl Parser {
         self.node(Self::stmt_inner)
     }
 
+    /// `asm [volatile|inline|goto] (…);`, kept as an error for the
+    /// lowering to report if the statement is reached.
+    fn asm_stmt(&mut self) -> Result<Stmt> {
+        let span = self.bump().span;
+        while self.eat_kw("volatile")
+            || self.eat_kw("__volatile__")
+            || self.eat_kw("inline")
+            || self.eat_kw("goto")
+        {}
+        self.skip_parens()?;
+        self.expect(Tok::Semi, "';' after inline assembly")?;
+        let what = "inline assembly is not supported in codelets (popc compiles the C++ path: it defines __POPC__, not __IPU__)";
+        Ok(Stmt { span, kind: StmtKind::Unsupported(what.into()) })
+    }
+
     pub(crate) fn stmt_inner(&mut self) -> Result<Stmt> {
         self.skip_attributes()?;
         let t = self.peek().clone();
         let span = t.span;
+        if t.kind == Tok::Ident && matches!(&*t.text, "asm" | "__asm__" | "__asm") {
+            return self.asm_stmt();
+        }
         self.check_keyword(&t)?;
         let kind = match &*t.text {
             _ if t.kind == Tok::LBrace => StmtKind::Block(self.block()?),

@@ -20,7 +20,7 @@ impl Parser {
                 if self.at(Tok::Ellipsis) {
                     return err(self.span(), "variadic templates are not supported in codelets");
                 }
-                let (name, _) = self.ident()?;
+                let name = self.tparam_name(ps.len())?;
                 self.types.insert(name.clone());
                 let default = if self.eat(Tok::Assign) { Some(TArg::Type(self.type_name()?)) } else { None };
                 ps.push(TParam { name, kind: TParamKind::Type, default });
@@ -31,7 +31,7 @@ impl Parser {
                 if self.at(Tok::Ellipsis) {
                     return err(self.span(), "variadic templates are not supported in codelets");
                 }
-                let (name, _) = self.ident()?;
+                let name = self.tparam_name(ps.len())?;
                 let default =
                     if self.eat(Tok::Assign) { Some(TArg::Expr(self.binary(0, true)?)) } else { None };
                 ps.push(TParam { name, kind: TParamKind::Value(ty), default });
@@ -42,6 +42,15 @@ impl Parser {
             self.close_angle()?;
             return Ok(ps);
         }
+    }
+
+    /// A template parameter's name, or for an unnamed one (`class = void`,
+    /// `std::enable_if_t<C, bool> = true`) a name no source can spell.
+    fn tparam_name(&mut self, index: usize) -> Result<String> {
+        if self.at(Tok::Comma) || self.at(Tok::Assign) || self.at(Tok::Gt) {
+            return Ok(format!("<unnamed {index}>"));
+        }
+        Ok(self.ident()?.0)
     }
 
     pub(super) fn template_item(&mut self) -> Result<Item> {

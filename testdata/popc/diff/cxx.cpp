@@ -1,0 +1,132 @@
+// Kernels in the C++ that codelets outside PopLibs are written in,
+// compiled by popc and by g++ -O2 against the stub header; the
+// differential test compares their outputs bit for bit. One vertex per
+// construct (or a few related ones), named after it.
+#include <poplar/Vertex.hpp>
+#include <array>
+#include <cstddef>
+using namespace poplar;
+
+// A fixed-size vector whose element-wise operators call its own subscript
+// explicitly (`this->operator[](i)`) and whose binary operators are
+// friends defined in the class.
+template <class T, size_t N> struct Small {
+  std::array<T, N> v;
+  T &operator[](size_t i) { return v[i]; }
+  const T &operator[](size_t i) const { return v[i]; }
+  Small &operator+=(const Small &o) {
+    for (size_t i = 0; i < N; ++i) this->operator[](i) += o[i];
+    return *this;
+  }
+  Small &operator*=(T k) {
+    for (size_t i = 0; i < N; ++i) this->operator[](i) = this->operator[](i) * k;
+    return *this;
+  }
+  friend Small operator-(const Small &a, const Small &b) {
+    Small r;
+    for (size_t i = 0; i < N; ++i) r[i] = a[i] - b[i];
+    return r;
+  }
+  friend bool operator==(const Small &a, const Small &b) {
+    for (size_t i = 0; i < N; ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
+  friend class Helper;
+};
+
+struct Acc {
+  float total;
+  Acc &operator+=(float x) { total += x; return *this; }
+  float operator()(float x) const { return total * x; }
+};
+
+class ExplicitOperatorCalls : public Vertex {
+public:
+  Input<Vector<float>> a;
+  Output<Vector<float>> out;
+  bool compute() {
+    for (unsigned i = 0; i + 2 < a.size(); i += 3) {
+      Small<float, 3> x, y;
+      for (unsigned j = 0; j < 3; ++j) {
+        x.operator[](j) = a[i + j];
+        y[j] = a[i + j] * 0.5f;
+      }
+      x.operator+=(y);
+      x *= 2.0f;
+      Small<float, 3> d = x - y;
+      Small<float, 3> e = operator-(x, y);
+      Acc acc{1.0f};
+      acc.operator+=(d[0]);
+      for (unsigned j = 0; j < 3; ++j) out[i + j] = (d == e ? acc.operator()(d[j]) : -1.0f) + d.operator[](j);
+    }
+    return true;
+  }
+};
+
+// Tag dispatch by std::enable_if (an unnamed parameter whose type fails
+// for the other tag), as in helpers with an IPU-only assembly version.
+struct HardwareTag { static constexpr bool hardware = true; };
+struct ModelTag { static constexpr bool model = true; };
+template <class Tag, std::enable_if_t<Tag::hardware, bool> = true>
+float axpy(float a, float x, float y) {
+  asm volatile("" ::: "memory");
+  return a * x + y;
+}
+template <class Tag, std::enable_if_t<Tag::model, bool> = true>
+float axpy(float a, float x, float y) { return a * x + y; }
+template <typename T, std::enable_if_t<std::is_integral<T>::value, int> = 0>
+T twice(T x) { return x + x; }
+template <typename T, typename = std::enable_if_t<std::is_floating_point<T>::value>>
+T twice(T x) { return x * 2.5f; }
+template <typename T>
+typename std::enable_if<sizeof(T) == 4, T>::type bump(T x) { return x + 1; }
+template <typename T>
+typename std::enable_if<sizeof(T) == 2, T>::type bump(T x) { return x - 1; }
+
+class EnableIfDispatch : public Vertex {
+public:
+  Input<Vector<float>> x;
+  Input<Vector<int>> k;
+  Output<Vector<float>> out;
+  Output<Vector<int>> kout;
+  bool compute() {
+    for (unsigned i = 0; i + 1 < x.size() && i < k.size(); ++i) {
+      out[i] = axpy<ModelTag>(twice(x[i]), x[i + 1], 0.25f);
+      kout[i] = twice(k[i]) + bump(k[i]) + bump((short)k[i]);
+    }
+    return true;
+  }
+};
+
+// Default arguments from a declaration the definition does not repeat,
+// array members of a helper class, a class declared in a method.
+int packed(int step, unsigned elems, unsigned chans = 8, int rows = -3);
+int packed(int step, unsigned elems, unsigned chans, int rows) {
+  return step * (int)elems - (int)chans + rows;
+}
+template <typename T, unsigned N> struct Window {
+  T taps[N];
+  T acc[2][N];
+  void shift(T x) {
+    for (unsigned i = N - 1; i > 0; --i) taps[i] = taps[i - 1];
+    taps[0] = x;
+    for (unsigned i = 0; i < N; ++i) acc[i % 2][i] += taps[i];
+  }
+};
+
+class Declarations : public Vertex {
+public:
+  Input<Vector<int>> a;
+  Output<Vector<int>> out;
+  bool compute() {
+    struct Span { int lo; int hi; };
+    Window<int, 4> w{};
+    for (unsigned i = 0; i < a.size(); ++i) {
+      w.shift(a[i]);
+      Span s{w.taps[0], w.taps[3]};
+      out[i] = packed(s.lo, 3) + packed(s.hi, 2, 1) + w.acc[0][2] - w.acc[1][3];
+    }
+    return true;
+  }
+};
