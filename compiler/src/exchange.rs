@@ -176,17 +176,19 @@ pub fn schedule_exchange(
     let mut errs = Collector::default();
     // Accesses of the compute set being scanned; vertices are grouped by
     // compute set, but do not rely on it: keep per compute set lists.
-    let mut writes: Vec<Vec<Access>> = (0..graph.compute_sets.len()).map(|_| Vec::new()).collect();
-    let mut reads: Vec<Vec<Access>> = (0..graph.compute_sets.len()).map(|_| Vec::new()).collect();
     // Input edges received once per (compute set, tile): contiguous runs
     // share the regions of `shared_input_regions`; any other element list shares a buffer with an
     // identical one (keyed by compute set, tile, element size and runs).
     let shared = shared_input_regions(graph, resolved, codelets, mapping);
+    let mut writes: Vec<Vec<Access>> = shared.counts.writes.iter().map(|&n| Vec::with_capacity(n)).collect();
+    let mut reads: Vec<Vec<Access>> = shared.counts.reads.iter().map(|&n| Vec::with_capacity(n)).collect();
+    plan.edges.reserve_exact(shared.counts.edges);
     let mut region_buf: Vec<Option<BufferId>> = vec![None; shared.regions.len()];
     let mut next_assign = 0usize;
     let mut same: HashMap<ListKey, BufferId> = HashMap::new();
 
     let mut per_vertex = vec![0u32; graph.vertices.len()];
+    plan.edge_start.reserve_exact(graph.vertices.len() + 1);
     walk_edges(graph, resolved, codelets, mapping, |e, segs| {
         per_vertex[e.vertex.index()] += 1;
         let (tile, cs, size, count) = (e.tile, e.cs, e.elem_size, e.view.num_elements());
@@ -267,6 +269,16 @@ struct SharedInputs {
     regions: Vec<Pending>,
     /// (index into `plan.edges`, region, byte offset), by edge.
     assign: Vec<(u32, u32, u64)>,
+    counts: EdgeCounts,
+}
+
+/// How many edges there are, and how many segments each compute set's
+/// edges write and read: the lists [`schedule_exchange`] fills are sized
+/// exactly (ten million edges grown by doubling touch twice the memory).
+struct EdgeCounts {
+    edges: usize,
+    writes: Vec<usize>,
+    reads: Vec<usize>,
 }
 
 /// Finds every input edge that needs a buffer and whose elements are one
@@ -279,7 +291,19 @@ fn shared_input_regions(
     mapping: &TileMapping,
 ) -> SharedInputs {
     let mut pending: Vec<Pending> = Vec::new();
+    let mut counts = EdgeCounts {
+        edges: 0,
+        writes: vec![0; graph.compute_sets.len()],
+        reads: vec![0; graph.compute_sets.len()],
+    };
     walk_edges(graph, resolved, codelets, mapping, |e, segs| {
+        counts.edges += 1;
+        let n = if matches!(e.dir, gp::Direction::Output | gp::Direction::InOut) {
+            &mut counts.writes
+        } else {
+            &mut counts.reads
+        };
+        n[e.cs.index()] += segs.len();
         // An edge asking for alignment gets a buffer of its own.
         if e.dir != gp::Direction::Input || e.min_align != 0 {
             return;
@@ -303,7 +327,7 @@ fn shared_input_regions(
         }
     });
     pending.sort_unstable_by_key(|p| (p.cs, p.tile, p.tensor, p.size, p.start, p.end, p.edge));
-    let mut out = SharedInputs { regions: Vec::new(), assign: Vec::with_capacity(pending.len()) };
+    let mut out = SharedInputs { regions: Vec::new(), assign: Vec::with_capacity(pending.len()), counts };
     let mut i = 0;
     while i < pending.len() {
         let p = &pending[i];

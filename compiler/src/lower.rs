@@ -142,8 +142,14 @@ pub fn lower<'a>(
     let n = mapping.num_tiles as usize;
 
     // Vertex instances, grouped by compute set, and the compute sets.
-    let mut instances: Vec<Vec<VertexInstance>> = vec![Vec::new(); n];
-    let mut on_tile: Vec<Vec<VertexId>> = vec![Vec::new(); n];
+    // Sized exactly: grown by doubling, ten million vertices' lists touch
+    // twice the memory they keep.
+    let mut per_tile = vec![0usize; n];
+    for v in graph.vertices.keys() {
+        per_tile[mapping.vertex_tiles[v].index()] += 1;
+    }
+    let mut instances: Vec<Vec<VertexInstance>> = per_tile.iter().map(|&k| Vec::with_capacity(k)).collect();
+    let mut on_tile: Vec<Vec<VertexId>> = per_tile.iter().map(|&k| Vec::with_capacity(k)).collect();
     let mut compute_sets = Vec::with_capacity(graph.compute_sets.len());
     let mut touched: Vec<u32> = Vec::new();
     let mut start = vec![0u32; n];
