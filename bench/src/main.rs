@@ -18,6 +18,7 @@ mod machine;
 mod memcpy_bench;
 mod ops_bench;
 mod popc_bench;
+mod python_bench;
 mod report_bench;
 mod runtime_bench;
 mod tools;
@@ -38,6 +39,7 @@ const SECTIONS: &[Section] = &[
     ("Library operations (PIR ops)", ops_bench::run),
     ("Cost model against PopLibs' cycle estimators", estimator_bench::run),
     ("C++ host API (libpoplar)", host_api_bench::run),
+    ("Python package (poplar)", python_bench::run),
 ];
 
 fn main() {
