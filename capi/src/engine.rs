@@ -101,15 +101,26 @@ fn engine_options(pairs: &[(String, String)]) -> Result<EngineOptions> {
     Ok(o)
 }
 
-/// Compiles the graph with these programs.
+/// Compiles the graph with these programs (`prog0`, `prog1`, ...).
 pub fn compile(
     g: &Graph,
     programs: Vec<Vec<ir::Stmt>>,
     pairs: Vec<(String, String)>,
     progress: &dyn Fn(i32, i32),
 ) -> Result<Executable> {
+    let named = programs.into_iter().enumerate().map(|(i, body)| (format!("prog{i}"), body)).collect();
+    compile_named(g, named, pairs, progress)
+}
+
+/// [`compile`] with the programs' names (PIR identifiers).
+pub fn compile_named(
+    g: &Graph,
+    programs: Vec<(String, Vec<ir::Stmt>)>,
+    pairs: Vec<(String, String)>,
+    progress: &dyn Fn(i32, i32),
+) -> Result<Executable> {
     engine_options(&pairs)?;
-    let (graph, spans) = g.builder.finish(programs);
+    let (graph, spans) = g.builder.finish_named(programs);
     let codelets = compiler::Codelets {
         objects: g.codelets.iter().map(|c| c.object.clone()).collect(),
         aliases: g.codelets.iter().flat_map(|c| c.aliases.iter().cloned()).collect(),

@@ -431,10 +431,18 @@ impl Builder {
     /// copies numbered: ready for the compiler, with spans into
     /// [`Builder::described`].
     pub fn finish(&self, programs: Vec<Vec<Stmt>>) -> (Graph, Spans) {
+        self.finish_named(
+            programs.into_iter().enumerate().map(|(i, body)| (format!("prog{i}"), body)).collect(),
+        )
+    }
+
+    /// [`Builder::finish`] with the programs' names (PIR identifiers, which
+    /// the caller checks).
+    pub fn finish_named(&self, programs: Vec<(String, Vec<Stmt>)>) -> (Graph, Spans) {
         let mut graph = self.graph.clone();
         let mut spans = self.spans.clone();
-        for (i, body) in programs.into_iter().enumerate() {
-            let id = graph.programs.push(Program { name: format!("prog{i}"), body });
+        for (name, body) in programs {
+            let id = graph.programs.push(Program { name, body });
             spans.programs.set(id, Span::default());
         }
         graph.number_copies();

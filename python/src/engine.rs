@@ -21,7 +21,6 @@ use crate::device::Device;
 use crate::dtype::numpy_name;
 use crate::errors::{CompileError, OrRaise, StreamError};
 use crate::graph::Graph;
-use crate::program::Program;
 
 /// A compiled graph: save it, load it, or give it to an `Engine`.
 #[pyclass(module = "poplar")]
@@ -259,7 +258,7 @@ impl Engine {
     fn new(
         py: Python<'_>,
         graph: &Bound<'_, PyAny>,
-        programs: Option<Vec<PyRef<'_, Program>>>,
+        programs: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyDict>>,
         device: Option<PyRef<'_, Device>>,
     ) -> PyResult<Engine> {
@@ -268,10 +267,8 @@ impl Engine {
             pairs.insert(0, ("debug.instrument".into(), "true".into()));
         }
         let exe = if let Ok(g) = graph.cast::<Graph>() {
-            let bodies: Vec<Vec<ir::Stmt>> =
-                programs.unwrap_or_default().iter().map(|p| p.p.body.clone()).collect();
-            let g = g.borrow();
-            capi::engine::compile(&g.g, bodies, pairs.clone(), &|_, _| {}).or_raise()?
+            let named = crate::program::named_programs(programs)?;
+            capi::engine::compile_named(&g.borrow().g, named, pairs.clone(), &|_, _| {}).or_raise()?
         } else if let Ok(x) = graph.cast::<Executable>() {
             x.borrow_mut().take()?
         } else {
@@ -300,10 +297,28 @@ impl Engine {
         PyBytes::new(py, &self.e.executable().to_bytes())
     }
 
-    /// `run(index)`: what the program prints goes to `sys.stdout`. The GIL
-    /// is released while it runs; Ctrl-C stops it (KeyboardInterrupt).
-    #[pyo3(signature = (index = 0))]
-    fn run(&mut self, py: Python<'_>, index: usize) -> PyResult<()> {
+    /// `run(index)`, by number or name: what the program prints goes to
+    /// `sys.stdout`. The GIL is released while it runs; Ctrl-C stops it
+    /// (KeyboardInterrupt).
+    #[pyo3(signature = (index = None))]
+    fn run(&mut self, py: Python<'_>, index: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let programs = &self.e.executable().image.programs;
+        let index = match index {
+            None => 0,
+            Some(i) => match i.extract::<usize>() {
+                Ok(n) => n,
+                Err(_) => {
+                    let name: String = i.extract()?;
+                    programs.iter().position(|p| p.name == name).ok_or_else(|| {
+                        let known: Vec<&str> = programs.iter().map(|p| p.name.as_str()).collect();
+                        PyValueError::new_err(format!(
+                            "no program called '{name}' (programs: {})",
+                            known.join(", ")
+                        ))
+                    })?
+                }
+            },
+        };
         let interrupter = self.e.runtime().map(runtime::Engine::interrupter);
         let mut out: Vec<u8> = Vec::new();
         let mut signal: Option<PyErr> = None;

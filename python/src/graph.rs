@@ -405,10 +405,11 @@ impl Graph {
         Ok(Graph::tensor(slf, r))
     }
 
-    /// The graph and these programs as PIR text (what `poplar-compile` takes).
-    fn to_pir(&self, programs: Vec<PyRef<'_, Program>>) -> String {
-        let bodies = programs.iter().map(|p| p.p.body.clone()).collect();
-        ir::print(&self.g.builder.finish(bodies).0)
+    /// The graph and these programs (a list, or a dict by name) as PIR
+    /// text (what `poplar-compile` takes).
+    fn to_pir(&self, programs: &Bound<'_, PyAny>) -> PyResult<String> {
+        let named = crate::program::named_programs(Some(programs))?;
+        Ok(ir::print(&self.g.builder.finish_named(named).0))
     }
 
     fn __repr__(&self) -> String {

@@ -68,6 +68,29 @@ impl Program {
     }
 }
 
+/// A graph's entry programs: a list (named `prog0`, `prog1`, ...) or a
+/// dict of PIR-identifier names to programs, in order.
+pub fn named_programs(programs: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<(String, Vec<ir::Stmt>)>> {
+    let Some(programs) = programs else { return Ok(Vec::new()) };
+    if let Ok(d) = programs.cast::<pyo3::types::PyDict>() {
+        let mut out: Vec<(String, Vec<ir::Stmt>)> = Vec::new();
+        for (k, v) in d.iter() {
+            let name: String = k.extract()?;
+            let ident = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !ident {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "program name '{name}' is not an identifier (letters, digits and _)"
+                )));
+            }
+            out.push((name, v.cast::<Program>()?.borrow().p.body.clone()));
+        }
+        return Ok(out);
+    }
+    let list: Vec<PyRef<'_, Program>> = programs.extract()?;
+    Ok(list.iter().enumerate().map(|(i, p)| (format!("prog{i}"), p.p.body.clone())).collect())
+}
+
 /// `Sequence(p1, p2, ...)`.
 #[pyfunction]
 #[pyo3(signature = (*programs))]

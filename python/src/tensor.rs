@@ -100,6 +100,24 @@ impl Tensor {
         self.map(py, &nodes, &inputs, name)
     }
 
+    /// `self op= other`: `popops::mapInPlace` into `self`'s elements.
+    fn in_place(&self, py: Python<'_>, other: &Bound<'_, PyAny>, op: i32, name: &str) -> PyResult<()> {
+        let mut inputs = vec![self.t.clone()];
+        let other = match operand(other)? {
+            Operand::Tensor(t) => {
+                inputs.push(t);
+                input(2)
+            }
+            Operand::Number(v) => number(v),
+        };
+        let refs: Vec<&capi::tensor::Tensor> = inputs.iter().collect();
+        let nodes = [input(1), other, node(BINARY, op)];
+        with_active(py, name, |seq| {
+            self.graph.borrow_mut(py).g.map(seq, &nodes, &refs, true, name).or_raise()
+        })?;
+        Ok(())
+    }
+
     fn unary(&self, py: Python<'_>, op: i32, name: &str) -> PyResult<Tensor> {
         self.map(py, &[input(1), node(UNARY, op)], std::slice::from_ref(&self.t), name)
     }
@@ -248,6 +266,29 @@ impl Tensor {
     }
     fn __ge__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
         self.binary(py, o, 10, false, "ge")
+    }
+    /// Elementwise `==` (a bool tensor), as numpy's; tensors hash by identity.
+    fn __eq__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 11, false, "eq")
+    }
+    fn __ne__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 12, false, "ne")
+    }
+    fn __hash__(slf: &Bound<'_, Self>) -> isize {
+        slf.as_ptr() as isize
+    }
+    /// `t += x` updates `t`'s elements in place (`popops::addInPlace`).
+    fn __iadd__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.in_place(py, o, 0, "add")
+    }
+    fn __isub__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.in_place(py, o, 1, "sub")
+    }
+    fn __imul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.in_place(py, o, 2, "mul")
+    }
+    fn __itruediv__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.in_place(py, o, 3, "div")
     }
     fn __neg__(&self, py: Python<'_>) -> PyResult<Tensor> {
         self.unary(py, 0, "neg")

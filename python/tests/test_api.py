@@ -59,6 +59,34 @@ def test_elementwise_operators_match_numpy(device: poplar.Device) -> None:
     np.testing.assert_allclose(e.read("s"), np.maximum(np.sqrt(r * r), x), rtol=1e-6)
 
 
+def test_comparisons_and_in_place_operators(device: poplar.Device) -> None:
+    g = poplar.Graph(device.target)
+    a = g.add_variable(np.int32, [6], "a")
+    g.map_linearly(a)
+    g.create_host_write("a", a)
+    g.create_host_read("a_out", a)
+    prog = poplar.Sequence()
+    with prog:
+        eq = a == 3
+        ne = a != 3
+        a += 10
+        a *= 2
+    g.create_host_read("eq", eq)
+    g.create_host_read("ne", ne)
+    e = poplar.Engine(g, {"main": prog}, device=device)
+    v = np.arange(6, dtype=np.int32)
+    e.write("a", v)
+    e.run("main")
+    np.testing.assert_array_equal(e.read("eq"), v == 3)
+    np.testing.assert_array_equal(e.read("ne"), v != 3)
+    np.testing.assert_array_equal(e.read("a_out"), (v + 10) * 2)
+    assert len({a, a}) == 1
+    with pytest.raises(ValueError, match="no program called 'mian' \\(programs: main\\)"):
+        e.run("mian")
+    with pytest.raises(ValueError, match="not an identifier"):
+        poplar.Engine(g, {"my prog": prog})
+
+
 def test_sim_and_cpu_agree_bit_for_bit() -> None:
     out = []
     for d in (poplar.Device.ipu_model(tiles_per_ipu=16), poplar.Device.cpu()):
