@@ -81,21 +81,20 @@ impl Ctx<'_> {
             })
             .collect();
         transfers.sort_unstable_by_key(|t| (t.dst_tile, t.dst_offset));
-        let mut merged: Vec<Transfer> = Vec::with_capacity(transfers.len());
-        for t in transfers {
-            match merged.last_mut() {
-                Some(l)
-                    if l.dst_tile == t.dst_tile
-                        && l.src_tile == t.src_tile
-                        && l.dst_offset + l.bytes == t.dst_offset
-                        && l.src_offset + l.bytes == t.src_offset =>
-                {
-                    l.bytes += t.bytes
-                }
-                _ => merged.push(t),
+        // Merged in place (a compute set may have ten million transfers):
+        // `t` joins the last kept one `l` when it continues it on both ends.
+        transfers.dedup_by(|t, l| {
+            let joins = l.dst_tile == t.dst_tile
+                && l.src_tile == t.src_tile
+                && l.dst_offset + l.bytes == t.dst_offset
+                && l.src_offset + l.bytes == t.src_offset;
+            if joins {
+                l.bytes += t.bytes;
             }
-        }
-        Exchange { transfers: merged }
+            joins
+        });
+        transfers.shrink_to_fit();
+        Exchange { transfers }
     }
 
     /// The view's elements as tile regions, in order, contiguous ones merged.
