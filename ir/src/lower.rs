@@ -45,7 +45,7 @@ mod vertex;
 /// [`ENTITY_COST`]. What the text writes out itself is free: its size
 /// already bounds it. Past the budget lowering stops with an error, so a
 /// runaway loop fails fast instead of hanging or exhausting memory (the
-/// default allows 6.25M entities made by loops).
+/// default allows fewer than 6.25M entities made by loops).
 pub const EXPANSION_LIMIT: u64 = 100_000_000;
 
 /// Budget units one entity made by a loop or a repetition costs.
