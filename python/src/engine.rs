@@ -8,9 +8,6 @@
 //! Trust: an executable holds native code, like a shared library; load
 //! only executables you would run.
 
-use std::sync::mpsc;
-use std::time::Duration;
-
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -321,51 +318,19 @@ impl Engine {
         };
         let interrupter = self.e.runtime().map(runtime::Engine::interrupter);
         let mut out: Vec<u8> = Vec::new();
-        let mut signal: Option<PyErr> = None;
         let e = &mut self.e;
-        let result = std::thread::scope(|s| {
-            let (tx, rx) = mpsc::channel::<()>();
-            let rx = std::sync::Mutex::new(rx);
-            let out = &mut out;
-            let worker = s.spawn(move || {
-                let r = e.run(index, out);
-                let _ = tx.send(());
-                r
-            });
-            loop {
-                let done = py.detach(|| {
-                    let rx = rx.lock().unwrap_or_else(|e| e.into_inner());
-                    !matches!(
-                        rx.recv_timeout(Duration::from_millis(50)),
-                        Err(mpsc::RecvTimeoutError::Timeout)
-                    )
-                });
-                if done {
-                    break;
-                }
-                if signal.is_none() {
-                    if let Err(err) = py.check_signals() {
-                        if let Some(i) = &interrupter {
-                            i.interrupt();
-                        }
-                        signal = Some(err);
-                    }
-                }
-            }
-            worker.join()
-        });
+        let result = {
+            let _sigint = crate::sigint::Guard::install(interrupter);
+            py.detach(|| e.run(index, &mut out))
+        };
         if !out.is_empty() {
             let stdout = py.import("sys")?.getattr("stdout")?;
             stdout.call_method1("write", (String::from_utf8_lossy(&out),))?;
             stdout.call_method0("flush")?;
         }
-        if let Some(err) = signal {
-            return Err(err);
-        }
-        match result {
-            Ok(r) => r.or_raise(),
-            Err(_) => Err(crate::errors::PoplarError::new_err("the run's thread panicked")),
-        }
+        // Ctrl-C: Python's handler recorded it; raise KeyboardInterrupt.
+        py.check_signals()?;
+        result.or_raise()
     }
 
     /// `writeTensor(name, array)`: the array's dtype and shape are checked.

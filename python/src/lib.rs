@@ -14,6 +14,7 @@ mod engine;
 mod errors;
 mod graph;
 mod program;
+mod sigint;
 mod tensor;
 
 use pyo3::prelude::*;
