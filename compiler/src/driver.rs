@@ -218,6 +218,21 @@ pub fn compile_for_run_profiled(
     path: &Path,
     graph_profile: bool,
 ) -> Result<(linker::image::Image, Vec<String>, Option<String>), String> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path)
+        .map_err(|source| CompileError::Read { path: name.clone(), source }.to_string())?;
+    compile_source_for_run(&name, bytes, path, graph_profile)
+}
+
+/// [`compile_for_run_profiled`] for PIR that is not a file's (the Python
+/// package's `compile_pir(text)`): `name` names it in diagnostics and
+/// `as_path` is where it stands for resolving codelet paths.
+pub fn compile_source_for_run(
+    name: &str,
+    bytes: Vec<u8>,
+    as_path: &Path,
+    graph_profile: bool,
+) -> Result<(linker::image::Image, Vec<String>, Option<String>), String> {
     let expansion_limit = match std::env::var("POPLAR_EXPANSION_LIMIT") {
         Ok(text) => Some(crate::options::parse_expansion_limit(&text)?),
         Err(_) => None,
@@ -229,14 +244,13 @@ pub fn compile_for_run_profiled(
         progress: ::report::progress::Progress::on_terminal("poplar-run: compiling"),
         ..Default::default()
     };
-    let compiled = compile_path(path, &opts);
+    let compiled = compile_source(name, bytes, as_path, &opts);
     opts.progress.finish();
     let compiled = compiled.map_err(|e| e.to_string())?;
     // Rendered as `poplar-run`, the program the user ran, writes them.
     let rendered = compiled.render_warnings("poplar-run");
     let warnings = if rendered.trim().is_empty() { vec![] } else { vec![rendered.trim_end().to_string()] };
-    let image =
-        compiled.image.ok_or_else(|| CompileError::DoesNotFit(path.display().to_string()).to_string())?;
+    let image = compiled.image.ok_or_else(|| CompileError::DoesNotFit(name.to_string()).to_string())?;
     Ok((image, warnings, compiled.report))
 }
 
@@ -252,6 +266,18 @@ pub fn compile_path(path: &Path, opts: &Options) -> Result<Compiled, CompileErro
     let file_name = path.display().to_string();
     let bytes =
         std::fs::read(path).map_err(|source| CompileError::Read { path: file_name.clone(), source })?;
+    compile_source(&file_name, bytes, path, opts)
+}
+
+/// Compiles PIR text named `file_name`, as if it were the file at `path`
+/// (its codelet paths resolve beside it).
+pub fn compile_source(
+    file_name: &str,
+    bytes: Vec<u8>,
+    path: &Path,
+    opts: &Options,
+) -> Result<Compiled, CompileError> {
+    let file_name = file_name.to_string();
     let t = std::time::Instant::now();
     let mut check = opts.check_options();
     let mut module = ir::parse_bytes_with(&file_name, &bytes, &check)

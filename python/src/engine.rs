@@ -52,29 +52,19 @@ impl Executable {
     }
 }
 
-/// Compiles PIR: a `.pir` file's path, or PIR text. Text is compiled as
-/// a file of the current directory (its codelet paths resolve there).
+/// Compiles PIR: a `.pir` file's path, or PIR text (named `<pir>` in
+/// diagnostics; its codelet paths resolve against the current directory).
 #[pyfunction]
 pub fn compile_pir(py: Python<'_>, pir: &str) -> PyResult<Executable> {
-    static COUNT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let is_path = !pir.contains('\n') && std::path::Path::new(pir).is_file();
-    let path = if is_path {
-        std::path::PathBuf::from(pir)
-    } else {
-        let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let p = std::path::PathBuf::from(format!(".pir-text-{}-{n}.pir", std::process::id()));
-        std::fs::write(&p, pir).map_err(|e| {
-            CompileError::new_err(format!(
-                "cannot write PIR text to {} in the current directory: {e}",
-                p.display()
-            ))
-        })?;
-        p
-    };
-    let compiled = py.detach(|| compiler::driver::compile_for_run_profiled(&path, true));
-    if !is_path {
-        let _ = std::fs::remove_file(&path);
-    }
+    let compiled = py.detach(|| {
+        if is_path {
+            compiler::driver::compile_for_run_profiled(std::path::Path::new(pir), true)
+        } else {
+            let here = std::path::Path::new("<pir>");
+            compiler::driver::compile_source_for_run("<pir>", pir.as_bytes().to_vec(), here, true)
+        }
+    });
     let (image, warnings, report) = compiled.map_err(CompileError::new_err)?;
     for w in warnings {
         py.import("warnings")?.call_method1("warn", (w,))?;
