@@ -255,13 +255,15 @@ impl Engine {
         }
         let exe = if let Ok(g) = graph.cast::<Graph>() {
             let named = crate::program::named_programs(programs)?;
-            capi::engine::compile_named(&g.borrow().g, named, pairs.clone(), &|_, _| {}).or_raise()?
+            let g = g.borrow();
+            let graph = &g.g;
+            // Other Python threads run while it compiles.
+            py.detach(|| capi::engine::compile_named(graph, named, pairs.clone(), &|_, _| {})).or_raise()?
         } else if let Ok(x) = graph.cast::<Executable>() {
             x.borrow_mut().take()?
         } else {
             return Err(PyTypeError::new_err("Engine(graph, programs) or Engine(executable)"));
         };
-        let _ = py;
         let mut e = Engine { e: capi::engine::Engine::new(exe, &pairs).or_raise()? };
         if let Some(d) = device {
             e.e.load(&d.inner).or_raise()?;
