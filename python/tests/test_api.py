@@ -455,7 +455,9 @@ def test_the_gil_is_released_while_a_program_runs(sim: poplar.Device) -> None:
 def test_ctrl_c_stops_a_run() -> None:
     script = textwrap.dedent(
         """
-        import numpy as np, poplar, sys
+        import numpy as np, poplar, signal, sys
+        # As an interactive Python has it (a background job inherits SIGINT ignored).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         d = poplar.Device.ipu_model(tiles_per_ipu=4)
         g = poplar.Graph(d.target)
         a = g.add_variable(np.float32, [16], "a")
