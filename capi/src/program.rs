@@ -103,6 +103,11 @@ impl Program {
         Ok(Program::one(Stmt::Switch { selector: selector.view.clone(), cases: bodies, default }))
     }
 
+    /// `Call(f)`: the function `Graph::addFunction` made.
+    pub fn call(f: u32) -> Program {
+        Program::one(Stmt::Call(FunctionId(f)))
+    }
+
     /// `PrintTensor(title, t)`, in Poplar's layout.
     pub fn print_tensor(title: &str, t: &Tensor) -> Program {
         Program::one(Stmt::Print {
@@ -325,7 +330,7 @@ pub extern "C" fn prs_program_sync(out: *mut *mut Program) -> i32 {
 
 #[no_mangle]
 pub extern "C" fn prs_program_call(function: u32, out: *mut *mut Program) -> i32 {
-    make(out, || Ok(Program::one(Stmt::Call(FunctionId(function)))))
+    make(out, || Ok(Program::call(function)))
 }
 
 #[no_mangle]

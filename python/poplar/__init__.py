@@ -50,6 +50,8 @@ from ._poplar import (  # noqa: E402
     compile_pir,
     concat,
 )
+from ._poplar import Function  # noqa: E402
+from ._poplar import call as Call  # noqa: E402
 from ._poplar import copy as Copy  # noqa: E402
 from ._poplar import execute as Execute  # noqa: E402
 from ._poplar import if_ as If  # noqa: E402
@@ -61,6 +63,7 @@ from ._poplar import switch as Switch  # noqa: E402
 from .profile import ExecutionProfile, GraphProfile, Report, profiles  # noqa: E402
 
 __all__ = [
+    "Call",
     "CompileError",
     "ComputeSet",
     "Copy",
@@ -70,6 +73,7 @@ __all__ = [
     "Execute",
     "ExecutionProfile",
     "Executable",
+    "Function",
     "Graph",
     "GraphError",
     "GraphProfile",

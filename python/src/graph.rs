@@ -41,6 +41,12 @@ pub struct DataStream {
     pub name: String,
 }
 
+/// A function of the graph (`Graph::addFunction`), run by `Call`.
+#[pyclass(module = "poplar", frozen)]
+pub struct Function {
+    pub id: u32,
+}
+
 /// A vertex field's value: a tensor, a list of tensors, or a number.
 enum FieldArg {
     Tensor(capi::tensor::Tensor),
@@ -337,6 +343,11 @@ impl Graph {
         num_elements: u64,
     ) -> PyResult<DataStream> {
         Graph::fifo(slf, name, dtype, num_elements, HostDirection::ToHost)
+    }
+
+    /// `addFunction(prog)`: a program compiled once, run by each `Call`.
+    fn add_function(&mut self, prog: &Program) -> Function {
+        Function { id: self.g.builder.add_function(prog.p.body.clone()).0 }
     }
 
     /// `popops::fill(t, value)`, appended to `prog`.

@@ -33,6 +33,7 @@ fn _poplar(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<graph::Graph>()?;
     m.add_class::<graph::ComputeSet>()?;
     m.add_class::<graph::DataStream>()?;
+    m.add_class::<graph::Function>()?;
     m.add_class::<tensor::Tensor>()?;
     m.add_class::<program::Program>()?;
     m.add_class::<engine::Executable>()?;
@@ -46,6 +47,7 @@ fn _poplar(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(program::if_, m)?)?;
     m.add_function(wrap_pyfunction!(program::switch, m)?)?;
     m.add_function(wrap_pyfunction!(program::print_tensor, m)?)?;
+    m.add_function(wrap_pyfunction!(program::call, m)?)?;
     m.add_function(wrap_pyfunction!(engine::compile_pir, m)?)?;
     Ok(())
 }

@@ -169,6 +169,12 @@ pub fn switch(
     })
 }
 
+/// `Call(f)`: runs the graph's function `f`.
+#[pyfunction]
+pub fn call(f: &crate::graph::Function) -> Program {
+    Program { p: capi::program::Program::call(f.id) }
+}
+
 /// `PrintTensor(title, t)`: printed in Poplar's layout when it runs.
 #[pyfunction]
 #[pyo3(signature = (title, t))]

@@ -312,6 +312,22 @@ def test_control_flow(device: poplar.Device) -> None:
         np.testing.assert_array_equal(e.read("acc_out"), np.full(4, want, dtype=np.int32))
 
 
+def test_functions_run_where_they_are_called(device: poplar.Device) -> None:
+    g = poplar.Graph(device.target)
+    a = g.add_variable(np.int32, [4], "a")
+    g.map_linearly(a)
+    g.create_host_write("a", a)
+    g.create_host_read("a_out", a)
+    bump = poplar.Sequence()
+    with bump:
+        a += 3
+    f = g.add_function(bump)
+    e = poplar.Engine(g, [poplar.Sequence(poplar.Call(f), poplar.Repeat(2, poplar.Call(f)))], device=device)
+    e.write("a", np.zeros(4, dtype=np.int32))
+    e.run()
+    np.testing.assert_array_equal(e.read("a_out"), np.full(4, 9, dtype=np.int32))
+
+
 def test_streams_read_arrays_in_place_and_call_functions(device: poplar.Device) -> None:
     g = poplar.Graph(device.target)
     t = g.add_variable(np.float32, [4], "t")
