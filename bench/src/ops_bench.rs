@@ -5,7 +5,7 @@
 //! f32 peak they imply.
 //!
 //! The graphs are PIR text compiled in-process; numpy runs as a child
-//! `python3` (skipped with a note when it is missing).
+//! Python (`tools::python_with`; skipped with a note when none has numpy).
 
 use std::process::Command;
 use std::time::Instant;
@@ -155,7 +155,10 @@ fn matmul(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
         ),
     ));
     if theirs.is_empty() {
-        rows.push(("ops: numpy a @ b".into(), "skipped: python3 with numpy not available".into()));
+        rows.push((
+            "ops: numpy a @ b".into(),
+            "skipped: no Python with numpy (POPLAR_PYTHON names one)".into(),
+        ));
         return;
     }
     if numpy.is_none() {
@@ -173,7 +176,7 @@ const SETTLE: std::time::Duration = std::time::Duration::from_millis(300);
 /// Timed products in a block of the alternating comparison.
 const BLOCK: usize = 3;
 
-/// numpy's `a @ b` in a child `python3` with `threads` BLAS threads: for
+/// numpy's `a @ b` in a child Python with `threads` BLAS threads: for
 /// each line it reads, one untimed product, then `BLOCK` timed ones.
 struct Numpy {
     child: std::process::Child,
@@ -191,7 +194,8 @@ impl Numpy {
              sys.stdout.flush()\n"
         );
         let n = threads.to_string();
-        let mut child = Command::new("python3")
+        let python = crate::tools::python_with("numpy")?;
+        let mut child = Command::new(python)
             .arg("-c")
             .arg(&script)
             .env("OMP_NUM_THREADS", &n)

@@ -4,15 +4,14 @@
 //! `Scale` vertices built from Python loops and compiled, against the same
 //! graph as PIR text through `poplar-compile`.
 //!
-//! Uses the Python that `POPLAR_PYTHON` names, else CI's venv
-//! (`target/ci-venv`), else `python3`, when it imports `poplar` (installed
+//! Uses a Python that imports `poplar` (`tools::python_with`; installed
 //! with `pip install ./python`); otherwise the section says so.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use crate::compile_bench::BIG_CODELETS;
-use crate::tools::{cargo, timed, Stats};
+use crate::tools::{cargo, python_with, timed, Stats};
 
 /// The driver: `driver.py engine R` prints seconds per call; `driver.py
 /// build N OUT.pir` prints build and compile seconds and writes the PIR.
@@ -72,19 +71,6 @@ pub fn run(quick: bool) -> Vec<(String, String)> {
     }
 }
 
-/// A Python that imports `poplar`.
-fn python(root: &Path) -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("POPLAR_PYTHON").map(PathBuf::from),
-        Some(root.join("target/ci-venv/bin/python")),
-        Some(PathBuf::from("python3")),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|p| Command::new(p).args(["-c", "import poplar"]).output().is_ok_and(|o| o.status.success()))
-}
-
 fn numbers(exe: &Path, args: &[&str], dir: &Path) -> Result<Vec<f64>, String> {
     let o = Command::new(exe).args(args).current_dir(dir).output().map_err(|e| e.to_string())?;
     if !o.status.success() {
@@ -95,7 +81,7 @@ fn numbers(exe: &Path, args: &[&str], dir: &Path) -> Result<Vec<f64>, String> {
 
 fn run_inner(quick: bool) -> Result<Vec<(String, String)>, String> {
     let root = std::env::current_dir().map_err(|e| e.to_string())?;
-    let Some(py) = python(&root) else {
+    let Some(py) = python_with("poplar") else {
         return Ok(vec![(
             "Python package".into(),
             "skipped: no Python imports poplar (pip install ./python, or set POPLAR_PYTHON)".into(),

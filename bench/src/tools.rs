@@ -95,3 +95,18 @@ impl Stats {
         format!("{:.2} ms (min {:.2}, max {:.2})", self.median * 1e3, self.min * 1e3, self.max * 1e3)
     }
 }
+
+/// A Python that imports `module`: the one `POPLAR_PYTHON` names, else
+/// CI's venv (`target/ci-venv`, which has numpy and `poplar`), else
+/// `python3`.
+pub fn python_with(module: &str) -> Option<std::path::PathBuf> {
+    let root = std::env::current_dir().ok()?;
+    let candidates = [
+        std::env::var_os("POPLAR_PYTHON").map(std::path::PathBuf::from),
+        Some(root.join("target/ci-venv/bin/python")),
+        Some(std::path::PathBuf::from("python3")),
+    ];
+    candidates.into_iter().flatten().find(|p| {
+        Command::new(p).args(["-c", &format!("import {module}")]).output().is_ok_and(|o| o.status.success())
+    })
+}
