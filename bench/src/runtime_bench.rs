@@ -40,6 +40,7 @@ fn target(tiles: u32) -> Target {
         clock_mhz: 1330.0,
         exchange_bytes_per_cycle: 4,
         sync_cycles: 100,
+        replicas: 1,
     }
 }
 
@@ -89,6 +90,7 @@ fn empty_vertices(tiles: u32, per_tile: u32, repeats: u64) -> Image {
         handles: vec![],
         streams: vec![],
         remote_buffers: vec![],
+        replica_index: Vec::new(),
         isa: Default::default(),
     }
 }

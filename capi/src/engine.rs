@@ -309,11 +309,15 @@ impl Engine {
         self.running()?.read(name).map_err(host_error)
     }
 
-    /// The bytes a host handle holds, or a stream moves per transfer.
+    /// The bytes a host handle holds (every replica's, in replica order),
+    /// or a stream moves per transfer.
     pub fn handle_bytes(&self, name: &str) -> Result<usize> {
         let image = &self.exe.image;
+        let replicas = image.target.replicas.max(1) as usize;
         Ok(match image.handles.iter().find(|h| h.name == name) {
-            Some(h) => (linker::image::element_count(&h.shape) * u64::from(h.elem.size())) as usize,
+            Some(h) => {
+                (linker::image::element_count(&h.shape) * u64::from(h.elem.size())) as usize * replicas
+            }
             None => self.block_bytes(name).ok_or_else(|| {
                 ApiError::new(Status::SymbolError, format!("no stream or host handle called '{name}'"))
             })?,

@@ -71,13 +71,39 @@ impl CodeletFile {
 impl Graph {
     /// A graph for `target` (replication factor 1).
     pub fn new(target: ir::Target) -> Result<Graph> {
+        Graph::replicated(target, 1)
+    }
+
+    /// `Graph(target, replication_factor(r))`: `target`'s IPUs split into
+    /// `r` replicas of equal size; the graph is one replica's, on a target
+    /// of `ipus / r` IPUs.
+    pub fn replicated(mut target: ir::Target, replicas: u32) -> Result<Graph> {
+        if replicas == 0 || !target.ipus.is_multiple_of(replicas) || replicas > vocab::MAX_REPLICAS {
+            return Err(ApiError::new(
+                Status::PoplarError,
+                format!(
+                    "a replication factor of {replicas} does not divide the target's {} IPUs into replicas \
+                     (create the target with a multiple of {replicas} IPUs)",
+                    target.ipus
+                ),
+            ));
+        }
+        target.ipus /= replicas;
+        target.replication_factor = replicas;
         Ok(Graph {
             builder: Builder::new(target)?,
             codelets: Vec::new(),
             op_sets: HashMap::new(),
-            replication: 1,
+            replication: replicas,
             field_sizes: HashMap::new(),
         })
+    }
+
+    /// `addReplicationIndexConstant`: a scalar `unsigned int` holding each
+    /// replica's own number.
+    pub fn add_replication_index(&mut self, name: &str) -> Result<Tensor> {
+        let name = if name.is_empty() { "replicationIndex" } else { name };
+        self.add_tensor(name, TensorKind::Const, ElemType::UInt, &[], Some(ir::Init::ReplicationIndex))
     }
 
     /// `addCodelets(path)`: a C++ file compiled now, or a `.gp` object.
@@ -499,13 +525,7 @@ pub extern "C" fn prs_graph_new(
 ) -> i32 {
     guard(|| {
         let target = handle(target, "target")?.to_target()?;
-        if replication_factor != 1 {
-            return Err(ApiError::new(
-                Status::PoplarError,
-                format!("a replication factor of {replication_factor} is not supported yet (only 1)"),
-            ));
-        }
-        put_box(out, Graph::new(target)?)
+        put_box(out, Graph::replicated(target, replication_factor)?)
     })
 }
 
@@ -584,6 +604,19 @@ fn new_tensor(
         let init = init(elem, n)?;
         let id = g.builder.add_tensor(&name, kind, elem, &shape, init)?;
         put_box(out, g.tensor(id))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_add_replication_index_constant(
+    g: *mut Graph,
+    name: *const c_char,
+    out: *mut *mut Tensor,
+) -> i32 {
+    guard(|| {
+        let name = text(name, "name")?;
+        let t = handle_mut(g, "graph")?.add_replication_index(&name)?;
+        put_box(out, t)
     })
 }
 

@@ -657,3 +657,109 @@ pub extern "C" fn prs_op_random(
 ) -> i32 {
     guard(|| Err(unsupported("poprand (uniform, normal, bernoulli)")))
 }
+
+/// GCL's `CollectiveOperator` codes in `capi.h` order.
+const COLLECTIVE_OPS: [vocab::CollectiveOp; 8] = [
+    vocab::CollectiveOp::Add,
+    vocab::CollectiveOp::Mean,
+    vocab::CollectiveOp::Mul,
+    vocab::CollectiveOp::Min,
+    vocab::CollectiveOp::Max,
+    vocab::CollectiveOp::And,
+    vocab::CollectiveOp::Or,
+    vocab::CollectiveOp::SquareAdd,
+];
+
+/// `gcl::*CrossReplica`: `kind` 0 all-reduce, 1 reduce-scatter, 2
+/// all-gather, 3 all-to-all, 4 broadcast (from group member `root`); `op`
+/// a `COLLECTIVE_OPS` code (reducing kinds only); `group_type` 0 all, 1
+/// consecutive, 2 orthogonal, of `group_size` replicas.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn prs_op_collective(
+    g: *mut Graph,
+    seq: *mut Program,
+    kind: i32,
+    t: *const Tensor,
+    op: i32,
+    group_type: i32,
+    group_size: u32,
+    root: u32,
+    name: *const c_char,
+    out: *mut *mut Tensor,
+) -> i32 {
+    guard(|| {
+        let g = handle_mut(g, "graph")?;
+        let seq = handle_mut(seq, "sequence")?;
+        let t = handle(t, "data")?;
+        let bad = |what: &str| ApiError::new(Status::PoplarError, format!("unknown collective {what}"));
+        let kind = match kind {
+            0 => vocab::CollectiveKind::AllReduce,
+            1 => vocab::CollectiveKind::ReduceScatter,
+            2 => vocab::CollectiveKind::AllGather,
+            3 => vocab::CollectiveKind::AllToAll,
+            4 => vocab::CollectiveKind::Broadcast { root },
+            _ => return Err(bad("kind")),
+        };
+        let op = match kind.reduces() {
+            true => Some(
+                *usize::try_from(op)
+                    .ok()
+                    .and_then(|i| COLLECTIVE_OPS.get(i))
+                    .ok_or_else(|| bad("operator"))?,
+            ),
+            false => None,
+        };
+        let group = match group_type {
+            0 => vocab::CommGroup::All,
+            1 => vocab::CommGroup::Consecutive(group_size),
+            2 => vocab::CommGroup::Orthogonal(group_size),
+            _ => return Err(bad("group type")),
+        };
+        put_box(out, g.collective(seq, kind, op, group, t, &name_of(name, kind.gcl_name())?)?)
+    })
+}
+
+impl Graph {
+    /// A cross-replica collective of `t`, appended to `seq`; checked as the
+    /// PIR statement is (docs/scale-out.md).
+    pub fn collective(
+        &mut self,
+        seq: &mut Program,
+        kind: vocab::CollectiveKind,
+        op: Option<vocab::CollectiveOp>,
+        group: vocab::CommGroup,
+        t: &Tensor,
+        name: &str,
+    ) -> Result<Tensor> {
+        let err = |m: String| ApiError::new(Status::PoplarError, format!("{}: {m}", kind.gcl_name()));
+        let g = group.size(self.replication).map_err(err)?;
+        if let Some(op) = op {
+            if op.logical() != (t.elem == ElemType::Bool) {
+                return Err(err(format!(
+                    "operator {} does not combine {} tensors",
+                    op.name(),
+                    t.elem.cpp_name()
+                )));
+            }
+        }
+        let n = t.view.num_elements();
+        let shape = match kind {
+            vocab::CollectiveKind::ReduceScatter => vec![kind.output_elements(n, g.into())],
+            vocab::CollectiveKind::AllGather => [vec![u64::from(g)], t.view.shape.clone()].concat(),
+            vocab::CollectiveKind::AllToAll if t.view.shape.first() != Some(&u64::from(g)) => {
+                return Err(err(format!(
+                    "the outer dimension of shape {:?} must be the group size {g}",
+                    t.view.shape
+                )))
+            }
+            vocab::CollectiveKind::Broadcast { root } if root >= g => {
+                return Err(err(format!("root replica {root} is outside a group of {g}")))
+            }
+            _ => t.view.shape.clone(),
+        };
+        let r = self.result(name, t.elem, &shape, Some(&t.view))?;
+        seq.body.push(self::op(&r.view, OpKind::Collective { input: t.view.clone(), kind, op, group }));
+        Ok(r)
+    }
+}

@@ -236,6 +236,18 @@ fn steps(o: &mut String, depth: usize, body: &[Step]) {
             Step::Sync => {
                 let _ = writeln!(o, "{pad}sync");
             }
+            Step::Collective(c) => {
+                let op = c.op.map_or(String::new(), |op| format!(" {}", op.name()));
+                let _ = writeln!(
+                    o,
+                    "{pad}{}{op} group={} {:?} {} -> {}",
+                    c.kind.name(),
+                    c.group,
+                    c.elem,
+                    regions(&c.input),
+                    regions(&c.output)
+                );
+            }
         }
     }
 }
@@ -302,6 +314,9 @@ pub fn image(img: &Image) -> String {
         "target {} ipus={} tiles_per_ipu={} bytes_per_tile={} workers={} clock_mhz={} exchange_bytes_per_cycle={} sync_cycles={}",
         t.name, t.ipus, t.tiles_per_ipu, t.bytes_per_tile, t.workers, t.clock_mhz, t.exchange_bytes_per_cycle, t.sync_cycles
     );
+    if t.replicas > 1 {
+        let _ = writeln!(o, "replicas {}", t.replicas);
+    }
     let _ = writeln!(o, "code {} bytes, {} relocations", img.code.len(), img.relocs.len());
     for (i, vt) in img.vertex_types.iter().enumerate() {
         let _ = writeln!(

@@ -111,6 +111,16 @@ impl Ctx<'_> {
         out
     }
 
+    /// The element type of a view's tensors.
+    fn elem_of(&self, view: &View) -> gp::ElemType {
+        view.pieces.first().map_or(gp::ElemType::Float, |p| self.graph.tensors[p.tensor].elem)
+    }
+
+    /// The name of the first tensor a view shows (names a step).
+    fn out_name(&self, view: &View) -> &str {
+        view.pieces.first().map_or("collective", |p| self.graph.tensors[p.tensor].name.as_str())
+    }
+
     fn scalar(&self, view: &View) -> ScalarRef {
         let mut first = None;
         self.mapping.segments(view, |s| {
@@ -188,8 +198,14 @@ pub fn lower<'a>(
 
     // Tensor initial values per tile.
     let mut inits: Vec<Vec<Segment>> = vec![Vec::new(); n];
+    let mut replica_index = Vec::new();
     for (t, tensor) in graph.tensors.iter() {
         let Some(init) = &tensor.init else { continue };
+        if let Init::ReplicationIndex = init {
+            let regions = cx.regions(&View::whole(t, &tensor.shape));
+            replica_index.push(image::ReplicaIndex { elem: tensor.elem, regions });
+            continue;
+        }
         if let Init::Splat(b) = init {
             if b.iter().all(|&x| x == 0) {
                 continue;
@@ -200,6 +216,7 @@ pub fn lower<'a>(
             let len = (iv.end - iv.start) as usize * size;
             let bytes = match init {
                 Init::Splat(b) => b.iter().copied().cycle().take(len).collect::<Vec<u8>>(),
+                Init::ReplicationIndex => continue,
                 Init::Values(b) => {
                     let s = iv.start as usize * size;
                     b.get(s..s + len).map(|x| x.to_vec()).unwrap_or_else(|| vec![0; len])
@@ -232,6 +249,7 @@ pub fn lower<'a>(
         clock_mhz: f64::from(tg.clock_mhz),
         exchange_bytes_per_cycle: tg.exchange_bytes_per_cycle,
         sync_cycles: tg.sync_cycles,
+        replicas: tg.replication_factor,
     };
     let vertex_types = resolved
         .types
@@ -284,6 +302,7 @@ pub fn lower<'a>(
         handles,
         streams,
         remote_buffers,
+        replica_index,
     }
 }
 
@@ -487,7 +506,7 @@ fn lower_stmt(cx: &Ctx<'_>, s: &Stmt, out: &mut Vec<Step>) {
         Stmt::Print { label, view, style } => out.push(Step::Print {
             label: label.clone(),
             style: *style,
-            elem: view.pieces.first().map(|p| cx.graph.tensors[p.tensor].elem).unwrap_or(gp::ElemType::Float),
+            elem: cx.elem_of(view),
             shape: view.shape.clone(),
             regions: cx.regions(view),
         }),
@@ -510,6 +529,19 @@ fn lower_stmt(cx: &Ctx<'_>, s: &Stmt, out: &mut Vec<Step>) {
         Stmt::Undef(_) => {}
         Stmt::Sync => out.push(Step::Sync),
         Stmt::Call(f) => out.push(Step::Call(f.0)),
+        Stmt::Collective(op) => {
+            if let ir::OpKind::Collective { input, kind, op: reduce, group } = &op.kind {
+                out.push(Step::Collective(Box::new(image::Collective {
+                    label: format!("{}.{}", cx.out_name(&op.out), kind.name()),
+                    kind: *kind,
+                    op: *reduce,
+                    group: *group,
+                    elem: cx.elem_of(input),
+                    input: cx.regions(input),
+                    output: cx.regions(&op.out),
+                })))
+            }
+        }
         // Expanded into compute sets by `ops::expand` before any pass runs.
         Stmt::Op(_) => {}
         Stmt::Block(body) => {

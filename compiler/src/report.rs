@@ -89,6 +89,7 @@ fn program_node(n: &numbering::Node) -> ProgramNode {
             "Call"
         }
         NodeKind::Sync => "Sync",
+        NodeKind::GlobalExchange => "GlobalExchange",
     }
     .to_string();
     p

@@ -76,6 +76,7 @@ fn image_framing_round_trips() {
             clock_mhz: 1330.0,
             exchange_bytes_per_cycle: 4,
             sync_cycles: 0,
+            replicas: 1,
         },
         code: vec![fuzzing::FIXED_CODE_BYTE; 300],
         relocs: Vec::new(),
@@ -88,6 +89,7 @@ fn image_framing_round_trips() {
         handles: Vec::new(),
         streams: Vec::new(),
         remote_buffers: Vec::new(),
+        replica_index: Vec::new(),
         isa: Default::default(),
     };
     let payload = fuzzing::payload_of(&image.to_bytes()).to_vec();

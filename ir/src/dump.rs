@@ -33,6 +33,7 @@ fn init_dump(t: &Tensor) -> String {
     match &t.init {
         None => "none".into(),
         Some(Init::Splat(b)) => format!("splat {}", val(b)),
+        Some(Init::ReplicationIndex) => "replication_index".into(),
         Some(Init::Values(b)) => {
             let n = b.len() / size as usize;
             let shown: Vec<String> = (0..n.min(8))
@@ -116,6 +117,9 @@ fn stmts(o: &mut String, g: &Graph, body: &[Stmt], d: usize) {
             Stmt::Op(op) => {
                 let _ = writeln!(o, "op {}: {}", op.word(), crate::ops::op_str(op, &|v| view_dump(g, v)));
             }
+            Stmt::Collective(op) => {
+                let _ = writeln!(o, "collective: {}", crate::ops::op_str(op, &|v| view_dump(g, v)));
+            }
         }
     }
 }
@@ -129,6 +133,9 @@ pub fn dump(g: &Graph) -> String {
         "target {}: ipus {}, tiles_per_ipu {}, total_tiles {}, bytes_per_tile {}, workers {}, clock_mhz {}, exchange_bytes_per_cycle {}, sync_cycles {}",
         t.preset.name(), t.ipus, t.tiles_per_ipu, t.total_tiles(), t.bytes_per_tile, t.workers, t.clock_mhz, t.exchange_bytes_per_cycle, t.sync_cycles
     );
+    if t.replication_factor > 1 {
+        let _ = writeln!(o, "replication_factor {}", t.replication_factor);
+    }
     for (id, c) in g.codelets.iter() {
         let opts: Vec<String> = c.options.iter().map(|s| quote(s)).collect();
         let _ = writeln!(o, "{id} {} [{}]", quote(&c.path), opts.join(", "));

@@ -147,6 +147,9 @@ pub enum Init {
     Splat(Vec<u8>),
     /// Every element's bytes, row-major.
     Values(Vec<u8>),
+    /// Each replica's own index in every element (Poplar's
+    /// `addReplicationIndexConstant`): known only when the image is loaded.
+    ReplicationIndex,
 }
 
 impl Init {
@@ -155,6 +158,7 @@ impl Init {
         let size = size as usize;
         match self {
             Init::Splat(b) => Some(b),
+            Init::ReplicationIndex => None,
             Init::Values(b) => {
                 let start = usize::try_from(i).ok()?.checked_mul(size)?;
                 b.get(start..start.checked_add(size)?)
@@ -166,6 +170,7 @@ impl Init {
     pub fn to_bytes(&self, n: u64, size: u32) -> Vec<u8> {
         match self {
             Init::Values(b) => b.clone(),
+            Init::ReplicationIndex => vec![0; (n as usize).saturating_mul(size as usize)],
             Init::Splat(b) => {
                 let total = (n as usize).saturating_mul(size as usize);
                 let mut out = Vec::with_capacity(total);
@@ -381,6 +386,10 @@ pub enum Stmt {
     /// A library operation (`v3 = v1 + v2`, `reduce`, `matmul`, `fill`),
     /// expanded into compute sets by the compiler.
     Op(Box<crate::ops::Op>),
+    /// A cross-replica collective, an [`crate::ops::Op`] of kind
+    /// [`crate::OpKind::Collective`] once the compiler's operation
+    /// expansion has mapped its output: the runtime performs it.
+    Collective(Box<crate::ops::Op>),
 }
 
 impl Stmt {

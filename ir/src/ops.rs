@@ -10,6 +10,7 @@
 
 use crate::types::ElemType;
 use crate::view::View;
+use vocab::{CollectiveKind, CollectiveOp, CommGroup};
 
 /// A checked library operation writing `out`.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,6 +40,12 @@ pub enum OpKind {
     /// into the region of `out` a `dynamic_slice` with the same arguments
     /// would read.
     DynamicUpdate { update: View, offsets: View, dims: Vec<u32>, sizes: Vec<u64> },
+    /// A cross-replica collective (`y = all_reduce(x, add)`): `out` gets
+    /// what [`vocab::CollectiveKind`] says of `input` over the replicas of
+    /// each of `group`'s groups. The runtime performs it; the compiler
+    /// keeps it as [`crate::Stmt::Collective`]. It reads all of `input`
+    /// before writing `out`, so the two may overlap.
+    Collective { input: View, kind: CollectiveKind, op: Option<CollectiveOp>, group: CommGroup },
 }
 
 /// A node of a fused elementwise expression with its result type.
@@ -254,6 +261,7 @@ impl Op {
             OpKind::MatMul { .. } => "matmul",
             OpKind::DynamicSlice { .. } => "dynamic_slice",
             OpKind::DynamicUpdate { .. } => "dynamic_update",
+            OpKind::Collective { kind, .. } => kind.name(),
         }
     }
 
@@ -286,6 +294,7 @@ impl Op {
                 out.push(update);
                 out.push(offsets);
             }
+            OpKind::Collective { input, .. } => out.push(input),
         }
         out
     }
@@ -316,6 +325,17 @@ pub fn op_str(op: &Op, view: &dyn Fn(&View) -> String) -> String {
             list(dims),
             list(sizes)
         ),
+        OpKind::Collective { input, kind, op, group } => {
+            let mut args = vec![view(input)];
+            args.extend(op.map(|o| o.name().to_string()));
+            if let CollectiveKind::Broadcast { root } = kind {
+                args.push(format!("root = {root}"));
+            }
+            if *group != CommGroup::All {
+                args.push(format!("group = {group}"));
+            }
+            format!("{out} = {}({})", kind.name(), args.join(", "))
+        }
     }
 }
 

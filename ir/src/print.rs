@@ -151,6 +151,7 @@ pub fn value_str(v: vocab::Value) -> String {
 fn init_str(o: &mut String, elem: ElemType, shape: &[u64], init: &Init) {
     match init {
         Init::Splat(b) => o.push_str(&scalar_str(elem, b)),
+        Init::ReplicationIndex => o.push_str("replication_index"),
         Init::Values(b) => {
             let size = elem.size() as usize;
             let mut pos = 0usize;
@@ -413,6 +414,6 @@ fn stmt(o: &mut String, g: &Graph, s: &Stmt, d: usize) {
             let _ = write!(o, "call {}", g.functions[*f].name);
         }
         Stmt::Block(b) => block(o, g, b, d),
-        Stmt::Op(op) => o.push_str(&crate::ops::op_str(op, &|v| view_str(g, v))),
+        Stmt::Op(op) | Stmt::Collective(op) => o.push_str(&crate::ops::op_str(op, &|v| view_str(g, v))),
     }
 }

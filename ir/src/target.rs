@@ -20,6 +20,9 @@ pub struct Target {
     /// Cycles of one internal sync across the IPU (0 models Poplar's
     /// `IPUModel` with its sync delay off).
     pub sync_cycles: u32,
+    /// Copies of the graph that run side by side (Poplar's
+    /// `replication_factor`); every other figure is one replica's.
+    pub replication_factor: u32,
 }
 
 /// A named target preset.
@@ -59,7 +62,7 @@ pub const MAX_TILES: u32 = 1 << 17;
 pub const MAX_WORKERS: u32 = 64;
 
 /// The override keys a `target` item accepts, in canonical order.
-pub const TARGET_KEYS: [&str; 7] = [
+pub const TARGET_KEYS: [&str; 8] = [
     "ipus",
     "tiles_per_ipu",
     "bytes_per_tile",
@@ -67,7 +70,10 @@ pub const TARGET_KEYS: [&str; 7] = [
     "clock_mhz",
     "exchange_bytes_per_cycle",
     "sync_cycles",
+    "replication_factor",
 ];
+
+pub use vocab::MAX_REPLICAS;
 
 /// The default of `sync_cycles`: the order of the IPU's measured internal
 /// sync latency (a few tens of cycles for the tile nearest the sync
@@ -92,6 +98,7 @@ impl Target {
             clock_mhz: clock,
             exchange_bytes_per_cycle: 4,
             sync_cycles: if p == Preset::Cpu { 0 } else { DEFAULT_SYNC_CYCLES },
+            replication_factor: 1,
         }
     }
 
@@ -109,6 +116,7 @@ impl Target {
             "workers" => &mut self.workers,
             "clock_mhz" => &mut self.clock_mhz,
             "exchange_bytes_per_cycle" => &mut self.exchange_bytes_per_cycle,
+            "replication_factor" => &mut self.replication_factor,
             "sync_cycles" => {
                 self.sync_cycles = value;
                 return Ok(());
@@ -140,6 +148,7 @@ impl Target {
             "clock_mhz" => self.clock_mhz,
             "exchange_bytes_per_cycle" => self.exchange_bytes_per_cycle,
             "sync_cycles" => self.sync_cycles,
+            "replication_factor" => self.replication_factor,
             _ => return None,
         })
     }
@@ -164,6 +173,12 @@ impl Target {
             return Err(format!(
                 "target has {tiles} tiles ({} IPUs x {} tiles); at most {MAX_TILES} are supported",
                 self.ipus, self.tiles_per_ipu
+            ));
+        }
+        if self.replication_factor > MAX_REPLICAS {
+            return Err(format!(
+                "target has a replication factor of {}; at most {MAX_REPLICAS} replicas are supported",
+                self.replication_factor
             ));
         }
         if self.workers > MAX_WORKERS {

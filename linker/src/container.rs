@@ -51,7 +51,8 @@ impl Kind {
 /// reads `TileCtx::stop` at loop back edges. 3: `Field::min_align`. 4: `ComputeSet::in_by_tile`.
 /// 6: code reads `TileCtx::cycles`, `cycles_per_count` and `draws` and calls the
 /// `HostFn::Urand*` entries (the IPU built-ins), so a runtime must have them.
-pub const FORMAT_VERSION: u32 = 6;
+/// 7: `Target::replicas`, `Image::replica_index`, `Step::Collective`.
+pub const FORMAT_VERSION: u32 = 7;
 
 /// Why a file could not be read.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

@@ -51,6 +51,14 @@
 //!   counter and branch), so every step of a program costs at least one
 //!   cycle and `--max-cycles` stops any loop, even an empty one.
 //!
+//! - Cross-replica collectives: the replicas meet at a global sync
+//!   ([`GLOBAL_SYNC_CYCLES`], charged from the latest replica's arrival),
+//!   then each member moves what a ring algorithm moves over one IPU-Link
+//!   ([`IPU_LINK_BYTES_PER_SECOND`]): all-reduce `2 (g-1)/g` of its input,
+//!   reduce-scatter and all-gather `(g-1)/g` of the larger of input and
+//!   output, all-to-all `(g-1)/g` of its input, broadcast its input
+//!   ([`collective_cycles`]). A group of one costs nothing.
+//!
 //! Cycle sums saturate at `u64::MAX` rather than wrap.
 
 /// Entering a vertex: the call from the supervisor, the return and the
@@ -110,6 +118,41 @@ pub const HOST_BYTES_PER_SECOND: f64 = 64.0e9;
 
 /// Latency of one host transfer, in nanoseconds.
 pub const HOST_LATENCY_NS: f64 = 500.0;
+
+/// Cycles of a sync that spans IPUs (Poplar's `getGlobalSyncCycles`):
+/// the order of an external sync through the IPU-Link sync network,
+/// several internal syncs.
+pub const GLOBAL_SYNC_CYCLES: u64 = 500;
+
+/// One IPU-Link's bandwidth in one direction (an IPU-M2000's IPU has ten
+/// links of 32 GB/s).
+pub const IPU_LINK_BYTES_PER_SECOND: f64 = 32.0e9;
+
+/// Link cycles of a collective among `g` replicas that reads `input` and
+/// writes `output` bytes on each, at a clock of `clock_mhz` (the sync that
+/// starts it is [`GLOBAL_SYNC_CYCLES`], charged apart).
+pub fn collective_cycles(
+    kind: vocab::CollectiveKind,
+    g: u64,
+    input: u64,
+    output: u64,
+    clock_mhz: f64,
+) -> u64 {
+    use vocab::CollectiveKind as K;
+    if g <= 1 {
+        return 0;
+    }
+    let share = |bytes: u64| bytes as f64 * (g - 1) as f64 / g as f64;
+    let bytes = match kind {
+        K::AllReduce => 2.0 * share(input),
+        K::ReduceScatter | K::AllGather => share(input.max(output)),
+        K::AllToAll => share(input),
+        K::Broadcast { .. } => input as f64,
+    };
+    let per_cycle = IPU_LINK_BYTES_PER_SECOND / (clock_mhz * 1.0e6);
+    // `as` saturates for out-of-range floats.
+    (bytes / per_cycle).ceil() as u64
+}
 
 /// Exchange cycles of one tile that sends `sent` and receives `received` bytes.
 pub fn exchange_tile_cycles(sent: u64, received: u64, bytes_per_cycle: u32) -> u64 {

@@ -35,6 +35,10 @@ pub struct Target {
     pub exchange_bytes_per_cycle: u32,
     /// Cycles of one internal sync (0: no sync delay modelled).
     pub sync_cycles: u32,
+    /// Copies of the graph the runtime runs side by side (the replication
+    /// factor); every other figure, and every tile of the image, is one
+    /// replica's.
+    pub replicas: u32,
 }
 
 impl Target {
@@ -65,6 +69,9 @@ pub struct Image {
     pub handles: Vec<Handle>,
     pub streams: Vec<Stream>,
     pub remote_buffers: Vec<RemoteBuffer>,
+    /// Tensors whose every element is its replica's index (Poplar's
+    /// `addReplicationIndexConstant`), written when a replica is loaded.
+    pub replica_index: Vec<ReplicaIndex>,
     /// The highest ISA level of its code (the objects it was linked
     /// from): written in the header, not the payload, and read back from it.
     #[serde(skip)]
@@ -268,6 +275,31 @@ pub enum Step {
     Call(u32),
     /// An internal sync.
     Sync,
+    /// A cross-replica collective: each replica's `input` (its elements in
+    /// row-major order), combined over the replicas of each of `group`'s
+    /// groups as `kind` says (reducing with `op`), lands in its `output`.
+    Collective(Box<Collective>),
+}
+
+/// The operands of [`Step::Collective`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Collective {
+    /// The PIR statement's output name and collective (`g.all_reduce`).
+    pub label: String,
+    pub kind: vocab::CollectiveKind,
+    /// The operator of a reducing kind; `None` for the others.
+    pub op: Option<vocab::CollectiveOp>,
+    pub group: vocab::CommGroup,
+    pub elem: ElemType,
+    pub input: Vec<Region>,
+    pub output: Vec<Region>,
+}
+
+impl Collective {
+    /// Elements of one replica's input.
+    pub fn input_elements(&self) -> u64 {
+        self.input.iter().map(|r| u64::from(r.bytes)).sum::<u64>() / u64::from(self.elem.size().max(1))
+    }
 }
 
 impl Step {
@@ -285,6 +317,13 @@ impl Step {
             _ => Vec::new(),
         }
     }
+}
+
+/// A tensor set to the replica's index at load time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReplicaIndex {
+    pub elem: ElemType,
+    pub regions: Vec<Region>,
 }
 
 /// A host handle (`host_write` / `host_read`).
@@ -361,6 +400,7 @@ mod tests {
                 clock_mhz: 1330.0,
                 exchange_bytes_per_cycle: 4,
                 sync_cycles: 100,
+                replicas: 1,
             },
             code: vec![0xc3; 16],
             relocs: vec![],
@@ -381,6 +421,7 @@ mod tests {
             handles: vec![],
             streams: vec![],
             remote_buffers: vec![],
+            replica_index: vec![],
             isa: Default::default(),
         }
     }

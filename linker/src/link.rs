@@ -13,8 +13,8 @@
 
 use crate::gp;
 use crate::image::{
-    CodeReloc, ComputeSet, Exchange, Handle, Image, Program, RemoteBuffer, Stream, Target, TileImage,
-    VertexCode,
+    CodeReloc, ComputeSet, Exchange, Handle, Image, Program, RemoteBuffer, ReplicaIndex, Stream, Target,
+    TileImage, VertexCode,
 };
 
 /// Alignment of every function entry in the code segment.
@@ -44,6 +44,7 @@ pub struct Unlinked<'a> {
     pub handles: Vec<Handle>,
     pub streams: Vec<Stream>,
     pub remote_buffers: Vec<RemoteBuffer>,
+    pub replica_index: Vec<ReplicaIndex>,
 }
 
 /// Why linking failed (an internal error of the compiler, or a code
@@ -106,6 +107,7 @@ pub fn link(u: Unlinked<'_>) -> Result<Image, LinkError> {
         handles: u.handles,
         streams: u.streams,
         remote_buffers: u.remote_buffers,
+        replica_index: u.replica_index,
         isa: u.vertex_types.iter().map(|t| t.isa).max().unwrap_or_default(),
     };
     crate::valid::check(&image).map_err(LinkError::Invalid)?;

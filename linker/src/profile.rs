@@ -67,6 +67,8 @@ pub enum NodeKind {
     /// Index of the function (into `functionPrograms`).
     Call(u32),
     Sync,
+    /// A cross-replica collective (named after its output and kind).
+    GlobalExchange,
 }
 
 /// One program of the flattened list.
@@ -287,6 +289,7 @@ impl ProgramTree {
             }
             Step::Call(f) => ids.node = self.push(NodeKind::Call(*f), None),
             Step::Sync => ids.node = self.push(NodeKind::Sync, None),
+            Step::Collective(c) => ids.node = self.push(NodeKind::GlobalExchange, Some(c.label.clone())),
         }
         siblings.push(ids.node);
         let mut children = Vec::new();

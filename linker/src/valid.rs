@@ -6,8 +6,10 @@
 //! them too.
 //!
 //! 1. Target: at least one IPU, tile, worker and byte per exchange cycle; a
-//!    positive clock; at most [`MAX_WORKERS`] workers; one tile image per
-//!    tile, each using at most `bytes_per_tile`.
+//!    positive clock; at most [`MAX_WORKERS`] workers and 1 to
+//!    [`MAX_REPLICAS`] replicas; one tile image per tile, each using at
+//!    most `bytes_per_tile`; replica-index tensors inside memory, of
+//!    whole elements.
 //! 2. Code: relocations inside the code segment, sorted and 8 bytes apart;
 //!    each vertex type's two variants non-empty and inside the segment; line
 //!    tables sorted and inside their code; a frame of at most
@@ -22,6 +24,8 @@
 //! 6. Steps: known compute sets, copies, functions, streams (in the right
 //!    direction) and remote buffers and repeats; predicates inside memory;
 //!    region lists covering their shape exactly; ranks at most [`MAX_RANK`];
+//!    collectives' regions of whole elements, sized for their kind, with a
+//!    group that divides the replicas;
 //!    functions never call themselves, directly or not; nesting plus call
 //!    depth at most [`MAX_CONTROL_DEPTH`] (the interpreter recurses once per
 //!    level); program names unique.
@@ -35,6 +39,7 @@
 use crate::container::{FormatError, Kind};
 use crate::gp::ElemType;
 use crate::image::{Exchange, Image, Region, ScalarRef, Step, TileImage};
+use vocab::MAX_REPLICAS;
 
 /// Most worker contexts a target may have.
 pub const MAX_WORKERS: u32 = 64;
@@ -129,6 +134,10 @@ pub(crate) fn check(img: &Image) -> Result<(), String> {
     for s in &img.streams {
         v.rank(&s.shape, &s.name)?;
     }
+    for r in &img.replica_index {
+        let bytes: u64 = r.regions.iter().map(|x| u64::from(x.bytes)).sum();
+        v.regions(&r.regions, r.elem, &[bytes / u64::from(r.elem.size())], "replication index")?;
+    }
     v.calls()?;
     let mut names = std::collections::BTreeSet::new();
     for p in &img.programs {
@@ -149,6 +158,9 @@ impl Validator<'_> {
         let t = &img.target;
         if t.ipus == 0 || t.tiles_per_ipu == 0 || t.workers == 0 || t.exchange_bytes_per_cycle == 0 {
             return Err("target has zero ipus, tiles, workers or exchange bandwidth".into());
+        }
+        if t.replicas == 0 || t.replicas > MAX_REPLICAS {
+            return Err(format!("the target has {} replicas, 1 to {MAX_REPLICAS} are supported", t.replicas));
         }
         if t.workers > MAX_WORKERS {
             return Err(format!("the target has {} workers, at most {MAX_WORKERS} are supported", t.workers));
@@ -405,10 +417,42 @@ impl Validator<'_> {
                     }
                     self.steps_at(default, depth + 1)?;
                 }
+                Step::Collective(c) => self.collective(c)?,
                 Step::Execute(_) | Step::Copy(_) | Step::Call(_) | Step::Sync => {}
             }
         }
         Ok(())
+    }
+
+    /// A collective's regions hold whole elements of its type, its output
+    /// has the size its kind gives, and its group divides the replicas.
+    fn collective(&self, c: &crate::image::Collective) -> Result<(), String> {
+        let replicas = self.image.target.replicas;
+        let g = c.group.size(replicas).map_err(|e| format!("collective '{}': {e}", c.label))?;
+        let size = u64::from(c.elem.size());
+        let in_bytes: u64 = c.input.iter().map(|r| u64::from(r.bytes)).sum();
+        if !in_bytes.is_multiple_of(size) {
+            return Err(format!("collective '{}': input is not whole elements", c.label));
+        }
+        let n = in_bytes / size;
+        self.regions(&c.input, c.elem, &[n], &c.label)?;
+        self.regions(&c.output, c.elem, &[c.kind.output_elements(n, u64::from(g))], &c.label)?;
+        if c.kind.reduces() != c.op.is_some() {
+            return Err(format!(
+                "collective '{}': operator given to a {} or missing",
+                c.label,
+                c.kind.name()
+            ));
+        }
+        match c.kind {
+            vocab::CollectiveKind::AllToAll if !n.is_multiple_of(u64::from(g)) => {
+                Err(format!("collective '{}': {n} elements do not split over {g} replicas", c.label))
+            }
+            vocab::CollectiveKind::Broadcast { root } if root >= g => {
+                Err(format!("collective '{}': root {root} is outside a group of {g}", c.label))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Functions must not call themselves, directly or not, and the deepest

@@ -19,6 +19,7 @@ fn base() -> Image {
             clock_mhz: 1330.0,
             exchange_bytes_per_cycle: 4,
             sync_cycles: 100,
+            replicas: 1,
         },
         code: vec![0xc3; 32],
         relocs: vec![],
@@ -49,6 +50,7 @@ fn base() -> Image {
         handles: vec![],
         streams: vec![],
         remote_buffers: vec![],
+        replica_index: Vec::new(),
         isa: Default::default(),
     }
 }

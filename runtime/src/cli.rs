@@ -507,8 +507,18 @@ fn run(args: &Args, env: &Env, compile: Compile, log: &mut Log) -> Result<(), St
     for action in &actions {
         match action {
             Action::Write(name, text) => {
-                let info = engine.data_info(name).map_err(|e| e.to_string())?;
-                let bytes = host_data(text, &info, name)?;
+                // One replica's data goes to every replica; a replicated
+                // graph also takes one copy per replica (`[r, …]`).
+                let info = engine.replica_data_info(name).map_err(|e| e.to_string())?;
+                let bytes = match host_data(text, &info, name) {
+                    Err(e) if engine.replicas() > 1 => {
+                        let all = engine.data_info(name).map_err(|e| e.to_string())?;
+                        host_data(text, &all, name).map_err(|_| {
+                            format!("{e} (or, one copy per replica, shape {})", data::shape_text(&all.shape))
+                        })?
+                    }
+                    other => other?,
+                };
                 engine.write(name, &bytes).map_err(|e| e.to_string())?;
                 log.at(LogLevel::Debug, &format!("wrote {} bytes to '{name}'", bytes.len()));
             }

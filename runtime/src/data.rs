@@ -29,7 +29,7 @@ pub fn npy_descr(e: ElemType) -> &'static str {
     }
 }
 
-fn shape_text(shape: &[u64]) -> String {
+pub fn shape_text(shape: &[u64]) -> String {
     let d: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
     format!("[{}]", d.join(","))
 }

@@ -26,6 +26,7 @@ use crate::exec::{DeviceKind, HostStream, Machine};
 use crate::loader::Loaded;
 use crate::options::EngineOptions;
 use crate::profile::{self, Recorder};
+use crate::replicas::{Fabric, LocalFabric};
 use crate::totals::Totals;
 
 /// What a host-visible name refers to.
@@ -52,9 +53,21 @@ pub struct DataInfo {
     pub shape: Vec<u64>,
 }
 
-/// A loaded image on a device.
+/// A loaded image on a device: one [`Machine`] per replica.
+///
+/// A replicated image (`replication_factor` r > 1) runs as r machines, one
+/// thread each, that meet at collectives ([`crate::replicas`]). Host data
+/// then covers every replica, in replica order: reading a handle gives r
+/// copies of its tensor (shape `[r, …]`), writing one takes one copy (for
+/// every replica) or r; a stream connected to one buffer feeds (or fills)
+/// every replica's own copy of it; program output is each replica's in
+/// turn. Profiles and the summary are replica 0's; every replica's cycle
+/// count is the same, since a run ends with a sync of all replicas.
 pub struct Engine {
+    /// Replica 0, the one that records profiles.
     machine: Machine,
+    /// Replicas 1 to r-1.
+    others: Vec<Machine>,
     /// The graph profile of the image, when the host gave it
     /// ([`Engine::set_graph_profile`]): the summary's graph sections.
     graph: Option<report::schema::GraphProfile>,
@@ -101,9 +114,27 @@ impl Engine {
     /// Puts a loaded image on the device the options name.
     pub fn new(loaded: Loaded, opts: &EngineOptions) -> Engine {
         let loaded = Arc::new(loaded);
-        let mut machine = Machine::new(loaded.clone(), opts.device, opts.threads);
-        machine.max_cycles = opts.max_cycles;
-        machine.uninstrumented = !opts.instrument_compute;
+        let replicas = loaded.image.target.replicas.max(1);
+        // Replicas share the host's threads.
+        let threads = match (replicas, opts.threads) {
+            (1, t) => t,
+            (r, 0) => (std::thread::available_parallelism().map_or(1, |n| n.get()) / r as usize).max(1),
+            (r, t) => (t / r as usize).max(1),
+        };
+        let make = || {
+            let mut m = Machine::new(loaded.clone(), opts.device, threads);
+            m.max_cycles = opts.max_cycles;
+            m.uninstrumented = !opts.instrument_compute;
+            m
+        };
+        let mut machine = make();
+        let others = (1..replicas)
+            .map(|i| {
+                let mut m = make();
+                m.become_replica(i, &machine);
+                m
+            })
+            .collect();
         if opts.profile && opts.device == DeviceKind::Sim {
             let mut rec = Recorder::new(&loaded.image);
             if opts.trace {
@@ -111,7 +142,52 @@ impl Engine {
             }
             machine.rec = Some(rec);
         }
-        Engine { machine, graph: None, image_hash: Default::default(), stopped: None }
+        Engine { machine, others, graph: None, image_hash: Default::default(), stopped: None }
+    }
+
+    /// The replication factor: how many copies of the graph run.
+    pub fn replicas(&self) -> u32 {
+        1 + self.others.len() as u32
+    }
+
+    fn machines(&self) -> impl Iterator<Item = &Machine> {
+        std::iter::once(&self.machine).chain(&self.others)
+    }
+
+    fn machines_mut(&mut self) -> impl Iterator<Item = &mut Machine> {
+        std::iter::once(&mut self.machine).chain(&mut self.others)
+    }
+
+    fn replica_mut(&mut self, replica: u32) -> Result<&mut Machine, HostError> {
+        let r = self.replicas();
+        match replica {
+            0 => Ok(&mut self.machine),
+            i if i < r => Ok(&mut self.others[i as usize - 1]),
+            i => Err(HostError::Data(format!("there is no replica {i} (the replication factor is {r})"))),
+        }
+    }
+
+    /// Element type and shape of one replica's data for `name` (what
+    /// [`Engine::data_info`] gives without replication).
+    pub fn replica_data_info(&self, name: &str) -> Result<DataInfo, HostError> {
+        self.one_replica_info(name)
+    }
+
+    /// Splits host data for every replica: one replica's bytes (`one`
+    /// long) go to all, `r * one` bytes are each replica's in turn.
+    fn per_replica<'d>(&self, name: &str, one: usize, data: &'d [u8]) -> Result<Vec<&'d [u8]>, HostError> {
+        let r = self.replicas() as usize;
+        if data.len() == one {
+            return Ok(vec![data; r]);
+        }
+        if r > 1 && data.len() == one * r {
+            return Ok(data.chunks_exact(one.max(1)).collect());
+        }
+        let what = match r {
+            1 => format!("{one}"),
+            _ => format!("{one} (for every replica) or {} (one copy per replica)", one * r),
+        };
+        Err(HostError::Data(format!("data for '{name}' has {} bytes, it needs {what}", data.len())))
     }
 
     pub fn image(&self) -> &Image {
@@ -153,6 +229,14 @@ impl Engine {
     /// stream reads as all blocks received, `[n, shape…]`), a remote
     /// buffer's `[repeats, shape…]`.
     pub fn data_info(&self, name: &str) -> Result<DataInfo, HostError> {
+        let mut info = self.one_replica_info(name)?;
+        if self.replicas() > 1 {
+            info.shape.insert(0, u64::from(self.replicas()));
+        }
+        Ok(info)
+    }
+
+    fn one_replica_info(&self, name: &str) -> Result<DataInfo, HostError> {
         let img = self.image();
         Ok(match self.lookup(name)? {
             Named::Handle { index, .. } => {
@@ -182,8 +266,17 @@ impl Engine {
             Named::Handle { index, to_device: true } => {
                 let loaded = self.machine.loaded.clone();
                 let h = &loaded.image.handles[index];
-                self.check_len(name, h.elem, &h.shape, data)?;
-                self.machine.write_regions(&h.regions, data)
+                if self.replicas() == 1 {
+                    return self
+                        .check_len(name, h.elem, &h.shape, data)
+                        .and_then(|()| self.machine.write_regions(&h.regions, data));
+                }
+                let one = (element_count(&h.shape) * u64::from(h.elem.size())) as usize;
+                let parts = self.per_replica(name, one, data)?;
+                for (m, part) in self.machines_mut().zip(parts) {
+                    m.write_regions(&h.regions, part)?;
+                }
+                Ok(())
             }
             Named::Handle { .. } => {
                 Err(HostError::Direction { name: name.into(), kind: "host_read handle", action: "written" })
@@ -194,9 +287,15 @@ impl Engine {
                 action: "written directly (connect it with --stream / connect_stream)",
             }),
             Named::RemoteBuffer { index } => {
-                let info = self.data_info(name)?;
-                self.check_len(name, info.elem, &info.shape, data)?;
-                self.machine.host.remote_mut(index)?.copy_from_slice(data);
+                let info = self.one_replica_info(name)?;
+                if self.replicas() == 1 {
+                    self.check_len(name, info.elem, &info.shape, data)?;
+                }
+                let one = (element_count(&info.shape) * u64::from(info.elem.size())) as usize;
+                let parts = self.per_replica(name, one, data)?;
+                for (m, part) in self.machines_mut().zip(parts) {
+                    m.host.remote_mut(index)?.copy_from_slice(part);
+                }
                 Ok(())
             }
         }
@@ -207,18 +306,25 @@ impl Engine {
     pub fn read(&self, name: &str) -> Result<Vec<u8>, HostError> {
         match self.lookup(name)? {
             Named::Handle { index, to_device: false } => {
-                Ok(self.machine.read_regions(&self.image().handles[index].regions))
+                let regions = &self.image().handles[index].regions;
+                Ok(self.machines().flat_map(|m| m.read_regions(regions)).collect())
             }
             Named::Handle { .. } => {
                 Err(HostError::Direction { name: name.into(), kind: "host_write handle", action: "read" })
             }
-            Named::Stream { index, to_device: false } => Ok(self.machine.host.streams[index].0.clone()),
+            Named::Stream { index, to_device: false } => {
+                Ok(self.machines().flat_map(|m| m.host.streams[index].0.iter().copied()).collect())
+            }
             Named::Stream { .. } => {
                 Err(HostError::Direction { name: name.into(), kind: "host-to-device stream", action: "read" })
             }
             Named::RemoteBuffer { index } => {
                 let len = self.machine.host.remote_bytes(index);
-                self.machine.host.remote_read(index, 0, len)
+                let mut out = Vec::with_capacity(len * self.replicas() as usize);
+                for m in self.machines() {
+                    out.extend(m.host.remote_read(index, 0, len)?);
+                }
+                Ok(out)
             }
         }
     }
@@ -251,7 +357,31 @@ impl Engine {
                 elem.name()
             )));
         }
+        for m in self.others.iter_mut() {
+            m.host.streams[index] = (buffer.clone(), 0, true);
+        }
         self.machine.host.streams[index] = (buffer, 0, true);
+        Ok(())
+    }
+
+    /// [`Engine::connect_stream`] for one replica only.
+    pub fn connect_stream_replica(
+        &mut self,
+        name: &str,
+        replica: u32,
+        buffer: Vec<u8>,
+    ) -> Result<(), HostError> {
+        let Named::Stream { index, .. } = self.lookup(name)? else {
+            return Err(HostError::Data(format!("'{name}' is not a stream")));
+        };
+        let elem = self.image().streams[index].elem;
+        if buffer.is_empty() || !buffer.len().is_multiple_of(elem.size() as usize) {
+            return Err(HostError::Data(format!(
+                "the buffer for stream '{name}' must hold a whole number (at least one) of {} elements",
+                elem.name()
+            )));
+        }
+        self.replica_mut(replica)?.host.streams[index] = (buffer, 0, true);
         Ok(())
     }
 
@@ -263,10 +393,25 @@ impl Engine {
         name: &str,
         end: Option<Box<dyn HostStream>>,
     ) -> Result<(), HostError> {
+        if self.replicas() > 1 {
+            return Err(HostError::Data(format!(
+                "stream '{name}' belongs to a replicated graph: connect each replica's end with its replica index"
+            )));
+        }
+        self.connect_stream_outside_replica(name, 0, end)
+    }
+
+    /// [`Engine::connect_stream_outside`] for replica `replica`.
+    pub fn connect_stream_outside_replica(
+        &mut self,
+        name: &str,
+        replica: u32,
+        end: Option<Box<dyn HostStream>>,
+    ) -> Result<(), HostError> {
         let Named::Stream { index, .. } = self.lookup(name)? else {
             return Err(HostError::Data(format!("'{name}' is not a stream")));
         };
-        self.machine.host.outside[index] = end;
+        self.replica_mut(replica)?.host.outside[index] = end;
         Ok(())
     }
 
@@ -330,6 +475,10 @@ impl Engine {
     /// Runs program `index` to completion; its output waits for
     /// [`Engine::take_output`].
     pub fn run(&mut self, index: usize) -> Result<(), RunError> {
+        if !self.others.is_empty() {
+            let r = self.run_replicas(index);
+            return self.note_stop(index, r);
+        }
         self.machine.clear_interrupt();
         let r = self.machine.run_program(index, None);
         self.note_stop(index, r)
@@ -338,9 +487,80 @@ impl Engine {
     /// Runs program `index`, writing its output to `out` as it is produced
     /// (in chunks, so memory stays bounded however much a program prints).
     pub fn run_to(&mut self, index: usize, out: &mut dyn std::io::Write) -> Result<(), RunError> {
+        if !self.others.is_empty() {
+            let r = self.run_replicas(index);
+            let _ = out.write_all(&self.take_output());
+            let _ = out.flush();
+            return self.note_stop(index, r);
+        }
         self.machine.clear_interrupt();
         let r = self.machine.run_program(index, Some(out));
         self.note_stop(index, r)
+    }
+
+    /// Runs program `index` on every replica, one thread each (replica 0
+    /// on the caller's), meeting at collectives. On `sim` the run ends
+    /// with a sync of all replicas: each waits for the slowest. The error
+    /// is the lowest-numbered replica's own one (not a collective that
+    /// failed because of it).
+    fn run_replicas(&mut self, index: usize) -> Result<(), RunError> {
+        let fabric: Arc<dyn Fabric> = Arc::new(LocalFabric::new(self.replicas()));
+        for m in self.machines_mut() {
+            m.clear_interrupt();
+            m.fabric = Some(fabric.clone());
+        }
+        let stack = crate::exec::worker_stack(self.machine.loaded.image.largest_frame());
+        let Engine { machine, others, .. } = self;
+        let mut results: Vec<Result<(), RunError>> = std::thread::scope(|s| {
+            let handles: Vec<_> = others
+                .iter_mut()
+                .map(|m| {
+                    let (f, replica) = (fabric.clone(), m.replica);
+                    let spawned = std::thread::Builder::new()
+                        .name(format!("replica-{replica}"))
+                        .stack_size(stack)
+                        .spawn_scoped(s, move || {
+                            let r = m.run_program(index, None);
+                            f.leave(replica, r.as_ref().err());
+                            r
+                        });
+                    spawned.map_err(|e| {
+                        let e =
+                            RunError::Program(format!("cannot start a thread for replica {replica}: {e}"));
+                        fabric.leave(replica, Some(&e));
+                        e
+                    })
+                })
+                .collect();
+            let first = machine.run_program(index, None);
+            fabric.leave(0, first.as_ref().err());
+            let mut all = vec![first];
+            for h in handles {
+                all.push(match h {
+                    Ok(h) => h
+                        .join()
+                        .unwrap_or_else(|_| Err(RunError::Program("a replica's thread panicked".into()))),
+                    Err(e) => Err(e),
+                });
+            }
+            all
+        });
+        for m in self.machines_mut() {
+            m.fabric = None;
+        }
+        if self.device() == DeviceKind::Sim {
+            let latest = self.machines().map(|m| m.totals.cycles).max().unwrap_or(0);
+            for m in self.machines_mut() {
+                m.final_sync(index as u32, latest);
+            }
+        }
+        let own =
+            results.iter().position(|r| matches!(r, Err(e) if !matches!(e, RunError::Collective { .. })));
+        let Some(i) = own.or_else(|| results.iter().position(Result::is_err)) else { return Ok(()) };
+        match std::mem::replace(&mut results[i], Ok(())) {
+            Err(error) => Err(RunError::Replica { replica: i as u32, error: Box::new(error) }),
+            Ok(()) => Ok(()),
+        }
     }
 
     /// A handle that stops a run of this engine from another thread.
@@ -375,7 +595,10 @@ impl Engine {
     /// `since` (the command line counts from its own start).
     pub fn set_timeout(&mut self, limit: std::time::Duration, since: std::time::Instant) {
         if let Some(at) = since.checked_add(limit) {
-            self.machine.set_deadline(at, limit.as_millis().min(u128::from(u64::MAX)) as u64);
+            let millis = limit.as_millis().min(u128::from(u64::MAX)) as u64;
+            for m in self.machines_mut() {
+                m.set_deadline(at, millis);
+            }
         }
     }
 
@@ -388,7 +611,11 @@ impl Engine {
     /// Text the programs printed (`print` steps, codelet `printf`) since the
     /// last call, in execution order.
     pub fn take_output(&mut self) -> Vec<u8> {
-        std::mem::take(&mut self.machine.host.output)
+        let mut out = std::mem::take(&mut self.machine.host.output);
+        for m in &mut self.others {
+            out.append(&mut m.host.output);
+        }
+        out
     }
 
     /// Cycle and step totals so far.

@@ -98,6 +98,13 @@ pub enum RunError {
     Stream { stream: String, message: String, step: StepPath },
     #[error("{0}")]
     Program(String),
+    /// A collective that could not complete because another replica
+    /// stopped or stands at another step.
+    #[error("collective '{label}' failed: {message} (at {step})")]
+    Collective { label: String, message: String, step: StepPath },
+    /// What stopped replica `replica` of a replicated run.
+    #[error("replica {replica}: {error}")]
+    Replica { replica: u32, error: Box<RunError> },
     #[error(transparent)]
     Host(#[from] HostError),
 }

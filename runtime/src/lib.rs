@@ -24,6 +24,7 @@
 #![deny(unsafe_code)]
 
 pub mod cli;
+pub mod collective;
 /// The cost model the `sim` device applies (shared with popc).
 pub use linker::cost;
 pub mod data;
@@ -36,6 +37,7 @@ pub mod hostfns;
 pub mod loader;
 pub mod options;
 pub mod profile;
+pub mod replicas;
 pub mod totals;
 pub mod trace;
 

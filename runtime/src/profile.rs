@@ -197,6 +197,24 @@ impl Recorder {
         });
     }
 
+    /// A cross-replica collective's link traffic: node `node` (its
+    /// `GlobalExchange`), `bytes` sent by each replica over IPU-Links.
+    pub(crate) fn global_exchange(&mut self, node: u32, from: u64, cycles: u64, bytes: u64) {
+        self.push(StepRec {
+            kind: "GlobalExchange",
+            program: Some(node),
+            from,
+            cycles,
+            active_tiles: self.num_tiles as u32,
+            tile_cycles: cycles.saturating_mul(self.num_tiles as u64),
+            active: 0,
+            total_data: bytes,
+            tile_data: 0,
+            max_tile_data: 0,
+            compute_set: None,
+        });
+    }
+
     /// A branch's or loop test's predicate broadcast (one word to every
     /// tile): an exchange step of the branch's node `node`.
     pub(crate) fn broadcast(&mut self, node: u32, from: u64, cycles: u64, tiles: u32) {
@@ -563,7 +581,7 @@ fn execution_block(s: &mut String, totals: &Totals, tiles: u64, clock_mhz: f64) 
         ("compute cycles (including idle threads)", totals.compute_tile),
         ("compute cycles (excluding idle threads)", totals.compute_active),
         ("IPU exchange cycles", totals.exchange_tile),
-        ("global exchange cycles", 0),
+        ("global exchange cycles", totals.external.saturating_mul(tiles)),
         ("host exchange cycles", totals.host.saturating_mul(tiles)),
         ("sync cycles", totals.sync_tile(tiles)),
     ];

@@ -7,9 +7,10 @@
 /// `cycles` and the wall figures (`compute`, `exchange`, `host`, `sync`)
 /// are time on the IPU's clock; the `*_tile` figures are summed over tiles,
 /// as Poplar's profile sums `tileCycles`. Every tile spends the whole of
-/// `cycles` in one of compute, exchange, host transfer or sync (a tile
-/// waiting for the others at a sync is in sync), so
-/// `compute_tile + exchange_tile + host_tile + sync_tile == cycles x tiles`.
+/// `cycles` in one of compute, exchange, host transfer, global exchange
+/// or sync (a tile waiting for the others at a sync is in sync), so
+/// `compute_tile + exchange_tile + host_tile + external_tile + sync_tile
+/// == cycles x tiles`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Totals {
     /// Modelled cycles (sim only).
@@ -28,6 +29,9 @@ pub struct Totals {
     pub host: u64,
     /// Wall cycles of syncs.
     pub sync: u64,
+    /// Wall cycles of cross-replica collectives' global syncs and link
+    /// traffic (every tile takes part; Poplar's "global exchange").
+    pub external: u64,
     /// Steps executed (both devices).
     pub steps: u64,
     /// The same figures for each program (by index; its `by_program` is
@@ -42,7 +46,8 @@ impl Totals {
         let spent = self
             .compute_tile
             .saturating_add(self.exchange_tile)
-            .saturating_add(self.host.saturating_mul(tiles));
+            .saturating_add(self.host.saturating_mul(tiles))
+            .saturating_add(self.external.saturating_mul(tiles));
         self.cycles.saturating_mul(tiles).saturating_sub(spent)
     }
 

@@ -19,11 +19,13 @@
 
 #![forbid(unsafe_code)]
 
+mod collective;
 mod elem;
 mod print_style;
 mod value;
 mod vertex_name;
 
+pub use collective::{CollectiveKind, CollectiveOp, CommGroup, MAX_REPLICAS};
 pub use elem::ElemType;
 pub use print_style::PrintStyle;
 pub use value::{decode, encode, encode_vec, Value};

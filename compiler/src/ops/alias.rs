@@ -61,7 +61,8 @@ fn conflicts(x: &Expander, op: &Op) -> Vec<View> {
                 }
             }
         }
-        OpKind::Reduce { .. } => {}
+        // The runtime reads a collective's whole input before writing.
+        OpKind::Reduce { .. } | OpKind::Collective { .. } => {}
         OpKind::MatMul { a, b } => {
             if (hit(a) || hit(b)) && !matmul::reads_before_writing(x, out, a, b) {
                 add(a);
@@ -113,6 +114,9 @@ fn replace(kind: &OpKind, from: &View, to: &View) -> OpKind {
             dims: dims.clone(),
             sizes: sizes.clone(),
         },
+        OpKind::Collective { input, kind, op, group } => {
+            OpKind::Collective { input: sub(input), kind: *kind, op: *op, group: *group }
+        }
     }
 }
 

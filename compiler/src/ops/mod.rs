@@ -162,6 +162,22 @@ impl Expander {
 
     /// The statements one operation becomes.
     fn op(&mut self, op: &Op, span: Span) -> Vec<Stmt> {
+        if let OpKind::Collective { input, .. } = &op.kind {
+            // The runtime reads the whole input before it writes the
+            // output: nothing to expand, only an output to place.
+            if let Some(t) = self.unmapped_output(&op.out) {
+                let n = self.graph.tensors[t].num_elements();
+                let intervals = match n == input.num_elements() {
+                    true => map::intervals_like(self, input),
+                    false => {
+                        let elem = self.graph.tensors[t].elem;
+                        map::linear_intervals(n, grain(elem), self.graph.target.total_tiles())
+                    }
+                };
+                self.set_mapping(t, intervals, span);
+            }
+            return vec![Stmt::Collective(Box::new(op.clone()))];
+        }
         let r = alias::resolve(self, op, span).and_then(|r| {
             let mut steps = r.before;
             steps.extend(self.op_in_order(&r.op, span)?);
@@ -192,6 +208,7 @@ impl Expander {
             OpKind::DynamicUpdate { update, offsets, dims, sizes } => {
                 dynamic::expand_update(self, op, update, offsets, dims, sizes, span)
             }
+            OpKind::Collective { .. } => Ok(vec![Stmt::Collective(Box::new(op.clone()))]),
         }
     }
 

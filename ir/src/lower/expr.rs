@@ -396,6 +396,19 @@ impl Lowerer {
     }
 
     pub(crate) fn lower_init(&mut self, e: &Expr<'_>, elem: ElemType, shape: &[u64]) -> R<Init> {
+        if let ExprKind::Name("replication_index") = e.kind {
+            use ElemType::*;
+            if !matches!(elem, Short | UShort | Int | UInt | Long | ULong) {
+                return Err(self.err(
+                    e.span,
+                    format!(
+                        "`replication_index` initialises an integer tensor of 16 bits or more (uint, int, …), \
+                         not `{elem}`"
+                    ),
+                ));
+            }
+            return Ok(Init::ReplicationIndex);
+        }
         if !matches!(e.kind, ExprKind::List(_)) {
             let v = self.eval_value(e)?;
             let mut b = Vec::new();

@@ -15,6 +15,7 @@ use crate::graph::{Stmt, Tensor, TensorKind};
 use crate::ops::{BinaryOp, MapExpr, MapKind, Op, OpKind, ReduceOp, UnaryOp};
 use crate::types::ElemType;
 use crate::view::View;
+use vocab::{CollectiveKind, CollectiveOp, CommGroup};
 
 /// A lowered subexpression: its tree, its type (`None`: literals only, not
 /// yet typed) and its shape (`None`: a scalar that broadcasts).
@@ -165,6 +166,7 @@ impl Lowerer {
                 "reduce" => Some(self.op_reduce(value, args)?),
                 "matmul" => Some(self.op_matmul(value, args)?),
                 "dynamic_slice" => Some(self.op_dynamic_slice(value, args)?),
+                name if CollectiveKind::NAMES.contains(&name) => Some(self.op_collective(value, name, args)?),
                 _ => None,
             };
             if let Some((kind, elem, shape)) = special {
@@ -298,7 +300,9 @@ impl Lowerer {
                     _ => None,
                 };
                 if unary.is_none() && binary.is_none() {
-                    if matches!(fname, "reduce" | "matmul" | "dynamic_slice" | "dynamic_update") {
+                    if matches!(fname, "reduce" | "matmul" | "dynamic_slice" | "dynamic_update")
+                        || CollectiveKind::NAMES.contains(&fname)
+                    {
                         return Err(self.err(
                             e.span,
                             format!("`{fname}` cannot be part of an elementwise expression; assign it to a name first"),
@@ -524,6 +528,133 @@ impl Lowerer {
             ));
         };
         Ok((OpKind::MatMul { a, b }, ta, shape))
+    }
+}
+
+impl Lowerer {
+    /// `all_reduce(x, add)`, `reduce_scatter(x, add)`, `all_gather(x)`,
+    /// `all_to_all(x)`, `replica_broadcast(x, root = 0)`, each with an optional
+    /// `group = all | consecutive(n) | orthogonal(n)`.
+    fn op_collective(
+        &mut self,
+        e: &Expr<'_>,
+        fname: &str,
+        args: &[ast::Arg<'_>],
+    ) -> R<(OpKind, ElemType, Vec<u64>)> {
+        let (pos, named): (Vec<_>, Vec<_>) = args.iter().partition(|a| a.name.is_none());
+        let reduces = matches!(fname, "all_reduce" | "reduce_scatter");
+        let usage = match fname {
+            "all_reduce" | "reduce_scatter" => format!("{fname}(x, add, group = all)"),
+            "replica_broadcast" => "replica_broadcast(x, root = 0, group = all)".to_string(),
+            _ => format!("{fname}(x, group = all)"),
+        };
+        if pos.len() != 1 + usize::from(reduces) {
+            let what = if reduces { "a tensor and an operator" } else { "a tensor" };
+            return Err(self.err(e.span, format!("`{fname}` takes {what}: {usage}")));
+        }
+        let replicas = self.graph.target.replication_factor;
+        let mut group = CommGroup::All;
+        let mut root = 0u32;
+        for a in &named {
+            let n = a.name.as_ref().map_or("", |n| n.name);
+            match n {
+                "group" => group = self.comm_group(&a.value)?,
+                "root" if fname == "replica_broadcast" => {
+                    let v = self.eval_int(&a.value)?;
+                    root = u32::try_from(v)
+                        .map_err(|_| self.err(a.value.span, format!("root {v} is negative")))?;
+                }
+                _ => {
+                    let sp = a.name.as_ref().map_or(e.span, |n| n.span);
+                    let takes = if fname == "replica_broadcast" { "`root` and `group`" } else { "`group`" };
+                    return Err(self.err(sp, format!("`{fname}` has no argument `{n}` (it takes {takes})")));
+                }
+            }
+        }
+        let g = group.size(replicas).map_err(|m| self.err(e.span, m))?;
+        let (input, elem) = self.eval_view(&pos[0].value)?;
+        let op = match reduces {
+            false => None,
+            true => {
+                let op = match &pos[1].value.kind {
+                    ExprKind::Name(n) => CollectiveOp::from_name(n),
+                    _ => None,
+                };
+                let Some(op) = op else {
+                    let names: Vec<&str> = CollectiveOp::ALL.iter().map(|(_, n)| *n).collect();
+                    return Err(self.err(
+                        pos[1].value.span,
+                        format!("expected a collective operator: {}", names.join(", ")),
+                    ));
+                };
+                if op.logical() != (elem == ElemType::Bool) {
+                    let msg = match op.logical() {
+                        true => format!("`{}` combines `bool` tensors, not `{elem}`", op.name()),
+                        false => format!(
+                            "`{}` combines numeric tensors, not `bool` (use `and` or `or`)",
+                            op.name()
+                        ),
+                    };
+                    return Err(self.err(e.span, msg));
+                }
+                Some(op)
+            }
+        };
+        let n = input.num_elements();
+        let (kind, shape) = match fname {
+            "all_reduce" => (CollectiveKind::AllReduce, input.shape.clone()),
+            "reduce_scatter" => (
+                CollectiveKind::ReduceScatter,
+                vec![CollectiveKind::ReduceScatter.output_elements(n, g.into())],
+            ),
+            "all_gather" => {
+                let mut s = vec![u64::from(g)];
+                s.extend(&input.shape);
+                (CollectiveKind::AllGather, s)
+            }
+            "all_to_all" => {
+                if input.shape.first() != Some(&u64::from(g)) {
+                    return Err(self.err(
+                        pos[0].value.span,
+                        format!(
+                            "`all_to_all` sends slice i of the outer dimension to member i: the outer dimension \
+                             must be the group size {g}, not shape {}",
+                            shape_str(&input.shape)
+                        ),
+                    ));
+                }
+                (CollectiveKind::AllToAll, input.shape.clone())
+            }
+            _ => {
+                if root >= g {
+                    return Err(self.err(e.span, format!("root {root} is outside a group of {g} replicas")));
+                }
+                (CollectiveKind::Broadcast { root }, input.shape.clone())
+            }
+        };
+        Ok((OpKind::Collective { input, kind, op, group }, elem, shape))
+    }
+
+    /// `all`, `consecutive(n)` or `orthogonal(n)`.
+    fn comm_group(&mut self, e: &Expr<'_>) -> R<CommGroup> {
+        let bad = "expected a group: all, consecutive(n) or orthogonal(n)";
+        match &e.kind {
+            ExprKind::Name("all") => Ok(CommGroup::All),
+            ExprKind::Call(c) if c.1.len() == 1 && c.1[0].name.is_none() => {
+                let make = match c.0.name {
+                    "consecutive" => CommGroup::Consecutive,
+                    "orthogonal" => CommGroup::Orthogonal,
+                    _ => return Err(self.err(e.span, bad)),
+                };
+                let v = self.eval_int(&c.1[0].value)?;
+                let n = u32::try_from(v)
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| self.err(c.1[0].value.span, format!("a group of {v} replicas")))?;
+                Ok(make(n))
+            }
+            _ => Err(self.err(e.span, bad)),
+        }
     }
 }
 

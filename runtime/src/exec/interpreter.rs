@@ -7,13 +7,14 @@
 
 use std::time::Instant;
 
-use linker::image::{element_count, Region, Step};
+use linker::image::{element_count, Collective, Region, Step};
 use linker::profile::StepIds;
 
 use super::{DeviceKind, Machine, Sink};
 use crate::cost;
 use crate::error::{RunError, StepPath};
 use crate::format;
+use crate::replicas::Arrival;
 
 /// Program output waiting in memory is written out once it reaches this
 /// many bytes (and at the end of each run), so long runs print as they go.
@@ -95,6 +96,7 @@ impl Machine {
             Step::Switch { .. } => "switch".into(),
             Step::Call(f) => format!("call '{}'", image.functions[*f as usize].name),
             Step::Sync => "sync".into(),
+            Step::Collective(c) => format!("{} '{}'", c.kind.name(), c.label),
         };
         StepPath { program: label.to_string(), indices: path.to_vec(), what }
     }
@@ -358,6 +360,86 @@ impl Machine {
                 self.steps(&func.body, ids, &label, &mut inner, program, out)?;
             }
             Step::Sync => self.sync(program),
+            Step::Collective(c) => self.collective(c, program, id.node, label, path, step)?,
+        }
+        Ok(())
+    }
+
+    /// The sync of all replicas that ends a replicated run: waits until
+    /// cycle `latest` (the slowest replica's end).
+    pub(crate) fn final_sync(&mut self, program: u32, latest: u64) {
+        let wait = latest.saturating_sub(self.totals.cycles);
+        if wait == 0 {
+            return;
+        }
+        let from = self.totals.cycles;
+        self.totals.charge(program, |t| {
+            t.cycles = t.cycles.saturating_add(wait);
+            t.sync = t.sync.saturating_add(wait);
+        });
+        if let Some(rec) = &mut self.rec {
+            rec.sync(from, wait);
+        }
+    }
+
+    /// A cross-replica collective: meets the other replicas (a machine
+    /// alone computes it by itself), writes its output and, on `sim`,
+    /// charges the wait for the latest replica as sync, then the global
+    /// sync and the link traffic as global exchange.
+    fn collective(
+        &mut self,
+        c: &Collective,
+        program: u32,
+        node: u32,
+        label: &str,
+        path: &[usize],
+        step: &Step,
+    ) -> Result<(), RunError> {
+        let input = self.gather(&c.input);
+        let in_bytes = input.len() as u64;
+        let arrived = self.totals.cycles;
+        let (output, latest) =
+            match &self.fabric {
+                None => {
+                    let out = crate::collective::outputs(c.kind, c.op, c.group, c.elem, &[input]);
+                    (out.into_iter().next().unwrap_or_default(), arrived)
+                }
+                Some(fabric) => {
+                    let at = self.where_(label, path, step);
+                    let arrival = Arrival { step: at.to_string(), cycles: arrived, input };
+                    let d = fabric.meet(self.replica, c, arrival).map_err(|message| {
+                        RunError::Collective { label: c.label.clone(), message, step: at }
+                    })?;
+                    (d.output, d.cycles)
+                }
+            };
+        self.scatter(&c.output, &output);
+        if self.kind == DeviceKind::Sim {
+            let wait = latest.saturating_sub(arrived);
+            if wait > 0 {
+                self.totals.charge(program, |t| {
+                    t.cycles = t.cycles.saturating_add(wait);
+                    t.sync = t.sync.saturating_add(wait);
+                });
+                if let Some(rec) = &mut self.rec {
+                    rec.sync(arrived, wait);
+                }
+            }
+            let target = &self.loaded.image.target;
+            let g = u64::from(c.group.size(target.replicas).unwrap_or(1));
+            if g > 1 {
+                let out_bytes = output.len() as u64;
+                let link = cost::collective_cycles(c.kind, g, in_bytes, out_bytes, target.clock_mhz);
+                let total = cost::GLOBAL_SYNC_CYCLES.saturating_add(link);
+                let from = self.totals.cycles;
+                self.totals.charge(program, |t| {
+                    t.cycles = t.cycles.saturating_add(total);
+                    t.external = t.external.saturating_add(total);
+                });
+                if let Some(rec) = &mut self.rec {
+                    rec.global_exchange(node, from, total, in_bytes);
+                }
+            }
         }
         Ok(())
     }

@@ -109,6 +109,10 @@ pub struct Machine {
     pub(crate) rec: Option<Recorder>,
     /// Run the plain variant on sim too (no instruction counts).
     pub(crate) uninstrumented: bool,
+    /// This machine's replica number, and where it meets the other
+    /// replicas at collectives (`None`: the only replica).
+    pub(crate) replica: u32,
+    pub(crate) fabric: Option<Arc<dyn crate::replicas::Fabric>>,
 }
 
 /// The stop word's value once a run is interrupted (a passed deadline sets 1).
@@ -238,7 +242,29 @@ impl Machine {
             stop: Arc::new(AtomicU32::new(0)),
             rec: None,
             uninstrumented: false,
+            replica: 0,
+            fabric: None,
             loaded,
+        }
+    }
+
+    /// Makes this machine replica `replica`: writes its index into the
+    /// image's replication-index tensors and shares `first`'s stop word,
+    /// so one interrupt or deadline stops every replica.
+    pub(crate) fn become_replica(&mut self, replica: u32, first: &Machine) {
+        self.replica = replica;
+        self.stop = first.stop.clone();
+        self.write_replica_index();
+    }
+
+    /// Writes [`Machine::replica`] into every replication-index tensor.
+    pub(crate) fn write_replica_index(&mut self) {
+        let loaded = self.loaded.clone();
+        for r in &loaded.image.replica_index {
+            let one = vocab::encode_vec(r.elem, vocab::Value::Int(i128::from(self.replica)));
+            let bytes: usize = r.regions.iter().map(|x| x.bytes as usize).sum();
+            let data: Vec<u8> = one.iter().copied().cycle().take(bytes).collect();
+            self.scatter(&r.regions, &data);
         }
     }
 

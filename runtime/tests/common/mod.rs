@@ -45,6 +45,7 @@ impl Builder {
                 clock_mhz: 1330.0,
                 exchange_bytes_per_cycle: 4,
                 sync_cycles: 100,
+                replicas: 1,
             },
             code: vec![],
             relocs: vec![],
@@ -57,6 +58,7 @@ impl Builder {
             handles: vec![],
             streams: vec![],
             remote_buffers: vec![],
+            replica_index: Vec::new(),
             isa: Default::default(),
         };
         Builder { image }

@@ -80,8 +80,16 @@ public:
     bool isList;
   };
 
+  /// A graph of one replica: with a replication factor r, the target's
+  /// IPUs are split into r replicas and getTarget() is one replica's.
   Graph(const Target &target, replication_factor r = replication_factor(1)) : graph_(nullptr), target_(target) {
     detail::check(prs_graph_new(&target.desc(), r.get(), &graph_));
+    if (r.get() != 1) {
+      prs_target_desc one = target.desc();
+      detail::check(prs_graph_target(graph_, &one));
+      one.type = target.desc().type;
+      target_ = Target(one);
+    }
   }
   Graph(const Device &device, replication_factor r = replication_factor(1)) : Graph(device.getTarget(), r) {}
 
@@ -159,6 +167,13 @@ public:
   }
 
   // ---- tensors -----------------------------------------------------------
+
+  /// A scalar UNSIGNED_INT constant whose value is each replica's index.
+  Tensor addReplicationIndexConstant(const DebugContext &debugContext = {}) {
+    prs_tensor *out = nullptr;
+    detail::check(prs_graph_add_replication_index_constant(handle(), debugContext.getPathName().c_str(), &out));
+    return Tensor(out);
+  }
 
   Tensor addVariable(const Type &type, ArrayRef<std::size_t> shape, const DebugContext &debugContext = {}) {
     prs_tensor *out = nullptr;

@@ -135,6 +135,8 @@ int prs_graph_add_codelets(prs_graph *g, const char *path_or_source, int is_sour
 /* The library codelets (popops, poplin, ...): accepted, nothing to load. */
 int prs_graph_has_vertex_type(const prs_graph *g, const char *vertex_type, int *out);
 
+/* A scalar unsigned int holding each replica's own index. */
+int prs_graph_add_replication_index_constant(prs_graph *g, const char *name, prs_tensor **out);
 int prs_graph_add_variable(prs_graph *g, int32_t type, const size_t *shape, size_t rank, const char *name,
                            prs_tensor **out);
 /* `values` holds `n` host elements of `host_type` (n = 1: every element). */
@@ -283,6 +285,13 @@ int prs_op_nonlinearity(prs_graph *g, prs_program *seq, int32_t kind, const prs_
                         const char *name, prs_tensor **out);
 /* poprand: 0 uniform(a = min, b = max), 1 normal(a = mean, b = stddev),
  * 2 bernoulli(a = probability). Seeded by `seed` and `modifier`. */
+/* gcl cross-replica collectives: kind 0 all-reduce, 1 reduce-scatter,
+ * 2 all-gather, 3 all-to-all, 4 broadcast (from group member `root`); op
+ * 0 add, 1 mean, 2 mul, 3 min, 4 max, 5 logical and, 6 logical or,
+ * 7 square add (reducing kinds only); group_type 0 all, 1 consecutive,
+ * 2 orthogonal, of group_size replicas. */
+int prs_op_collective(prs_graph *g, prs_program *seq, int32_t kind, const prs_tensor *t, int32_t op,
+                      int32_t group_type, uint32_t group_size, uint32_t root, const char *name, prs_tensor **out);
 int prs_op_random(prs_graph *g, prs_program *seq, int32_t dist, const prs_tensor *reference, int32_t out_type,
                   double a, double b, uint64_t seed, uint32_t modifier, const char *name, prs_tensor **out);
 

@@ -1,0 +1,194 @@
+//! Replicated graphs (issue 27): for replication factors 1, 2, 3, 4 and 8,
+//! on both devices and several thread counts,
+//! - replica `i` computes what the unreplicated graph computes with its
+//!   replication index replaced by `i`;
+//! - each collective, with each group, equals a reference computed here
+//!   in the documented order (group order, left to right);
+//! - results and cycle counts do not depend on the device or the threads.
+
+use std::path::Path;
+
+use runtime::{DeviceKind, Engine, EngineOptions};
+
+fn engine(pir: &str, device: DeviceKind, threads: usize) -> Engine {
+    let (image, _, _) = compiler::driver::compile_source_for_run(
+        "<replicas>",
+        pir.as_bytes().to_vec(),
+        Path::new("r.pir"),
+        false,
+    )
+    .unwrap_or_else(|e| panic!("{e}\n{pir}"));
+    let loaded = runtime::load_image(image).expect("load");
+    Engine::new(loaded, &EngineOptions { device, threads, ..Default::default() })
+}
+
+fn floats(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+/// Each replica's value of element `j` before the collectives: not exact
+/// in binary, so the order of a sum shows in its last bits.
+fn value(replica: u32, j: usize) -> f32 {
+    (replica as f32 + 1.0) * 0.1 + j as f32 * 1e3 + (replica as f32) * 1e-7 * j as f32
+}
+
+/// The program: each replica fills `x` from its index, then every
+/// collective runs on it.
+fn program(r: u32, groups: &[&str]) -> String {
+    let mut body = String::from(
+        "  x = (cast<float>(r) + 1.0) * 0.1 + cast<float>(j) * 1000.0 + cast<float>(r) * 0.0000001 * cast<float>(j)\n",
+    );
+    let mut reads = String::new();
+    for (k, g) in groups.iter().enumerate() {
+        body += &format!(
+            "  s{k} = all_reduce(x, add, group = {g})\n  m{k} = all_reduce(x, mean, group = {g})\n  \
+             q{k} = all_reduce(x, square_add, group = {g})\n  mx{k} = all_reduce(x, max, group = {g})\n  \
+             rs{k} = reduce_scatter(x, add, group = {g})\n  ag{k} = all_gather(x, group = {g})\n  \
+             b{k} = replica_broadcast(x, root = 0, group = {g})\n"
+        );
+        for n in ["s", "m", "q", "mx", "rs", "ag", "b"] {
+            reads += &format!("host_read \"{n}{k}\" <- {n}{k}\n");
+        }
+    }
+    format!(
+        "target mk2(tiles_per_ipu = 4, replication_factor = {r})\nconst r: uint = replication_index\n\
+         map r -> tile 1\nconst j: uint[6] = [0, 1, 2, 3, 4, 5]\nvar x: float[6] @ linear\n\
+         host_read \"x\" <- x\n{reads}program main {{\n{body}}}\n"
+    )
+}
+
+/// The reference of one collective for every replica, left to right in
+/// group order, rounding to `f32` at each step.
+fn reference(kind: &str, members: &[u32]) -> Vec<f32> {
+    let g = members.len();
+    let xs: Vec<Vec<f32>> = members.iter().map(|&m| (0..6).map(|j| value(m, j)).collect()).collect();
+    let fold = |f: &dyn Fn(f32, f32) -> f32, first: &dyn Fn(f32) -> f32| -> Vec<f32> {
+        (0..6).map(|j| xs[1..].iter().fold(first(xs[0][j]), |a, x| f(a, x[j]))).collect()
+    };
+    match kind {
+        "s" => fold(&|a, b| a + b, &|a| a),
+        "m" => fold(&|a, b| a + b, &|a| a).into_iter().map(|s| s / g as f32).collect(),
+        "q" => fold(&|a, b| a + b * b, &|a| a * a),
+        "mx" => fold(&|a, b| a.max(b), &|a| a),
+        "ag" => xs.concat(),
+        "b" => xs[0].clone(),
+        _ => unreachable!(),
+    }
+}
+
+fn groups_of(group: &str, r: u32) -> Vec<Vec<u32>> {
+    let n = |s: &str| s.trim_end_matches(')').split('(').nth(1).unwrap().parse::<u32>().unwrap();
+    match group {
+        "all" => vec![(0..r).collect()],
+        g if g.starts_with("consecutive") => {
+            let n = n(g);
+            (0..r / n).map(|k| (k * n..(k + 1) * n).collect()).collect()
+        }
+        g => {
+            let n = n(g);
+            let stride = r / n;
+            (0..stride).map(|k| (0..n).map(|i| k + i * stride).collect()).collect()
+        }
+    }
+}
+
+#[test]
+fn collectives_match_the_reference_for_every_replication_factor() {
+    for r in [1u32, 2, 3, 4, 8] {
+        let mut groups = vec!["all".to_string()];
+        if r % 2 == 0 {
+            groups.push("consecutive(2)".into());
+            groups.push("orthogonal(2)".into());
+        }
+        let gs: Vec<&str> = groups.iter().map(String::as_str).collect();
+        let pir = program(r, &gs);
+        let mut seen: Option<(Vec<Vec<u8>>, u64)> = None;
+        for (device, threads) in [(DeviceKind::Sim, 1), (DeviceKind::Sim, 3), (DeviceKind::Cpu, 2)] {
+            let mut e = engine(&pir, device, threads);
+            assert_eq!(e.replicas(), r);
+            e.run(0).unwrap_or_else(|err| panic!("r = {r}: {err}"));
+            // Replica i holds what the unreplicated graph computes with index i.
+            let x = floats(&e.read("x").unwrap());
+            for i in 0..r {
+                let want: Vec<f32> = (0..6).map(|j| value(i, j)).collect();
+                assert_eq!(x[i as usize * 6..(i as usize + 1) * 6], want[..], "r = {r}, replica {i}");
+            }
+            let mut all = Vec::new();
+            for (k, g) in gs.iter().enumerate() {
+                for members in groups_of(g, r) {
+                    for (pos, &m) in members.iter().enumerate() {
+                        for kind in ["s", "m", "q", "mx", "ag", "b"] {
+                            let got = floats(&e.read(&format!("{kind}{k}")).unwrap());
+                            let per = got.len() / r as usize;
+                            let mine = &got[m as usize * per..(m as usize + 1) * per];
+                            assert_eq!(
+                                mine,
+                                &reference(kind, &members)[..],
+                                "r = {r}, {kind} group {g}, replica {m}"
+                            );
+                        }
+                        // reduce_scatter: part `pos` of the sum, padded with zeros.
+                        let got = floats(&e.read(&format!("rs{k}")).unwrap());
+                        let per = got.len() / r as usize;
+                        let mut sum = reference("s", &members);
+                        sum.resize(per * members.len(), 0.0);
+                        assert_eq!(
+                            &got[m as usize * per..(m as usize + 1) * per],
+                            &sum[pos * per..(pos + 1) * per],
+                            "r = {r}, rs group {g}, replica {m}"
+                        );
+                    }
+                }
+                for kind in ["s", "m", "q", "mx", "rs", "ag", "b"] {
+                    all.push(e.read(&format!("{kind}{k}")).unwrap());
+                }
+            }
+            let cycles = e.totals().cycles;
+            match &seen {
+                None => seen = Some((all, cycles)),
+                Some((first, c)) => {
+                    assert_eq!(&all, first, "r = {r}: results differ on {device:?} with {threads} threads");
+                    if device == DeviceKind::Sim {
+                        assert_eq!(cycles, *c, "r = {r}: cycles differ with {threads} threads");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A replica that leaves a collective out stops the run with an error
+/// naming both, on every replica; a failing vertex in one replica is that
+/// replica's error.
+#[test]
+fn divergent_replicas_stop_with_an_error() {
+    let pir = "target mk2(tiles_per_ipu = 2, replication_factor = 3)\nconst r: uint = replication_index\n\
+               var x: float[4] @ tile 0\nprogram main {\n  if r {\n    x = all_reduce(x, add)\n  }\n}\n";
+    for device in [DeviceKind::Sim, DeviceKind::Cpu] {
+        let mut e = engine(pir, device, 1);
+        let err = e.run(0).unwrap_err().to_string();
+        assert!(err.contains("replica 0 finished its program while replica"), "{err}");
+        assert!(err.contains("x.all_reduce"), "{err}");
+    }
+}
+
+/// Host data of a replicated graph: one copy goes to every replica, r
+/// copies are each replica's; a stream buffer feeds each replica a copy.
+#[test]
+fn host_data_covers_every_replica() {
+    let pir = "target mk2(tiles_per_ipu = 2, replication_factor = 2)\nvar x: int[3] @ tile 0\n\
+               var y: int[3] @ tile 1\nhost_write \"in\" -> x\nhost_read \"out\" <- y\n\
+               stream \"s\": int[3] from host\nprogram main {\n  copy \"s\" -> y\n  y = y + x\n}\n";
+    let mut e = engine(pir, DeviceKind::Cpu, 1);
+    assert_eq!(e.data_info("out").unwrap().shape, vec![2, 3]);
+    e.write_values("in", &[1i32, 2, 3, 10, 20, 30]).unwrap();
+    e.connect_values("s", &[100i32, 200, 300]).unwrap();
+    e.run(0).unwrap();
+    assert_eq!(e.read_values::<i32>("out").unwrap(), vec![101, 202, 303, 110, 220, 330]);
+    e.write_values("in", &[5i32, 5, 5]).unwrap();
+    e.connect_stream_replica("s", 1, [7i32, 7, 7].iter().flat_map(|v| v.to_le_bytes()).collect()).unwrap();
+    e.run(0).unwrap();
+    assert_eq!(e.read_values::<i32>("out").unwrap(), vec![105, 205, 305, 12, 12, 12]);
+    let err = e.write_values("in", &[1i32, 2]).unwrap_err().to_string();
+    assert!(err.contains("12 (for every replica) or 24 (one copy per replica)"), "{err}");
+}
