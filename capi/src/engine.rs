@@ -243,13 +243,15 @@ impl Engine {
     pub fn load(&mut self, d: &Device) -> Result<()> {
         let target = &self.exe.image.target;
         let want = d.desc.to_target()?;
-        let tiles = u64::from(target.ipus) * u64::from(target.tiles_per_ipu);
+        // Every replica has its own copy of the image's tiles.
+        let replicas = u64::from(target.replicas.max(1));
+        let tiles = u64::from(target.ipus) * u64::from(target.tiles_per_ipu) * replicas;
         if d.kind == DeviceKind::Sim && u64::from(want.total_tiles()) != tiles {
+            let per = if replicas > 1 { format!(" ({replicas} replicas of {})", tiles / replicas) } else { String::new() };
             return Err(ApiError::new(
                 Status::PoplarError,
                 format!(
-                    "the executable was compiled for {} tiles but the device has {}",
-                    tiles,
+                    "the executable was compiled for {tiles} tiles{per} but the device has {}",
                     want.total_tiles()
                 ),
             ));
