@@ -247,7 +247,11 @@ impl Engine {
         let replicas = u64::from(target.replicas.max(1));
         let tiles = u64::from(target.ipus) * u64::from(target.tiles_per_ipu) * replicas;
         if d.kind == DeviceKind::Sim && u64::from(want.total_tiles()) != tiles {
-            let per = if replicas > 1 { format!(" ({replicas} replicas of {})", tiles / replicas) } else { String::new() };
+            let per = if replicas > 1 {
+                format!(" ({replicas} replicas of {})", tiles / replicas)
+            } else {
+                String::new()
+            };
             return Err(ApiError::new(
                 Status::PoplarError,
                 format!(

@@ -195,6 +195,11 @@ impl Engine {
         )))
     }
 
+    /// The replication factor of the executable.
+    fn replicas(&self) -> u32 {
+        self.e.executable().image.target.replicas.max(1)
+    }
+
     /// `array` as a C-contiguous numpy array of `name`'s dtype and shape
     /// (a view when it is one already), or a TypeError/ValueError naming it.
     fn checked_array<'py>(
@@ -217,9 +222,17 @@ impl Engine {
         let got_shape: Vec<u64> = a.getattr("shape")?.extract()?;
         let n: u64 = shape.iter().product();
         let got_n: u64 = got_shape.iter().product();
-        if got_shape != shape && got_n != n {
+        let r = u64::from(self.replicas());
+        // A replicated graph's handle takes one copy for every replica, or
+        // one per replica.
+        let per_replica = r > 1 && got_n == n * r;
+        if got_shape != shape && got_n != n && !per_replica {
+            let also = match r {
+                1 => String::new(),
+                _ => format!(" (or {r} copies, one per replica)"),
+            };
             return Err(PyValueError::new_err(format!(
-                "'{name}' has shape {shape:?} ({n} elements); the array has shape {got_shape:?}"
+                "'{name}' has shape {shape:?} ({n} elements){also}; the array has shape {got_shape:?}"
             )));
         }
         np.getattr("ascontiguousarray")?.call1((a,))
@@ -336,7 +349,10 @@ impl Engine {
 
     /// `readTensor(name)` as a new numpy array of the handle's dtype and shape.
     fn read<'py>(&mut self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
-        let (elem, shape) = self.handle_info(name)?;
+        let (elem, mut shape) = self.handle_info(name)?;
+        if self.replicas() > 1 {
+            shape.insert(0, u64::from(self.replicas()));
+        }
         let bytes = self.e.read_tensor(name).or_raise()?;
         let np = py.import("numpy")?;
         let buf = pyo3::types::PyByteArray::new(py, &bytes);

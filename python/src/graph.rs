@@ -136,11 +136,49 @@ impl Graph {
     }
 }
 
+impl Graph {
+    /// One collective of `t`, by the Python names of its operator and group.
+    #[allow(clippy::too_many_arguments)]
+    fn collective(
+        slf: &Bound<'_, Graph>,
+        kind: vocab::CollectiveKind,
+        t: &Tensor,
+        prog: &mut Program,
+        op: Option<&str>,
+        group: &str,
+        group_size: u32,
+        name: &str,
+    ) -> PyResult<Tensor> {
+        let op = match op {
+            None => None,
+            Some(o) => Some(vocab::CollectiveOp::from_name(o).ok_or_else(|| {
+                let names: Vec<&str> = vocab::CollectiveOp::ALL.iter().map(|(_, n)| *n).collect();
+                PyValueError::new_err(format!("unknown collective operator '{o}' ({})", names.join(", ")))
+            })?),
+        };
+        let group = match group {
+            "all" => vocab::CommGroup::All,
+            "consecutive" => vocab::CommGroup::Consecutive(group_size),
+            "orthogonal" => vocab::CommGroup::Orthogonal(group_size),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown group '{other}' (all, consecutive, orthogonal)"
+                )))
+            }
+        };
+        let r = slf.borrow_mut().g.collective(&mut prog.p, kind, op, group, &t.t, name).or_raise()?;
+        Ok(Graph::tensor(slf, r))
+    }
+}
+
 #[pymethods]
 impl Graph {
-    /// `Graph(target)`: for a `Target` or a `Device`'s target.
+    /// `Graph(target, replication_factor)`: for a `Target` or a `Device`'s
+    /// target; with a replication factor r, the target's IPUs are split
+    /// into r replicas and the graph (and its `target`) is one replica's.
     #[new]
-    fn new(target: &Bound<'_, PyAny>) -> PyResult<Graph> {
+    #[pyo3(signature = (target, replication_factor = 1))]
+    fn new(target: &Bound<'_, PyAny>, replication_factor: u32) -> PyResult<Graph> {
         let t = if let Ok(d) = target.cast::<Device>() {
             Target { desc: d.borrow().inner.desc }
         } else {
@@ -148,7 +186,106 @@ impl Graph {
                 .extract::<Target>()
                 .map_err(|_| PyTypeError::new_err("Graph(target): a Target or a Device"))?
         };
-        Ok(Graph { g: capi::graph::Graph::new(t.target()?).or_raise()? })
+        Ok(Graph { g: capi::graph::Graph::replicated(t.target()?, replication_factor).or_raise()? })
+    }
+
+    /// `getReplicationFactor()`.
+    #[getter]
+    fn replication_factor(&self) -> u32 {
+        self.g.replication
+    }
+
+    /// `addReplicationIndexConstant(name)`: a scalar uint32 holding each
+    /// replica's own index.
+    #[pyo3(signature = (name = ""))]
+    fn add_replication_index_constant(slf: &Bound<'_, Graph>, name: &str) -> PyResult<Tensor> {
+        let t = slf.borrow_mut().g.add_replication_index(name).or_raise()?;
+        Ok(Graph::tensor(slf, t))
+    }
+
+    /// `gcl::allReduceCrossReplica(t, op)`, appended to `prog`: `op` is
+    /// `"add"`, `"mean"`, `"mul"`, `"min"`, `"max"`, `"and"`, `"or"` or
+    /// `"square_add"`; `group` is `"all"`, `"consecutive"` or
+    /// `"orthogonal"` with `group_size` replicas.
+    #[pyo3(signature = (t, prog, op = "add", group = "all", group_size = 0, name = "allReduce"))]
+    fn all_reduce(
+        slf: &Bound<'_, Graph>,
+        t: &Tensor,
+        prog: &mut Program,
+        op: &str,
+        group: &str,
+        group_size: u32,
+        name: &str,
+    ) -> PyResult<Tensor> {
+        Graph::collective(slf, vocab::CollectiveKind::AllReduce, t, prog, Some(op), group, group_size, name)
+    }
+
+    /// `gcl::reduceScatterCrossReplica(t, op)`: member i of each group
+    /// gets part i of the reduction of the flattened `t`.
+    #[pyo3(signature = (t, prog, op = "add", group = "all", group_size = 0, name = "reduceScatter"))]
+    fn reduce_scatter(
+        slf: &Bound<'_, Graph>,
+        t: &Tensor,
+        prog: &mut Program,
+        op: &str,
+        group: &str,
+        group_size: u32,
+        name: &str,
+    ) -> PyResult<Tensor> {
+        Graph::collective(
+            slf,
+            vocab::CollectiveKind::ReduceScatter,
+            t,
+            prog,
+            Some(op),
+            group,
+            group_size,
+            name,
+        )
+    }
+
+    /// `gcl::allGatherCrossReplica(t)`: all members' `t`, stacked.
+    #[pyo3(signature = (t, prog, group = "all", group_size = 0, name = "allGather"))]
+    fn all_gather(
+        slf: &Bound<'_, Graph>,
+        t: &Tensor,
+        prog: &mut Program,
+        group: &str,
+        group_size: u32,
+        name: &str,
+    ) -> PyResult<Tensor> {
+        Graph::collective(slf, vocab::CollectiveKind::AllGather, t, prog, None, group, group_size, name)
+    }
+
+    /// `gcl::allToAllCrossReplica(t)`: slice j of member i's `t` becomes
+    /// slice i of member j's.
+    #[pyo3(signature = (t, prog, group = "all", group_size = 0, name = "allToAll"))]
+    fn all_to_all(
+        slf: &Bound<'_, Graph>,
+        t: &Tensor,
+        prog: &mut Program,
+        group: &str,
+        group_size: u32,
+        name: &str,
+    ) -> PyResult<Tensor> {
+        Graph::collective(slf, vocab::CollectiveKind::AllToAll, t, prog, None, group, group_size, name)
+    }
+
+    /// `gcl::broadcastCrossReplica(t, root)`: every member gets the `t` of
+    /// group member `root`.
+    #[pyo3(signature = (t, prog, root = 0, group = "all", group_size = 0, name = "broadcast"))]
+    #[allow(clippy::too_many_arguments)]
+    fn replica_broadcast(
+        slf: &Bound<'_, Graph>,
+        t: &Tensor,
+        prog: &mut Program,
+        root: u32,
+        group: &str,
+        group_size: u32,
+        name: &str,
+    ) -> PyResult<Tensor> {
+        let kind = vocab::CollectiveKind::Broadcast { root };
+        Graph::collective(slf, kind, t, prog, None, group, group_size, name)
     }
 
     #[getter]

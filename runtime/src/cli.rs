@@ -36,6 +36,38 @@ pub struct Env {
     /// (the profile, the trace, the summary): the binary's `--timeout`
     /// watchdog then lets it finish, also after a run the timeout stopped.
     pub runs_over: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// The job this process is one instance of, when `poprun` launched it
+    /// over MPI ranks.
+    pub job: Option<Job>,
+}
+
+/// One process of a job whose replicas are spread over processes.
+#[derive(Clone)]
+pub struct Job {
+    pub transport: std::sync::Arc<dyn crate::replicas::Transport>,
+    /// `POPDIST_NUM_TOTAL_REPLICAS`: the replicas the job was launched
+    /// with, which the image must have.
+    pub replicas: Option<u32>,
+}
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Job {{ rank: {}, ranks: {}, replicas: {:?} }}",
+            self.transport.rank(),
+            self.transport.ranks(),
+            self.replicas
+        )
+    }
+}
+
+impl Env {
+    /// Whether this process writes files and standard output: the only
+    /// process, or rank 0 of a job.
+    pub fn writes(&self) -> bool {
+        self.job.as_ref().is_none_or(|j| j.transport.rank() == 0)
+    }
 }
 
 impl Env {
@@ -51,6 +83,7 @@ impl Env {
             dev_entries,
             progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
             runs_over: Default::default(),
+            job: None,
         }
     }
 }
@@ -432,7 +465,10 @@ fn run(args: &Args, env: &Env, compile: Compile, log: &mut Log) -> Result<(), St
         LogLevel::Info,
         &format!("loaded {} in {:.3} s", input.display(), started.elapsed().as_secs_f64()),
     );
-    let mut engine = Engine::new(loaded, &opts);
+    let mut engine = match &env.job {
+        None => Engine::new(loaded, &opts),
+        Some(job) => job_engine(job, loaded, &opts)?,
+    };
     if let Some(g) = graph {
         engine.set_graph_profile(g);
         // Written now so that a failing run leaves it too; rewritten after
@@ -581,15 +617,20 @@ fn run(args: &Args, env: &Env, compile: Compile, log: &mut Log) -> Result<(), St
                         } else {
                             bytes
                         };
-                        std::fs::write(f, content)
-                            .map_err(|e| format!("cannot write {}: {e}", f.display()))?;
+                        if env.writes() {
+                            std::fs::write(f, content)
+                                .map_err(|e| format!("cannot write {}: {e}", f.display()))?;
+                        }
                     }
                 }
             }
         }
     }
     env.runs_over.store(true, std::sync::atomic::Ordering::Relaxed);
-    let written = write_results(args, &engine, &opts, log);
+    let written = match env.writes() {
+        true => write_results(args, &engine, &opts, log),
+        false => Ok(()),
+    };
     match stopped {
         None => written,
         Some(e) => {
@@ -601,6 +642,25 @@ fn run(args: &Args, env: &Env, compile: Compile, log: &mut Log) -> Result<(), St
             Err(e)
         }
     }
+}
+
+/// This process's share of a job's replicas, after checking that every
+/// process runs the same image with the replica count the job was
+/// launched with (each process finds the same answer).
+fn job_engine(job: &Job, loaded: crate::Loaded, opts: &EngineOptions) -> Result<Engine, String> {
+    let have = loaded.image.target.replicas;
+    if let Some(want) = job.replicas.filter(|&w| w != have) {
+        return Err(format!(
+            "the image has a replication factor of {have} but the job was launched with {want} replicas \
+             (poprun --num-replicas)"
+        ));
+    }
+    let hash = loaded.image.content_hash();
+    let hashes = job.transport.all_gather(hash.clone().into_bytes());
+    if let Some(rank) = hashes.iter().position(|h| *h != hashes[0]) {
+        return Err(format!("process {rank} of the job runs another image than process 0"));
+    }
+    Engine::with_transport(loaded, opts, job.transport.clone())
 }
 
 /// What the command writes after its actions: the execution profile, the

@@ -26,7 +26,7 @@ use crate::exec::{DeviceKind, HostStream, Machine};
 use crate::loader::Loaded;
 use crate::options::EngineOptions;
 use crate::profile::{self, Recorder};
-use crate::replicas::{Fabric, LocalFabric};
+use crate::replicas::{Fabric, LocalFabric, Transport};
 use crate::totals::Totals;
 
 /// What a host-visible name refers to.
@@ -66,8 +66,12 @@ pub struct DataInfo {
 pub struct Engine {
     /// Replica 0, the one that records profiles.
     machine: Machine,
-    /// Replicas 1 to r-1.
+    /// This process's other replicas, in order.
     others: Vec<Machine>,
+    /// Replicas of the job, in all processes.
+    total: u32,
+    /// The other processes of the job, when it spans several.
+    transport: Option<Arc<dyn Transport>>,
     /// The graph profile of the image, when the host gave it
     /// ([`Engine::set_graph_profile`]): the summary's graph sections.
     graph: Option<report::schema::GraphProfile>,
@@ -113,8 +117,40 @@ element!(u64, ElemType::ULong);
 impl Engine {
     /// Puts a loaded image on the device the options name.
     pub fn new(loaded: Loaded, opts: &EngineOptions) -> Engine {
-        let loaded = Arc::new(loaded);
         let replicas = loaded.image.target.replicas.max(1);
+        Engine::share(Arc::new(loaded), opts, 0, replicas, None)
+    }
+
+    /// This process's share of a job spread over the processes of
+    /// `transport` (MPI ranks): `replicas / ranks` consecutive replicas
+    /// each, in rank order. Host data and program output cover every
+    /// replica of the job, as in one process.
+    pub fn with_transport(
+        loaded: Loaded,
+        opts: &EngineOptions,
+        transport: Arc<dyn Transport>,
+    ) -> Result<Engine, String> {
+        let total = loaded.image.target.replicas.max(1);
+        let ranks = transport.ranks().max(1);
+        if !total.is_multiple_of(ranks) {
+            return Err(format!(
+                "the image has {total} replicas, which {ranks} processes cannot share equally (use a number of \
+                 processes that divides {total})"
+            ));
+        }
+        let local = total / ranks;
+        let first = transport.rank() * local;
+        Ok(Engine::share(Arc::new(loaded), opts, first, local, Some(transport)))
+    }
+
+    fn share(
+        loaded: Arc<Loaded>,
+        opts: &EngineOptions,
+        first: u32,
+        local: u32,
+        transport: Option<Arc<dyn Transport>>,
+    ) -> Engine {
+        let replicas = local;
         // Replicas share the host's threads.
         let threads = match (replicas, opts.threads) {
             (1, t) => t,
@@ -128,10 +164,12 @@ impl Engine {
             m
         };
         let mut machine = make();
+        machine.replica = first;
+        machine.write_replica_index();
         let others = (1..replicas)
             .map(|i| {
                 let mut m = make();
-                m.become_replica(i, &machine);
+                m.become_replica(first + i, &machine);
                 m
             })
             .collect();
@@ -142,12 +180,35 @@ impl Engine {
             }
             machine.rec = Some(rec);
         }
-        Engine { machine, others, graph: None, image_hash: Default::default(), stopped: None }
+        let total = loaded.image.target.replicas.max(1);
+        Engine {
+            machine,
+            others,
+            total,
+            transport,
+            graph: None,
+            image_hash: Default::default(),
+            stopped: None,
+        }
     }
 
-    /// The replication factor: how many copies of the graph run.
+    /// The replication factor: how many copies of the graph run (in all
+    /// processes of the job).
     pub fn replicas(&self) -> u32 {
+        self.total
+    }
+
+    /// This process's replicas.
+    fn local(&self) -> u32 {
         1 + self.others.len() as u32
+    }
+
+    /// Every process's `mine`, joined in rank order (just `mine` alone).
+    fn gather(&self, mine: Vec<u8>) -> Vec<u8> {
+        match &self.transport {
+            None => mine,
+            Some(t) => t.all_gather(mine).concat(),
+        }
     }
 
     fn machines(&self) -> impl Iterator<Item = &Machine> {
@@ -158,13 +219,20 @@ impl Engine {
         std::iter::once(&mut self.machine).chain(&mut self.others)
     }
 
-    fn replica_mut(&mut self, replica: u32) -> Result<&mut Machine, HostError> {
-        let r = self.replicas();
-        match replica {
-            0 => Ok(&mut self.machine),
-            i if i < r => Ok(&mut self.others[i as usize - 1]),
-            i => Err(HostError::Data(format!("there is no replica {i} (the replication factor is {r})"))),
+    /// Replica `replica` when this process holds it; `Ok(None)` when
+    /// another process does.
+    fn replica_mut(&mut self, replica: u32) -> Result<Option<&mut Machine>, HostError> {
+        let (r, first) = (self.replicas(), self.machine.replica);
+        if replica >= r {
+            return Err(HostError::Data(format!(
+                "there is no replica {replica} (the replication factor is {r})"
+            )));
         }
+        Ok(match replica.checked_sub(first) {
+            Some(0) => Some(&mut self.machine),
+            Some(i) => self.others.get_mut(i as usize - 1),
+            None => None,
+        })
     }
 
     /// Element type and shape of one replica's data for `name` (what
@@ -178,10 +246,11 @@ impl Engine {
     fn per_replica<'d>(&self, name: &str, one: usize, data: &'d [u8]) -> Result<Vec<&'d [u8]>, HostError> {
         let r = self.replicas() as usize;
         if data.len() == one {
-            return Ok(vec![data; r]);
+            return Ok(vec![data; self.local() as usize]);
         }
         if r > 1 && data.len() == one * r {
-            return Ok(data.chunks_exact(one.max(1)).collect());
+            let (first, local) = (self.machine.replica as usize, self.local() as usize);
+            return Ok(data.chunks_exact(one.max(1)).skip(first).take(local).collect());
         }
         let what = match r {
             1 => format!("{one}"),
@@ -307,13 +376,14 @@ impl Engine {
         match self.lookup(name)? {
             Named::Handle { index, to_device: false } => {
                 let regions = &self.image().handles[index].regions;
-                Ok(self.machines().flat_map(|m| m.read_regions(regions)).collect())
+                Ok(self.gather(self.machines().flat_map(|m| m.read_regions(regions)).collect()))
             }
             Named::Handle { .. } => {
                 Err(HostError::Direction { name: name.into(), kind: "host_write handle", action: "read" })
             }
             Named::Stream { index, to_device: false } => {
-                Ok(self.machines().flat_map(|m| m.host.streams[index].0.iter().copied()).collect())
+                Ok(self
+                    .gather(self.machines().flat_map(|m| m.host.streams[index].0.iter().copied()).collect()))
             }
             Named::Stream { .. } => {
                 Err(HostError::Direction { name: name.into(), kind: "host-to-device stream", action: "read" })
@@ -324,7 +394,7 @@ impl Engine {
                 for m in self.machines() {
                     out.extend(m.host.remote_read(index, 0, len)?);
                 }
-                Ok(out)
+                Ok(self.gather(out))
             }
         }
     }
@@ -381,7 +451,9 @@ impl Engine {
                 elem.name()
             )));
         }
-        self.replica_mut(replica)?.host.streams[index] = (buffer, 0, true);
+        if let Some(m) = self.replica_mut(replica)? {
+            m.host.streams[index] = (buffer, 0, true);
+        }
         Ok(())
     }
 
@@ -411,7 +483,9 @@ impl Engine {
         let Named::Stream { index, .. } = self.lookup(name)? else {
             return Err(HostError::Data(format!("'{name}' is not a stream")));
         };
-        self.replica_mut(replica)?.host.outside[index] = end;
+        if let Some(m) = self.replica_mut(replica)? {
+            m.host.outside[index] = end;
+        }
         Ok(())
     }
 
@@ -475,7 +549,7 @@ impl Engine {
     /// Runs program `index` to completion; its output waits for
     /// [`Engine::take_output`].
     pub fn run(&mut self, index: usize) -> Result<(), RunError> {
-        if !self.others.is_empty() {
+        if self.total > 1 {
             let r = self.run_replicas(index);
             return self.note_stop(index, r);
         }
@@ -487,7 +561,7 @@ impl Engine {
     /// Runs program `index`, writing its output to `out` as it is produced
     /// (in chunks, so memory stays bounded however much a program prints).
     pub fn run_to(&mut self, index: usize, out: &mut dyn std::io::Write) -> Result<(), RunError> {
-        if !self.others.is_empty() {
+        if self.total > 1 {
             let r = self.run_replicas(index);
             let _ = out.write_all(&self.take_output());
             let _ = out.flush();
@@ -504,7 +578,9 @@ impl Engine {
     /// is the lowest-numbered replica's own one (not a collective that
     /// failed because of it).
     fn run_replicas(&mut self, index: usize) -> Result<(), RunError> {
-        let fabric: Arc<dyn Fabric> = Arc::new(LocalFabric::new(self.replicas()));
+        let first = self.machine.replica;
+        let fabric: Arc<dyn Fabric> =
+            Arc::new(LocalFabric::share(first, self.local(), self.transport.clone()));
         for m in self.machines_mut() {
             m.clear_interrupt();
             m.fabric = Some(fabric.clone());
@@ -521,20 +597,20 @@ impl Engine {
                         .stack_size(stack)
                         .spawn_scoped(s, move || {
                             let r = m.run_program(index, None);
-                            f.leave(replica, r.as_ref().err());
+                            f.leave(replica, m.totals.cycles, r.as_ref().err());
                             r
                         });
                     spawned.map_err(|e| {
                         let e =
                             RunError::Program(format!("cannot start a thread for replica {replica}: {e}"));
-                        fabric.leave(replica, Some(&e));
+                        fabric.leave(replica, 0, Some(&e));
                         e
                     })
                 })
                 .collect();
-            let first = machine.run_program(index, None);
-            fabric.leave(0, first.as_ref().err());
-            let mut all = vec![first];
+            let r = machine.run_program(index, None);
+            fabric.leave(first, machine.totals.cycles, r.as_ref().err());
+            let mut all = vec![r];
             for h in handles {
                 all.push(match h {
                     Ok(h) => h
@@ -549,17 +625,29 @@ impl Engine {
             m.fabric = None;
         }
         if self.device() == DeviceKind::Sim {
-            let latest = self.machines().map(|m| m.totals.cycles).max().unwrap_or(0);
+            let latest = fabric.latest_end();
             for m in self.machines_mut() {
                 m.final_sync(index as u32, latest);
             }
         }
+        // A replica's own error first; else why the replicas could not
+        // meet, as the first replica that waited in vain reports it (the
+        // same in every process of a job).
         let own =
             results.iter().position(|r| matches!(r, Err(e) if !matches!(e, RunError::Collective { .. })));
-        let Some(i) = own.or_else(|| results.iter().position(Result::is_err)) else { return Ok(()) };
-        match std::mem::replace(&mut results[i], Ok(())) {
-            Err(error) => Err(RunError::Replica { replica: i as u32, error: Box::new(error) }),
-            Ok(()) => Ok(()),
+        if let Some(i) = own {
+            if let Err(error) = std::mem::replace(&mut results[i], Ok(())) {
+                return Err(RunError::Replica { replica: first + i as u32, error: Box::new(error) });
+            }
+        }
+        if let Some(f) = fabric.failure() {
+            return Err(f.error());
+        }
+        match results.into_iter().enumerate().find(|(_, r)| r.is_err()) {
+            Some((i, Err(error))) => {
+                Err(RunError::Replica { replica: first + i as u32, error: Box::new(error) })
+            }
+            _ => Ok(()),
         }
     }
 
@@ -615,7 +703,7 @@ impl Engine {
         for m in &mut self.others {
             out.append(&mut m.host.output);
         }
-        out
+        self.gather(out)
     }
 
     /// Cycle and step totals so far.

@@ -101,7 +101,7 @@ pub enum RunError {
     /// A collective that could not complete because another replica
     /// stopped or stands at another step.
     #[error("collective '{label}' failed: {message} (at {step})")]
-    Collective { label: String, message: String, step: StepPath },
+    Collective { label: String, message: String, step: String },
     /// What stopped replica `replica` of a replicated run.
     #[error("replica {replica}: {error}")]
     Replica { replica: u32, error: Box<RunError> },

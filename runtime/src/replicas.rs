@@ -1,26 +1,31 @@
 //! Where replicas meet: the rendezvous behind every cross-replica
-//! collective.
+//! collective, within one process and across processes.
 //!
 //! Each replica runs the same control program on its own copy of tile
 //! memory. At a collective step it hands its input and its cycle count to
-//! the [`Fabric`] and blocks until every replica has arrived at its own
-//! collective; the last to arrive checks that all stand at the same step,
-//! computes every replica's output ([`crate::collective::outputs`], in the
-//! documented order) and wakes the others. All replicas meet at every
+//! the [`Fabric`] and blocks until every replica of the job has arrived at
+//! its own collective. The last of a process's replicas to arrive makes
+//! the meeting: with other processes ([`Transport`], MPI ranks) it first
+//! exchanges what its replicas brought for what theirs did; then it checks
+//! that all stand at the same step, computes the outputs
+//! ([`crate::collective::outputs`], in the documented order, the same bits
+//! in every process) and wakes the others. All replicas meet at every
 //! collective (a group collective still waits for all): on the IPU the
-//! sync that starts it spans the replicas' IPUs.
+//! sync that starts it spans the replicas' IPUs. A run ends with one more
+//! meeting, once every replica has finished, that agrees on the latest
+//! replica's cycle count.
 //!
 //! A replica that stops with an error, or finishes its program while
-//! others wait at a collective, ends the run of every replica: the others
-//! return [`RunError::Collective`] and the engine reports the first
-//! replica's own error.
-//!
-//! [`LocalFabric`] joins replicas run by threads of one process; an MPI
-//! fabric joins ranks.
+//! others wait at a collective, ends the run of every replica: in one
+//! process the others return [`RunError::Collective`] and the engine
+//! reports the first replica's own error; across processes a replica's
+//! own error stops the whole job ([`Transport::abort`]), and a divergence
+//! is an error on every process.
 
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 use linker::image::Collective;
+use serde::{Deserialize, Serialize};
 
 use crate::error::RunError;
 
@@ -42,19 +47,91 @@ pub struct Departure {
     pub cycles: u64,
 }
 
-/// The meeting point of a set of replicas.
+/// The processes of a job whose replicas are spread over them (MPI ranks):
+/// each holds `replicas / ranks` consecutive replicas, in rank order.
+pub trait Transport: Send + Sync {
+    /// This process's number, from 0.
+    fn rank(&self) -> u32;
+    /// How many processes the job has.
+    fn ranks(&self) -> u32;
+    /// Every process's message, in rank order; every process calls it the
+    /// same number of times.
+    fn all_gather(&self, mine: Vec<u8>) -> Vec<Vec<u8>>;
+    /// Ends the whole job after a replica of this process failed, having
+    /// written `message` to this process's standard error.
+    fn abort(&self, message: &str) -> !;
+}
+
+/// The meeting point of the replicas of one run.
 pub trait Fabric: Send + Sync {
     /// Blocks until every replica has arrived at a collective, then
     /// returns replica `replica`'s output. `Err` says why the meeting
     /// cannot happen (another replica stopped, or stands elsewhere).
     fn meet(&self, replica: u32, step: &Collective, arrival: Arrival) -> Result<Departure, String>;
 
-    /// Replica `replica`'s run ended, with its error if it failed.
-    fn leave(&self, replica: u32, error: Option<&RunError>);
+    /// Replica `replica`'s run ended at cycle `cycles`, with its error if
+    /// it failed.
+    fn leave(&self, replica: u32, cycles: u64, error: Option<&RunError>);
+
+    /// The latest replica's cycle count at the end of the run (after every
+    /// local replica has left).
+    fn latest_end(&self) -> u64;
+
+    /// Why the replicas could not meet, if they could not.
+    fn failure(&self) -> Option<Failure>;
 }
 
-/// Replicas run by threads of this process.
+/// Every process's round combined: `Ok(None)` when all finished, the
+/// cycles and inputs of every replica when all stand at one collective,
+/// else the failure the lowest replica that waited reports.
+#[allow(clippy::type_complexity)]
+fn meeting(rounds: &[Round]) -> Result<Option<(Vec<u64>, Vec<Vec<u8>>)>, Failure> {
+    if let Some(f) = rounds.iter().find_map(|r| if let Round::Failed(f) = r { Some(f) } else { None }) {
+        return Err(f.clone());
+    }
+    let done =
+        rounds.iter().find_map(|r| if let Round::Done { first, .. } = r { Some(*first) } else { None });
+    let meet = rounds.iter().find_map(|r| match r {
+        Round::Meet { first, label, step, .. } => Some((*first, label, step)),
+        _ => None,
+    });
+    match (done, meet) {
+        (_, None) => Ok(None),
+        (Some(d), Some((w, label, step))) => Err(Failure {
+            replica: w,
+            label: label.clone(),
+            step: step.clone(),
+            message: format!(
+                "replica {d} finished its program while replica {w} waits at collective '{label}'"
+            ),
+        }),
+        (None, Some((w, label, step))) => {
+            let mut cycles = Vec::new();
+            let mut inputs = Vec::new();
+            for r in rounds {
+                if let Round::Meet { first, step: other, cycles: c, inputs: i, .. } = r {
+                    if other != step {
+                        return Err(Failure {
+                            replica: w,
+                            label: label.clone(),
+                            step: step.clone(),
+                            message: format!("the replicas diverged: replica {w} is at {step} while replica {first} is at {other}"),
+                        });
+                    }
+                    cycles.extend_from_slice(c);
+                    inputs.extend(i.iter().cloned());
+                }
+            }
+            Ok(Some((cycles, inputs)))
+        }
+    }
+}
+
+/// One process's replicas `first .. first + local`, run by its threads,
+/// joined to other processes' by `transport` when there is one.
 pub struct LocalFabric {
+    first: u32,
+    transport: Option<Arc<dyn Transport>>,
     state: Mutex<State>,
     wake: Condvar,
 }
@@ -66,22 +143,75 @@ struct State {
     results: Vec<Option<Departure>>,
     /// Set once the run cannot go on; every later meeting fails with it.
     abort: Option<String>,
-    finished: Vec<bool>,
+    /// Per local replica: its end cycle once it finished.
+    finished: Vec<Option<u64>>,
+    failed: bool,
     /// The label of the collective the waiting replicas stand at.
     waiting_at: String,
+    latest_end: u64,
+    failure: Option<Failure>,
+}
+
+/// Why a run's replicas could not meet, as the first replica that waited
+/// in vain reports it: the same text in one process and over many.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Failure {
+    pub replica: u32,
+    /// The collective it waited at, and where that is in the program.
+    pub label: String,
+    pub step: String,
+    pub message: String,
+}
+
+impl Failure {
+    /// The error the engine reports for the run.
+    pub fn error(&self) -> RunError {
+        RunError::Replica {
+            replica: self.replica,
+            error: Box::new(RunError::Collective {
+                label: self.label.clone(),
+                message: self.message.clone(),
+                step: self.step.clone(),
+            }),
+        }
+    }
+}
+
+/// What a process brings to a meeting across processes.
+#[derive(Serialize, Deserialize)]
+enum Round {
+    /// Every local replica stands at `step` (the collective `label`), with
+    /// these cycles and inputs; `first` is the first local replica.
+    Meet { first: u32, label: String, step: String, cycles: Vec<u64>, inputs: Vec<Vec<u8>> },
+    /// Every local replica from `first` finished; the latest at `cycles`.
+    Done { first: u32, cycles: u64 },
+    /// The local replicas cannot meet.
+    Failed(Failure),
 }
 
 impl LocalFabric {
+    /// The replicas of a process that runs all of them.
     pub fn new(replicas: u32) -> LocalFabric {
-        let n = replicas as usize;
+        LocalFabric::share(0, replicas, None)
+    }
+
+    /// `local` replicas from `first`, joined to other processes by
+    /// `transport`.
+    pub fn share(first: u32, local: u32, transport: Option<Arc<dyn Transport>>) -> LocalFabric {
+        let n = local as usize;
         LocalFabric {
+            first,
+            transport,
             state: Mutex::new(State {
                 generation: 0,
                 arrivals: (0..n).map(|_| None).collect(),
                 results: (0..n).map(|_| None).collect(),
                 abort: None,
-                finished: vec![false; n],
+                finished: vec![None; n],
+                failed: false,
                 waiting_at: String::new(),
+                latest_end: 0,
+                failure: None,
             }),
             wake: Condvar::new(),
         }
@@ -92,80 +222,173 @@ impl LocalFabric {
         // state itself stays consistent under the lock.
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
-}
 
-impl State {
-    fn waiting(&self) -> Option<usize> {
-        self.arrivals.iter().position(Option::is_some)
+    /// Sets the abort reason (the first one stays) and wakes everyone.
+    fn stop(&self, s: &mut State, why: String) -> String {
+        let why = s.abort.get_or_insert(why).clone();
+        self.wake.notify_all();
+        why
+    }
+
+    /// The meeting, once every local replica has arrived or left: the
+    /// outputs of a collective, the end of the run, or why neither.
+    fn hold(&self, s: &mut State, step: Option<&Collective>) {
+        let mine = self.round(s);
+        let rounds = match &self.transport {
+            None => vec![mine],
+            Some(t) => {
+                let bytes =
+                    bincode::serde::encode_to_vec(&mine, bincode::config::standard()).unwrap_or_default();
+                t.all_gather(bytes)
+                    .iter()
+                    .map(|b| {
+                        bincode::serde::decode_from_slice(b, bincode::config::standard())
+                            .map(|(r, _)| r)
+                            .unwrap_or_else(|e| {
+                                Round::Failed(Failure {
+                                    replica: self.first,
+                                    label: s.waiting_at.clone(),
+                                    step: String::new(),
+                                    message: format!("a process sent an unreadable message: {e}"),
+                                })
+                            })
+                    })
+                    .collect()
+            }
+        };
+        for a in s.arrivals.iter_mut() {
+            *a = None;
+        }
+        match meeting(&rounds) {
+            Err(failure) => {
+                s.failure = Some(failure.clone());
+                self.stop(s, failure.message);
+            }
+            Ok(None) => {
+                s.latest_end = rounds
+                    .iter()
+                    .map(|r| if let Round::Done { cycles, .. } = r { *cycles } else { 0 })
+                    .max()
+                    .unwrap_or(0);
+            }
+            Ok(Some((cycles, inputs))) => {
+                let Some(step) = step else { return };
+                let latest = cycles.iter().copied().max().unwrap_or(0);
+                let outputs = crate::collective::outputs(step.kind, step.op, step.group, step.elem, &inputs);
+                let local = s.results.len();
+                let mine = outputs.into_iter().skip(self.first as usize).take(local);
+                for (slot, output) in s.results.iter_mut().zip(mine) {
+                    *slot = Some(Departure { output, cycles: latest });
+                }
+                s.generation += 1;
+                self.wake.notify_all();
+            }
+        }
+    }
+
+    /// What this process brings to the meeting.
+    fn round(&self, s: &mut State) -> Round {
+        let first = self.first;
+        let arrived = s.arrivals.iter().position(Option::is_some);
+        let done = s.finished.iter().position(Option::is_some);
+        match (arrived, done) {
+            (None, _) => {
+                Round::Done { first, cycles: s.finished.iter().flatten().copied().max().unwrap_or(0) }
+            }
+            (Some(a), Some(d)) => {
+                let at = s.arrivals[a].as_ref().map(|x| x.step.clone()).unwrap_or_default();
+                Round::Failed(Failure {
+                    replica: first + a as u32,
+                    label: s.waiting_at.clone(),
+                    step: at,
+                    message: format!(
+                        "replica {} finished its program while replica {} waits at collective '{}'",
+                        first + d as u32,
+                        first + a as u32,
+                        s.waiting_at
+                    ),
+                })
+            }
+            (Some(_), None) => {
+                let arrivals: Vec<&Arrival> = s.arrivals.iter().flatten().collect();
+                if let Some(j) = arrivals.iter().position(|a| a.step != arrivals[0].step) {
+                    return Round::Failed(Failure {
+                        replica: first,
+                        label: s.waiting_at.clone(),
+                        step: arrivals[0].step.clone(),
+                        message: format!(
+                            "the replicas diverged: replica {first} is at {} while replica {} is at {}",
+                            arrivals[0].step,
+                            first + j as u32,
+                            arrivals[j].step
+                        ),
+                    });
+                }
+                Round::Meet {
+                    first,
+                    label: s.waiting_at.clone(),
+                    step: arrivals[0].step.clone(),
+                    cycles: arrivals.iter().map(|a| a.cycles).collect(),
+                    inputs: s.arrivals.iter_mut().flatten().map(|a| std::mem::take(&mut a.input)).collect(),
+                }
+            }
+        }
+    }
+
+    /// Whether every local replica has arrived at a meeting or left.
+    fn all_in(s: &State) -> bool {
+        s.arrivals.iter().zip(&s.finished).all(|(a, f)| a.is_some() || f.is_some())
     }
 }
 
 impl Fabric for LocalFabric {
     fn meet(&self, replica: u32, step: &Collective, arrival: Arrival) -> Result<Departure, String> {
+        let local = (replica - self.first) as usize;
         let mut s = self.lock();
         if let Some(why) = &s.abort {
             return Err(why.clone());
         }
-        if let Some(done) = s.finished.iter().position(|&f| f) {
-            let why = format!(
-                "replica {done} finished its program while replica {replica} waits at collective '{}'",
-                step.label
-            );
-            s.abort = Some(why.clone());
-            self.wake.notify_all();
-            return Err(why);
-        }
         s.waiting_at = step.label.clone();
-        s.arrivals[replica as usize] = Some(arrival);
-        if s.arrivals.iter().all(Option::is_some) {
-            let arrivals: Vec<Arrival> = s.arrivals.iter_mut().filter_map(Option::take).collect();
-            if let Some(j) = arrivals.iter().position(|a| a.step != arrivals[0].step) {
-                let why = format!(
-                    "the replicas diverged: replica 0 is at {} while replica {j} is at {}",
-                    arrivals[0].step, arrivals[j].step
-                );
-                s.abort = Some(why.clone());
-                self.wake.notify_all();
-                return Err(why);
-            }
-            let latest = arrivals.iter().map(|a| a.cycles).max().unwrap_or(0);
-            let inputs: Vec<Vec<u8>> = arrivals.into_iter().map(|a| a.input).collect();
-            let outputs = crate::collective::outputs(step.kind, step.op, step.group, step.elem, &inputs);
-            for (slot, output) in s.results.iter_mut().zip(outputs) {
-                *slot = Some(Departure { output, cycles: latest });
-            }
-            s.generation += 1;
-            self.wake.notify_all();
-        } else {
-            let generation = s.generation;
-            while s.generation == generation && s.abort.is_none() {
-                s = self.wake.wait(s).unwrap_or_else(|p| p.into_inner());
-            }
-            if s.generation == generation {
-                return Err(s.abort.clone().unwrap_or_default());
-            }
+        s.arrivals[local] = Some(arrival);
+        let generation = s.generation;
+        if LocalFabric::all_in(&s) && !s.failed {
+            self.hold(&mut s, Some(step));
         }
-        s.results[replica as usize].take().ok_or_else(|| "the collective lost its result".to_string())
+        while s.generation == generation && s.abort.is_none() {
+            s = self.wake.wait(s).unwrap_or_else(|p| p.into_inner());
+        }
+        if s.generation == generation {
+            return Err(s.abort.clone().unwrap_or_default());
+        }
+        s.results[local].take().ok_or_else(|| "the collective lost its result".to_string())
     }
 
-    fn leave(&self, replica: u32, error: Option<&RunError>) {
+    fn leave(&self, replica: u32, cycles: u64, error: Option<&RunError>) {
+        let local = (replica - self.first) as usize;
         let mut s = self.lock();
-        match error {
-            Some(e) => {
-                if s.abort.is_none() {
-                    s.abort = Some(format!("replica {replica} stopped: {e}"));
+        s.finished[local] = Some(cycles);
+        if let Some(e) = error {
+            if !matches!(e, RunError::Collective { .. }) {
+                if let Some(t) = &self.transport {
+                    t.abort(&format!("replica {replica}: {e}"));
                 }
             }
-            None => {
-                s.finished[replica as usize] = true;
-                if let (None, Some(w)) = (&s.abort, s.waiting()) {
-                    s.abort = Some(format!(
-                        "replica {replica} finished its program while replica {w} waits at collective '{}'",
-                        s.waiting_at
-                    ));
-                }
-            }
+            s.failed = true;
+            self.stop(&mut s, format!("replica {replica} stopped: {e}"));
+            return;
+        }
+        if s.abort.is_none() && !s.failed && LocalFabric::all_in(&s) {
+            self.hold(&mut s, None);
         }
         self.wake.notify_all();
+    }
+
+    fn failure(&self) -> Option<Failure> {
+        self.lock().failure.clone()
+    }
+
+    fn latest_end(&self) -> u64 {
+        let s = self.lock();
+        s.latest_end.max(s.finished.iter().flatten().copied().max().unwrap_or(0))
     }
 }

@@ -408,7 +408,7 @@ impl Machine {
                     let at = self.where_(label, path, step);
                     let arrival = Arrival { step: at.to_string(), cycles: arrived, input };
                     let d = fabric.meet(self.replica, c, arrival).map_err(|message| {
-                        RunError::Collective { label: c.label.clone(), message, step: at }
+                        RunError::Collective { label: c.label.clone(), message, step: at.to_string() }
                     })?;
                     (d.output, d.cycles)
                 }

@@ -1,0 +1,167 @@
+//! `poprun`: launches a replicated program as several processes over MPI,
+//! as Graphcore's PopRun does, with Open MPI's `mpirun`.
+//!
+//! ```text
+//! poprun --num-instances 2 --num-replicas 4 poplar-run graph.pir --read x
+//! ```
+//!
+//! Each instance gets PopRun's `POPDIST_*` variables (the totals for all,
+//! and its own index and first replica, set by `poprun --instance` in
+//! front of the command on each rank) and runs `num-replicas /
+//! num-instances` consecutive replicas. `mpirun` is called with
+//! `--oversubscribe` (more instances than cores is allowed) and, when run
+//! as root, `--allow-run-as-root`; `--mpi-global-args` adds to them.
+
+#![forbid(unsafe_code)]
+
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+
+const USAGE: &str = "\
+usage: poprun [options] [--] COMMAND [ARGS...]
+
+Runs COMMAND (poplar-run with a replicated program) as instances of one MPI job.
+
+options:
+  --num-instances N       processes to launch (default 1)
+  --num-replicas R        replicas of the job, shared equally by the instances (default N)
+  --ipus-per-replica K    IPUs of each replica (default 1), passed on as POPDIST_NUM_IPUS_PER_REPLICA
+  --mpi-global-args ARGS  more arguments for mpirun (one string, split at spaces)
+  -h, --help              this text
+";
+
+struct Args {
+    instances: u32,
+    replicas: u32,
+    ipus_per_replica: u32,
+    mpi_args: Vec<String>,
+    command: Vec<String>,
+}
+
+fn main() {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    if argv.first().map(String::as_str) == Some("--instance") {
+        instance(&argv[1..]);
+    }
+    let args = match parse(&argv) {
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            print!("{USAGE}");
+            return;
+        }
+        Err(e) => {
+            eprintln!("poprun: error: {e}\n{USAGE}");
+            std::process::exit(2);
+        }
+    };
+    std::process::exit(launch(&args));
+}
+
+fn parse(argv: &[String]) -> Result<Option<Args>, String> {
+    let mut a =
+        Args { instances: 1, replicas: 0, ipus_per_replica: 1, mpi_args: Vec::new(), command: Vec::new() };
+    let mut it = argv.iter();
+    let number = |flag: &str, v: Option<&String>| -> Result<u32, String> {
+        let v = v.ok_or_else(|| format!("{flag} needs a number"))?;
+        v.parse::<u32>()
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| format!("{flag} '{v}' is not a positive number"))
+    };
+    while let Some(arg) = it.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (arg.as_str(), None),
+        };
+        let mut value = || inline.clone().or_else(|| it.next().cloned());
+        match flag {
+            "-h" | "--help" => return Ok(None),
+            "--num-instances" => a.instances = number(flag, value().as_ref())?,
+            "--num-replicas" => a.replicas = number(flag, value().as_ref())?,
+            "--ipus-per-replica" => a.ipus_per_replica = number(flag, value().as_ref())?,
+            "--mpi-global-args" => {
+                let v = value().ok_or("--mpi-global-args needs a string")?;
+                a.mpi_args.extend(v.split_whitespace().map(str::to_string));
+            }
+            "--" => {
+                a.command.extend(it.by_ref().cloned());
+            }
+            f if f.starts_with('-') && a.command.is_empty() => return Err(format!("unknown option '{f}'")),
+            _ => {
+                a.command.push(arg.clone());
+                a.command.extend(it.by_ref().cloned());
+            }
+        }
+    }
+    if a.command.is_empty() {
+        return Err("no command to launch".into());
+    }
+    if a.replicas == 0 {
+        a.replicas = a.instances;
+    }
+    if !a.replicas.is_multiple_of(a.instances) {
+        return Err(format!(
+            "{} replicas cannot be shared equally by {} instances (--num-replicas must be a multiple of \
+             --num-instances)",
+            a.replicas, a.instances
+        ));
+    }
+    Ok(Some(a))
+}
+
+/// Runs `mpirun` with one instance of the command per rank; returns its
+/// exit status.
+fn launch(a: &Args) -> i32 {
+    let me = std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_else(|_| "poprun".into());
+    let mut cmd = Command::new("mpirun");
+    if is_root() {
+        cmd.arg("--allow-run-as-root");
+    }
+    cmd.args(["--oversubscribe", "-np", &a.instances.to_string()]);
+    for (k, v) in [
+        ("POPDIST_NUM_INSTANCES", a.instances),
+        ("POPDIST_NUM_TOTAL_REPLICAS", a.replicas),
+        ("POPDIST_NUM_LOCAL_REPLICAS", a.replicas / a.instances),
+        ("POPDIST_NUM_IPUS_PER_REPLICA", a.ipus_per_replica),
+    ] {
+        cmd.arg("-x").arg(format!("{k}={v}"));
+    }
+    cmd.args(&a.mpi_args).arg(me).arg("--instance").args(&a.command);
+    match cmd.status() {
+        Ok(s) => s.code().unwrap_or(1),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!(
+                "poprun: error: mpirun not found: install Open MPI (Debian: apt-get install openmpi-bin)"
+            );
+            1
+        }
+        Err(e) => {
+            eprintln!("poprun: error: cannot run mpirun: {e}");
+            1
+        }
+    }
+}
+
+/// On each rank: sets the instance's own `POPDIST_*` variables from its MPI
+/// rank, then becomes the command.
+fn instance(command: &[String]) -> ! {
+    let rank: u32 = std::env::var("OMPI_COMM_WORLD_RANK").ok().and_then(|r| r.parse().ok()).unwrap_or(0);
+    let local: u32 =
+        std::env::var("POPDIST_NUM_LOCAL_REPLICAS").ok().and_then(|r| r.parse().ok()).unwrap_or(1);
+    let Some((program, args)) = command.split_first() else {
+        eprintln!("poprun: error: no command to launch");
+        std::process::exit(2);
+    };
+    let err = Command::new(program)
+        .args(args)
+        .env("POPDIST_INSTANCE_INDEX", rank.to_string())
+        .env("POPDIST_REPLICA_INDEX_OFFSET", (rank * local).to_string())
+        .exec();
+    eprintln!("poprun: error: cannot run {program}: {err}");
+    std::process::exit(1);
+}
+
+fn is_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
+}
