@@ -19,6 +19,7 @@ mod memcpy_bench;
 mod ops_bench;
 mod popc_bench;
 mod python_bench;
+mod replicas_bench;
 mod report_bench;
 mod runtime_bench;
 mod tools;
@@ -40,6 +41,7 @@ const SECTIONS: &[Section] = &[
     ("Cost model against PopLibs' cycle estimators", estimator_bench::run),
     ("C++ host API (libpoplar)", host_api_bench::run),
     ("Python package (poplar)", python_bench::run),
+    ("Replicas and collectives", replicas_bench::run),
 ];
 
 fn main() {

@@ -1,0 +1,237 @@
+//! Replicas and collectives (issue 27): the all-reduce of 4 KiB to 64 MiB
+//! per replica, across replicas in one process and across MPI ranks
+//! launched by `poprun`, beside a plain `MPI_Allreduce` of the same bytes
+//! on the same machine (a C program built with `mpicc`, run by `mpirun`
+//! with as many ranks). The ratio is the price of the ordered reduction
+//! (every replica's input gathered, then summed in replica order) and of
+//! the runtime around it.
+//!
+//! Each figure is the time of one collective: a program repeating it `k`
+//! times, less the same program repeating nothing, over `k` (so process
+//! start-up and loading cancel out). The in-process figures run on the
+//! `cpu` device; ranks share the machine's cores (`--oversubscribe`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use crate::tools::cargo;
+
+const MPI_REFERENCE: &str = r#"
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+/* argv: floats per rank, repetitions. Prints microseconds per MPI_Allreduce. */
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  long n = atol(argv[1]);
+  int k = atoi(argv[2]);
+  float *in = calloc(n, sizeof(float)), *out = calloc(n, sizeof(float));
+  MPI_Allreduce(in, out, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t = MPI_Wtime();
+  for (int i = 0; i < k; ++i)
+    MPI_Allreduce(in, out, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Barrier(MPI_COMM_WORLD);
+  t = MPI_Wtime() - t;
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0)
+    printf("%f\n", t / k * 1e6);
+  free(in);
+  free(out);
+  MPI_Finalize();
+  return 0;
+}
+"#;
+
+pub fn run(quick: bool) -> Vec<(String, String)> {
+    let sizes: &[u64] =
+        if quick { &[4 << 10, 64 << 10] } else { &[4 << 10, 64 << 10, 1 << 20, 16 << 20, 64 << 20] };
+    let replicas: &[u32] = if quick { &[2] } else { &[2, 4] };
+    let dir = PathBuf::from("target/bench/replicas");
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        return vec![("replicas".into(), format!("failed: {e}"))];
+    }
+    let mpi = Mpi::prepare(&dir);
+    let mut rows = Vec::new();
+    for &r in replicas {
+        for &bytes in sizes {
+            let k = repetitions(bytes, quick);
+            let label = format!("all-reduce {} x {r} replicas", size_text(bytes));
+            let local = match in_process(r, bytes, k) {
+                Ok(us) => us,
+                Err(e) => {
+                    rows.push((label, format!("failed: {e}")));
+                    continue;
+                }
+            };
+            let reference = match &mpi {
+                Ok(m) => m.allreduce(r, bytes, k),
+                Err(e) => Err(e.clone()),
+            };
+            let ranks = match &mpi {
+                Ok(m) => m.over_ranks(&dir, r, bytes, k),
+                Err(e) => Err(e.clone()),
+            };
+            let text = match (&reference, &ranks) {
+                (Ok(refr), Ok(over)) => format!(
+                    "in one process {} ({:.2}x MPI_Allreduce); over {r} ranks {} ({:.2}x); MPI_Allreduce {r} ranks {}",
+                    us_text(local),
+                    local / refr,
+                    us_text(*over),
+                    over / refr,
+                    us_text(*refr)
+                ),
+                (Err(e), _) | (_, Err(e)) => format!("in one process {}; MPI: {e}", us_text(local)),
+            };
+            rows.push((label, text));
+        }
+    }
+    rows
+}
+
+/// Repetitions for a size: enough that one run takes a good fraction of a
+/// second.
+fn repetitions(bytes: u64, quick: bool) -> u64 {
+    let k = ((256u64 << 20) / bytes).clamp(4, 2000);
+    if quick {
+        (k / 20).max(2)
+    } else {
+        k
+    }
+}
+
+fn size_text(bytes: u64) -> String {
+    if bytes >= 1 << 20 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{} KiB", bytes >> 10)
+    }
+}
+
+fn us_text(us: f64) -> String {
+    if us >= 1000.0 {
+        format!("{:.2} ms", us / 1000.0)
+    } else {
+        format!("{us:.1} us")
+    }
+}
+
+/// The program: `ar` all-reduces `x` `k` times, `empty` repeats nothing.
+fn program(replicas: u32, bytes: u64, k: u64) -> String {
+    format!(
+        "target mk2(replication_factor = {replicas})\nvar x: float[{n}] @ linear\n\
+         program ar {{\n  repeat {k} {{\n    x = all_reduce(x, add)\n  }}\n}}\n\
+         program empty {{\n  repeat {k} {{\n  }}\n}}\n",
+        n = bytes / 4
+    )
+}
+
+/// Microseconds per all-reduce among `replicas` threads of this process.
+fn in_process(replicas: u32, bytes: u64, k: u64) -> Result<f64, String> {
+    let pir = program(replicas, bytes, k);
+    let (image, _, _) = compiler::driver::compile_source_for_run(
+        "<bench>",
+        pir.into_bytes(),
+        Path::new("replicas.pir"),
+        false,
+    )?;
+    let loaded = runtime::load_image(image).map_err(|e| e.to_string())?;
+    let opts = runtime::EngineOptions { device: runtime::DeviceKind::Cpu, ..Default::default() };
+    let mut e = runtime::Engine::new(loaded, &opts);
+    let mut time = |name: &str| -> Result<f64, String> {
+        let t = Instant::now();
+        e.run_named(name).map_err(|e| e.to_string())?;
+        Ok(t.elapsed().as_secs_f64())
+    };
+    time("ar")?;
+    let full = time("ar")?;
+    let empty = time("empty")?;
+    Ok((full - empty).max(0.0) / k as f64 * 1e6)
+}
+
+/// The MPI side: the reference program and the MPI build of `poplar-run`.
+struct Mpi {
+    reference: PathBuf,
+    poprun: PathBuf,
+    poplar_run: PathBuf,
+    compile: PathBuf,
+}
+
+impl Mpi {
+    fn prepare(dir: &Path) -> Result<Mpi, String> {
+        if !Command::new("mpirun").arg("--version").output().is_ok_and(|o| o.status.success()) {
+            return Err("skipped: mpirun absent".into());
+        }
+        let src = dir.join("allreduce.c");
+        std::fs::write(&src, MPI_REFERENCE).map_err(|e| e.to_string())?;
+        let reference = dir.join("allreduce");
+        let st = Command::new("mpicc").args(["-O2", "-o"]).arg(&reference).arg(&src).status();
+        if !st.is_ok_and(|s| s.success()) {
+            return Err("skipped: mpicc could not build the reference".into());
+        }
+        cargo(&["build", "--release", "-q", "-p", "poplar-run", "--features", "mpi", "-p", "compiler"])
+            .map_err(|e| format!("skipped: {e}"))?;
+        let root = std::env::current_dir().map_err(|e| e.to_string())?;
+        Ok(Mpi {
+            reference,
+            poprun: root.join("target/release/poprun"),
+            poplar_run: root.join("target/release/poplar-run"),
+            compile: root.join("target/release/poplar-compile"),
+        })
+    }
+
+    fn mpirun(&self) -> Command {
+        let mut c = Command::new("mpirun");
+        if std::fs::metadata("/proc/self").is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0) {
+            c.arg("--allow-run-as-root");
+        }
+        c.arg("--oversubscribe");
+        c
+    }
+
+    /// Microseconds per `MPI_Allreduce` of `bytes` among `ranks` ranks.
+    fn allreduce(&self, ranks: u32, bytes: u64, k: u64) -> Result<f64, String> {
+        let o = self
+            .mpirun()
+            .args(["-np", &ranks.to_string()])
+            .arg(&self.reference)
+            .args([(bytes / 4).to_string(), k.to_string()])
+            .output()
+            .map_err(|e| e.to_string())?;
+        String::from_utf8_lossy(&o.stdout)
+            .trim()
+            .parse()
+            .map_err(|_| format!("MPI_Allreduce reference failed: {}", String::from_utf8_lossy(&o.stderr)))
+    }
+
+    /// Microseconds per all-reduce of replicas on `ranks` ranks, one each.
+    fn over_ranks(&self, dir: &Path, ranks: u32, bytes: u64, k: u64) -> Result<f64, String> {
+        let pir = dir.join(format!("ar-{ranks}-{bytes}.pir"));
+        let exe = dir.join(format!("ar-{ranks}-{bytes}.exe"));
+        std::fs::write(&pir, program(ranks, bytes, k)).map_err(|e| e.to_string())?;
+        let st =
+            Command::new(&self.compile).arg(&pir).arg("-o").arg(&exe).output().map_err(|e| e.to_string())?;
+        if !st.status.success() {
+            return Err(format!("poplar-compile failed: {}", String::from_utf8_lossy(&st.stderr)));
+        }
+        let time = |name: &str| -> Result<f64, String> {
+            let t = Instant::now();
+            let o = Command::new(&self.poprun)
+                .args(["--num-instances", &ranks.to_string(), "--num-replicas", &ranks.to_string()])
+                .arg(&self.poplar_run)
+                .arg(&exe)
+                .args(["--device", "cpu", "--run", name])
+                .output()
+                .map_err(|e| e.to_string())?;
+            if !o.status.success() {
+                return Err(format!("poprun failed: {}", String::from_utf8_lossy(&o.stderr)));
+            }
+            Ok(t.elapsed().as_secs_f64())
+        };
+        let empty = time("empty")?;
+        let full = time("ar")?;
+        Ok((full - empty).max(0.0) / k as f64 * 1e6)
+    }
+}
