@@ -51,6 +51,10 @@
 //!   counter and branch), so every step of a program costs at least one
 //!   cycle and `--max-cycles` stops any loop, even an empty one.
 //!
+//! - Exchange between IPUs: a phase whose transfers cross from one IPU of
+//!   the target to another adds, after its tiles' own exchange, a global
+//!   sync and the busiest IPU's cross traffic over its IPU-Links
+//!   ([`ipu_link_cycles`]), as global exchange.
 //! - Cross-replica collectives: the replicas meet at a global sync
 //!   ([`GLOBAL_SYNC_CYCLES`], charged from the latest replica's arrival),
 //!   then each member moves what a ring algorithm moves over one IPU-Link
@@ -127,6 +131,24 @@ pub const GLOBAL_SYNC_CYCLES: u64 = 500;
 /// One IPU-Link's bandwidth in one direction (an IPU-M2000's IPU has ten
 /// links of 32 GB/s).
 pub const IPU_LINK_BYTES_PER_SECOND: f64 = 32.0e9;
+
+/// IPU-Links of one IPU that carry a phase's traffic to the other IPUs of
+/// its target (an IPU-M2000's IPU has ten; two are reserved for the
+/// gateway and host-side routing here, leaving eight for IPU to IPU).
+pub const IPU_LINKS_PER_IPU: u64 = 8;
+
+/// Cycles a phase with traffic between IPUs adds to its tiles' own
+/// exchange: a global sync, then the busiest IPU's `bytes` (the larger of
+/// what it sends to and receives from the others) over its
+/// [`IPU_LINKS_PER_IPU`] links at [`IPU_LINK_BYTES_PER_SECOND`] each; 0
+/// when no byte crosses.
+pub fn ipu_link_cycles(bytes: u64, clock_mhz: f64) -> u64 {
+    if bytes == 0 {
+        return 0;
+    }
+    let per_cycle = IPU_LINKS_PER_IPU as f64 * IPU_LINK_BYTES_PER_SECOND / (clock_mhz * 1.0e6);
+    GLOBAL_SYNC_CYCLES.saturating_add((bytes as f64 / per_cycle).ceil() as u64)
+}
 
 /// Link cycles of a collective among `g` replicas that reads `input` and
 /// writes `output` bytes on each, at a clock of `clock_mhz` (the sync that

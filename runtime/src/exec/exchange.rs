@@ -35,6 +35,9 @@ pub(crate) struct ExchangeInfo {
     /// tile (the profile's data balance).
     pub tile_data: u64,
     pub max_tile_data: u64,
+    /// Cycles the phase spends on traffic between IPUs (a global sync and
+    /// the busiest IPU's IPU-Link traffic), beyond `cycles`; 0 on one IPU.
+    pub external_cycles: u64,
 }
 
 impl Machine {
@@ -71,6 +74,19 @@ impl Machine {
                 let loaded = self.loaded.clone();
                 rec.exchange(&loaded.tree, node, from, info, x);
             }
+            // Traffic between IPUs: after the tiles' own exchange, the
+            // phase waits for the IPU-Links (global exchange).
+            if info.external_cycles > 0 {
+                let from = self.totals.cycles;
+                let c = info.external_cycles;
+                self.totals.charge(program, |t| {
+                    t.cycles = t.cycles.saturating_add(c);
+                    t.external = t.external.saturating_add(c);
+                });
+                if let Some(rec) = &mut self.rec {
+                    rec.global_exchange(node, from, c, 0);
+                }
+            }
         }
     }
 }
@@ -93,13 +109,28 @@ pub(super) unsafe fn perform(ptrs: &Shared<usize>, transfers: &[Transfer]) {
 }
 
 /// Bytes and modelled cycles of an exchange.
-pub(super) fn exchange_info(x: &Exchange, ntiles: usize, bpc: u32) -> ExchangeInfo {
+pub(super) fn exchange_info(x: &Exchange, target: &linker::image::Target) -> ExchangeInfo {
     if x.transfers.is_empty() {
         return ExchangeInfo::default();
     }
+    let bpc = target.exchange_bytes_per_cycle;
     let bytes = x.transfers.iter().map(|t| u64::from(t.bytes)).sum();
-    let _ = ntiles;
     let mut info = ExchangeInfo { bytes, ..Default::default() };
+    if target.ipus > 1 {
+        // Bytes each IPU sends to and receives from the others.
+        let per = target.tiles_per_ipu.max(1);
+        let mut out = vec![0u64; target.ipus as usize];
+        let mut inn = vec![0u64; target.ipus as usize];
+        for t in &x.transfers {
+            let (a, b) = ((t.src_tile / per) as usize, (t.dst_tile / per) as usize);
+            if a != b {
+                out[a] += u64::from(t.bytes);
+                inn[b] += u64::from(t.bytes);
+            }
+        }
+        let busiest = out.iter().zip(&inn).map(|(o, i)| *o.max(i)).max().unwrap_or(0);
+        info.external_cycles = cost::ipu_link_cycles(busiest, target.clock_mhz);
+    }
     for (_, s, r) in x.bytes_by_tile() {
         let c = cost::exchange_tile_cycles(s, r, bpc);
         info.cycles = info.cycles.max(c);

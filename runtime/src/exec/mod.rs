@@ -175,15 +175,17 @@ impl Machine {
                 .expect("thread pool")
         });
         let ntiles = image.tiles.len();
-        let bpc = image.target.exchange_bytes_per_cycle;
         let cs_info = image
             .compute_sets
             .iter()
             .map(|cs| {
-                (exchange_info(&cs.exchange_in, ntiles, bpc), exchange_info(&cs.exchange_out, ntiles, bpc))
+                (
+                    exchange_info(&cs.exchange_in, &image.target),
+                    exchange_info(&cs.exchange_out, &image.target),
+                )
             })
             .collect();
-        let copy_info = image.copies.iter().map(|x| exchange_info(x, ntiles, bpc)).collect();
+        let copy_info = image.copies.iter().map(|x| exchange_info(x, &image.target)).collect();
         let cs_split = image
             .compute_sets
             .iter()
