@@ -54,7 +54,7 @@ pub fn run(quick: bool) -> Vec<(String, String)> {
         return vec![("replicas".into(), format!("failed: {e}"))];
     }
     let mpi = Mpi::prepare(&dir);
-    let mut rows = Vec::new();
+    let mut rows = weak_scaling(quick);
     for &r in replicas {
         for &bytes in sizes {
             let k = repetitions(bytes, quick);
@@ -86,6 +86,58 @@ pub fn run(quick: bool) -> Vec<(String, String)> {
                 (Err(e), _) | (_, Err(e)) => format!("in one process {}; MPI: {e}", us_text(local)),
             };
             rows.push((label, text));
+        }
+    }
+    rows
+}
+
+/// Weak scaling of a replicated tutorial 7 (its 10000x1000 multiply, split
+/// 7, on mk2): r replicas in one process on the `cpu` device with all the
+/// machine's cores shared among them, each doing one replica's whole work.
+/// Ideal weak scaling keeps the time of one replica while cores last.
+fn weak_scaling(quick: bool) -> Vec<(String, String)> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/run/tut7_split/graph.pir");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return vec![("weak scaling".into(), format!("skipped: {} absent", path.display()))];
+    };
+    let counts: &[u32] = if quick { &[1, 2] } else { &[1, 2, 4, 8, 16] };
+    let reps = if quick { 1 } else { 3 };
+    let mut rows = Vec::new();
+    let mut one = None;
+    for &r in counts {
+        let pir = text.replacen("\ntarget mk2\n", &format!("\ntarget mk2(replication_factor = {r})\n"), 1);
+        let time = || -> Result<f64, String> {
+            let (image, _, _) =
+                compiler::driver::compile_source_for_run("<tut7>", pir.clone().into_bytes(), &path, false)?;
+            let loaded = runtime::load_image(image).map_err(|e| e.to_string())?;
+            let opts = runtime::EngineOptions { device: runtime::DeviceKind::Cpu, ..Default::default() };
+            let mut e = runtime::Engine::new(loaded, &opts);
+            e.run_named("init").map_err(|e| e.to_string())?;
+            let mut samples = Vec::new();
+            for _ in 0..reps {
+                let t = Instant::now();
+                e.run_named("multiply").map_err(|e| e.to_string())?;
+                samples.push(t.elapsed().as_secs_f64());
+            }
+            samples.sort_by(f64::total_cmp);
+            Ok(samples[samples.len() / 2])
+        };
+        let label = format!("weak scaling: tutorial 7 multiply, {r} replicas in one process ({cores} cores)");
+        match time() {
+            Ok(t) => {
+                let base = *one.get_or_insert(t);
+                rows.push((
+                    label,
+                    format!(
+                        "{:.1} ms per multiply of all replicas; efficiency {:.2} (1 replica: {:.1} ms)",
+                        t * 1e3,
+                        base / t,
+                        base * 1e3
+                    ),
+                ));
+            }
+            Err(e) => rows.push((label, format!("failed: {}", e.lines().next().unwrap_or("")))),
         }
     }
     rows
