@@ -1,22 +1,19 @@
 //! Devices: the IPU Model and CPU devices a program creates, and the
-//! simulated IPU system `DeviceManager` lends.
+//! devices of the simulated IPU system `DeviceManager` lends
+//! ([`crate::system`]: its IPUs, partitions and lock files).
 //!
-//! The system is configured by `POPLAR_RS_NUM_IPUS` (default 4) IPUs of
-//! architecture `POPLAR_RS_IPU_ARCH` (default `ipu2`). Like a Poplar
-//! system it lists one device per IPU (ids `0..n`), then devices of 2, 4,
-//! 8, … IPUs over consecutive IPUs. `attach` takes a lock file per IPU
-//! with `flock`, so a device is held by one process at a time and the
-//! kernel releases it when the process ends, however it ends. Lock files
-//! live in `POPLAR_RS_LOCK_DIR`, else `$XDG_RUNTIME_DIR/poplar-rs`, else
-//! `/tmp/poplar-rs-$UID`.
+//! Like a Poplar system, the IPUs a process sees (its partition's, or the
+//! whole system's) are listed as one device per IPU (ids `0..n`), then
+//! devices of 2, 4, 8, … consecutive IPUs. `attach` takes the lock file of
+//! every IPU with `flock`, so a device is held by one process at a time
+//! and the kernel releases it when the process ends, however it ends.
 
 use std::fs::File;
-use std::os::fd::AsRawFd;
-use std::path::PathBuf;
 
 use runtime::DeviceKind;
 
 use crate::status::{guard, ApiError, Result, Status};
+use crate::system;
 use crate::target::{TargetDesc, TARGET_CPU, TARGET_IPU, TARGET_IPU_MODEL};
 use crate::{free, handle, handle_mut, put, put_box, sizes_out};
 
@@ -33,43 +30,6 @@ pub struct Device {
     locks: Vec<File>,
     /// Model and CPU devices are always usable; manager devices once attached.
     attached: bool,
-}
-
-/// The simulated system: IPU count and architecture.
-fn system() -> Result<(u32, String)> {
-    let n = match std::env::var("POPLAR_RS_NUM_IPUS") {
-        Ok(s) => s.trim().parse::<u32>().ok().filter(|&n| (1..=1024).contains(&n)).ok_or_else(|| {
-            ApiError::new(
-                Status::PoplarError,
-                format!("POPLAR_RS_NUM_IPUS must be a count from 1 to 1024, not '{s}'"),
-            )
-        })?,
-        Err(_) => 4,
-    };
-    let arch = std::env::var("POPLAR_RS_IPU_ARCH").unwrap_or_else(|_| "ipu2".into());
-    Ok((n, arch))
-}
-
-/// Every device of the system as (id, IPU range): singles, then groups.
-fn devices(n: u32) -> Vec<std::ops::Range<u32>> {
-    let mut out: Vec<std::ops::Range<u32>> = (0..n).map(|i| i..i + 1).collect();
-    let mut size = 2;
-    while size <= n {
-        out.extend((0..n / size).map(|g| g * size..(g + 1) * size));
-        size *= 2;
-    }
-    out
-}
-
-fn lock_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("POPLAR_RS_LOCK_DIR") {
-        return PathBuf::from(d);
-    }
-    if let Some(d) = std::env::var_os("XDG_RUNTIME_DIR") {
-        return PathBuf::from(d).join("poplar-rs");
-    }
-    // SAFETY: getuid has no preconditions.
-    PathBuf::from(format!("/tmp/poplar-rs-{}", unsafe { libc::getuid() }))
 }
 
 impl Device {
@@ -95,7 +55,7 @@ impl Device {
 
     /// The simulated system's device ids that span `num_ipus` IPUs.
     pub fn manager_find(num_ipus: u32) -> Result<Vec<u32>> {
-        Ok(devices(system()?.0)
+        Ok(system::devices(system::view()?)
             .iter()
             .enumerate()
             .filter(|(_, r)| r.len() as u32 == num_ipus)
@@ -105,8 +65,8 @@ impl Device {
 
     /// `DeviceManager::getDevice(id)` of the simulated system.
     pub fn manager(id: u32) -> Result<Device> {
-        let (n, arch) = system()?;
-        let all = devices(n);
+        let (_, arch) = system::configured()?;
+        let all = system::devices(system::view()?);
         let ipus = all.get(id as usize).cloned().ok_or_else(|| {
             ApiError::new(
                 Status::PoplarError,
@@ -146,27 +106,12 @@ impl Device {
             self.attached = true;
             return Ok(true);
         }
-        let dir = lock_dir();
-        std::fs::create_dir_all(&dir).map_err(|e| {
-            ApiError::new(
-                Status::PoplarError,
-                format!("cannot create the device lock folder {}: {e}", dir.display()),
-            )
-        })?;
         let mut locks = Vec::new();
         for ipu in self.ipus.clone() {
-            let path = dir.join(format!("ipu{ipu}.lock"));
-            let f = File::options().create(true).truncate(false).write(true).open(&path).map_err(|e| {
-                ApiError::new(
-                    Status::PoplarError,
-                    format!("cannot open the device lock {}: {e}", path.display()),
-                )
-            })?;
-            // SAFETY: flock on a file descriptor this function owns.
-            if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-                return Ok(false);
+            match system::try_lock(&system::ipu_lock(ipu))? {
+                Some(f) => locks.push(f),
+                None => return Ok(false),
             }
-            locks.push(f);
         }
         self.locks = locks;
         self.attached = true;
@@ -203,7 +148,7 @@ pub extern "C" fn prs_device_new_cpu(out: *mut *mut Device) -> i32 {
 
 #[no_mangle]
 pub extern "C" fn prs_device_manager_count(out: *mut usize) -> i32 {
-    guard(|| put(out, devices(system()?.0).len()))
+    guard(|| put(out, system::devices(system::view()?).len()))
 }
 
 #[no_mangle]
@@ -250,15 +195,4 @@ pub extern "C" fn prs_device_detach(d: *mut Device) -> i32 {
 #[no_mangle]
 pub extern "C" fn prs_device_is_attached(d: *const Device) -> i32 {
     handle(d, "device").map_or(0, |d| i32::from(d.attached))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn system_lists_singles_then_groups() {
-        assert_eq!(devices(4), vec![0..1, 1..2, 2..3, 3..4, 0..2, 2..4, 0..4]);
-        assert_eq!(devices(1), vec![0..1]);
-    }
 }

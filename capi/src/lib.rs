@@ -39,6 +39,7 @@ pub mod graph;
 pub mod ops;
 pub mod program;
 pub mod status;
+pub mod system;
 pub mod target;
 pub mod tensor;
 
