@@ -55,6 +55,10 @@ pub fn run(quick: bool) -> Vec<(String, String)> {
     }
     let mpi = Mpi::prepare(&dir);
     let mut rows = weak_scaling(quick);
+    match &mpi {
+        Ok(m) => rows.extend(m.pod16(&dir, quick)),
+        Err(e) => rows.push(("POD16 over processes".into(), e.clone())),
+    }
     for &r in replicas {
         for &bytes in sizes {
             let k = repetitions(bytes, quick);
@@ -256,6 +260,90 @@ impl Mpi {
             .trim()
             .parse()
             .map_err(|_| format!("MPI_Allreduce reference failed: {}", String::from_utf8_lossy(&o.stderr)))
+    }
+
+    /// A POD16's worth of IPUs: 16 replicas of tutorial 7 on one mk2 IPU
+    /// each (23,552 tiles in all), run over 1, 2 and 4 processes: wall
+    /// time of the job (start-up and loading included) and the peak
+    /// resident memory of its largest process; then a POD64 (64 replicas)
+    /// projected from them.
+    fn pod16(&self, dir: &Path, quick: bool) -> Vec<(String, String)> {
+        let replicas = if quick { 2 } else { 16 };
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/run/tut7_split");
+        let run = || -> Result<Vec<(u32, f64, u64)>, String> {
+            let text = std::fs::read_to_string(src.join("graph.pir")).map_err(|e| e.to_string())?;
+            let pir = text.replacen(
+                "\ntarget mk2\n",
+                &format!("\ntarget mk2(replication_factor = {replicas})\n"),
+                1,
+            );
+            // Beside its codelets, which the compiler finds by relative path.
+            let path = src.join(format!(".pod{replicas}-{}.pir", std::process::id()));
+            let exe = dir.join(format!("pod{replicas}.exe"));
+            std::fs::write(&path, pir).map_err(|e| e.to_string())?;
+            let o = Command::new(&self.compile).arg(&path).arg("-o").arg(&exe).output();
+            let _ = std::fs::remove_file(&path);
+            let o = o.map_err(|e| e.to_string())?;
+            if !o.status.success() {
+                return Err(format!("poplar-compile failed: {}", String::from_utf8_lossy(&o.stderr)));
+            }
+            let mut out = Vec::new();
+            for n in [1u32, 2, 4].into_iter().filter(|n| replicas % n == 0) {
+                let t = Instant::now();
+                let o = Command::new(&self.poprun)
+                    .args(["--num-instances", &n.to_string(), "--num-replicas", &replicas.to_string()])
+                    .args(["/usr/bin/time", "-f", "peak-kib %M"])
+                    .arg(&self.poplar_run)
+                    .arg(&exe)
+                    .args(["--device", "cpu", "--run", "init", "--run", "multiply"])
+                    .output()
+                    .map_err(|e| e.to_string())?;
+                let wall = t.elapsed().as_secs_f64();
+                let err = String::from_utf8_lossy(&o.stderr);
+                if !o.status.success() {
+                    return Err(format!("poprun -n {n} failed: {}", err.lines().next().unwrap_or("")));
+                }
+                let peak =
+                    err.lines().filter_map(|l| l.strip_prefix("peak-kib ")?.trim().parse::<u64>().ok()).max();
+                out.push((n, wall, peak.unwrap_or(0)));
+            }
+            Ok(out)
+        };
+        if !Path::new("/usr/bin/time").exists() {
+            return vec![("POD16 over processes".into(), "skipped: /usr/bin/time absent".into())];
+        }
+        match run() {
+            Err(e) => vec![("POD16 over processes".into(), format!("failed: {e}"))],
+            Ok(points) => {
+                let mut rows: Vec<(String, String)> = points
+                    .iter()
+                    .map(|(n, wall, kib)| {
+                        (
+                            format!("{replicas} replicas of tutorial 7 on mk2 ({} tiles) over {n} processes", replicas * 1472),
+                            format!("{wall:.2} s (init + multiply, start-up included); peak {:.0} MiB in its largest process", *kib as f64 / 1024.0),
+                        )
+                    })
+                    .collect();
+                // Memory per process = a fixed part + its replicas' share.
+                if let (Some(a), Some(b)) = (points.first(), points.last()) {
+                    let (ra, rb) = (f64::from(replicas / a.0), f64::from(replicas / b.0));
+                    if ra > rb {
+                        let per = (a.2 as f64 - b.2 as f64) / (ra - rb) / 1024.0;
+                        let base = b.2 as f64 / 1024.0 - rb * per;
+                        rows.push((
+                            "POD64 on paper: 64 replicas of tutorial 7 (94,208 tiles)".into(),
+                            format!(
+                                "from the points above, {per:.0} MiB per replica + {base:.0} MiB per process: {:.1} GiB in one process, {:.0} MiB per process over 16, {:.0} MiB over 64",
+                                (base + 64.0 * per) / 1024.0,
+                                base + 4.0 * per,
+                                base + per
+                            ),
+                        ));
+                    }
+                }
+                rows
+            }
+        }
     }
 
     /// Microseconds per all-reduce of replicas on `ranks` ranks, one each.
