@@ -188,14 +188,18 @@ impl Machine {
             }
             None
         };
-        let fault = match &self.pool {
-            Some(pool) if cs.tiles.len() > 1 || self.always_pool => {
-                let s = &self.cs_split[cs_index];
-                let faults = pool.broadcast(|ctx| run(s[ctx.index()] as usize, s[ctx.index() + 1] as usize));
-                faults.into_iter().flatten().min_by_key(|f| f.tile)
-            }
-            _ => run(0, cs.tiles.len()),
+        // Each thread times its ranges, so that the next run of the set
+        // uses as many threads as its work pays for.
+        let timed = |lo: usize, hi: usize| {
+            let t = std::time::Instant::now();
+            let f = run(lo, hi);
+            (f, t.elapsed().as_nanos() as u64)
         };
+        let used = if cs.tiles.len() > 1 { self.compute_threads(cs_index) } else { 1 };
+        let results = self.fan_out(&self.cs_split[cs_index], used, timed);
+        let work = results.iter().fold(0u64, |a, r| a.saturating_add(r.1));
+        let fault = results.into_iter().filter_map(|r| r.0).min_by_key(|f| f.tile);
+        self.record_work(cs_index, work);
         // Printf output in tile order, up to the failing tile.
         for w in &cs.tiles {
             let buf = &mut self.tile_out[w.tile as usize];

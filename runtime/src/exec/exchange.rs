@@ -1,6 +1,7 @@
 //! One exchange phase: every transfer of a compute set's exchange in or
-//! out, or of a copy, performed on the pool (each thread the transfers to
-//! the destination tiles it owns) or, when small, on the calling thread;
+//! out, or of a copy, performed on as many threads as its bytes pay for
+//! (each thread the transfers to the destination tiles it owns; a small
+//! exchange on the calling thread alone);
 //! and on `sim` its modelled cycles ([`ExchangeInfo`], computed once per
 //! exchange when the machine is built).
 //!
@@ -16,9 +17,6 @@ use linker::image::{Exchange, Transfer};
 use super::memory::Shared;
 use super::{DeviceKind, Machine};
 use crate::cost;
-
-/// Below this many bytes an exchange runs on the calling thread.
-const PARALLEL_EXCHANGE_BYTES: u64 = 64 * 1024;
 
 /// Static facts about one exchange, computed once.
 #[derive(Clone, Debug, Default)]
@@ -45,18 +43,11 @@ impl Machine {
     /// `DoExchange` in the profiles.
     pub(super) fn exchange(&mut self, x: &Exchange, info: &ExchangeInfo, xi: usize, program: u32, node: u32) {
         let ptrs = Shared(self.ptrs.as_ptr() as *mut usize);
-        // SAFETY (both calls): the validator checked every range; a phase's
-        // destinations are disjoint, split at tile boundaries between the
-        // threads, and never read by another transfer of it.
-        match &self.pool {
-            Some(pool) if info.bytes >= PARALLEL_EXCHANGE_BYTES => {
-                let s = &self.x_split[xi];
-                pool.broadcast(|ctx| unsafe {
-                    perform(&ptrs, &x.transfers[s[ctx.index()] as usize..s[ctx.index() + 1] as usize])
-                });
-            }
-            _ => unsafe { perform(&ptrs, &x.transfers) },
-        }
+        let used = self.exchange_threads(info.bytes);
+        // SAFETY: the validator checked every range; a phase's destinations
+        // are disjoint, split at tile boundaries between the threads, and
+        // never read by another transfer of it.
+        self.fan_out(&self.x_split[xi], used, |lo, hi| unsafe { perform(&ptrs, &x.transfers[lo..hi]) });
         self.charge_exchange(x, info, program, node);
     }
 

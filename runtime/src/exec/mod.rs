@@ -2,16 +2,23 @@
 //! bulk-synchronous compute / exchange phases on a fixed pool of host
 //! threads, and the interpreter of the control program.
 //!
-//! Threads: a fixed rayon pool of N threads. Each phase is split, once when
-//! the machine is built, into N contiguous tile ranges balanced for that
-//! phase: by the compute set's vertex count, or by the exchange's bytes
-//! (cut only between destination tiles). In a compute phase each thread
-//! runs the vertices of its own tiles, in tile order; in an exchange phase
-//! each thread performs the transfers whose destination tile it owns (an
-//! image's transfers are sorted by destination and never read what the
-//! same phase writes). `broadcast` returning is the
-//! barrier. Every tile's result depends only on its own memory and the
-//! phase's transfers, so results are bit-identical for any N.
+//! Threads: the calling thread and a fixed rayon pool, N threads in all.
+//! Each phase is split, once when the machine is built, into N contiguous
+//! tile ranges balanced for that phase: by the compute set's vertex count,
+//! or by the exchange's bytes (cut only between destination tiles). A
+//! phase runs on as many of the N threads as its work pays for
+//! ([`Machine::fan_out`]): `t` threads take `t` runs of consecutive ranges,
+//! the caller the first, so a phase with little work runs on the caller
+//! alone and never waits for sleeping workers to wake. An exchange's work
+//! is its bytes; a compute set's is the thread time its last runs took
+//! (timed per range; all N threads until it has run once). In a compute
+//! phase each thread runs the vertices of its own tiles, in tile order; in
+//! an exchange phase each thread performs the transfers whose destination
+//! tile it owns (an image's transfers are sorted by destination and never
+//! read what the same phase writes). The scope returning is the barrier.
+//! Every tile's result depends only on its own memory and the phase's
+//! transfers, so results (and `sim`'s cycles) are bit-identical for any N
+//! and any choice of threads per phase.
 //!
 //! `sim` runs the counting code variant and turns counts into cycles with
 //! [`crate::cost`]; `cpu` runs the plain variant and counts steps only.
@@ -72,9 +79,14 @@ pub struct Machine {
     storage: Vec<Vec<u64>>,
     ptrs: Vec<usize>,
     lens: Vec<u32>,
+    /// The worker threads besides the caller (all N when compute must
+    /// run on sized stacks); `None` with one thread.
     pool: Option<rayon::ThreadPool>,
     /// Host threads tiles run on.
     nthreads: usize,
+    /// Per compute set: thread nanoseconds its runs took (the last run's
+    /// and the ones before, halved each run); 0 until it has run.
+    cs_work: Vec<u64>,
     /// Per compute set: thread `i` runs `cs.tiles[s[i]..s[i+1]]` (a
     /// contiguous tile range balanced by that compute set's vertex count).
     cs_split: Vec<Vec<u32>>,
@@ -166,9 +178,12 @@ impl Machine {
             if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads };
         let threads = threads.clamp(1, image.tiles.len().max(1));
         let always_pool = image.largest_frame() > CALLER_FRAME_LIMIT;
-        let pool = (threads > 1 || always_pool).then(|| {
+        // The caller runs the first range of every phase itself, unless
+        // compute needs the pool's sized stacks.
+        let workers = if always_pool { threads } else { threads - 1 };
+        let pool = (workers > 0).then(|| {
             rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
+                .num_threads(workers)
                 .thread_name(|i| format!("tile-worker-{i}"))
                 .stack_size(worker_stack(image.largest_frame()))
                 .build()
@@ -228,6 +243,7 @@ impl Machine {
             lens,
             pool,
             nthreads: threads,
+            cs_work: vec![0; image.compute_sets.len()],
             cs_split,
             x_split,
             in_by_tile,
@@ -303,6 +319,89 @@ impl Machine {
     }
 }
 
+/// Thread time a compute phase must have per thread it runs on: fanning
+/// out to a sleeping worker costs it tens of microseconds on a busy or
+/// virtual machine, and more the more threads wake at once.
+const WORK_PER_THREAD_NS: u64 = 50_000;
+
+/// Bytes an exchange phase must move per thread it runs on (about as long
+/// to copy as [`WORK_PER_THREAD_NS`]).
+const BYTES_PER_THREAD: u64 = 256 << 10;
+
+impl Machine {
+    /// The threads a compute phase runs on: all until it has run once,
+    /// then one per [`WORK_PER_THREAD_NS`] of its thread time.
+    pub(super) fn compute_threads(&self, cs: usize) -> usize {
+        match self.cs_work[cs] {
+            0 => self.nthreads,
+            w => ((w / WORK_PER_THREAD_NS) as usize).clamp(1, self.nthreads),
+        }
+    }
+
+    /// Records that compute phase `cs` took `ns` thread nanoseconds.
+    pub(super) fn record_work(&mut self, cs: usize, ns: u64) {
+        let w = &mut self.cs_work[cs];
+        *w = if *w == 0 { ns.max(1) } else { (*w / 2 + ns / 2).max(1) };
+    }
+
+    /// The threads an exchange phase of `bytes` bytes runs on.
+    pub(super) fn exchange_threads(&self, bytes: u64) -> usize {
+        ((bytes / BYTES_PER_THREAD) as usize).clamp(1, self.nthreads)
+    }
+
+    /// Runs `run(lo, hi)` over the ranges of `split` (`N + 1` cut points
+    /// for N threads) on `used` threads: thread `i` takes ranges `i * N /
+    /// used` up to `(i + 1) * N / used`, the caller the first of them.
+    /// Returns each thread's result in range order.
+    pub(super) fn fan_out<R: Send>(
+        &self,
+        split: &[u32],
+        used: usize,
+        run: impl Fn(usize, usize) -> R + Sync,
+    ) -> Vec<R> {
+        let n = split.len() - 1;
+        let used = used.clamp(1, n);
+        let share = |i: usize| share(split, used, i);
+        let pool = match &self.pool {
+            Some(pool) if used > 1 || self.always_pool => pool,
+            _ => return vec![run(0, split[n] as usize)],
+        };
+        if used == 1 {
+            return vec![pool.install(|| run(0, split[n] as usize))];
+        }
+        let mut out: Vec<Option<R>> = (0..used).map(|_| None).collect();
+        match self.always_pool {
+            true => pool.scope(|scope| spread(scope, &mut out, &run, &share)),
+            false => pool.in_place_scope(|scope| spread(scope, &mut out, &run, &share)),
+        }
+        out.into_iter().map(|r| r.expect("every thread ran")).collect()
+    }
+}
+
+/// Thread `i`'s items when the ranges of `split` (`N + 1` cut points) go
+/// to `used` threads: ranges `i * N / used` up to `(i + 1) * N / used`.
+fn share(split: &[u32], used: usize, i: usize) -> (usize, usize) {
+    let n = split.len() - 1;
+    (split[i * n / used] as usize, split[(i + 1) * n / used] as usize)
+}
+
+/// Runs share 0 here and spawns the others on `scope`, each writing its
+/// slot of `out`.
+fn spread<'s, R: Send>(
+    scope: &rayon::Scope<'s>,
+    out: &'s mut [Option<R>],
+    run: &'s (impl Fn(usize, usize) -> R + Sync),
+    share: &'s (impl Fn(usize) -> (usize, usize) + Sync),
+) {
+    let (first, rest) = out.split_first_mut().expect("one thread at least");
+    for (i, slot) in rest.iter_mut().enumerate() {
+        let (lo, hi) = share(i + 1);
+        scope.spawn(move |_| *slot = Some(run(lo, hi)));
+    }
+    let (lo, hi) = share(0);
+    *first = Some(run(lo, hi));
+}
+
 /// Stack bytes of a worker thread for vertex frames of up to `frame` bytes.
 pub fn worker_stack(frame: u32) -> usize {
     (frame as usize + STACK_MARGIN).max(MIN_WORKER_STACK)
@@ -331,4 +430,30 @@ fn split(
         out.push(n as u32);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whatever the threads a phase uses, their shares are the machine's
+    /// ranges in order, each item once.
+    #[test]
+    fn shares_cover_every_item_once_in_order() {
+        for threads in 1..=7 {
+            let weights = (0..23u64).map(|i| (i * 7) % 5 + 1);
+            let s = split(threads, weights, |i| i % 3 != 0);
+            assert_eq!(s.len(), threads + 1);
+            for used in 1..=threads {
+                let mut next = 0;
+                for i in 0..used {
+                    let (lo, hi) = share(&s, used, i);
+                    assert_eq!(lo, next, "{threads} threads, {used} used");
+                    assert!(hi >= lo);
+                    next = hi;
+                }
+                assert_eq!(next, 23);
+            }
+        }
+    }
 }
