@@ -12,6 +12,7 @@
 
 mod compile_bench;
 mod estimator_bench;
+mod exchange_bench;
 mod host_api_bench;
 mod ir_bench;
 mod machine;
@@ -36,6 +37,7 @@ const SECTIONS: &[Section] = &[
     ("Codelet compiler: popc", popc_bench::run),
     ("Graph compiler: poplar-compile", compile_bench::run),
     ("Runtime: cpu and sim devices", runtime_bench::run),
+    ("Exchange alone: copies between tiles", exchange_bench::run),
     ("Report: poplar-report in Chromium", report_bench::run),
     ("Library operations (PIR ops)", ops_bench::run),
     ("Cost model against PopLibs' cycle estimators", estimator_bench::run),

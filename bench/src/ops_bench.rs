@@ -28,7 +28,7 @@ pub fn run(quick: bool) -> Vec<(String, String)> {
     rows
 }
 
-fn compile(name: &str, pir: &str) -> Result<runtime::linker::image::Image, String> {
+pub(crate) fn compile(name: &str, pir: &str) -> Result<runtime::linker::image::Image, String> {
     let dir = std::env::temp_dir().join(format!("bench_ops_{name}_{}", std::process::id()));
     let r = std::fs::create_dir_all(&dir)
         .and_then(|_| std::fs::write(dir.join("graph.pir"), pir))
@@ -38,7 +38,7 @@ fn compile(name: &str, pir: &str) -> Result<runtime::linker::image::Image, Strin
     r.map_err(|e| e.lines().next().unwrap_or("").to_string())
 }
 
-fn engine(image: runtime::linker::image::Image, device: DeviceKind, threads: usize) -> Engine {
+pub(crate) fn engine(image: runtime::linker::image::Image, device: DeviceKind, threads: usize) -> Engine {
     let loaded = runtime::load_image(image).expect("load");
     Engine::new(loaded, &EngineOptions { device, threads, ..Default::default() })
 }
