@@ -1,5 +1,6 @@
 //! Where and when the figures were taken: CPU model, cores, memory, date,
-//! commit. Read from `/proc` and `git`; missing pieces read "unknown".
+//! commit. Read from `/proc` and `git` (or `POPLAR_COMMIT`); missing pieces
+//! read "unknown".
 
 use std::process::Command;
 
@@ -29,10 +30,16 @@ pub fn describe() -> Vec<(String, String)> {
         ("cores".into(), cores),
         ("memory".into(), mem),
         ("date (UTC)".into(), run("date", &["-u", "+%Y-%m-%d %H:%M"])),
-        ("commit".into(), run("git", &["rev-parse", "--short", "HEAD"])),
+        ("commit".into(), commit()),
         ("rustc".into(), run("rustc", &["--version"])),
         ("reference compiler".into(), run("g++", &["--version"]).lines().next().unwrap_or("").to_string()),
     ]
+}
+
+/// The commit: `POPLAR_COMMIT` where binaries were copied without their
+/// checkout (`scripts/device-scaling.sh`), else git's.
+fn commit() -> String {
+    std::env::var("POPLAR_COMMIT").unwrap_or_else(|_| run("git", &["rev-parse", "--short", "HEAD"]))
 }
 
 fn run(cmd: &str, args: &[&str]) -> String {

@@ -1,12 +1,17 @@
-//! The benchmark command: `cargo run --release -p bench [-- --quick] [--no-write] [--only WORD]`.
+//! The benchmark command: `cargo run --release -p bench [-- --quick] [--no-write] [--only WORD]
+//! [--out PATH]`, or `bench --scaling [--quick] [--threads 1,2,4] [--bin-dir DIR] [--budget SECONDS]
+//! [--out PATH]`.
 //!
 //! Builds what it needs, generates its inputs, runs every benchmark the
-//! issues name with repetitions, and rewrites `BENCHMARKS.md` with the
-//! machine, date and commit. Every figure stands beside the reference
-//! measured in the same run (g++ -O2, native Rust, host memcpy), as a ratio,
-//! since absolute times on shared machines are noise. `--quick` runs each
-//! benchmark once on small inputs (CI runs it so none rots) and, like
-//! `--no-write`, leaves `BENCHMARKS.md` alone.
+//! issues name with repetitions, and rewrites `BENCHMARKS.md` (or `--out
+//! PATH`) with the machine, date and commit. Every figure stands beside the
+//! reference measured in the same run (g++ -O2, native Rust, host memcpy),
+//! as a ratio, since absolute times on shared machines are noise. `--quick`
+//! runs each benchmark once on small inputs (CI runs it so none rots) and,
+//! like `--no-write`, leaves `BENCHMARKS.md` alone. `--scaling` runs only
+//! the thread-scaling table ([`scaling_bench`]), made to run from copied
+//! binaries on a machine without a toolchain
+//! (`scripts/device-scaling.sh`); it writes only to `--out`.
 
 #![forbid(unsafe_code)]
 
@@ -23,6 +28,7 @@ mod python_bench;
 mod replicas_bench;
 mod report_bench;
 mod runtime_bench;
+mod scaling_bench;
 mod tools;
 
 use std::fmt::Write as _;
@@ -50,31 +56,70 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut quick = false;
     let mut no_write = false;
+    let mut scaling = false;
+    let mut out_path: Option<String> = None;
+    let mut scaling_opts =
+        scaling_bench::Options { quick: false, threads: Vec::new(), bin_dir: None, budget: None };
     // `--only WORD`: run the sections whose title contains WORD (e.g.
     // `runtime`), to look at one figure; never writes BENCHMARKS.md.
     let mut only: Option<String> = None;
     let mut rest = args.iter();
+    let fail = |msg: String| -> ! {
+        eprintln!("bench: error: {msg}");
+        std::process::exit(1);
+    };
     while let Some(a) = rest.next() {
+        let mut value =
+            |what: &str| rest.next().cloned().unwrap_or_else(|| fail(format!("{a} needs {what}")));
         match a.as_str() {
             "--quick" => quick = true,
             "--no-write" => no_write = true,
-            "--only" => match rest.next() {
-                Some(w) => only = Some(w.to_lowercase()),
-                None => {
-                    eprintln!("bench: error: --only needs a word of a section title (e.g. runtime)");
-                    std::process::exit(1);
-                }
-            },
-            bad => {
-                eprintln!("bench: error: unknown option '{bad}' (expected --quick, --no-write, --only WORD)");
-                std::process::exit(1);
+            "--only" => only = Some(value("a word of a section title (e.g. runtime)").to_lowercase()),
+            "--out" => out_path = Some(value("a path")),
+            "--scaling" => scaling = true,
+            "--threads" => {
+                let v = value("thread counts (e.g. 1,2,4)");
+                scaling_opts.threads = v
+                    .split(',')
+                    .map(|t| t.trim().parse().ok().filter(|&t: &usize| t > 0))
+                    .collect::<Option<Vec<_>>>()
+                    .unwrap_or_else(|| {
+                        fail(format!("--threads: '{v}' is not a list of counts such as 1,2,4"))
+                    });
             }
+            "--bin-dir" => scaling_opts.bin_dir = Some(value("a folder").into()),
+            "--budget" => {
+                let v = value("seconds");
+                scaling_opts.budget = Some(
+                    v.parse().unwrap_or_else(|_| fail(format!("--budget: '{v}' is not a number of seconds"))),
+                );
+            }
+            bad => fail(format!(
+                "unknown option '{bad}' (expected --quick, --no-write, --only WORD, --out PATH, --scaling, \
+                 --threads LIST, --bin-dir DIR, --budget SECONDS)"
+            )),
         }
     }
-    let write = !quick && !no_write && only.is_none();
+    // Relative paths (`--out`, `--bin-dir`) are the caller's; the benchmarks
+    // then run in the workspace root: this checkout's, or, where the binary
+    // was copied without it, the current folder.
+    let here = std::env::current_dir().expect("current folder");
+    let out_path = out_path.map(|p| here.join(p));
+    scaling_opts.bin_dir = scaling_opts.bin_dir.map(|d| here.join(d));
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("bench lives in the workspace");
-    std::env::set_current_dir(root).expect("workspace root");
-
+    if root.join("Cargo.toml").exists() {
+        std::env::set_current_dir(root).expect("workspace root");
+    }
+    if scaling {
+        scaling_opts.quick = quick;
+        let md = scaling_bench::run(&scaling_opts, out_path.as_deref());
+        print!("{md}");
+        if let Some(p) = &out_path {
+            eprintln!("bench: wrote {}", p.display());
+        }
+        return;
+    }
+    let write = (!quick && !no_write && only.is_none()) || out_path.is_some();
     let mut out = String::new();
     out.push_str("# Benchmarks\n\nWritten by `cargo run --release -p bench`; do not edit by hand.\n");
     out.push_str(
@@ -104,7 +149,8 @@ fn main() {
     }
     print!("{out}");
     if write {
-        std::fs::write("BENCHMARKS.md", &out).expect("cannot write BENCHMARKS.md");
-        eprintln!("bench: wrote BENCHMARKS.md");
+        let path = out_path.unwrap_or_else(|| "BENCHMARKS.md".into());
+        std::fs::write(&path, &out).unwrap_or_else(|e| fail(format!("cannot write {}: {e}", path.display())));
+        eprintln!("bench: wrote {}", path.display());
     }
 }

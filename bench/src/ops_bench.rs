@@ -99,23 +99,25 @@ fn add(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
     rows.push(("ops: v = a + b speed / native".into(), format!("{:.2}x", native.median / device.median)));
 }
 
-fn matmul(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
-    let s: u64 = if quick { 256 } else { 1024 };
-    let blocks = if quick { 1 } else { 4 };
-    let pir = format!(
+/// The benchmark's product: `c = matmul(a, b)` of `s x s` floats.
+pub(crate) fn matmul_pir(s: u64) -> String {
+    format!(
         "target mk2\nvar a: float[{s}, {s}] @ linear = 0.5\nvar b: float[{s}, {s}] @ linear = 0.25\n\
          host_read \"c\" <- c\nprogram main {{ c = matmul(a, b) }}\n"
-    );
-    let t = Instant::now();
-    let image = match compile("matmul", &pir) {
-        Ok(i) => i,
-        Err(e) => {
-            rows.push(("ops: matmul".into(), format!("skipped: cannot compile ({e})")));
-            return;
-        }
-    };
-    let compile_s = t.elapsed().as_secs_f64();
-    let mut e = engine(image, DeviceKind::Cpu, threads);
+    )
+}
+
+/// Times the compiled `s x s` product on `cpu` with `threads` threads
+/// against numpy's with as many BLAS threads, in `blocks` alternating
+/// blocks, after checking the result: the device's seconds per product,
+/// and numpy's (`Err` says why there are none).
+pub(crate) fn matmul_vs_numpy(
+    image: &runtime::linker::image::Image,
+    s: u64,
+    threads: usize,
+    blocks: usize,
+) -> (Stats, Result<Stats, &'static str>) {
+    let mut e = engine(image.clone(), DeviceKind::Cpu, threads);
     e.run(0).expect("matmul");
     let c: Vec<f32> = e.read_values("c").expect("read c");
     let want = 0.125 * s as f32;
@@ -127,6 +129,7 @@ fn matmul(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
     // the cores from the device's runs) with one untimed product, so that
     // neither side is timed waking its threads.
     let mut numpy = Numpy::start(s, threads);
+    let started = numpy.is_some();
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
     for _ in 0..blocks {
         std::thread::sleep(SETTLE);
@@ -144,7 +147,27 @@ fn matmul(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
             }
         }
     }
-    let device = Stats::of(ours);
+    let theirs = match (started, numpy.is_some()) {
+        (false, _) => Err("skipped: no Python with numpy (POPLAR_PYTHON names one)"),
+        (true, false) => Err("skipped: the numpy child stopped answering part way"),
+        (true, true) => Ok(Stats::of(theirs)),
+    };
+    (Stats::of(ours), theirs)
+}
+
+fn matmul(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
+    let s: u64 = if quick { 256 } else { 1024 };
+    let blocks = if quick { 1 } else { 4 };
+    let t = Instant::now();
+    let image = match compile("matmul", &matmul_pir(s)) {
+        Ok(i) => i,
+        Err(e) => {
+            rows.push(("ops: matmul".into(), format!("skipped: cannot compile ({e})")));
+            return;
+        }
+    };
+    let compile_s = t.elapsed().as_secs_f64();
+    let (device, numpy) = matmul_vs_numpy(&image, s, threads, blocks);
     rows.push((
         format!("ops: matmul {s}x{s}x{s} float, cpu ({threads} threads)"),
         format!(
@@ -154,18 +177,13 @@ fn matmul(rows: &mut Vec<(String, String)>, quick: bool, threads: usize) {
             compile_s
         ),
     ));
-    if theirs.is_empty() {
-        rows.push((
-            "ops: numpy a @ b".into(),
-            "skipped: no Python with numpy (POPLAR_PYTHON names one)".into(),
-        ));
-        return;
-    }
-    if numpy.is_none() {
-        rows.push(("ops: numpy a @ b".into(), "skipped: the numpy child stopped answering part way".into()));
-        return;
-    }
-    let np = Stats::of(theirs);
+    let np = match numpy {
+        Ok(np) => np,
+        Err(why) => {
+            rows.push(("ops: numpy a @ b".into(), why.into()));
+            return;
+        }
+    };
     rows.push((format!("ops: numpy a @ b, same size ({threads} threads, runs alternating)"), np.ms()));
     rows.push(("ops: matmul speed / numpy".into(), format!("{:.3}x", np.median / device.median)));
 }

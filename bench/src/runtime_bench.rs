@@ -46,7 +46,7 @@ fn target(tiles: u32) -> Target {
 
 /// An image whose tiles each run `per_tile` empty vertices in one compute
 /// set, executed `repeats` times.
-fn empty_vertices(tiles: u32, per_tile: u32, repeats: u64) -> Image {
+pub(crate) fn empty_vertices(tiles: u32, per_tile: u32, repeats: u64) -> Image {
     let plain = [0x31, 0xC0, 0xC3]; // xor eax, eax; ret
     let counting = [0x48, 0x83, 0x47, 0x18, 0x01, 0x31, 0xC0, 0xC3]; // count += 1
     let mut code = plain.to_vec();
@@ -95,7 +95,7 @@ fn empty_vertices(tiles: u32, per_tile: u32, repeats: u64) -> Image {
     }
 }
 
-fn time_run(image: &Image, device: DeviceKind, threads: usize) -> f64 {
+pub(crate) fn time_run(image: &Image, device: DeviceKind, threads: usize) -> f64 {
     let loaded = runtime::load_image(image.clone()).expect("load");
     let mut e = Engine::new(loaded, &EngineOptions { device, threads, ..Default::default() });
     let t = Instant::now();
@@ -153,13 +153,14 @@ fn load_time(rows: &mut Vec<(String, String)>, quick: bool) {
 
 /// Compiles the run case `testdata/run/<case>` (one of the tutorial 7
 /// graphs).
-fn variant(case: &str) -> Result<Image, String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/run").join(case).join("graph.pir");
+pub(crate) fn variant(case: &str) -> Result<Image, String> {
+    // The working directory is the workspace root (see `main`).
+    let path = Path::new("testdata/run").join(case).join("graph.pir");
     compiler::compile_for_run(&path).map(|(i, _)| i)
 }
 
 /// y = M x natively, with tutorial 7's data, rows split over `threads`.
-fn native(m: &[f32], x: &[f32], threads: usize) -> (Vec<f32>, f64) {
+pub(crate) fn native(m: &[f32], x: &[f32], threads: usize) -> (Vec<f32>, f64) {
     let rows = x.len().max(1);
     let n = m.len() / rows;
     let mut y = vec![0f32; n];

@@ -2,8 +2,9 @@
 //! timing a child process with its peak memory (`/usr/bin/time -v`, when the
 //! machine has it).
 
+use std::io::Read;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::Instant;
 
 /// Runs `cargo ARGS` with the same cargo that runs the benchmark.
@@ -30,6 +31,9 @@ pub struct Timed {
 }
 
 /// Runs `exe ARGS`, timing it; a failed run is an error with its stderr.
+/// Peak memory comes from `/usr/bin/time -v` where the machine has it,
+/// else from the child's `VmHWM` in `/proc`, read every few milliseconds
+/// while it runs (the last reading before it exits).
 pub fn timed(exe: &Path, args: &[&std::ffi::OsStr]) -> Result<Timed, String> {
     let time = Path::new("/usr/bin/time");
     let mut cmd = if time.exists() {
@@ -39,31 +43,62 @@ pub fn timed(exe: &Path, args: &[&std::ffi::OsStr]) -> Result<Timed, String> {
     } else {
         Command::new(exe)
     };
-    cmd.args(args);
+    cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
     let start = Instant::now();
-    let o = cmd.output().map_err(|e| format!("{}: {e}", exe.display()))?;
+    let mut child = cmd.spawn().map_err(|e| format!("{}: {e}", exe.display()))?;
+    let drain = |r: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_end(&mut buf);
+            }
+            buf
+        })
+    };
+    let out = drain(child.stdout.take().map(|r| Box::new(r) as Box<dyn Read + Send>));
+    let err = drain(child.stderr.take().map(|r| Box::new(r) as Box<dyn Read + Send>));
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut hwm: Option<u64> = None;
+    let status = loop {
+        if let Some(st) = child.try_wait().map_err(|e| e.to_string())? {
+            break st;
+        }
+        if let Some(kib) = std::fs::read_to_string(&status_file).ok().and_then(|s| {
+            s.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.split_whitespace().next()?.parse().ok()
+        }) {
+            hwm = Some(hwm.map_or(kib, |h: u64| h.max(kib)));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
     let wall_s = start.elapsed().as_secs_f64();
-    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
-    if !o.status.success() {
+    let stdout = String::from_utf8_lossy(&out.join().unwrap_or_default()).into_owned();
+    let stderr = String::from_utf8_lossy(&err.join().unwrap_or_default()).into_owned();
+    if !status.success() {
         let head = stderr.lines().take(20).collect::<Vec<_>>().join("\n");
         return Err(format!("{} failed:\n{head}", exe.display()));
     }
     let peak_kib = stderr
         .lines()
         .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes):"))
-        .and_then(|v| v.trim().parse().ok());
-    Ok(Timed { wall_s, peak_kib, stdout: String::from_utf8_lossy(&o.stdout).into_owned(), stderr })
+        .and_then(|v| v.trim().parse().ok())
+        .or(hwm);
+    Ok(Timed { wall_s, peak_kib, stdout, stderr })
 }
 
 /// Generates the benchmark graph of `n` vertices with `ir`'s `gen_big`
 /// example (built beforehand) unless the file exists already.
 pub fn generate_big(dir: &Path, n: u64) -> Result<std::path::PathBuf, String> {
+    generate_big_with(Path::new("target/release/examples/gen_big"), dir, n)
+}
+
+/// [`generate_big`] with the `gen_big` binary at `gen`.
+pub fn generate_big_with(gen: &Path, dir: &Path, n: u64) -> Result<std::path::PathBuf, String> {
     let pir = dir.join(format!("big{n}.pir"));
     if pir.exists() {
         return Ok(pir);
     }
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    let st = Command::new("target/release/examples/gen_big")
+    let st = Command::new(gen)
         .args(["--vertices", &n.to_string(), "-o"])
         .arg(&pir)
         .status()
