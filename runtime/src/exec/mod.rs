@@ -441,7 +441,7 @@ mod tests {
     #[test]
     fn shares_cover_every_item_once_in_order() {
         for threads in 1..=7 {
-            let weights = (0..23u64).map(|i| (i * 7) % 5 + 1);
+            let weights = (0..23u32).map(|i| u64::from(i * 7 % 5 + 1));
             let s = split(threads, weights, |i| i % 3 != 0);
             assert_eq!(s.len(), threads + 1);
             for used in 1..=threads {
