@@ -35,8 +35,13 @@ pub struct Timed {
 /// else from the child's `VmHWM` in `/proc`, read every few milliseconds
 /// while it runs (the last reading before it exits).
 pub fn timed(exe: &Path, args: &[&std::ffi::OsStr]) -> Result<Timed, String> {
+    timed_with(exe, args, Path::new("/usr/bin/time").exists())
+}
+
+/// [`timed`], under `/usr/bin/time -v` or not.
+fn timed_with(exe: &Path, args: &[&std::ffi::OsStr], use_time: bool) -> Result<Timed, String> {
     let time = Path::new("/usr/bin/time");
-    let mut cmd = if time.exists() {
+    let mut cmd = if use_time {
         let mut c = Command::new(time);
         c.arg("-v").arg(exe);
         c
@@ -144,4 +149,20 @@ pub fn python_with(module: &str) -> Option<std::path::PathBuf> {
     candidates.into_iter().flatten().find(|p| {
         Command::new(p).args(["-c", &format!("import {module}")]).output().is_ok_and(|o| o.status.success())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Without `/usr/bin/time`, the peak comes from `/proc`: a shell holding
+    /// 40 MB in a variable shows at least that.
+    #[test]
+    fn peak_memory_without_usr_bin_time() {
+        let script = "x=$(head -c 40000000 /dev/zero | tr '\\0' a); sleep 0.3; echo ${#x}";
+        let t = timed_with(Path::new("/bin/sh"), &["-c".as_ref(), script.as_ref()], false).unwrap();
+        assert_eq!(t.stdout.trim(), "40000000");
+        let kib = t.peak_kib.expect("a peak from /proc");
+        assert!(kib >= 39_000, "peak {kib} KiB");
+    }
 }
