@@ -101,7 +101,7 @@ pub fn run(quick: bool) -> Vec<(String, String)> {
 /// Ideal weak scaling keeps the time of one replica while cores last.
 fn weak_scaling(quick: bool) -> Vec<(String, String)> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/run/tut7_split/graph.pir");
+    let path = Path::new("testdata/run/tut7_split/graph.pir").to_path_buf();
     let Ok(text) = std::fs::read_to_string(&path) else {
         return vec![("weak scaling".into(), format!("skipped: {} absent", path.display()))];
     };
@@ -269,7 +269,7 @@ impl Mpi {
     /// projected from them.
     fn pod16(&self, dir: &Path, quick: bool) -> Vec<(String, String)> {
         let replicas = if quick { 2 } else { 16 };
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/run/tut7_split");
+        let src = std::env::current_dir().unwrap_or_default().join("testdata/run/tut7_split");
         let run = || -> Result<Vec<(u32, f64, u64)>, String> {
             let text = std::fs::read_to_string(src.join("graph.pir")).map_err(|e| e.to_string())?;
             let pir = text.replacen(
