@@ -14,20 +14,25 @@ use half::f16;
 use linker::gp::ElemType;
 use vocab::{CollectiveKind, CollectiveOp, CommGroup};
 
-/// One replica's output of a collective among `inputs.len()` replicas
-/// (`inputs[i]` is replica `i`'s input), for every replica in order.
-/// `kind`, `op`, `group` and the sizes were checked by the validator.
+/// The outputs of a collective among `inputs.len()` replicas (`inputs[i]`
+/// is replica `i`'s input) for replicas `keep`, in order: a group none of
+/// them belongs to is not computed. `kind`, `op`, `group` and the sizes
+/// were checked by the validator.
 pub fn outputs(
     kind: CollectiveKind,
     op: Option<CollectiveOp>,
     group: CommGroup,
     elem: ElemType,
     inputs: &[Vec<u8>],
+    keep: std::ops::Range<usize>,
 ) -> Vec<Vec<u8>> {
     let replicas = inputs.len() as u32;
     let size = elem.size() as usize;
     let mut out = vec![Vec::new(); inputs.len()];
     for members in group.groups(replicas) {
+        if !members.iter().any(|&m| keep.contains(&(m as usize))) {
+            continue;
+        }
         let g = members.len();
         let of = |i: usize| inputs[members[i] as usize].as_slice();
         match kind {
@@ -36,7 +41,7 @@ pub fn outputs(
                 let all: Vec<&[u8]> = (0..g).map(of).collect();
                 let mut red = reduce(op, elem, &all);
                 if kind == CollectiveKind::AllReduce {
-                    for &m in &members {
+                    for &m in members.iter().filter(|&&m| keep.contains(&(m as usize))) {
                         out[m as usize] = red.clone();
                     }
                     continue;
@@ -44,31 +49,33 @@ pub fn outputs(
                 let n = red.len() / size;
                 let part = n.div_ceil(g);
                 red.resize(part * g * size, 0);
-                for (i, &m) in members.iter().enumerate() {
+                for (i, &m) in members.iter().enumerate().filter(|(_, &m)| keep.contains(&(m as usize))) {
                     out[m as usize] = red[i * part * size..(i + 1) * part * size].to_vec();
                 }
             }
             CollectiveKind::AllGather => {
                 let all: Vec<u8> = (0..g).flat_map(|i| of(i).iter().copied()).collect();
-                for &m in &members {
+                for &m in members.iter().filter(|&&m| keep.contains(&(m as usize))) {
                     out[m as usize] = all.clone();
                 }
             }
             CollectiveKind::AllToAll => {
                 let chunk = of(0).len() / g;
-                for (j, &m) in members.iter().enumerate() {
+                for (j, &m) in members.iter().enumerate().filter(|(_, &m)| keep.contains(&(m as usize))) {
                     out[m as usize] =
                         (0..g).flat_map(|i| of(i)[j * chunk..(j + 1) * chunk].iter().copied()).collect();
                 }
             }
             CollectiveKind::Broadcast { root } => {
-                let src = of(root as usize).to_vec();
-                for &m in &members {
-                    out[m as usize] = src.clone();
+                let src = of(root as usize);
+                for &m in members.iter().filter(|&&m| keep.contains(&(m as usize))) {
+                    out[m as usize] = src.to_vec();
                 }
             }
         }
     }
+    out.truncate(keep.end.min(inputs.len()));
+    out.drain(..keep.start.min(out.len()));
     out
 }
 
@@ -197,6 +204,7 @@ mod tests {
             CommGroup::All,
             ElemType::Float,
             &ins,
+            0..ins.len(),
         );
         // ((1e8 + 1) - 1e8) + 0.5 in f32: the 1 is lost, as left to right says.
         assert_eq!(back(&out[3]), vec![10.0, 0.5]);
@@ -206,6 +214,7 @@ mod tests {
             CommGroup::Consecutive(2),
             ElemType::Float,
             &ins,
+            0..ins.len(),
         );
         assert_eq!(back(&out[0])[0], 1.5);
         assert_eq!(back(&out[2])[0], 3.5);
@@ -215,6 +224,7 @@ mod tests {
             CommGroup::Orthogonal(2),
             ElemType::Float,
             &ins,
+            0..ins.len(),
         );
         assert_eq!(back(&out[1]), vec![4.0, 1.0]);
     }
@@ -228,14 +238,24 @@ mod tests {
             CommGroup::All,
             ElemType::Float,
             &ins,
+            0..ins.len(),
         );
         assert_eq!((back(&rs[0]), back(&rs[1])), (vec![11.0, 22.0], vec![33.0, 0.0]));
-        let ag = outputs(CollectiveKind::AllGather, None, CommGroup::All, ElemType::Float, &ins);
+        let ag =
+            outputs(CollectiveKind::AllGather, None, CommGroup::All, ElemType::Float, &ins, 0..ins.len());
         assert_eq!(back(&ag[1]), vec![1.0, 2.0, 3.0, 10.0, 20.0, 30.0]);
         let ins = vec![f32s(&[1.0, 2.0]), f32s(&[10.0, 20.0])];
-        let a2a = outputs(CollectiveKind::AllToAll, None, CommGroup::All, ElemType::Float, &ins);
+        let a2a =
+            outputs(CollectiveKind::AllToAll, None, CommGroup::All, ElemType::Float, &ins, 0..ins.len());
         assert_eq!((back(&a2a[0]), back(&a2a[1])), (vec![1.0, 10.0], vec![2.0, 20.0]));
-        let bc = outputs(CollectiveKind::Broadcast { root: 1 }, None, CommGroup::All, ElemType::Float, &ins);
+        let bc = outputs(
+            CollectiveKind::Broadcast { root: 1 },
+            None,
+            CommGroup::All,
+            ElemType::Float,
+            &ins,
+            0..ins.len(),
+        );
         assert_eq!(back(&bc[0]), vec![10.0, 20.0]);
     }
 
@@ -248,6 +268,7 @@ mod tests {
             CommGroup::All,
             ElemType::Float,
             &ins,
+            0..ins.len(),
         );
         assert!(back(&out[0])[0].is_nan());
         let ins = vec![vec![200u8], vec![100u8]];
@@ -257,13 +278,26 @@ mod tests {
             CommGroup::All,
             ElemType::UChar,
             &ins,
+            0..ins.len(),
         );
         assert_eq!(out[0], vec![44]);
         let ins = vec![vec![1u8], vec![0u8]];
-        let and =
-            outputs(CollectiveKind::AllReduce, Some(CollectiveOp::And), CommGroup::All, ElemType::Bool, &ins);
-        let or =
-            outputs(CollectiveKind::AllReduce, Some(CollectiveOp::Or), CommGroup::All, ElemType::Bool, &ins);
+        let and = outputs(
+            CollectiveKind::AllReduce,
+            Some(CollectiveOp::And),
+            CommGroup::All,
+            ElemType::Bool,
+            &ins,
+            0..ins.len(),
+        );
+        let or = outputs(
+            CollectiveKind::AllReduce,
+            Some(CollectiveOp::Or),
+            CommGroup::All,
+            ElemType::Bool,
+            &ins,
+            0..ins.len(),
+        );
         assert_eq!((and[0][0], or[0][0]), (0, 1));
     }
 }

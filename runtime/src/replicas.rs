@@ -83,9 +83,10 @@ pub trait Fabric: Send + Sync {
 
 /// Every process's round combined: `Ok(None)` when all finished, the
 /// cycles and inputs of every replica when all stand at one collective,
-/// else the failure the lowest replica that waited reports.
+/// else the failure the lowest replica that waited reports. The inputs are
+/// moved out of the rounds.
 #[allow(clippy::type_complexity)]
-fn meeting(rounds: &[Round]) -> Result<Option<(Vec<u64>, Vec<Vec<u8>>)>, Failure> {
+fn meeting(rounds: &mut [Round]) -> Result<Option<(Vec<u64>, Vec<Vec<u8>>)>, Failure> {
     if let Some(f) = rounds.iter().find_map(|r| if let Round::Failed(f) = r { Some(f) } else { None }) {
         return Err(f.clone());
     }
@@ -106,20 +107,23 @@ fn meeting(rounds: &[Round]) -> Result<Option<(Vec<u64>, Vec<Vec<u8>>)>, Failure
             ),
         }),
         (None, Some((w, label, step))) => {
+            let (label, step) = (label.clone(), step.clone());
             let mut cycles = Vec::new();
             let mut inputs = Vec::new();
-            for r in rounds {
+            for r in rounds.iter_mut() {
                 if let Round::Meet { first, step: other, cycles: c, inputs: i, .. } = r {
-                    if other != step {
+                    if *other != step {
                         return Err(Failure {
                             replica: w,
-                            label: label.clone(),
-                            step: step.clone(),
-                            message: format!("the replicas diverged: replica {w} is at {step} while replica {first} is at {other}"),
+                            label,
+                            message: format!(
+                                "the replicas diverged: replica {w} is at {step} while replica {first} is at {other}"
+                            ),
+                            step,
                         });
                     }
                     cycles.extend_from_slice(c);
-                    inputs.extend(i.iter().cloned());
+                    inputs.append(i);
                 }
             }
             Ok(Some((cycles, inputs)))
@@ -152,6 +156,45 @@ struct State {
     failure: Option<Failure>,
 }
 
+impl Round {
+    /// The round as one message: its length-prefixed description, then
+    /// the inputs' bytes as they are (no per-byte encoding).
+    fn encode(mut self) -> Vec<u8> {
+        let raw = match &mut self {
+            Round::Meet { inputs, lengths, .. } => {
+                *lengths = inputs.iter().map(|i| i.len() as u64).collect();
+                std::mem::take(inputs)
+            }
+            _ => Vec::new(),
+        };
+        let head = bincode::serde::encode_to_vec(&self, bincode::config::standard()).unwrap_or_default();
+        let mut out = Vec::with_capacity(8 + head.len() + raw.iter().map(Vec::len).sum::<usize>());
+        out.extend_from_slice(&(head.len() as u64).to_le_bytes());
+        out.extend_from_slice(&head);
+        for r in raw {
+            out.extend_from_slice(&r);
+        }
+        out
+    }
+
+    fn decode(b: &[u8]) -> Result<Round, String> {
+        let bad = || "a process sent a truncated message".to_string();
+        let n = b.get(..8).and_then(|h| h.try_into().ok()).map(u64::from_le_bytes).ok_or_else(bad)? as usize;
+        let head = b.get(8..8usize.saturating_add(n)).ok_or_else(bad)?;
+        let (mut round, _): (Round, _) = bincode::serde::decode_from_slice(head, bincode::config::standard())
+            .map_err(|e| e.to_string())?;
+        if let Round::Meet { lengths, inputs, .. } = &mut round {
+            let mut at = 8 + n;
+            for &l in lengths.iter() {
+                let end = at.checked_add(l as usize).filter(|&e| e <= b.len()).ok_or_else(bad)?;
+                inputs.push(b[at..end].to_vec());
+                at = end;
+            }
+        }
+        Ok(round)
+    }
+}
+
 /// Why a run's replicas could not meet, as the first replica that waited
 /// in vain reports it: the same text in one process and over many.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -181,8 +224,17 @@ impl Failure {
 #[derive(Serialize, Deserialize)]
 enum Round {
     /// Every local replica stands at `step` (the collective `label`), with
-    /// these cycles and inputs; `first` is the first local replica.
-    Meet { first: u32, label: String, step: String, cycles: Vec<u64>, inputs: Vec<Vec<u8>> },
+    /// these cycles and inputs; `first` is the first local replica. The
+    /// inputs travel as raw bytes after the rest ([`Round::encode`]).
+    Meet {
+        first: u32,
+        label: String,
+        step: String,
+        cycles: Vec<u64>,
+        lengths: Vec<u64>,
+        #[serde(skip)]
+        inputs: Vec<Vec<u8>>,
+    },
     /// Every local replica from `first` finished; the latest at `cycles`.
     Done { first: u32, cycles: u64 },
     /// The local replicas cannot meet.
@@ -236,30 +288,26 @@ impl LocalFabric {
         let mine = self.round(s);
         let rounds = match &self.transport {
             None => vec![mine],
-            Some(t) => {
-                let bytes =
-                    bincode::serde::encode_to_vec(&mine, bincode::config::standard()).unwrap_or_default();
-                t.all_gather(bytes)
-                    .iter()
-                    .map(|b| {
-                        bincode::serde::decode_from_slice(b, bincode::config::standard())
-                            .map(|(r, _)| r)
-                            .unwrap_or_else(|e| {
-                                Round::Failed(Failure {
-                                    replica: self.first,
-                                    label: s.waiting_at.clone(),
-                                    step: String::new(),
-                                    message: format!("a process sent an unreadable message: {e}"),
-                                })
-                            })
+            Some(t) => t
+                .all_gather(mine.encode())
+                .iter()
+                .map(|b| {
+                    Round::decode(b).unwrap_or_else(|e| {
+                        Round::Failed(Failure {
+                            replica: self.first,
+                            label: s.waiting_at.clone(),
+                            step: String::new(),
+                            message: format!("a process sent an unreadable message: {e}"),
+                        })
                     })
-                    .collect()
-            }
+                })
+                .collect(),
         };
         for a in s.arrivals.iter_mut() {
             *a = None;
         }
-        match meeting(&rounds) {
+        let mut rounds = rounds;
+        match meeting(&mut rounds) {
             Err(failure) => {
                 s.failure = Some(failure.clone());
                 self.stop(s, failure.message);
@@ -274,9 +322,9 @@ impl LocalFabric {
             Ok(Some((cycles, inputs))) => {
                 let Some(step) = step else { return };
                 let latest = cycles.iter().copied().max().unwrap_or(0);
-                let outputs = crate::collective::outputs(step.kind, step.op, step.group, step.elem, &inputs);
-                let local = s.results.len();
-                let mine = outputs.into_iter().skip(self.first as usize).take(local);
+                let local = self.first as usize..self.first as usize + s.results.len();
+                let mine =
+                    crate::collective::outputs(step.kind, step.op, step.group, step.elem, &inputs, local);
                 for (slot, output) in s.results.iter_mut().zip(mine) {
                     *slot = Some(Departure { output, cycles: latest });
                 }
@@ -329,6 +377,7 @@ impl LocalFabric {
                     label: s.waiting_at.clone(),
                     step: arrivals[0].step.clone(),
                     cycles: arrivals.iter().map(|a| a.cycles).collect(),
+                    lengths: Vec::new(),
                     inputs: s.arrivals.iter_mut().flatten().map(|a| std::mem::take(&mut a.input)).collect(),
                 }
             }
