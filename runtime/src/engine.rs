@@ -296,7 +296,8 @@ impl Engine {
     /// Element type and shape of what [`Engine::write`] / [`Engine::read`]
     /// move for `name`: a handle's tensor, a stream's block (a to-host
     /// stream reads as all blocks received, `[n, shape…]`), a remote
-    /// buffer's `[repeats, shape…]`.
+    /// buffer's `[repeats, shape…]`; for a replicated image, `[r, …]` of
+    /// that, every replica's in replica order.
     pub fn data_info(&self, name: &str) -> Result<DataInfo, HostError> {
         let mut info = self.one_replica_info(name)?;
         if self.replicas() > 1 {
