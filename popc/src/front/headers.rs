@@ -22,7 +22,14 @@ pub fn builtin_header(name: &str) -> Option<&'static str> {
         }
         // The type of a hardware repeat count, which codelets use as a cast.
         "poplar/Loops.hpp" => "#pragma once\ntypedef unsigned rptsize_t;\n",
-        "poplar/TileConstants.hpp" => "#pragma once\n#define CTXT_WORKERS 6\n#define NUM_WORKERS 6\n",
+        // The constants Poplar's header gives the C++ path: workers per tile,
+        // the AMP input load widths, the 21-bit tile address and the
+        // 10-bit stride fields of the load/store instructions.
+        "poplar/TileConstants.hpp" => {
+            "#pragma once\n#define CTXT_WORKERS 6\n#define NUM_WORKERS 6\n\
+             #define CONV_UNIT_INPUT_LOAD_ELEMS_FLOAT 2\n#define CONV_UNIT_INPUT_LOAD_ELEMS_HALF 4\n\
+             #define TMEM_BYTE_MAX_ADDRESS_WIDTH 21\n#define NUM_STRIDE_BITS 10\n"
+        }
         "poplar/HalfFloat.hpp"
         | "poplar/AvailableVTypes.h"
         | "poplar/StackSizeDefs.hpp"
