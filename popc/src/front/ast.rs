@@ -142,6 +142,9 @@ pub enum ExprKind {
     Call(P<Expr>, Vec<Expr>),
     Index(P<Expr>, P<Expr>),
     Member(P<Expr>, String, bool),
+    /// `obj.template f<A>` (or `->`): a member function template named
+    /// with explicit arguments, only ever called.
+    MemberTemplate(P<Expr>, Seg, bool),
     Cast(CastKind, TypeName, P<Expr>),
     SizeofType(TypeName),
     SizeofExpr(P<Expr>),

@@ -43,6 +43,19 @@ pub(crate) const CALL_OPERATOR: &str = "operator()";
 
 impl Lowerer<'_, '_> {
     pub(super) fn call(&mut self, f: &Expr, args: &[Expr], span: Span) -> Result<V> {
+        // `obj.template f<A>(args)`: a member template with explicit arguments.
+        if let ExprKind::MemberTemplate(obj, seg, arrow) = &f.kind {
+            if matches!(obj.kind, ExprKind::This) {
+                let p = Path { span, global: false, segs: vec![seg.clone()] };
+                return self.named_call(&p, args, span);
+            }
+            let o = self.expr(obj)?;
+            let o = if *arrow { self.deref_object(o) } else { o };
+            if !matches!(o, V::L(Ty::Class(_), _)) {
+                return err(span, format!("member template '{}' of a value that is not an object", seg.name));
+            }
+            return self.method_call_seg(o, seg, args, span);
+        }
         // Member calls.
         if let ExprKind::Member(obj, m, arrow) = &f.kind {
             if !matches!(obj.kind, ExprKind::This) {
@@ -52,6 +65,15 @@ impl Lowerer<'_, '_> {
                     return self.method_call(o, m, args, span);
                 }
                 return self.member_call(o, m, args, span);
+            }
+            // `this->m(…)` of a member the class inherits from std::array.
+            if let Some(this @ V::L(Ty::Class(_), _)) = self.lookup("<this>") {
+                let V::L(Ty::Class(c), _) = &this else { unreachable!() };
+                if self.methods(c, m, None).is_empty() {
+                    if let Some(arr) = self.array_base(&this) {
+                        return self.array_member(arr, m, args, span);
+                    }
+                }
             }
             let p = Path { span, global: false, segs: vec![Seg { name: m.clone(), args: None }] };
             return self.named_call(&p, args, span);
@@ -110,6 +132,9 @@ impl Lowerer<'_, '_> {
                 }
             }
             (V::L(Ty::Array(_, n), _), "size") => Ok(V::C(Scalar::UInt, CV::I(i128::from(*n)))),
+            (V::L(Ty::Array(et, n), place @ Place::Host(_)), "data" | "begin") => {
+                Ok(V::Local { ty: (**et).clone(), place: *place, room: et.size() * n })
+            }
             (V::L(Ty::Array(et, n), Place::Host(h)), "fill") => {
                 let (Some(s), [a]) = (et.scalar(), args) else {
                     return err(span, "std::array::fill takes one value and needs scalar elements");
@@ -289,11 +314,21 @@ impl Lowerer<'_, '_> {
                     pt = inner;
                     ptr = true;
                 }
+                // `T **p` given the address of a local pointer: `T` is what
+                // that pointer points to.
+                if let (TypeKind::Ptr(inner), Some(V::Local { ty, .. })) = (&pt.kind, vals.get(pi)) {
+                    if let (TypeKind::Named(pp), Ty::Ptr(pointee)) = (&inner.kind, ty) {
+                        if pp.simple() == Some(t.name.as_str()) {
+                            found = Some((**pointee).clone());
+                            break;
+                        }
+                    }
+                }
                 if let TypeKind::Named(pp) = &pt.kind {
                     if pp.simple() == Some(t.name.as_str()) {
                         if let Some(v) = vals.get(pi) {
                             found = match (v, ptr) {
-                                (V::Ptr(ty, _), true) => Some(ty.clone()),
+                                (V::Ptr(ty, _) | V::Local { ty, .. }, true) => Some(ty.clone()),
                                 (V::L(Ty::Ptr(ty), _), true) => Some((**ty).clone()),
                                 (v, false) => match v {
                                     V::L(t, _) => Some(t.clone()),
@@ -350,7 +385,50 @@ impl Lowerer<'_, '_> {
                 out.push(Callee { f: f.clone(), env: env.clone(), this });
             }
         }
+        // Those the class does not declare are its base's (called on the
+        // base subobject, at the same address).
+        if let (true, Some(Ty::Class(b))) = (out.is_empty(), c.helper_base()) {
+            let this = this.map(|t| match t {
+                V::L(_, place) => V::L(Ty::Class(b.clone()), *place),
+                t => t.clone(),
+            });
+            return self.methods(b, name, this.as_ref());
+        }
         out
+    }
+
+    /// The `std::array` a class object is, through its chain of bases.
+    pub(crate) fn array_base(&self, v: &V) -> Option<V> {
+        let V::L(Ty::Class(c), place) = v else { return None };
+        match c.helper_base()? {
+            t @ Ty::Array(..) => Some(V::L(t.clone(), *place)),
+            t @ Ty::Class(_) => self.array_base(&V::L(t.clone(), *place)),
+            _ => None,
+        }
+    }
+
+    /// A member function of `std::array` called on an array (or a class
+    /// deriving from one): `operator[]`, `size`, `data`, `fill`, ….
+    pub(crate) fn array_member(&mut self, arr: V, m: &str, args: &[Expr], span: Span) -> Result<V> {
+        if m == "operator[]" {
+            let [i] = args else { return err(span, "operator[] takes one index") };
+            let i = self.expr(i)?;
+            return self.index(arr, i, span);
+        }
+        self.member_call(arr, m, args, span)
+    }
+
+    /// `v` as an object of class `to` when `to` is `v`'s class or one of
+    /// its bases (all at the object's address); `None` otherwise.
+    pub(crate) fn upcast(&self, v: &V, to: &Rc<ClassInst>) -> Option<V> {
+        let V::L(Ty::Class(c), place) = v else { return None };
+        if c.name == to.name {
+            return Some(v.clone());
+        }
+        match c.helper_base()? {
+            t @ Ty::Class(_) => self.upcast(&V::L(t.clone(), *place), to),
+            _ => None,
+        }
     }
 
     /// The hidden friends named `name` of class `c` (functions defined in
@@ -485,15 +563,21 @@ impl Lowerer<'_, '_> {
             let t = self.p.resolve_type(crate::sema::ceval::strip_ref(&prm.ty), env).ok()?;
             total += match (&t, v) {
                 (Ty::Class(a), V::L(Ty::Class(b), _)) => {
-                    if a.name != b.name {
-                        return None;
+                    if a.name == b.name {
+                        0
+                    } else {
+                        // A derived object for its base: a conversion.
+                        self.upcast(v, a)?;
+                        1
                     }
-                    0
                 }
                 (Ty::Class(_), V::Void) => 1,
                 (Ty::Array(..), V::L(Ty::Array(..), _)) if t.same(v_ty(v)) => 0,
                 (Ty::Class(_), _) | (_, V::L(Ty::Class(_), _)) => return None,
                 (Ty::Ptr(_), V::Ptr(..) | V::L(Ty::Ptr(_), _) | V::Vec { .. }) => 0,
+                (Ty::Ptr(p), V::Local { ty, .. }) if p.same(ty) || matches!(**p, Ty::Void) => 0,
+                (Ty::Ptr(p), V::L(Ty::Array(e, _), Place::Host(_))) if p.same(e) => 0,
+                (Ty::Ptr(_), V::Local { .. }) => return None,
                 (Ty::Ptr(_), V::C(..)) => 2,
                 (Ty::Ptr(_), _) => return None,
                 (Ty::Auto, _) => 0,
@@ -552,6 +636,11 @@ impl Lowerer<'_, '_> {
     /// The object a pointer points to (`p->m`); other values unchanged.
     pub(crate) fn deref_object(&mut self, v: V) -> V {
         match v {
+            V::Local { ty: ty @ Ty::Class(_), place: place @ (Place::Host(_) | Place::Var(_)), room }
+                if ty.size() <= room =>
+            {
+                V::L(ty, place)
+            }
             V::Ptr(t @ Ty::Class(_), a) => {
                 self.check_vector_align(&t, a);
                 V::L(t, Place::Tile(a))
@@ -567,16 +656,25 @@ impl Lowerer<'_, '_> {
 
     /// `obj.name(args)` (and `obj(args)` with `operator()`).
     pub(crate) fn method_call(&mut self, obj: V, name: &str, args: &[Expr], span: Span) -> Result<V> {
+        self.method_call_seg(obj, &Seg { name: name.into(), args: None }, args, span)
+    }
+
+    /// `obj.name<targs>(args)`, the template arguments given or not.
+    fn method_call_seg(&mut self, obj: V, seg: &Seg, args: &[Expr], span: Span) -> Result<V> {
+        let name = seg.name.as_str();
         let V::L(Ty::Class(c), _) = &obj else {
             return err(span, "member call on a value that is not an object");
         };
         let c = c.clone();
         let cands = self.methods(&c, name, Some(&obj));
         if cands.is_empty() {
+            if let Some(arr) = self.array_base(&obj) {
+                return self.array_member(arr, name, args, span);
+            }
             return err(span, format!("'{}' has no member function '{name}'", c.name));
         }
         let vals = self.args(args)?;
-        let path = Path { span, global: false, segs: vec![Seg { name: name.into(), args: None }] };
+        let path = Path { span, global: false, segs: vec![seg.clone()] };
         match self.choose(cands, &path, &vals, span)? {
             Some(callee) => {
                 let vals = self.braced_args(&callee, args, vals)?;
@@ -594,6 +692,14 @@ impl Lowerer<'_, '_> {
             return Ok(None);
         }
         let name = format!("operator{op}");
+        // `v[i]` of a class deriving from std::array without its own `[]`.
+        if let (V::L(Ty::Class(c), _), [_, i]) = (&operands[0], operands.as_slice()) {
+            if op == "[]" && self.methods(c, &name, None).is_empty() {
+                if let Some(arr) = self.array_base(&operands[0]) {
+                    return self.index(arr, i.clone(), span).map(Some);
+                }
+            }
+        }
         let path = Path { span, global: false, segs: vec![Seg { name: name.clone(), args: None }] };
         let mut cands = Vec::new();
         if let V::L(Ty::Class(c), _) = &operands[0] {
@@ -674,14 +780,7 @@ impl Lowerer<'_, '_> {
             self.store_scalar(s, Place::Host(at), x);
             return Ok(obj);
         }
-        if args.len() > c.fields.len() {
-            return err(span, format!("too many initialisers for '{}'", c.name));
-        }
-        for (e, f) in args.iter().zip(&c.fields) {
-            let FieldTy::Plain(ft) = &f.ty else { unreachable!() };
-            let at = self.b.ins().iadd_imm_s(h, f.offset as i64);
-            self.init_one(ft, at, e)?;
-        }
+        self.init_aggregate(ty, h, args, span)?;
         Ok(obj)
     }
 }

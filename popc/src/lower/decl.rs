@@ -100,7 +100,12 @@ impl Lowerer<'_, '_> {
                         self.def_ptr(var, a);
                         V::L(Ty::Ptr(t), Place::Var(var))
                     }
-                    v @ (V::Lambda(_) | V::Func(_) | V::Vec { .. } | V::List { .. } | V::Edges { .. }) => v,
+                    v @ (V::Lambda(_)
+                    | V::Func(_)
+                    | V::Vec { .. }
+                    | V::List { .. }
+                    | V::Edges { .. }
+                    | V::Local { .. }) => v,
                     v @ V::L(Ty::Class(_) | Ty::Array(..), _) => {
                         let V::L(t, _) = &v else { unreachable!() };
                         let t = t.clone();
@@ -145,9 +150,21 @@ impl Lowerer<'_, '_> {
                 };
                 let t = match (&**t, pointee) {
                     (Ty::Auto, Some(pt)) => Box::new(pt),
-                    (Ty::Auto, None) => return err(d.span, "cannot deduce the type of 'auto *'"),
+                    (Ty::Auto, None) => match &init {
+                        Some(V::Local { ty, .. }) => Box::new(ty.clone()),
+                        Some(V::L(Ty::Array(e, _), Place::Host(_))) => e.clone(),
+                        _ => return err(d.span, "cannot deduce the type of 'auto *'"),
+                    },
                     _ => t.clone(),
                 };
+                // A pointer to a local is a name for that address (it is
+                // not a run-time value; changing it is an error).
+                if let Some(v) = &init {
+                    if let Some(l) = self.local_pointer(v, &t, d.span)? {
+                        self.bind(&d.name, l);
+                        return Ok(());
+                    }
+                }
                 let a = match init {
                     Some(V::Ptr(_, a)) => a,
                     Some(V::C(_, CV::I(0))) | None => self.b.ins().iconst(types::I32, 0),
@@ -293,36 +310,52 @@ impl Lowerer<'_, '_> {
     }
 
     pub(crate) fn init_aggregate(&mut self, ty: &Ty, h: Value, l: &[Expr], span: Span) -> Result<()> {
-        match ty {
-            Ty::Array(et, n) => {
-                if l.len() > *n as usize {
-                    return err(span, "too many initialisers for the array");
-                }
-                for (i, e) in l.iter().enumerate() {
-                    let at = self.b.ins().iadd_imm_s(h, (i as u32 * et.size()) as i64);
-                    self.init_one(et, at, e)?;
-                }
-            }
-            Ty::Class(c) => {
-                for (i, e) in l.iter().enumerate() {
-                    let Some(f) = c.fields.get(i) else {
-                        return err(span, "too many initialisers for the struct");
-                    };
-                    let FieldTy::Plain(ft) = &f.ty else {
-                        return err(
-                            e.span,
-                            format!(
-                                "cannot initialise field '{}', a vertex edge, in a braced initialiser",
-                                f.name
-                            ),
-                        );
-                    };
-                    let at = self.b.ins().iadd_imm_s(h, f.offset as i64);
-                    let ft = ft.clone();
-                    self.init_one(&ft, at, e)?;
-                }
-            }
+        let mut next = 0;
+        self.init_elided(ty, h, l, &mut next, span)?;
+        if next < l.len() {
+            let what = if matches!(ty, Ty::Array(..)) { "array" } else { "struct" };
+            return err(l[next].span, format!("too many initialisers for the {what}"));
+        }
+        Ok(())
+    }
+
+    /// Aggregate initialisation from `l[*next..]`, taking as many
+    /// initialisers as `ty` has elements: an element that is itself an
+    /// array (a base `std::array`, `float v[2]`), given a value rather than
+    /// a braced list, takes its elements from the same list (C++'s brace
+    /// elision: `IpuVector<float, 2>{a, b}` fills the base array).
+    fn init_elided(&mut self, ty: &Ty, h: Value, l: &[Expr], next: &mut usize, span: Span) -> Result<()> {
+        // Each element's type and offset, or the field that is an edge.
+        let elems: Vec<std::result::Result<(Ty, u32), &str>> = match ty {
+            Ty::Array(et, n) => (0..*n).map(|i| Ok(((**et).clone(), i * et.size()))).collect(),
+            Ty::Class(c) => c
+                .fields
+                .iter()
+                .map(|f| match &f.ty {
+                    FieldTy::Plain(ft) => Ok((ft.clone(), f.offset)),
+                    _ => Err(f.name.as_str()),
+                })
+                .collect(),
             _ => return err(span, "braced initialiser for a non-aggregate"),
+        };
+        for elem in elems {
+            let Some(e) = l.get(*next) else { break };
+            let (et, off) = match elem {
+                Ok(x) => x,
+                Err(name) => {
+                    return err(
+                        e.span,
+                        format!("cannot initialise field '{name}', a vertex edge, in a braced initialiser"),
+                    )
+                }
+            };
+            let at = self.b.ins().iadd_imm_s(h, i64::from(off));
+            if matches!(et, Ty::Array(..)) && !matches!(e.kind, ExprKind::InitList(_)) {
+                self.init_elided(&et, at, l, next, span)?;
+                continue;
+            }
+            *next += 1;
+            self.init_one(&et, at, e)?;
         }
         Ok(())
     }

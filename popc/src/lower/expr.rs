@@ -102,19 +102,16 @@ impl Lowerer<'_, '_> {
                                 return Ok(v.clone());
                             }
                         }
-                        let Some(f) = c.fields.iter().find(|f| f.name == *name) else {
+                        let Some((t, offset)) = member_field(&c, name) else {
                             let d = Diagnostic::new(span, format!("'{}' has no member '{name}'", c.name));
                             return Err(d.with_suggestion(name, c.fields.iter().map(|f| f.name.as_str())));
                         };
-                        let crate::sema::FieldTy::Plain(t) = &f.ty else { unreachable!() };
                         match place {
-                            Place::Host(h) => {
-                                V::L(t.clone(), Place::Host(self.b.ins().iadd_imm_s(h, f.offset as i64)))
-                            }
+                            Place::Host(h) => V::L(t, Place::Host(self.b.ins().iadd_imm_s(h, offset as i64))),
                             Place::Tile(a) => {
-                                let at = self.b.ins().iadd_imm_s(a, f.offset as i64);
+                                let at = self.b.ins().iadd_imm_s(a, offset as i64);
                                 self.derive(a, at);
-                                V::L(t.clone(), Place::Tile(at))
+                                V::L(t, Place::Tile(at))
                             }
                             Place::Var(_) => unreachable!(),
                         }
@@ -172,6 +169,22 @@ impl Lowerer<'_, '_> {
             }
             ExprKind::Assign(op, lhs, rhs) => {
                 let l = self.expr(lhs)?;
+                // `obj = {a, b}`: a temporary of the object's type, copied.
+                if let (None, V::L(ty @ (Ty::Class(_) | Ty::Array(..)), _), ExprKind::InitList(list)) =
+                    (op, &l, &rhs.kind)
+                {
+                    let r = match ty {
+                        Ty::Class(_) => self.construct(ty, list, rhs.span)?,
+                        _ => {
+                            let h = self.stack(ty.size(), ty.align());
+                            self.zero(h, ty.size());
+                            self.init_aggregate(ty, h, list, rhs.span)?;
+                            V::L(ty.clone(), Place::Host(h))
+                        }
+                    };
+                    self.assign(l.clone(), r, span)?;
+                    return Ok(l);
+                }
                 let r = self.expr(rhs)?;
                 if let (Some(op), V::L(Ty::Class(_), _)) = (op, &l) {
                     let name = format!("{}=", op_text(*op));
@@ -333,6 +346,9 @@ impl Lowerer<'_, '_> {
                 self.index(base, idx, span)?
             }
             ExprKind::Call(f, args) => self.call(f, args, span)?,
+            ExprKind::MemberTemplate(_, seg, _) => {
+                return err(span, format!("member template '{}' named without being called", seg.name))
+            }
         })
     }
 
@@ -356,8 +372,29 @@ impl Lowerer<'_, '_> {
             Err(_) if !self.call_candidates(p).unwrap_or_default().is_empty() => {
                 Ok(V::Func(Rc::new(p.clone())))
             }
+            // The name is a constant whose definition has an error (a static
+            // member's initialiser naming an unknown macro): that error,
+            // not "undeclared", is the one to fix.
+            Err(mut d) if d.span.file != span.file || d.span.lo < span.lo || d.span.hi > span.hi => {
+                let n: Vec<&str> = p.segs.iter().map(|s| s.name.as_str()).collect();
+                d.notes.push(format!("while evaluating '{}'", n.join("::")));
+                Err(d)
+            }
             Err(_) => {
                 let n: Vec<&str> = p.segs.iter().map(|s| s.name.as_str()).collect();
+                if let Some(c) = self.env.class.as_ref().filter(|c| c.decl.ast.members.iter().any(|m| {
+                    matches!(m, Member::Field(f) if f.is_static && f.init.is_none() && f.names.iter().any(|x| x.0 == n.join("::")))
+                })) {
+                    return err(
+                        span,
+                        format!(
+                            "static data member '{}::{}' has no constant value: popc gives codelets no static storage \
+                             (it would be shared by every vertex of its type on a tile)",
+                            c.name,
+                            n.join("::")
+                        ),
+                    );
+                }
                 let d = Diagnostic::new(span, format!("use of undeclared identifier '{}'", n.join("::")));
                 let last = n.last().copied().unwrap_or_default();
                 let names = self
@@ -474,4 +511,17 @@ fn tie_args(e: &Expr) -> Option<&[Expr]> {
 /// Whether template argument `a` is a `decltype(…)` type.
 fn is_decltype(a: &TArg) -> bool {
     matches!(a, TArg::Type(TypeName { kind: TypeKind::Decltype(_), .. }))
+}
+
+/// The type and offset of field `name` of class `c` or of its base (whose
+/// subobject is at offset 0).
+fn member_field(c: &crate::sema::ClassInst, name: &str) -> Option<(Ty, u32)> {
+    if let Some(f) = c.fields.iter().find(|f| f.name == name) {
+        let crate::sema::FieldTy::Plain(t) = &f.ty else { return None };
+        return Some((t.clone(), f.offset));
+    }
+    match c.helper_base()? {
+        Ty::Class(b) => member_field(b, name),
+        _ => None,
+    }
 }

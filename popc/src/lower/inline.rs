@@ -93,8 +93,22 @@ impl Lowerer<'_, '_> {
             };
             let is_ref = matches!(prm.ty.kind, TypeKind::Ref(_));
             let ty = self.p.resolve_type(&prm.ty, &self.env)?;
+            // A derived object given for its base is the base subobject.
+            let a = match (self.p.resolve_type(crate::sema::ceval::strip_ref(&prm.ty), &self.env), &a) {
+                (Ok(Ty::Class(pc)), V::L(Ty::Class(_), _)) => self.upcast(&a, &pc).unwrap_or(a),
+                _ => a,
+            };
             let v = if is_ref {
                 a
+            } else if let (Ty::Ptr(t), V::Local { .. } | V::L(Ty::Array(..), Place::Host(_))) = (&ty, &a) {
+                // The address of a caller's local (or its array, decayed):
+                // known here as there. A `void *` keeps the pointee's type.
+                let to = match (&**t, &a) {
+                    (Ty::Void, V::Local { ty, .. }) => ty.clone(),
+                    (Ty::Void, V::L(Ty::Array(e, _), _)) => (**e).clone(),
+                    (t, _) => t.clone(),
+                };
+                self.local_pointer(&a, &to, prm.span)?.expect("a local address")
             } else if let Ty::Ptr(t) = &ty {
                 // A pointer parameter is a variable of its own.
                 let addr = match a {
@@ -255,6 +269,15 @@ impl Lowerer<'_, '_> {
                 Place::Var(_) => continue,
             };
             bound.insert(f.name.clone(), V::L(t.clone(), at));
+        }
+        // The base's members, where the class does not hide them.
+        if let Some(b @ Ty::Class(_)) = c.helper_base() {
+            let mut inherited = HashMap::new();
+            self.bind_members(&V::L(b.clone(), *place), &mut inherited);
+            inherited.remove("<this>");
+            for (k, v) in inherited {
+                bound.entry(k).or_insert(v);
+            }
         }
         if let Place::Host(h) = place {
             if let Some(refs) = self.obj_refs.get(h) {

@@ -71,6 +71,20 @@ pub enum V {
     R(Scalar, Value),
     /// Tile pointer value (i32) to the given type.
     Ptr(Ty, Value),
+    /// The address of a local object (`&x`, a local array decayed,
+    /// `reinterpret_cast<T *>(arr)`), known at compile time: locals live in
+    /// Cranelift variables and the function's own stack, never in tile
+    /// memory, so such a pointer is not a run-time value. It points at
+    /// `place`, as a `ty`, with `room` bytes of the object from there on;
+    /// it may be dereferenced, indexed, offset by constants, cast to
+    /// another pointer type (in stack memory) and passed to functions,
+    /// which all check `room` at compile time (a run-time index is checked
+    /// like a local array's).
+    Local {
+        ty: Ty,
+        place: Place,
+        room: u32,
+    },
     L(Ty, Place),
     Vec {
         elem: Scalar,

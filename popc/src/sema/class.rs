@@ -10,8 +10,8 @@ use linker::gp::{self, Direction, FieldKind, Layout, VertexBase};
 
 use super::types::Scalar;
 use super::{
-    assertion_failed, ceval, type_words, ClassDecl, ClassInst, Env, FieldInfo, FieldTy, TVal, Ty, Unit, CV,
-    MAX_OBJECT_SIZE,
+    assertion_failed, ceval, type_words, ClassDecl, ClassInst, Env, FieldInfo, FieldTy, TVal, Ty, Unit,
+    BASE_FIELD, CV, MAX_OBJECT_SIZE,
 };
 use crate::diag::{err, Result, Span};
 use crate::front::ast::*;
@@ -27,6 +27,9 @@ impl Unit {
     ) -> Result<ClassInst> {
         let env = Env { ns: decl.ns.clone(), tb: Rc::new(tb), class: None };
         let mut base = None;
+        // A helper class's own base (a helper class or `std::array`): its
+        // subobject, laid out first as the field [`BASE_FIELD`].
+        let mut helper_base: Option<(Span, Ty)> = None;
         for b in &decl.ast.bases {
             if let TypeKind::Named(p) = &b.kind {
                 // `std::conditional_t<B, SupervisorVertex, MultiVertex>`:
@@ -68,13 +71,31 @@ impl Unit {
                         Some(if supervisor { VertexBase::Supervisor } else { VertexBase::Vertex })
                     }
                     _ => {
-                        return err(
-                            b.span,
-                            "only Vertex, MultiVertex and SupervisorVertex may be base classes",
-                        )
+                        let t = self.resolve_type(b, &env)?;
+                        match &t {
+                            Ty::Class(c) if c.base.is_none() => {}
+                            Ty::Array(..) => {}
+                            _ => {
+                                return err(
+                                    b.span,
+                                    "only Vertex, MultiVertex, SupervisorVertex, helper classes and std::array may be base classes",
+                                )
+                            }
+                        }
+                        if helper_base.is_some() {
+                            return err(
+                                b.span,
+                                "a class may have one helper base class (popc has no multiple inheritance)",
+                            );
+                        }
+                        helper_base = Some((b.span, t));
+                        base
                     }
                 };
             }
+        }
+        if let (Some(_), Some((span, _))) = (base, &helper_base) {
+            return err(*span, "a vertex derives from Vertex, MultiVertex or SupervisorVertex only");
         }
         // A provisional instance so member aliases resolve while laying out fields.
         let mut inst = ClassInst {
@@ -105,6 +126,18 @@ impl Unit {
         let mut off = 0u64;
         // `alignas` on a helper class (a vertex's state layout is Poplar's).
         let mut align = if base.is_none() { decl.ast.align.unwrap_or(1) } else { 1 };
+        if let Some((_, t)) = helper_base {
+            off = u64::from(t.size());
+            align = align.max(t.align());
+            inst.fields.push(FieldInfo {
+                name: BASE_FIELD.into(),
+                size: t.size(),
+                ty: FieldTy::Plain(t),
+                offset: 0,
+                is_const: false,
+                min_align: 0,
+            });
+        }
         for m in &decl.ast.members {
             if let (Member::Ctor(c), Some(_)) = (m, base) {
                 return err(

@@ -170,7 +170,21 @@ pub struct ClassInst {
     pub align: u32,
 }
 
+/// The field a helper class's base subobject is laid out as (at offset 0,
+/// before the class's own fields); its members are the class's too.
+pub const BASE_FIELD: &str = "<base>";
+
 impl ClassInst {
+    /// The type of the base subobject of a helper class deriving from a
+    /// helper class or `std::array` (at offset 0, so the object's address
+    /// is its base's).
+    pub fn helper_base(&self) -> Option<&Ty> {
+        match self.fields.first() {
+            Some(FieldInfo { name, ty: FieldTy::Plain(t), .. }) if name == BASE_FIELD => Some(t),
+            _ => None,
+        }
+    }
+
     /// The IPU vector type this class is (`front::vector_types`), if any.
     pub fn vector(&self) -> Option<&'static crate::front::vector_types::VectorType> {
         use crate::front::vector_types::{vector_info, TEMPLATES};

@@ -130,3 +130,101 @@ public:
     return true;
   }
 };
+
+// Addresses of locals: a local pointer advanced through `T **` by helpers
+// (as IPU-model ports of the post-incrementing intrinsics are written),
+// scalars and structs written through pointers, and local arrays read
+// back as wider words (little-endian, as on the IPU and the host).
+template <class T> T pull(T const **p, int step) {
+  T const *at = *p;
+  (*p) += step;
+  return *at;
+}
+template <class T> void push(T **p, T const &v, int step) {
+  **p = v;
+  (*p) += step;
+}
+inline void scaleInPlace(float *p, float k) { *p = *p * k + p[0]; }
+struct Range { unsigned short lo, hi; };
+inline void setRange(Range *r, unsigned short lo, unsigned short hi) { r->lo = lo; (*r).hi = hi; }
+
+class LocalAddresses : public Vertex {
+public:
+  Input<Vector<float>> x;
+  Input<Vector<unsigned short>> s;
+  Output<Vector<float>> out;
+  Output<Vector<unsigned>> packed;
+  bool compute() {
+    const float *from = &x[0];
+    float *to = &out[0];
+    for (unsigned i = 0; i < x.size() && i < out.size(); ++i) {
+      float v = pull(&from, 1);
+      scaleInPlace(&v, 0.75f);
+      push(&to, v, 1);
+    }
+    for (unsigned i = 0; i + 1 < s.size() && i < packed.size(); ++i) {
+      unsigned short pair[2];
+      pair[0] = s[i];
+      pair[1] = s[i + 1];
+      Range r;
+      setRange(&r, s[i + 1], s[i]);
+      unsigned short *second = pair + 1;
+      unsigned char bytes[4] = {1, 2, 3, (unsigned char)i};
+      packed[i] = *reinterpret_cast<unsigned *>(pair) + *second +
+                  reinterpret_cast<unsigned *>(&r)[0] + *reinterpret_cast<const unsigned *>(bytes) +
+                  pair[i % 2];
+    }
+    return true;
+  }
+};
+
+// Helper classes with a base: a pair type deriving from std::array, as
+// IPU-model vector types are written, and a helper deriving from another
+// helper, passed where its base is expected.
+template <class T, size_t N> struct Vec : public std::array<T, N> {
+  Vec &operator-=(const Vec &o) {
+    for (size_t i = 0; i < N; ++i) this->operator[](i) -= o[i];
+    return *this;
+  }
+  friend Vec operator+(const Vec &a, const Vec &b) {
+    Vec r;
+    for (size_t i = 0; i < N; ++i) r[i] = a[i] + b[i];
+    return r;
+  }
+  T dot(const Vec &o) const {
+    T s = 0;
+    for (size_t i = 0; i < this->size(); ++i) s += (*this)[i] * o[i];
+    return s;
+  }
+  template <unsigned K> T lane() const { return (*this)[K]; }
+};
+struct Tally { int n; int sum; void add(int x) { ++n; sum += x; } };
+struct Clamped : Tally {
+  int cap;
+  void addClamped(int x) { add(x > cap ? cap : x); }
+};
+inline int mean10(const Tally &t) { return t.n ? 10 * t.sum / t.n : 0; }
+
+class DerivedHelpers : public Vertex {
+public:
+  Input<Vector<float>> x;
+  Input<Vector<int>> k;
+  Output<Vector<float>> out;
+  Output<Vector<int>> kout;
+  bool compute() {
+    for (unsigned i = 0; i + 3 < x.size() && i < out.size(); ++i) {
+      Vec<float, 2> a{x[i], x[i + 1]};
+      const Vec<float, 2> b{x[i + 2], x[i + 3]};
+      Vec<float, 2> c = a + b;
+      c -= a;
+      a = {c.template lane<1>(), b[0]};
+      out[i] = c.dot(b) + a.data()[1] + c.size() + a.template lane<0>();
+    }
+    Clamped t{{0, 0}, 500};
+    for (unsigned i = 0; i < k.size() && i < kout.size(); ++i) {
+      t.addClamped(k[i]);
+      kout[i] = mean10(t) + t.cap;
+    }
+    return true;
+  }
+};

@@ -48,6 +48,9 @@ impl Parser {
             let dty = self.ptr_declarator(ty.clone())?;
             self.skip_attributes()?;
             let (name, span) = if self.at_kw("operator") { self.operator_name()? } else { self.ident()? };
+            if self.at(Tok::ColonColon) && decls.is_empty() {
+                return self.member_defined_outside(name, span);
+            }
             self.skip_attributes()?;
             if tparams.is_some() {
                 self.templates.insert(name.clone());
@@ -230,5 +233,36 @@ impl Parser {
             }
         }
         Ok(ps)
+    }
+}
+
+impl Parser {
+    /// `T C::m = …;` or `R C::f(…) { … }` at namespace scope: a member
+    /// defined outside its class, refused by name. A static data member
+    /// that is not a constant would be storage shared by every vertex of
+    /// its type on a tile, which popc does not give codelets; member
+    /// functions are defined in their class.
+    fn member_defined_outside(&mut self, class: String, span: Span) -> Result<Item> {
+        let mut name = class;
+        while self.eat(Tok::ColonColon) {
+            if self.at(Tok::Lt) {
+                break;
+            }
+            let (n, _) = if self.at_kw("operator") { self.operator_name()? } else { self.ident()? };
+            name = format!("{name}::{n}");
+        }
+        if self.at(Tok::LParen) {
+            return err(
+                span,
+                format!("member function '{name}' defined outside its class: popc needs it defined in the class body"),
+            );
+        }
+        err(
+            span,
+            format!(
+                "definition of static data member '{name}' outside its class: popc gives codelets no static storage \
+                 (a static member that is not a constant would be shared by every vertex of its type on a tile)"
+            ),
+        )
     }
 }

@@ -214,13 +214,19 @@ impl Parser {
                 }
                 Tok::Dot | Tok::Arrow => {
                     let arrow = self.bump().kind == Tok::Arrow;
-                    self.eat_kw("template");
+                    let template = self.eat_kw("template");
                     if self.at_kw("operator") {
                         e = self.operator_call(Some((e, arrow)))?;
                         continue;
                     }
                     let (name, nspan) = self.ident()?;
-                    Expr { span: nspan, kind: ExprKind::Member(Box::new(e), name, arrow) }
+                    if template && self.at(Tok::Lt) {
+                        let args = Some(self.template_args()?);
+                        let seg = Seg { name, args };
+                        Expr { span: nspan, kind: ExprKind::MemberTemplate(Box::new(e), seg, arrow) }
+                    } else {
+                        Expr { span: nspan, kind: ExprKind::Member(Box::new(e), name, arrow) }
+                    }
                 }
                 Tok::PlusPlus => {
                     self.bump();

@@ -21,7 +21,7 @@ impl Lowerer<'_, '_> {
             }
         }
         let v = self.expr(a)?;
-        if matches!(v, V::L(Ty::Class(_), _)) {
+        if matches!(v, V::L(Ty::Class(_), _)) && op != UnOp::AddrOf {
             let name = match op {
                 UnOp::Neg => "-",
                 UnOp::Plus => "+",
@@ -85,23 +85,24 @@ impl Lowerer<'_, '_> {
                 V::EdgeS { elem, addr } => V::L(Ty::S(elem), Place::Tile(addr)),
                 V::Vec { elem, addr, .. } => V::L(Ty::S(elem), Place::Tile(addr)),
                 V::L(Ty::Array(t, _), Place::Host(h)) => V::L(*t, Place::Host(h)),
+                V::Local { ty, place, room } => self.local_at(ty, place, room, 0, span)?,
                 _ => return err(span, "'*' of a value that is not a pointer"),
             },
             UnOp::AddrOf => match v {
                 V::L(t, Place::Tile(a)) => V::Ptr(t, a),
                 V::EdgeS { elem, addr } => V::Ptr(Ty::S(elem), addr),
                 V::Vec { elem, addr, .. } => V::Ptr(Ty::S(elem), addr),
-                _ => {
-                    return err(
-                        span,
-                        "cannot take the address of a local variable (only tile memory has addresses)",
-                    )
+                V::L(t, place @ (Place::Host(_) | Place::Var(_))) => {
+                    let room = t.size();
+                    V::Local { ty: t, place, room }
                 }
+                _ => return err(span, "'&' of a value that is not an object"),
             },
             UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec => {
                 let old = match &v {
                     // A scalar edge (`InOut<unsigned> count; count++;`) too.
                     V::L(..) | V::EdgeS { .. } => self.load_value(v.clone(), span)?,
+                    V::Local { .. } => return err(span, LOCAL_POINTER_FIXED),
                     _ => return err(span, "'++'/'--' needs a variable"),
                 };
                 let bop = if matches!(op, UnOp::PreInc | UnOp::PostInc) { BinOp::Add } else { BinOp::Sub };
@@ -119,6 +120,9 @@ impl Lowerer<'_, '_> {
     pub(crate) fn cast(&mut self, kind: CastKind, ty: &Ty, v: V, span: Span) -> Result<V> {
         match ty {
             Ty::Ptr(t) => {
+                if let Some(l) = self.local_pointer(&v, t, span)? {
+                    return Ok(l);
+                }
                 let a = match v {
                     V::Ptr(_, a) => a,
                     V::L(Ty::Ptr(_), p) => self.load_scalar(Scalar::UInt, p),
@@ -166,6 +170,18 @@ impl Lowerer<'_, '_> {
             return Ok(V::C(s, c));
         }
         // Pointer arithmetic.
+        let a = match a {
+            V::L(Ty::Array(e, n), Place::Host(h)) if matches!(op, BinOp::Add | BinOp::Sub) => {
+                V::Local { room: e.size() * n, ty: *e, place: Place::Host(h) }
+            }
+            a => a,
+        };
+        if let V::Local { ty, place, room } = a {
+            return self.local_offset(ty, place, room, op, b, span);
+        }
+        if matches!(b, V::Local { .. }) {
+            return err(span, "this operator is not supported on the address of a local variable");
+        }
         let a = match a {
             V::L(Ty::Ptr(t), p) => V::Ptr(*t, self.load_scalar(Scalar::UInt, p)),
             V::Vec { elem, addr, .. } if matches!(op, BinOp::Add | BinOp::Sub) => V::Ptr(Ty::S(elem), addr),
@@ -338,4 +354,88 @@ fn const_expr(s: Scalar, c: CV, span: Span) -> Expr {
     };
     let ty = TypeName { span, kind: TypeKind::Scalar(s), is_const: false };
     Expr { span, kind: ExprKind::Cast(CastKind::Static, ty, Box::new(inner)) }
+}
+
+/// Why a pointer to a local cannot move.
+pub(crate) const LOCAL_POINTER_FIXED: &str =
+    "a pointer to a local variable cannot be changed (popc keeps the addresses of locals at compile time)";
+
+impl Lowerer<'_, '_> {
+    /// `v` as a pointer to `to` when it points into a local: the address of
+    /// a local cast to another pointer type, or a local array decayed to a
+    /// pointer to its first element (`reinterpret_cast<uint32_t *>(pair)`).
+    /// A local scalar in a variable has no bytes to reinterpret: only its
+    /// own type may point at it.
+    pub(crate) fn local_pointer(&mut self, v: &V, to: &Ty, span: Span) -> Result<Option<V>> {
+        let (ty, place, room) = match v {
+            V::Local { ty, place, room } => (ty, *place, *room),
+            V::L(t @ Ty::Array(..), place @ Place::Host(_)) => (t, *place, t.size()),
+            _ => return Ok(None),
+        };
+        if let (Place::Var(_), false) = (place, ty.same(to) || matches!(to, Ty::Void)) {
+            return err(
+                span,
+                format!(
+                    "cannot point at local variable of type '{}' as '{} *' (it lives in a register; \
+                     make it an array or struct to reinterpret its bytes)",
+                    ty.spell(),
+                    to.spell()
+                ),
+            );
+        }
+        Ok(Some(V::Local { ty: to.clone(), place, room }))
+    }
+
+    /// The object `k` elements after a local address (`*p`, `p[k]`),
+    /// checked against the object it points into.
+    pub(crate) fn local_at(&mut self, ty: Ty, place: Place, room: u32, k: i64, span: Span) -> Result<V> {
+        let size = i64::from(ty.size());
+        if size == 0 || k < 0 || (k + 1) * size > i64::from(room) {
+            return err(
+                span,
+                format!(
+                    "access of '{}' at element {k} is outside the local object it points into ({room} bytes)",
+                    ty.spell()
+                ),
+            );
+        }
+        Ok(match place {
+            Place::Host(h) => V::L(ty, Place::Host(self.b.ins().iadd_imm_s(h, k * size))),
+            place => V::L(ty, place),
+        })
+    }
+
+    /// `p + k`, `p - k` of a local address with a constant `k`.
+    fn local_offset(&mut self, ty: Ty, place: Place, room: u32, op: BinOp, b: V, span: Span) -> Result<V> {
+        let k = match (op, &b) {
+            (BinOp::Add | BinOp::Sub, V::C(s, CV::I(k))) if !s.is_float() => {
+                if op == BinOp::Sub {
+                    -*k
+                } else {
+                    *k
+                }
+            }
+            _ => {
+                return err(
+                    span,
+                    "only a constant may be added to the address of a local variable (its address is not a run-time value)",
+                )
+            }
+        };
+        let off = k.saturating_mul(i128::from(ty.size()));
+        if k == 0 {
+            return Ok(V::Local { ty, place, room });
+        }
+        let Place::Host(h) = place else {
+            return err(span, "pointer arithmetic past a local scalar variable");
+        };
+        if off < 0 || off > i128::from(room) {
+            return err(
+                span,
+                format!("pointer arithmetic leaves the local object it points into ({room} bytes)"),
+            );
+        }
+        let h = self.b.ins().iadd_imm_s(h, off as i64);
+        Ok(V::Local { ty, place: Place::Host(h), room: room - off as u32 })
+    }
 }

@@ -95,12 +95,28 @@ impl Lowerer<'_, '_> {
                 let x = self.rv_as(r, elem, span)?;
                 self.store_scalar(elem, Place::Tile(addr), x);
             }
+            V::Local { .. } => return err(span, super::ops::LOCAL_POINTER_FIXED),
             _ => return err(span, "expression is not assignable"),
         }
         Ok(())
     }
 
-    pub(super) fn index(&mut self, base: V, idx: V, span: Span) -> Result<V> {
+    pub(crate) fn index(&mut self, base: V, idx: V, span: Span) -> Result<V> {
+        if let V::Local { ty, place, room } = base {
+            if let V::C(s, CV::I(k)) = idx {
+                if !s.is_float() {
+                    return self.local_at(ty, place, room, k.clamp(-1, i64::MAX.into()) as i64, span);
+                }
+            }
+            // A run-time index: checked like a local array's.
+            let n = room / ty.size().max(1);
+            return match place {
+                Place::Host(h) if n > 0 => {
+                    self.index(V::L(Ty::Array(Box::new(ty), n), Place::Host(h)), idx, span)
+                }
+                _ => err(span, "a run-time index into the address of a local scalar variable"),
+            };
+        }
         let i = self.rv_as(idx, Scalar::Int, span)?;
         // Indexing is free: the IPU's loads and stores take base + index.
         let scaled = |l: &mut Self, size: u32| l.b.ins().imul_imm_s(i, size as i64);
