@@ -32,8 +32,10 @@ struct half {
   half() : b(0) {}
   half(float f) : b(stub_half::to_half(f)) {}
   half(double d) : b(stub_half::to_half((float)d)) {}
-  half(int i) : b(stub_half::to_half((float)i)) {}
-  half(unsigned i) : b(stub_half::to_half((float)i)) {}
+  // Every integer type converts as popc converts it: to float, then to
+  // half (`half(std::size_t)` is not ambiguous).
+  template <class I, typename std::enable_if<std::is_integral<I>::value, int>::type = 0>
+  half(I i) : b(stub_half::to_half((float)i)) {}
   operator float() const { return stub_half::from_half(b); }
   half &operator+=(half o) { return *this = half(float(*this) + float(o)); }
   half &operator-=(half o) { return *this = half(float(*this) - float(o)); }
