@@ -94,8 +94,10 @@ impl Lowerer<'_, '_> {
             let is_ref = matches!(prm.ty.kind, TypeKind::Ref(_));
             let ty = self.p.resolve_type(&prm.ty, &self.env)?;
             // A derived object given for its base is the base subobject.
-            let a = match (self.p.resolve_type(crate::sema::ceval::strip_ref(&prm.ty), &self.env), &a) {
-                (Ok(Ty::Class(pc)), V::L(Ty::Class(_), _)) => self.upcast(&a, &pc).unwrap_or(a),
+            let a = match (&ty, &a) {
+                (Ty::Class(pc), V::L(Ty::Class(ac), _)) if pc.name != ac.name => {
+                    self.upcast(&a, pc).unwrap_or(a)
+                }
                 _ => a,
             };
             let v = if is_ref {

@@ -415,12 +415,13 @@ impl Lowerer<'_, '_> {
                     *k
                 }
             }
-            _ => {
+            (BinOp::Add | BinOp::Sub, _) => {
                 return err(
                     span,
                     "only a constant may be added to the address of a local variable (its address is not a run-time value)",
                 )
             }
+            _ => return err(span, "this operator is not supported on the address of a local variable"),
         };
         let off = k.saturating_mul(i128::from(ty.size()));
         if k == 0 {
