@@ -390,8 +390,9 @@ impl Engine {
                 Err(HostError::Direction { name: name.into(), kind: "host-to-device stream", action: "read" })
             }
             Named::RemoteBuffer { index } => {
+                // Each replica's read checks the size it may allocate.
                 let len = self.machine.host.remote_bytes(index);
-                let mut out = Vec::with_capacity(len * self.replicas() as usize);
+                let mut out = Vec::new();
                 for m in self.machines() {
                     out.extend(m.host.remote_read(index, 0, len)?);
                 }
