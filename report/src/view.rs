@@ -255,6 +255,7 @@ impl Exec {
                 ("compute (including idle threads)".into(), tc.compute),
                 ("compute (excluding idle threads)".into(), tc.active_compute),
                 ("internal exchange".into(), tc.do_exchange),
+                ("global exchange".into(), tc.global_exchange),
                 ("host exchange".into(), tc.stream_copy),
                 ("sync".into(), tc.sync),
             ],

@@ -174,11 +174,12 @@ fn cross_check(name: &str, g: &GraphProfile, e: &ExecutionProfile, summary: &str
         end = from.saturating_add(s.cycles);
     }
     assert!(end <= e.simulation.cycles, "{name}: steps end past the total");
-    // Every tile spends the whole run in compute, exchange, host transfer or
-    // sync: the tile sums add up to the total times the tiles.
+    // Every tile spends the whole run in compute, exchange, host transfer,
+    // global exchange or sync: the tile sums add up to the total times the
+    // tiles.
     let tc = &e.simulation.tile_cycles;
     if let Some(all) = e.simulation.cycles.checked_mul(tiles as u64) {
-        let parts = [tc.compute, tc.do_exchange, tc.stream_copy, tc.sync];
+        let parts = [tc.compute, tc.do_exchange, tc.stream_copy, tc.global_exchange, tc.sync];
         if let Some(sum) = parts.iter().try_fold(0u64, |a, &b| a.checked_add(b)) {
             assert_eq!(sum, all, "{name}: tileCycles add up to cycles x tiles");
         }
@@ -416,6 +417,13 @@ fn check_steps(name: &str, g: &GraphProfile, e: &ExecutionProfile) {
                     node.kind
                 ),
             },
+            // A collective's traffic between replicas, or the IPU-Link
+            // part of an exchange between IPUs.
+            "GlobalExchange" => assert!(
+                ["GlobalExchange", "DoExchange"].contains(&node.kind.as_str()),
+                "{name}: step {i} is the global exchange of a {}",
+                node.kind
+            ),
             other => panic!("{name}: step {i} has type {other}"),
         }
     }

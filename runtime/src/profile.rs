@@ -422,7 +422,7 @@ impl Recorder {
                     do_exchange: totals.exchange_tile,
                     stream_copy: totals.host.saturating_mul(tiles),
                     sync: totals.sync_tile(tiles),
-                    global_exchange: 0,
+                    global_exchange: totals.external.saturating_mul(tiles),
                     copy_shared_structure: 0,
                 },
                 steps,
