@@ -419,6 +419,17 @@ impl Engine {
     /// device-to-host stream overwrites it the same way. The buffer must
     /// hold whole elements.
     pub fn connect_stream(&mut self, name: &str, buffer: Vec<u8>) -> Result<(), HostError> {
+        let index = self.stream_for_buffer(name, &buffer)?;
+        for m in self.others.iter_mut() {
+            m.host.streams[index] = (buffer.clone(), 0, true);
+        }
+        self.machine.host.streams[index] = (buffer, 0, true);
+        Ok(())
+    }
+
+    /// The index of stream `name`, which `buffer` (whole elements, at
+    /// least one) may be connected to.
+    fn stream_for_buffer(&self, name: &str, buffer: &[u8]) -> Result<usize, HostError> {
         let Named::Stream { index, .. } = self.lookup(name)? else {
             return Err(HostError::Data(format!("'{name}' is not a stream")));
         };
@@ -429,11 +440,7 @@ impl Engine {
                 elem.name()
             )));
         }
-        for m in self.others.iter_mut() {
-            m.host.streams[index] = (buffer.clone(), 0, true);
-        }
-        self.machine.host.streams[index] = (buffer, 0, true);
-        Ok(())
+        Ok(index)
     }
 
     /// [`Engine::connect_stream`] for one replica only.
@@ -443,16 +450,7 @@ impl Engine {
         replica: u32,
         buffer: Vec<u8>,
     ) -> Result<(), HostError> {
-        let Named::Stream { index, .. } = self.lookup(name)? else {
-            return Err(HostError::Data(format!("'{name}' is not a stream")));
-        };
-        let elem = self.image().streams[index].elem;
-        if buffer.is_empty() || !buffer.len().is_multiple_of(elem.size() as usize) {
-            return Err(HostError::Data(format!(
-                "the buffer for stream '{name}' must hold a whole number (at least one) of {} elements",
-                elem.name()
-            )));
-        }
+        let index = self.stream_for_buffer(name, &buffer)?;
         if let Some(m) = self.replica_mut(replica)? {
             m.host.streams[index] = (buffer, 0, true);
         }
