@@ -22,6 +22,10 @@
 #    of BUDGET + 60 s stops anything left. QUICK=1 shrinks every size (a
 #    trial run of a minute or two on 2 cores); THREADS=1,2 picks the thread
 #    counts (default 1, 2, 4, ... up to the cores).
+#
+# 3. Keep the figures: save scaling.md (headings one level down) as
+#    bench/device/DATE-MACHINE.md; `cargo run --release -p bench` copies
+#    every file there into BENCHMARKS.md under "Measured on other machines".
 set -eu
 
 if [ "${1:-}" = build ]; then

@@ -32,7 +32,7 @@ mod scaling_bench;
 mod tools;
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 type Section = (&'static str, fn(bool) -> Vec<(String, String)>);
@@ -147,10 +147,45 @@ fn main() {
             let _ = writeln!(out, "| {k} | {v} |");
         }
     }
+    if only.is_none() {
+        out.push_str(&device_figures(Path::new("bench/device")));
+    }
     print!("{out}");
     if write {
         let path = out_path.unwrap_or_else(|| "BENCHMARKS.md".into());
         std::fs::write(&path, &out).unwrap_or_else(|e| fail(format!("cannot write {}: {e}", path.display())));
         eprintln!("bench: wrote {}", path.display());
     }
+}
+
+/// The figures measured on other machines (a device machine with many
+/// cores, where nothing can be built: `scripts/device-scaling.sh`), kept
+/// as markdown files in `dir` and copied into BENCHMARKS.md as they are,
+/// in file-name order, under a heading of their own.
+fn device_figures(dir: &Path) -> String {
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
+        Ok(entries) => entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "md"))
+            .collect(),
+        Err(_) => return String::new(),
+    };
+    files.sort();
+    let mut out = String::new();
+    for f in files {
+        match std::fs::read_to_string(&f) {
+            Ok(text) => {
+                if out.is_empty() {
+                    out.push_str(
+                        "\n## Measured on other machines\n\nCopied from `bench/device/`: figures a device \
+                         machine measured with the binaries of the commit each names.\n\n",
+                    );
+                }
+                out.push_str(text.trim_end());
+                out.push('\n');
+            }
+            Err(e) => eprintln!("bench: skipping {}: {e}", f.display()),
+        }
+    }
+    out
 }
