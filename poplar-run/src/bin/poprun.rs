@@ -65,8 +65,8 @@ fn parse(argv: &[String]) -> Result<Option<Args>, String> {
         let v = v.ok_or_else(|| format!("{flag} needs a number"))?;
         v.parse::<u32>()
             .ok()
-            .filter(|&n| n > 0)
-            .ok_or_else(|| format!("{flag} '{v}' is not a positive number"))
+            .filter(|n| (1..=vocab::MAX_REPLICAS).contains(n))
+            .ok_or_else(|| format!("{flag} '{v}' is not a number from 1 to {}", vocab::MAX_REPLICAS))
     };
     while let Some(arg) = it.next() {
         let (flag, inline) = match arg.split_once('=') {
@@ -164,4 +164,28 @@ fn instance(command: &[String]) -> ! {
 fn is_root() -> bool {
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn counts_are_bounded_and_shared_equally() {
+        let a = parse(&args("--num-instances 2 --num-replicas 4 poplar-run g.exe")).unwrap().unwrap();
+        assert_eq!((a.instances, a.replicas, a.command.len()), (2, 4, 2));
+        let err = |s: &str| parse(&args(s)).err().unwrap();
+        assert_eq!(err("--num-instances 0 x"), "--num-instances '0' is not a number from 1 to 1024");
+        // A job of more processes than replicas can have is refused before
+        // mpirun starts any of them.
+        assert_eq!(err("--num-instances 99999 x"), "--num-instances '99999' is not a number from 1 to 1024");
+        assert_eq!(err("--num-replicas 1025 x"), "--num-replicas '1025' is not a number from 1 to 1024");
+        assert!(err("--num-instances 2 --num-replicas 3 x").starts_with("3 replicas cannot be shared equally"));
+        assert_eq!(err("--num-instances 2"), "no command to launch");
+        assert_eq!(err("--bogus x"), "unknown option '--bogus'");
+    }
 }
