@@ -3,6 +3,7 @@
 // numpy's answer (inputs read before the output is written) or a clear
 // error, never a wrong number. Prints one line per check; exits non-zero
 // if any fails. Run by `cargo test -p capi` (the re-audit of issue 26).
+#include <gcl/Collectives.hpp>
 #include <poplar/Engine.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/IPUModel.hpp>
@@ -106,6 +107,51 @@ int main() {
     report("mapInPlace through a broadcast view is refused", false, "no error");
   } catch (const poplar_error &e) {
     report("mapInPlace through a broadcast view is refused", true);
+  }
+
+  // gcl collectives on a replicated graph, written over their own input:
+  // t[1:6] = allReduce(t[0:5]) and the in-place all-reduce of a reversed
+  // view, each replica starting from 10 r + (0, 1, ..., 5).
+  {
+    const unsigned replicas = 3;
+    IPUModel model;
+    model.numIPUs = replicas;
+    model.tilesPerIPU = 4;
+    Device rdevice = model.createDevice();
+    Graph graph(rdevice.getTarget(), replication_factor(replicas));
+    Tensor r = graph.addReplicationIndexConstant("r");
+    graph.setTileMapping(r, 0);
+    std::vector<float> ramp = {0, 1, 2, 3, 4, 5};
+    Tensor c = graph.addConstant<float>(FLOAT, {6}, ramp.data());
+    graph.setTileMapping(c, 0);
+    Tensor t = graph.addVariable(FLOAT, {6}, "t");
+    Tensor u = graph.addVariable(FLOAT, {6}, "u");
+    graph.setTileMapping(t, 0);
+    graph.setTileMapping(u, 1);
+    Sequence prog;
+    namespace pe = popops::expr;
+    Tensor start = popops::map(graph, pe::Cast(pe::_1, FLOAT) * pe::Const(10.0f) + pe::_2, {r, c}, prog);
+    prog.add(Copy(start, t));
+    prog.add(Copy(start, u));
+    Tensor dest = t.slice(1, 6);
+    gcl::allReduceToDestinationCrossReplica(graph, t.slice(0, 5), dest, gcl::CollectiveOperator::ADD, prog);
+    Tensor reversed = u.reverse(0);
+    gcl::allReduceInPlaceCrossReplica(graph, reversed, gcl::CollectiveOperator::MAX, prog);
+    graph.createHostRead("t", t);
+    graph.createHostRead("u", u);
+    Engine engine(graph, prog);
+    engine.load(rdevice);
+    engine.run(0);
+    std::vector<float> got(replicas * 6), gotU(replicas * 6), want, wantU;
+    engine.readTensor("t", got.data(), got.data() + got.size());
+    engine.readTensor("u", gotU.data(), gotU.data() + gotU.size());
+    for (unsigned i = 0; i < replicas; ++i) {
+      want.push_back(10.0f * i);
+      for (unsigned j = 0; j < 5; ++j) want.push_back(30.0f + 3.0f * j);
+      for (unsigned j = 0; j < 6; ++j) wantU.push_back(20.0f + j);
+    }
+    expectValues("allReduceToDestinationCrossReplica into its own input", got, want);
+    expectValues("allReduceInPlaceCrossReplica through a reversed view", gotU, wantU);
   }
 
   // Names with the characters that once broke text outputs.
