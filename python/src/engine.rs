@@ -422,8 +422,17 @@ impl Engine {
             self.e.runtime().ok_or_else(|| PyValueError::new_err("the engine is not loaded on a device"))?;
         let graph =
             r.graph_profile().ok_or_else(|| PyValueError::new_err("the executable has no graph profile"))?;
-        let exec: report::schema::ExecutionProfile =
-            serde_json::from_value(r.profile_json()).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        Ok(report::render(title, &graph, Some(&exec)))
+        // A device without a cycle model (`cpu`) records steps only: the
+        // page then shows the graph profile alone, as poplar-report does
+        // when it has no execution profile.
+        let profile = r.profile_json();
+        let exec: Option<report::schema::ExecutionProfile> = match serde_json::from_value(profile.clone()) {
+            Ok(exec) => Some(exec),
+            Err(_) if serde_json::from_value::<report::schema::StepsOnlyProfile>(profile).is_ok() => None,
+            Err(e) => {
+                return Err(PyValueError::new_err(format!("the execution profile cannot be read: {e}")))
+            }
+        };
+        Ok(report::render(title, &graph, exec.as_ref()))
     }
 }
