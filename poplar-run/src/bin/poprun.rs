@@ -184,7 +184,9 @@ mod tests {
         // mpirun starts any of them.
         assert_eq!(err("--num-instances 99999 x"), "--num-instances '99999' is not a number from 1 to 1024");
         assert_eq!(err("--num-replicas 1025 x"), "--num-replicas '1025' is not a number from 1 to 1024");
-        assert!(err("--num-instances 2 --num-replicas 3 x").starts_with("3 replicas cannot be shared equally"));
+        assert!(
+            err("--num-instances 2 --num-replicas 3 x").starts_with("3 replicas cannot be shared equally")
+        );
         assert_eq!(err("--num-instances 2"), "no command to launch");
         assert_eq!(err("--bogus x"), "unknown option '--bogus'");
     }
