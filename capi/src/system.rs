@@ -239,4 +239,16 @@ mod tests {
         assert_eq!(devices(0..1), vec![0..1]);
         assert_eq!(devices(2..4), vec![2..3, 3..4, 2..4]);
     }
+
+    /// A partition's name becomes a file name: nothing that could leave
+    /// the partitions' folder or hide in it is accepted.
+    #[test]
+    fn partition_names_are_plain() {
+        for bad in ["", "../x", "a/b", "a b", ".hidden", "x\n", &"p".repeat(65)] {
+            assert!(check_name(bad).is_err(), "{bad:?} accepted");
+        }
+        for good in ["left", "pod-16_a", &"p".repeat(64)] {
+            assert!(check_name(good).is_ok(), "{good:?} refused");
+        }
+    }
 }
