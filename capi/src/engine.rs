@@ -109,15 +109,18 @@ pub fn compile(
     progress: &dyn Fn(i32, i32),
 ) -> Result<Executable> {
     let named = programs.into_iter().enumerate().map(|(i, body)| (format!("prog{i}"), body)).collect();
-    compile_named(g, named, pairs, progress)
+    compile_named(g, named, pairs, progress, report::progress::Progress::default())
 }
 
-/// [`compile`] with the programs' names (PIR identifiers).
+/// [`compile`] with the programs' names (PIR identifiers). `progress` is
+/// told the stage (0 to 2 of 2: Poplar's `ProgressFunc`), `passes` each
+/// compiler pass by name as it starts.
 pub fn compile_named(
     g: &Graph,
     programs: Vec<(String, Vec<ir::Stmt>)>,
     pairs: Vec<(String, String)>,
     progress: &dyn Fn(i32, i32),
+    passes: report::progress::Progress,
 ) -> Result<Executable> {
     engine_options(&pairs)?;
     let (graph, spans) = g.builder.finish_named(programs);
@@ -126,11 +129,13 @@ pub fn compile_named(
         aliases: g.codelets.iter().flat_map(|c| c.aliases.iter().cloned()).collect(),
         library: None,
     };
-    let opts = compiler::Options { report: true, ..Default::default() };
+    let opts = compiler::Options { report: true, progress: passes, ..Default::default() };
     progress(0, 2);
     let described = g.builder.described();
-    let compiled = compiler::compile("<graph>", described, &graph, &spans, &codelets, &opts)
-        .map_err(|e| ApiError::new(Status::GraphProgramCompilationError, e.to_string()))?;
+    let compiled = compiler::compile("<graph>", described, &graph, &spans, &codelets, &opts);
+    opts.progress.finish();
+    let compiled =
+        compiled.map_err(|e| ApiError::new(Status::GraphProgramCompilationError, e.to_string()))?;
     progress(1, 2);
     let image = compiled.image.ok_or_else(|| {
         ApiError::new(Status::GraphProgramCompilationError, "the graph does not fit in the tiles' memory")

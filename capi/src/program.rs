@@ -67,13 +67,15 @@ impl Program {
         Program::one(Stmt::Repeat { count, body: body.body.clone() })
     }
 
-    /// `RepeatWhileTrue(cond, pred, body)`: `cond` runs, then `body` while
-    /// the scalar `pred` is non-zero.
-    pub fn repeat_while_true(cond: &Program, pred: &Tensor, body: &Program) -> Result<Program> {
-        scalar_pred(pred, "RepeatWhile")?;
+    /// `RepeatWhileTrue(cond, pred, body)`: `cond` runs, then `body` (and
+    /// `cond` again) while the scalar `pred` is non-zero; with `until`,
+    /// `RepeatWhileFalse`: while it is zero.
+    pub fn repeat_while(cond: &Program, pred: &Tensor, body: &Program, until: bool) -> Result<Program> {
+        scalar_pred(pred, if until { "RepeatWhileFalse" } else { "RepeatWhileTrue" })?;
         Ok(Program::one(Stmt::While {
             cond: cond.body.clone(),
             pred: pred.view.clone(),
+            until,
             body: body.body.clone(),
         }))
     }
@@ -265,14 +267,7 @@ pub extern "C" fn prs_program_repeat_while(
     make(out, || {
         let p = handle(pred, "predicate")?;
         let (cond, body) = (handle(cond, "condition")?, handle(body, "body")?);
-        if negate != 0 {
-            return Err(ApiError::new(
-                Status::PoplarError,
-                "RepeatWhileFalse is not implemented: use RepeatWhileTrue with a negated predicate \
-                 (docs/host-api.md)",
-            ));
-        }
-        Program::repeat_while_true(cond, p, body)
+        Program::repeat_while(cond, p, body, negate != 0)
     })
 }
 

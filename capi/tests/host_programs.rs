@@ -240,3 +240,18 @@ fn aliasing_through_the_host_api_reads_before_it_writes() {
     let (ok, out, err) = run(&exe, &dir, &[]);
     assert!(ok && out.contains("all checks passed"), "aliasing failed:\n{out}\n{err}");
 }
+
+/// `RepeatWhileTrue` and `RepeatWhileFalse`: how often the condition and
+/// the body run, on `sim` and `cpu`.
+#[test]
+fn data_dependent_loops_run_as_poplar_defines_them() {
+    if !have_gxx() {
+        eprintln!("skipped: g++ absent");
+        return;
+    }
+    let dir = scratch("control");
+    let exe = dir.join("control");
+    build(&root().join("sdk/tests/control.cpp"), &exe, "c++11", &[]).unwrap();
+    let (ok, out, err) = run(&exe, &dir, &[]);
+    assert!(ok && out.contains("all checks passed"), "control failed:\n{out}\n{err}");
+}

@@ -233,6 +233,19 @@ pub fn compile_source_for_run(
     as_path: &Path,
     graph_profile: bool,
 ) -> Result<(linker::image::Image, Vec<String>, Option<String>), String> {
+    let progress = ::report::progress::Progress::on_terminal("poplar-run: compiling");
+    compile_source_for_run_with(name, bytes, as_path, graph_profile, progress)
+}
+
+/// [`compile_source_for_run`] reporting its steps to `progress` rather
+/// than to a spinner of its own (the Python package's progress bar).
+pub fn compile_source_for_run_with(
+    name: &str,
+    bytes: Vec<u8>,
+    as_path: &Path,
+    graph_profile: bool,
+    progress: ::report::progress::Progress,
+) -> Result<(linker::image::Image, Vec<String>, Option<String>), String> {
     let expansion_limit = match std::env::var("POPLAR_EXPANSION_LIMIT") {
         Ok(text) => Some(crate::options::parse_expansion_limit(&text)?),
         Err(_) => None,
@@ -241,7 +254,7 @@ pub fn compile_source_for_run(
         target_options: std::env::var("POPLAR_TARGET_OPTIONS").ok(),
         expansion_limit,
         report: graph_profile,
-        progress: ::report::progress::Progress::on_terminal("poplar-run: compiling"),
+        progress,
         ..Default::default()
     };
     let compiled = compile_source(name, bytes, as_path, &opts);

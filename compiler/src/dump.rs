@@ -209,10 +209,10 @@ fn steps(o: &mut String, depth: usize, body: &[Step]) {
                 let _ = writeln!(o, "{pad}repeat {count}");
                 steps(o, depth + 1, body);
             }
-            Step::While { cond, pred, body } => {
+            Step::While { cond, pred, until, body } => {
                 let _ = writeln!(o, "{pad}while");
                 steps(o, depth + 1, cond);
-                let _ = writeln!(o, "{pad}pred {}", scalar(pred));
+                let _ = writeln!(o, "{pad}pred {}{}", if *until { "!" } else { "" }, scalar(pred));
                 steps(o, depth + 1, body);
             }
             Step::If { pred, then, otherwise } => {

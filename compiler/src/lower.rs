@@ -511,10 +511,10 @@ fn lower_stmt(cx: &Ctx<'_>, s: &Stmt, out: &mut Vec<Step>) {
             regions: cx.regions(view),
         }),
         Stmt::Repeat { count, body } => out.push(Step::Repeat { count: *count, body: lower_body(cx, body) }),
-        Stmt::While { cond, pred, body } => {
+        Stmt::While { cond, pred, until, body } => {
             let cond = lower_body(cx, cond);
             let body = lower_body(cx, body);
-            out.push(Step::While { cond, pred: cx.scalar(pred), body })
+            out.push(Step::While { cond, pred: cx.scalar(pred), until: *until, body })
         }
         Stmt::If { pred, then, else_ } => {
             let then = lower_body(cx, then);

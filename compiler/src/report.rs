@@ -81,7 +81,8 @@ fn program_node(n: &numbering::Node) -> ProgramNode {
             p.repeat_count = Some(count);
             "Repeat"
         }
-        NodeKind::RepeatWhileTrue => "RepeatWhileTrue",
+        NodeKind::RepeatWhile { until: false } => "RepeatWhileTrue",
+        NodeKind::RepeatWhile { until: true } => "RepeatWhileFalse",
         NodeKind::IfElse => "IfElse",
         NodeKind::Switch => "Switch",
         NodeKind::Call(f) => {

@@ -175,9 +175,11 @@ pub enum Stmt<'a> {
         body: Vec<Stmt<'a>>,
         span: Span,
     },
+    /// `while { A } p { B }`, or with `!p` (`until`) while `p` is zero.
     While {
         cond: Vec<Stmt<'a>>,
         pred: Box<Expr<'a>>,
+        until: bool,
         body: Vec<Stmt<'a>>,
         span: Span,
     },

@@ -70,13 +70,13 @@ fn stmts(o: &mut String, g: &Graph, body: &[Stmt], d: usize) {
                 let _ = writeln!(o, "repeat {count}");
                 stmts(o, g, body, d + 1);
             }
-            Stmt::While { cond, pred, body } => {
+            Stmt::While { cond, pred, until, body } => {
                 o.push_str("while\n");
                 stmts(o, g, cond, d + 1);
                 for _ in 0..d {
                     o.push_str("  ");
                 }
-                let _ = writeln!(o, "pred {}", view_dump(g, pred));
+                let _ = writeln!(o, "pred {}{}", if *until { "!" } else { "" }, view_dump(g, pred));
                 stmts(o, g, body, d + 1);
             }
             Stmt::If { pred, then, else_ } => {

@@ -363,10 +363,13 @@ pub enum Stmt {
         count: u64,
         body: Vec<Stmt>,
     },
-    /// Run `cond`, then loop `body` while `pred` (one element) is non-zero.
+    /// Run `cond`, then loop `body` (and `cond` again) while `pred` (one
+    /// element) is non-zero, or, with `until`, while it is zero (Poplar's
+    /// `RepeatWhileTrue` and `RepeatWhileFalse`).
     While {
         cond: Vec<Stmt>,
         pred: View,
+        until: bool,
         body: Vec<Stmt>,
     },
     If {

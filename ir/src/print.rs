@@ -375,10 +375,10 @@ fn stmt(o: &mut String, g: &Graph, s: &Stmt, d: usize) {
             let _ = write!(o, "repeat {count} ");
             block(o, g, body, d);
         }
-        Stmt::While { cond, pred, body } => {
+        Stmt::While { cond, pred, until, body } => {
             o.push_str("while ");
             block(o, g, cond, d);
-            let _ = write!(o, " {} ", view_str(g, pred));
+            let _ = write!(o, " {}{} ", if *until { "!" } else { "" }, view_str(g, pred));
             block(o, g, body, d);
         }
         Stmt::If { pred, then, else_ } => {

@@ -532,10 +532,37 @@ impl View {
                     }
                     start[a] = i as u64;
                 }
+                Some(&Subscript::Slice { start: s, end: e, step: Some(step) }) if step < 0 => {
+                    // Backwards from `s` (default: the last index) down to just
+                    // above `e` (default: all the way), a negative-stride axis
+                    // as `reverse` makes.
+                    let last = dim as i64 - 1;
+                    let s = s.unwrap_or(last);
+                    if dim > 0 && (s < 0 || s > last) {
+                        return Err(format!(
+                            "slice start {s} is out of range for dimension {a} of size {dim}"
+                        ));
+                    }
+                    let n = match e {
+                        None => (s + 1) as u64 / step.unsigned_abs() + u64::from((s + 1) % step != 0),
+                        Some(e) if e < 0 || e > last => {
+                            return Err(format!(
+                                "slice end {e} is out of range for dimension {a} of size {dim}"
+                            ))
+                        }
+                        Some(e) if e > s => {
+                            return Err(format!("slice bounds are reversed: {e} > {s} for a negative stride"))
+                        }
+                        Some(e) => (s - e) as u64 / step.unsigned_abs() + u64::from((s - e) % step != 0),
+                    };
+                    start[a] = s.max(0) as u64;
+                    dims.push((n, Some(a), step));
+                    shape.push(n);
+                }
                 Some(&Subscript::Slice { start: s, end: e, step }) => {
                     let step = step.unwrap_or(1);
-                    if step <= 0 {
-                        return Err(format!("slice stride must be positive, not {step}"));
+                    if step == 0 {
+                        return Err("slice stride must not be 0".into());
                     }
                     let s = s.unwrap_or(0);
                     let e = e.unwrap_or(dim as i64);
@@ -826,5 +853,44 @@ impl Iterator for Runs<'_> {
             }
         }
         Some(cur)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The element offsets of `t[subs]` for a `[4, 6]` tensor.
+    fn offsets(subs: &[Subscript]) -> Result<Vec<u64>, ViewError> {
+        let v = View::whole(TensorId(0), &[4, 6]).index(subs)?;
+        Ok(v.elements().map(|(_, e)| e).collect())
+    }
+
+    fn slice(start: Option<i64>, end: Option<i64>, step: i64) -> Subscript {
+        Subscript::Slice { start, end, step: Some(step) }
+    }
+
+    #[test]
+    fn negative_steps_count_down_as_pythons_slices() {
+        // t[::-1]: the rows backwards, as reverse.
+        let rows: Vec<u64> = [3u64, 2, 1, 0].iter().flat_map(|r| (0..6).map(move |c| r * 6 + c)).collect();
+        assert_eq!(offsets(&[slice(None, None, -1)]).unwrap(), rows);
+        // t[3:0:-2, 5::-4]: rows 3, 1; columns 5, 1.
+        assert_eq!(
+            offsets(&[slice(Some(3), Some(0), -2), slice(Some(5), None, -4)]).unwrap(),
+            vec![23, 19, 11, 7]
+        );
+        // t[2, ::-3]: columns 5, 2 of row 2.
+        assert_eq!(offsets(&[Subscript::Index(2), slice(None, None, -3)]).unwrap(), vec![17, 14]);
+        // t[1:1:-1] is empty.
+        assert_eq!(offsets(&[slice(Some(1), Some(1), -1)]).unwrap(), Vec::<u64>::new());
+    }
+
+    #[test]
+    fn negative_steps_keep_strict_bounds() {
+        assert!(offsets(&[slice(Some(4), None, -1)]).unwrap_err().contains("slice start 4 is out of range"));
+        assert!(offsets(&[slice(None, Some(-1), -1)]).unwrap_err().contains("slice end -1 is out of range"));
+        assert!(offsets(&[slice(Some(1), Some(3), -1)]).unwrap_err().contains("reversed"));
+        assert!(offsets(&[slice(None, None, 0)]).unwrap_err().contains("must not be 0"));
     }
 }

@@ -52,7 +52,8 @@ impl Kind {
 /// 6: code reads `TileCtx::cycles`, `cycles_per_count` and `draws` and calls the
 /// `HostFn::Urand*` entries (the IPU built-ins), so a runtime must have them.
 /// 7: `Target::replicas`, `Image::replica_index`, `Step::Collective`.
-pub const FORMAT_VERSION: u32 = 7;
+/// 8: `Step::While::until` (`RepeatWhileFalse`).
+pub const FORMAT_VERSION: u32 = 8;
 
 /// Why a file could not be read.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

@@ -255,10 +255,12 @@ pub enum Step {
         count: u64,
         body: Vec<Step>,
     },
-    /// Run `cond`, then while `pred` is non-zero run `body` and `cond` again.
+    /// Run `cond`, then while `pred` is non-zero (with `until`: zero) run
+    /// `body` and `cond` again.
     While {
         cond: Vec<Step>,
         pred: ScalarRef,
+        until: bool,
         body: Vec<Step>,
     },
     If {

@@ -61,7 +61,10 @@ pub enum NodeKind {
     /// Index into [`ProgramTree::host_exchanges`].
     StreamCopy(u32),
     Repeat(u64),
-    RepeatWhileTrue,
+    /// `RepeatWhileTrue`, or with `until` `RepeatWhileFalse`.
+    RepeatWhile {
+        until: bool,
+    },
     IfElse,
     Switch,
     /// Index of the function (into `functionPrograms`).
@@ -274,8 +277,8 @@ impl ProgramTree {
                 ids.node = self.push(NodeKind::Repeat(*count), None);
                 bodies.push(body);
             }
-            Step::While { cond, body, .. } => {
-                ids.node = self.push(NodeKind::RepeatWhileTrue, None);
+            Step::While { cond, body, until, .. } => {
+                ids.node = self.push(NodeKind::RepeatWhile { until: *until }, None);
                 bodies.extend([&cond[..], &body[..]]);
             }
             Step::If { then, otherwise, .. } => {

@@ -400,7 +400,7 @@ impl Validator<'_> {
                     self.regions(regions, *elem, shape, label)?
                 }
                 Step::Repeat { body, .. } => self.steps_at(body, depth + 1)?,
-                Step::While { cond, pred, body } => {
+                Step::While { cond, pred, body, .. } => {
                     self.steps_at(cond, depth + 1)?;
                     self.scalar(pred)?;
                     self.steps_at(body, depth + 1)?;

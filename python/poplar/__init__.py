@@ -57,6 +57,7 @@ from ._poplar import execute as Execute  # noqa: E402
 from ._poplar import if_ as If  # noqa: E402
 from ._poplar import print_tensor as PrintTensor  # noqa: E402
 from ._poplar import repeat as Repeat  # noqa: E402
+from ._poplar import repeat_while_false as RepeatWhileFalse  # noqa: E402
 from ._poplar import repeat_while_true as RepeatWhileTrue  # noqa: E402
 from ._poplar import sequence as Sequence  # noqa: E402
 from ._poplar import switch as Switch  # noqa: E402
@@ -82,6 +83,7 @@ __all__ = [
     "PrintTensor",
     "Program",
     "Repeat",
+    "RepeatWhileFalse",
     "RepeatWhileTrue",
     "Report",
     "RunError",

@@ -3,10 +3,13 @@
 //! numpy arrays, checked against each handle's dtype and shape; a stream
 //! reads and writes a connected array in place (no copy) or calls a Python
 //! function per transfer. A run releases the GIL, and Ctrl-C stops it at
-//! its next step (or a codelet's next loop back edge).
+//! its next step (or a codelet's next loop back edge). A compile tells
+//! `poplar._progress` each pass's name, which draws the progress bar.
 //!
 //! Trust: an executable holds native code, like a shared library; load
 //! only executables you would run.
+
+use std::sync::Arc;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -52,18 +55,45 @@ impl Executable {
     }
 }
 
+/// The compiler's progress for a `progress=` argument: `poplar._progress`
+/// turns it into a function of each pass's name (`None` at the end), or
+/// into nothing. An exception that function raises is reported as
+/// unraisable; the compile goes on.
+fn compile_progress(
+    py: Python<'_>,
+    progress: Option<&Bound<'_, PyAny>>,
+) -> PyResult<report::progress::Progress> {
+    let sink = py.import("poplar._progress")?.call_method1("for_compile", (progress,))?;
+    if sink.is_none() {
+        return Ok(report::progress::Progress::default());
+    }
+    let sink = sink.unbind();
+    Ok(report::progress::Progress::calling(Arc::new(move |step| {
+        Python::attach(|py| {
+            if let Err(e) = sink.call1(py, (step,)) {
+                e.write_unraisable(py, Some(sink.bind(py)));
+            }
+        })
+    })))
+}
+
 /// Compiles PIR: a `.pir` file's path, or PIR text (named `<pir>` in
 /// diagnostics; its codelet paths resolve against the current directory).
 #[pyfunction]
-pub fn compile_pir(py: Python<'_>, pir: &str) -> PyResult<Executable> {
+#[pyo3(signature = (pir, progress = None))]
+pub fn compile_pir(py: Python<'_>, pir: &str, progress: Option<&Bound<'_, PyAny>>) -> PyResult<Executable> {
     let is_path = !pir.contains('\n') && std::path::Path::new(pir).is_file();
+    let progress = compile_progress(py, progress)?;
     let compiled = py.detach(|| {
-        if is_path {
-            compiler::driver::compile_for_run_profiled(std::path::Path::new(pir), true)
+        let (name, bytes) = if is_path {
+            let bytes = std::fs::read(pir).map_err(|source| {
+                compiler::CompileError::Read { path: pir.to_string(), source }.to_string()
+            })?;
+            (pir, bytes)
         } else {
-            let here = std::path::Path::new("<pir>");
-            compiler::driver::compile_source_for_run("<pir>", pir.as_bytes().to_vec(), here, true)
-        }
+            ("<pir>", pir.as_bytes().to_vec())
+        };
+        compiler::driver::compile_source_for_run_with(name, bytes, std::path::Path::new(name), true, progress)
     });
     let (image, warnings, report) = compiled.map_err(CompileError::new_err)?;
     for w in warnings {
@@ -252,15 +282,17 @@ impl Engine {
     /// programs (numbered in order); `Engine(executable, options=...)`
     /// takes a compiled one. With `device`, it is loaded there too.
     /// Unlike the C++ API, the execution profile is recorded unless
-    /// `options` sets `debug.instrument` to false.
+    /// `options` sets `debug.instrument` to false. `progress` draws a
+    /// progress bar of the compile (see `poplar._progress`).
     #[new]
-    #[pyo3(signature = (graph, programs = None, options = None, device = None))]
+    #[pyo3(signature = (graph, programs = None, options = None, device = None, progress = None))]
     fn new(
         py: Python<'_>,
         graph: &Bound<'_, PyAny>,
         programs: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyDict>>,
         device: Option<PyRef<'_, Device>>,
+        progress: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Engine> {
         let mut pairs = option_pairs(options)?;
         if !pairs.iter().any(|(k, _)| k == "debug.instrument") {
@@ -270,8 +302,10 @@ impl Engine {
             let named = crate::program::named_programs(programs)?;
             let g = g.borrow();
             let graph = &g.g;
+            let passes = compile_progress(py, progress)?;
             // Other Python threads run while it compiles.
-            py.detach(|| capi::engine::compile_named(graph, named, pairs.clone(), &|_, _| {})).or_raise()?
+            py.detach(|| capi::engine::compile_named(graph, named, pairs.clone(), &|_, _| {}, passes))
+                .or_raise()?
         } else if let Ok(x) = graph.cast::<Executable>() {
             x.borrow_mut().take()?
         } else {

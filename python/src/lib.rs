@@ -44,6 +44,7 @@ fn _poplar(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(program::copy, m)?)?;
     m.add_function(wrap_pyfunction!(program::repeat, m)?)?;
     m.add_function(wrap_pyfunction!(program::repeat_while_true, m)?)?;
+    m.add_function(wrap_pyfunction!(program::repeat_while_false, m)?)?;
     m.add_function(wrap_pyfunction!(program::if_, m)?)?;
     m.add_function(wrap_pyfunction!(program::switch, m)?)?;
     m.add_function(wrap_pyfunction!(program::print_tensor, m)?)?;

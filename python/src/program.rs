@@ -1,5 +1,5 @@
 //! Programs as values: `sequence`, `execute`, `copy`, `repeat`,
-//! `repeat_while_true`, `if_`, `switch`, `print_tensor` build the C++
+//! `repeat_while_true`, `repeat_while_false`, `if_`, `switch`, `print_tensor` build the C++
 //! API's program classes (python/poplar names them `Sequence`, `Execute`,
 //! ... as Poplar does). A program is also the target of the elementwise
 //! operators inside `with program:`.
@@ -141,7 +141,13 @@ pub fn repeat(count: u64, body: &Program) -> Program {
 /// `RepeatWhileTrue(cond, pred, body)`.
 #[pyfunction]
 pub fn repeat_while_true(cond: &Program, pred: &Tensor, body: &Program) -> PyResult<Program> {
-    Ok(Program { p: capi::program::Program::repeat_while_true(&cond.p, &pred.t, &body.p).or_raise()? })
+    Ok(Program { p: capi::program::Program::repeat_while(&cond.p, &pred.t, &body.p, false).or_raise()? })
+}
+
+/// `RepeatWhileFalse(cond, pred, body)`.
+#[pyfunction]
+pub fn repeat_while_false(cond: &Program, pred: &Tensor, body: &Program) -> PyResult<Program> {
+    Ok(Program { p: capi::program::Program::repeat_while(&cond.p, &pred.t, &body.p, true).or_raise()? })
 }
 
 /// `If(pred, then, else)`.

@@ -4,13 +4,14 @@ graph run by the command line."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
 import textwrap
 import threading
 import time
-from typing import Any, Tuple
+from typing import Any, List, Tuple
 
 import numpy as np
 import pytest
@@ -162,14 +163,51 @@ def test_views_move_the_right_elements(device: poplar.Device) -> None:
     out = g.add_variable(np.int32, [6, 2], "out")
     g.map_linearly(out)
     g.create_host_read("out", out)
-    with pytest.raises(IndexError, match="stride must be positive"):
-        t[:, ::-1]
+    with pytest.raises(IndexError, match="stride must not be 0"):
+        t[:, ::0]
     prog = poplar.Copy(t[1:3].reverse(1).T, out)
     e = poplar.Engine(g, [prog], device=device)
     tv = np.arange(24, dtype=np.int32).reshape(4, 6)
     e.write("t", tv)
     e.run()
     np.testing.assert_array_equal(e.read("out"), tv[1:3, ::-1].T)
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        (slice(None, None, -1),),
+        (slice(None), slice(None, None, -1)),
+        (slice(3, 0, -2), slice(5, None, -4)),
+        (slice(3, 0, -1), 2),
+        (2, slice(4, 1, -3)),
+        (slice(None, None, -3), slice(1, 5, 2)),
+    ],
+)
+def test_negative_slice_steps_read_as_numpys(key: Tuple[Any, ...], device: poplar.Device) -> None:
+    g = poplar.Graph(device.target)
+    t = g.add_variable(np.int32, [4, 6], "t")
+    g.map_linearly(t)
+    g.create_host_write("t", t)
+    tv = np.arange(24, dtype=np.int32).reshape(4, 6)
+    want = tv[key]
+    view = t[key]
+    assert view.shape == want.shape
+    out = g.add_variable(np.int32, list(want.shape), "out")
+    g.map_linearly(out)
+    g.create_host_read("out", out)
+    e = poplar.Engine(g, [poplar.Copy(view, out)], device=device)
+    e.write("t", tv)
+    e.run()
+    np.testing.assert_array_equal(e.read("out"), want)
+
+
+def test_negative_slice_steps_keep_strict_bounds(device: poplar.Device) -> None:
+    t = poplar.Graph(device.target).add_variable(np.int32, [4], "t")
+    with pytest.raises(IndexError, match="slice start 4 is out of range"):
+        t[4::-1]
+    with pytest.raises(IndexError, match="slice bounds are reversed"):
+        t[1:3:-1]
 
 
 DTYPES = ["float32", "float16", "int32", "uint32", "int16", "uint16", "int8", "uint8", "bool"]
@@ -582,3 +620,76 @@ def test_replicated_graph_with_collectives(kind: str) -> None:
         e.write("x", np.zeros(3, dtype=np.float32))
     with pytest.raises(poplar.PoplarError, match="does not divide"):
         poplar.Graph(poplar.Target.ipu_model("ipu2", num_ipus=3, tiles_per_ipu=4), replication_factor=2)
+
+
+@pytest.mark.parametrize("until", [False, True])
+@pytest.mark.parametrize("limit,runs", [(5, 4), (1, 0)])
+def test_repeat_while_loops_run_as_poplars(until: bool, limit: int, runs: int, device: poplar.Device) -> None:
+    # The condition counts its runs in `n`; the body counts in `b`.
+    g = poplar.Graph(device.target)
+    n = g.add_variable(np.int32, [1], "n")
+    b = g.add_variable(np.int32, [1], "b")
+    lim = g.add_constant(np.int32, [1], [limit], "limit")
+    for t in (n, b, lim):
+        g.set_tile_mapping(t, 0)
+    g.create_host_read("n", n)
+    g.create_host_read("b", b)
+    cond = poplar.Sequence()
+    with cond:
+        n += 1
+        pred = (n == lim) if until else (n < lim)
+    body = poplar.Sequence()
+    with body:
+        b += 1
+    loop = poplar.RepeatWhileFalse if until else poplar.RepeatWhileTrue
+    prog = poplar.Sequence()
+    g.fill(prog, n, 0)
+    g.fill(prog, b, 0)
+    prog.add(loop(cond, pred, body))
+    e = poplar.Engine(g, [prog], device=device)
+    e.run()
+    assert (int(e.read("n")[0]), int(e.read("b")[0])) == (runs + 1, runs)
+
+
+def test_compile_progress_names_each_pass(sim: poplar.Device) -> None:
+    g, prog = build_axpy(sim)
+    steps: List[str] = []
+    poplar.Engine(g, [prog], device=sim, progress=steps.append)
+    assert steps[-1] == "link" and "map_tiles" in steps and "lower_tile" in steps
+    steps.clear()
+    poplar.compile_pir(g.to_pir([prog]), progress=steps.append)
+    assert steps[-1] == "link" and "map_tiles" in steps
+    with pytest.raises(TypeError, match="progress must be"):
+        poplar.compile_pir(g.to_pir([prog]), progress=3)  # type: ignore[arg-type]
+
+
+def test_compile_progress_draws_only_when_asked_or_on_a_terminal(monkeypatch: Any) -> None:
+    from poplar import _progress
+
+    assert _progress.for_compile(False) is None
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert _progress.for_compile(None) is None  # not a terminal
+    assert _progress.for_compile(True) is not None
+
+
+@pytest.mark.parametrize("with_tqdm", [True, False])
+def test_compile_progress_bar_appears_after_the_delay(with_tqdm: bool, monkeypatch: Any) -> None:
+    from poplar import _progress
+
+    if with_tqdm:
+        pytest.importorskip("tqdm")
+    else:
+        monkeypatch.setitem(sys.modules, "tqdm", None)  # import fails: plain text
+    out = io.StringIO()
+    quick = _progress._Bar(out, delay=60.0)
+    quick("map_tiles")
+    quick(None)
+    assert out.getvalue() == ""
+    slow = _progress._Bar(out, delay=0.0)
+    slow("map_tiles")
+    slow("link")
+    shown = out.getvalue()
+    slow(None)
+    assert "poplar: compiling" in shown and "link" in shown
+    if not with_tqdm:
+        assert "step 2: link" in shown and out.getvalue().endswith("\r\x1b[K")

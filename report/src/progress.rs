@@ -3,10 +3,13 @@
 //! codelet file, a program run). It exists only when standard error is a
 //! terminal, and draws nothing until [`DELAY`] has passed, so piped output,
 //! logs and golden files never see it. Libraries take a [`Progress`] and
-//! report steps; only binaries create a visible one.
+//! report steps; only binaries create a visible one, or a binding hands
+//! the steps to its own display ([`Progress::calling`]: the Python
+//! package's progress bar).
 
 use std::borrow::Cow;
 use std::io::IsTerminal;
+use std::sync::Arc;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -14,15 +17,24 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 /// How long work runs before its progress appears.
 pub const DELAY: Duration = Duration::from_secs(1);
 
+/// A function told each step's name as it starts, and `None` when the work
+/// ends.
+pub type StepFn = Arc<dyn Fn(Option<&str>) + Send + Sync>;
+
 /// A progress display, or nothing (the default).
 #[derive(Clone, Default)]
 pub struct Progress {
     bar: Option<ProgressBar>,
+    call: Option<StepFn>,
 }
 
 impl std::fmt::Debug for Progress {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.bar.is_some() { "Progress(stderr)" } else { "Progress(hidden)" })
+        f.write_str(match (&self.bar, &self.call) {
+            (Some(_), _) => "Progress(stderr)",
+            (None, Some(_)) => "Progress(calling)",
+            (None, None) => "Progress(hidden)",
+        })
     }
 }
 
@@ -46,11 +58,21 @@ impl Progress {
                 later.enable_steady_tick(Duration::from_millis(120));
             }
         });
-        Progress { bar: Some(bar) }
+        Progress { bar: Some(bar), call: None }
+    }
+
+    /// A progress that draws nothing itself and calls `f` instead: with
+    /// each step's name, then with `None` at [`Progress::finish`].
+    pub fn calling(f: StepFn) -> Progress {
+        Progress { bar: None, call: Some(f) }
     }
 
     /// Names the step now running.
     pub fn step(&self, msg: impl Into<Cow<'static, str>>) {
+        let msg = msg.into();
+        if let Some(f) = &self.call {
+            f(Some(&msg));
+        }
         if let Some(b) = &self.bar {
             b.set_message(msg);
         }
@@ -58,6 +80,9 @@ impl Progress {
 
     /// Removes the display.
     pub fn finish(&self) {
+        if let Some(f) = &self.call {
+            f(None);
+        }
         if let Some(b) = &self.bar {
             b.finish_and_clear();
         }

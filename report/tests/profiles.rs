@@ -412,7 +412,7 @@ fn check_steps(name: &str, g: &GraphProfile, e: &ExecutionProfile) {
                 }
                 // A branch's predicate broadcast.
                 None => assert!(
-                    ["IfElse", "Switch", "RepeatWhileTrue"].contains(&node.kind.as_str()),
+                    ["IfElse", "Switch", "RepeatWhileTrue", "RepeatWhileFalse"].contains(&node.kind.as_str()),
                     "{name}: step {i} is an exchange of a {}",
                     node.kind
                 ),

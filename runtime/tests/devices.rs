@@ -197,7 +197,12 @@ fn streams_are_circular_and_loops_terminate() {
                 regions: vec![region(1, 100, 3)],
             },
             // counter = 4 from the host; while { dec } counter { inc }
-            Step::While { cond: vec![Step::Execute(dcs)], pred, body: vec![Step::Execute(ics)] },
+            Step::While {
+                cond: vec![Step::Execute(dcs)],
+                pred,
+                until: false,
+                body: vec![Step::Execute(ics)],
+            },
             Step::If { pred, then: vec![], otherwise: vec![Step::Call(0)] },
             Step::Switch {
                 selector: ScalarRef { tile: 1, offset: 64, elem: ElemType::UInt },
@@ -233,7 +238,10 @@ fn max_cycles_stops_runaway_loops() {
     let pred = ScalarRef { tile: 0, offset: 64, elem: ElemType::UInt };
     b.image.programs.push(Program {
         name: "main".into(),
-        body: vec![Step::Execute(cs), Step::While { cond: vec![], pred, body: vec![Step::Execute(cs)] }],
+        body: vec![
+            Step::Execute(cs),
+            Step::While { cond: vec![], pred, until: false, body: vec![Step::Execute(cs)] },
+        ],
     });
     for device in [DeviceKind::Cpu, DeviceKind::Sim] {
         let loaded = runtime::load(&b.image.to_bytes()).unwrap();

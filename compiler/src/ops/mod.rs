@@ -137,10 +137,10 @@ impl Expander {
                     Stmt::Repeat { count: *count, body: self.body(body, old, pos, out_spans) }
                 }
                 Stmt::Block(b) => Stmt::Block(self.body(b, old, pos, out_spans)),
-                Stmt::While { cond, pred, body } => {
+                Stmt::While { cond, pred, until, body } => {
                     let cond = self.body(cond, old, pos, out_spans);
                     let body = self.body(body, old, pos, out_spans);
-                    Stmt::While { cond, pred: pred.clone(), body }
+                    Stmt::While { cond, pred: pred.clone(), until: *until, body }
                 }
                 Stmt::If { pred, then, else_ } => {
                     let then = self.body(then, old, pos, out_spans);

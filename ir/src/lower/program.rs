@@ -78,11 +78,11 @@ impl Lowerer {
                     }
                     Stmt::Repeat { count: c as u64, body: self.lower_block(body, spans) }
                 }
-                S::While { cond, pred, body, .. } => {
+                S::While { cond, pred, until, body, .. } => {
                     let cond = self.lower_block(cond, spans);
                     let p = self.scalar_pred(pred, "a `while` predicate");
                     let body = self.lower_block(body, spans);
-                    Stmt::While { cond, pred: p?, body }
+                    Stmt::While { cond, pred: p?, until: *until, body }
                 }
                 S::If { pred, then, else_, .. } => {
                     let p = self.scalar_pred(pred, "an `if` predicate");

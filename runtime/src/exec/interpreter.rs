@@ -328,11 +328,11 @@ impl Machine {
                     self.charge(label, path, step)?;
                 }
             }
-            Step::While { cond, pred, body } => loop {
+            Step::While { cond, pred, until, body } => loop {
                 self.steps(cond, &id.bodies[0], label, path, program, out)?;
                 self.control(program, id.node);
                 self.charge(label, path, step)?;
-                if self.scalar(pred) == 0 {
+                if (self.scalar(pred) != 0) == *until {
                     break;
                 }
                 self.steps(body, &id.bodies[1], label, path, program, out)?;

@@ -33,6 +33,7 @@ program main {
   copy "in" -> seq
   repeat 3 { execute inc }
   while { execute inc } flag { call twice }
+  while { execute inc } !flag { call twice }
   if flag { execute rows } else { call twice }
   switch sel {
     case 0 { execute inc }

@@ -19,3 +19,14 @@ public:
     *flag = *k != 0;
   }
 };
+
+// k -= 1; done = (k == 0)
+class Countdown : public Vertex {
+public:
+  InOut<int> k;
+  Output<int> done;
+  void compute() {
+    *k -= 1;
+    *done = *k == 0;
+  }
+};

@@ -10,8 +10,10 @@
 #define PRS_POPLAR_DETAIL_UNAVAILABLE_HPP
 
 #define PRS_PVA_MESSAGE                                                                                           \
-  "pva profile reports are not implemented by this Poplar-compatible SDK: see docs/host-api.md "                  \
-  "(Engine::printProfileSummary and the autoReport.* engine options give the profile)"
+  "libpva's execution reports (Engine::getReport, Report::execution, the lightweight profiler's blocks of "      \
+  "Block programs) are not implemented by this Poplar-compatible SDK; pva::openReport reads the graph "          \
+  "profile, and Engine::printProfileSummary, the autoReport.* engine options and poplar-report give the "        \
+  "execution profile (docs/host-api.md, 'What is not implemented')"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PRS_PVA_NOT_IMPLEMENTED __attribute__((error(PRS_PVA_MESSAGE)))
