@@ -33,15 +33,41 @@ impl Tensor {
     }
 }
 
-/// One subscript of `t[...]`.
-fn subscript(item: &Bound<'_, PyAny>) -> PyResult<Subscript> {
+/// One subscript of `t[...]` on axis `axis`, with numpy's rules when the
+/// axis exists (`dim`): a negative index or bound counts from the end, a
+/// slice's bounds past either end are clamped, a step may be negative. A
+/// subscript past the last axis goes through as written, for the view to
+/// report.
+fn subscript(item: &Bound<'_, PyAny>, axis: usize, dim: Option<u64>) -> PyResult<Subscript> {
     if let Ok(s) = item.cast::<PySlice>() {
-        let part = |name: &str| -> PyResult<Option<i64>> { s.getattr(name)?.extract() };
-        return Ok(Subscript::Slice { start: part("start")?, end: part("stop")?, step: part("step")? });
+        let Some(dim) = dim else {
+            let part = |name: &str| -> PyResult<Option<i64>> { s.getattr(name)?.extract() };
+            return Ok(Subscript::Slice { start: part("start")?, end: part("stop")?, step: part("step")? });
+        };
+        let len = isize::try_from(dim).map_err(|_| PyIndexError::new_err("dimension too large to slice"))?;
+        let ix = s.indices(len)?;
+        let (start, stop, step) = (ix.start as i64, ix.stop as i64, ix.step as i64);
+        return Ok(match ix.slicelength {
+            0 => Subscript::Slice { start: Some(0), end: Some(0), step: Some(1) },
+            // Going down, a stop of -1 means "through index 0".
+            _ if step < 0 => {
+                Subscript::Slice { start: Some(start), end: (stop >= 0).then_some(stop), step: Some(step) }
+            }
+            _ => Subscript::Slice { start: Some(start), end: Some(stop), step: Some(step) },
+        });
     }
-    item.extract::<i64>()
-        .map(Subscript::Index)
-        .map_err(|_| PyTypeError::new_err("a tensor index is an int, a slice or a tuple of them"))
+    let i = item
+        .extract::<i64>()
+        .map_err(|_| PyTypeError::new_err("a tensor index is an int, a slice or a tuple of them"))?;
+    match dim {
+        Some(d) if i < 0 => match i.checked_add(d as i64).filter(|&j| j >= 0) {
+            Some(j) => Ok(Subscript::Index(j)),
+            None => Err(PyIndexError::new_err(format!(
+                "index {i} is out of range for dimension {axis} of size {d}"
+            ))),
+        },
+        _ => Ok(Subscript::Index(i)),
+    }
 }
 
 /// The right operand of an elementwise operator.
@@ -170,9 +196,11 @@ impl Tensor {
     }
 
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        let shape = &self.t.view.shape;
+        let one = |(axis, item): (usize, Bound<'_, PyAny>)| subscript(&item, axis, shape.get(axis).copied());
         let subs = match key.cast::<PyTuple>() {
-            Ok(items) => items.iter().map(|i| subscript(&i)).collect::<PyResult<Vec<_>>>()?,
-            Err(_) => vec![subscript(key)?],
+            Ok(items) => items.iter().enumerate().map(one).collect::<PyResult<Vec<_>>>()?,
+            Err(_) => vec![one((0, key.clone()))?],
         };
         self.view(py, self.t.view.index(&subs))
     }
