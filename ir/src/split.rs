@@ -235,6 +235,25 @@ mod tests {
         assert_eq!(format!("{:?}", split.spans), format!("{:?}", whole.spans));
     }
 
+    /// Two batches, the second parsed while the first is lowered: the same
+    /// graph on any number of threads.
+    #[test]
+    fn the_graph_is_the_same_on_any_number_of_threads() {
+        let src = graph(BATCH_CHUNKS * CHUNK_ITEMS + 5, "");
+        let graphs: Vec<_> = [1, 2, 3]
+            .into_iter()
+            .map(|n| {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
+                pool.install(|| crate::parse_and_check("g.pir", &src).unwrap())
+            })
+            .collect();
+        assert_eq!(graphs[0].graph.vertices.len(), BATCH_CHUNKS * CHUNK_ITEMS + 7);
+        for g in &graphs[1..] {
+            assert!(g.graph == graphs[0].graph);
+            assert_eq!(format!("{:?}", g.spans), format!("{:?}", graphs[0].spans));
+        }
+    }
+
     /// Every byte of a body is parsed: text before the first item too.
     #[test]
     fn errors_are_the_whole_parses() {
