@@ -365,29 +365,64 @@ impl TooDeep {
 
 /// Tokens with byte positions, as the parser wants them. Input nested past
 /// [`MAX_NESTING`] or [`MAX_CHAIN`] is an error at the token that crosses it.
-pub fn tokens(src: &str) -> impl Iterator<Item = Result<(usize, Tok<'_>, usize), LexError>> + '_ {
-    let mut guard = DepthGuard::default();
-    Tok::lexer(src).spanned().map(move |(t, r)| match t {
-        Ok(t) => match guard.check(&t) {
-            Ok(()) => Ok((r.start, t, r.end)),
-            Err(e) => Err(e.error(r.start, r.end)),
-        },
-        Err(()) => {
-            let text = &src[r.clone()];
-            let message = if text.starts_with('"') {
-                "unterminated string or bad escape (only \\\" \\\\ \\n \\t)".to_string()
-            } else if text.starts_with("/*") {
-                "unterminated block comment".to_string()
-            } else if text.chars().next().is_some_and(|c| c.is_ascii_digit()) {
-                format!("malformed or too large number `{text}`")
-            } else {
-                format!("unexpected character `{}`", text.chars().next().unwrap_or(' '))
-            };
-            // Point at the opening `"` or `/*`, not the rest of the file.
-            let end = if text.starts_with('"') || text.starts_with("/*") { r.start + 1 } else { r.end };
-            Err(LexError { start: r.start, end, message })
-        }
-    })
+pub fn tokens(src: &str) -> Tokens<'_> {
+    Tokens { lex: Tok::lexer(src), guard: DepthGuard::default(), offset: 0 }
+}
+
+/// The tokens of `src[start..end]` at their positions in `src`, counted as
+/// nested in `levels` brackets opened before `start` (the depth limits are
+/// the whole file's).
+pub fn tokens_within(src: &str, start: usize, end: usize, levels: usize) -> Tokens<'_> {
+    let guard = DepthGuard { saved: vec![0; levels], ..DepthGuard::default() };
+    Tokens { lex: Tok::lexer(&src[start..end]), guard, offset: start }
+}
+
+/// The iterator of [`tokens`].
+pub struct Tokens<'a> {
+    lex: logos::Lexer<'a, Tok<'a>>,
+    guard: DepthGuard,
+    /// Where the lexed text begins in the file.
+    offset: usize,
+}
+
+impl Tokens<'_> {
+    /// Goes on lexing at byte `pos` of the text (at or past the last token,
+    /// on a character boundary), as if what lies between were not there.
+    pub fn skip_to(&mut self, pos: usize) {
+        let end = self.lex.span().end;
+        self.lex.bump(pos - self.offset - end);
+    }
+}
+
+impl<'a> Iterator for Tokens<'a> {
+    type Item = Result<(usize, Tok<'a>, usize), LexError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let t = self.lex.next()?;
+        let r = self.lex.span();
+        let (start, end) = (r.start + self.offset, r.end + self.offset);
+        Some(match t {
+            Ok(t) => match self.guard.check(&t) {
+                Ok(()) => Ok((start, t, end)),
+                Err(e) => Err(e.error(start, end)),
+            },
+            Err(()) => {
+                let text = self.lex.slice();
+                let message = if text.starts_with('"') {
+                    "unterminated string or bad escape (only \\\" \\\\ \\n \\t)".to_string()
+                } else if text.starts_with("/*") {
+                    "unterminated block comment".to_string()
+                } else if text.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+                    format!("malformed or too large number `{text}`")
+                } else {
+                    format!("unexpected character `{}`", text.chars().next().unwrap_or(' '))
+                };
+                // Point at the opening `"` or `/*`, not the rest of the file.
+                let end = if text.starts_with('"') || text.starts_with("/*") { start + 1 } else { end };
+                Err(LexError { start, end, message })
+            }
+        })
+    }
 }
 
 /// Skips a block comment whose `/*` was just matched. (A regex for comments

@@ -39,6 +39,7 @@ lalrpop_util::lalrpop_mod!(
     grammar
 );
 pub mod lower;
+pub mod split;
 
 pub use diag::{Diagnostic, Diagnostics, Severity, Span, Spans};
 pub use lower::CheckOptions;
@@ -85,14 +86,29 @@ pub fn parse_and_check_with(
         diags.items = items;
         diags
     };
-    let items = match grammar::FileParser::new().parse(lexer::tokens(source)) {
-        Ok(items) => items,
-        Err(e) => return Err(failed(vec![parse_error(e)])),
-    };
-    match lower::lower(&items, opts) {
-        Ok((graph, spans)) => Ok(Module { graph, spans, warnings: Vec::new() }),
-        Err(errs) => Err(failed(errs)),
+    // Top-level compute sets' bodies are parsed apart, in parallel; if
+    // anything fails that way, the file is parsed again whole, for the
+    // diagnostics of the whole parse.
+    let mut tokens = split::Deferring::new(source);
+    let parsed = grammar::FileParser::new().parse(&mut tokens);
+    if tokens.left_out {
+        if let Ok(items) = parsed {
+            if let Ok((graph, spans)) = lower::lower(&items, source, &tokens.bodies, opts) {
+                return Ok(Module { graph, spans, warnings: Vec::new() });
+            }
+        }
+        return parse_whole(source, opts).map_err(failed);
     }
+    let items = parsed.map_err(|e| failed(vec![parse_error(e)]))?;
+    let (graph, spans) = lower::lower(&items, source, &[], opts).map_err(failed)?;
+    Ok(Module { graph, spans, warnings: Vec::new() })
+}
+
+/// Parses and lowers `source` with no part of it parsed apart.
+pub(crate) fn parse_whole(source: &str, opts: &CheckOptions) -> Result<Module, Vec<Diagnostic>> {
+    let items = grammar::FileParser::new().parse(lexer::tokens(source)).map_err(|e| vec![parse_error(e)])?;
+    let (graph, spans) = lower::lower(&items, source, &[], opts)?;
+    Ok(Module { graph, spans, warnings: Vec::new() })
 }
 
 /// Like [`parse_and_check`] for raw bytes: invalid UTF-8 is an error at its

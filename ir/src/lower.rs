@@ -25,6 +25,7 @@ use std::sync::Arc;
 use crate::ast::{self, BinOp, CsItem, Expr, ExprKind, For, Item, MappingAst, Sub, TArg};
 use crate::diag::{Diagnostic, Span, Spans};
 use crate::graph::*;
+use crate::split;
 use crate::target::{Preset, Target};
 use crate::types::ElemType;
 use crate::view::{checked_num_elements, Subscript, View};
@@ -122,8 +123,15 @@ struct Lowerer {
     forced_target: Option<Target>,
 }
 
-/// Lowers parsed items under `opts`; `Err` holds the diagnostics.
-pub fn lower(items: &[Item<'_>], opts: &CheckOptions) -> Result<(Graph, Spans), Vec<Diagnostic>> {
+/// Lowers parsed items under `opts`; `Err` holds the diagnostics. `split`
+/// lists the top-level compute sets whose bodies the parse of `src` left
+/// out ([`crate::split`]): they are parsed here.
+pub fn lower(
+    items: &[Item<'_>],
+    src: &str,
+    split: &[split::Body],
+    opts: &CheckOptions,
+) -> Result<(Graph, Spans), Vec<Diagnostic>> {
     let mut l = Lowerer {
         graph: Graph::default(),
         spans: Spans::default(),
@@ -165,7 +173,15 @@ pub fn lower(items: &[Item<'_>], opts: &CheckOptions) -> Result<(Graph, Spans), 
         for pass in [true, false] {
             for (i, (it, env)) in flat.iter().enumerate().filter(|(_, (it, _))| bodies(it) == pass) {
                 l.env = env.clone();
-                l.define(it);
+                match it {
+                    Item::ComputeSet { name, span, .. } => {
+                        match split.iter().find(|b| b.item_start == span.start as usize) {
+                            Some(body) => l.define_split(name, src, body),
+                            None => l.define(it),
+                        }
+                    }
+                    _ => l.define(it),
+                }
                 origin.resize(l.errors.len() - first, i);
                 if l.aborted {
                     break;

@@ -34,7 +34,11 @@
 //!    [`HOST_MEMORY_LIMIT`].
 //!
 //! Validation is linear in the image's size (plus a logarithmic factor for
-//! the race check) and recurses no deeper than [`MAX_CONTROL_DEPTH`].
+//! the race check) and recurses no deeper than [`MAX_CONTROL_DEPTH`]. The
+//! exchange rules, most of the work for a large graph, are checked over
+//! rayon's threads, with the error a check in order would report.
+
+use rayon::prelude::*;
 
 use crate::container::{FormatError, Kind};
 use crate::gp::ElemType;
@@ -288,37 +292,53 @@ impl Validator<'_> {
     }
 
     /// Ranges, sorted disjoint destinations, and no read of a byte another
-    /// transfer of the phase writes.
+    /// transfer of the phase writes. Each rule is checked over rayon's
+    /// threads; the error is the first transfer's in order, as one thread
+    /// would find it.
     fn exchange(&self, x: &Exchange, what: &str) -> Result<(), String> {
-        for tr in &x.transfers {
-            self.range(tr.src_tile, tr.src_offset, tr.bytes.into(), "transfer source")?;
-            self.range(tr.dst_tile, tr.dst_offset, tr.bytes.into(), "transfer destination")?;
-        }
+        let first_err = |r: Option<String>| r.map_or(Ok(()), Err);
+        first_err(x.transfers.par_iter().find_map_first(|tr| {
+            self.range(tr.src_tile, tr.src_offset, tr.bytes.into(), "transfer source")
+                .and_then(|()| {
+                    self.range(tr.dst_tile, tr.dst_offset, tr.bytes.into(), "transfer destination")
+                })
+                .err()
+        }))?;
         let end = |tr: &crate::image::Transfer| u64::from(tr.dst_offset) + u64::from(tr.bytes);
-        for w in x.transfers.windows(2) {
+        let unsorted = x.transfers.par_windows(2).any(|w| {
             let (a, b) = (&w[0], &w[1]);
-            if (a.dst_tile, a.dst_offset) > (b.dst_tile, b.dst_offset)
+            (a.dst_tile, a.dst_offset) > (b.dst_tile, b.dst_offset)
                 || (a.dst_tile == b.dst_tile && end(a) > u64::from(b.dst_offset))
-            {
-                return Err(format!("{what}: destinations are unsorted or overlap"));
-            }
+        });
+        if unsorted {
+            return Err(format!("{what}: destinations are unsorted or overlap"));
+        }
+        // Each tile's destinations, in order: `tile_first[t]..tile_first[t + 1]`
+        // (every tile exists: the ranges are checked).
+        let mut tile_first = vec![0; self.image.tiles.len() + 1];
+        for tr in &x.transfers {
+            tile_first[tr.dst_tile as usize + 1] += 1;
+        }
+        for t in 1..tile_first.len() {
+            tile_first[t] += tile_first[t - 1];
         }
         // Destinations are sorted and disjoint, so the writes a read may
-        // meet start at the last write beginning before the read's end.
-        for (i, tr) in x.transfers.iter().enumerate() {
+        // meet start at the last write on its tile beginning before the
+        // read's end.
+        first_err(x.transfers.par_iter().enumerate().find_map_first(|(i, tr)| {
             if tr.bytes == 0 {
-                continue;
+                return None;
             }
             let (lo, hi) = (u64::from(tr.src_offset), u64::from(tr.src_offset) + u64::from(tr.bytes));
-            let after =
-                x.transfers.partition_point(|w| (w.dst_tile, u64::from(w.dst_offset)) < (tr.src_tile, hi));
-            for j in (0..after).rev() {
+            let (first, last) = (tile_first[tr.src_tile as usize], tile_first[tr.src_tile as usize + 1]);
+            let after = first + x.transfers[first..last].partition_point(|w| u64::from(w.dst_offset) < hi);
+            for j in (first..after).rev() {
                 let w = &x.transfers[j];
-                if w.dst_tile != tr.src_tile || end(w) <= lo {
+                if end(w) <= lo {
                     break;
                 }
                 if j != i && w.bytes > 0 {
-                    return Err(format!(
+                    return Some(format!(
                         "{what}: a transfer reads tile {} bytes {lo}..{hi}, which another transfer of the \
                          same phase writes ({}..{}); the result would depend on their order",
                         tr.src_tile,
@@ -327,8 +347,8 @@ impl Validator<'_> {
                     ));
                 }
             }
-        }
-        Ok(())
+            None
+        }))
     }
 
     fn rank(&self, shape: &[u64], what: &str) -> Result<(), String> {

@@ -205,6 +205,65 @@ impl Lowerer {
         }
     }
 
+    /// The compute set `name` declares, unless it is a duplicate (already
+    /// reported).
+    fn compute_set_to_define(&self, name: &ast::Ident<'_>) -> Option<ComputeSetId> {
+        match self.syms.get(name.name).copied() {
+            Some((Sym::ComputeSet(id), sp)) if sp == name.span => Some(id),
+            _ => None,
+        }
+    }
+
+    /// Reserves exactly for the `n` vertices (with `fields` fields) a
+    /// top-level compute set writes out: tables of millions grown by
+    /// doubling would hold up to twice.
+    fn reserve_vertices(&mut self, vs: &mut Vec<VertexId>, n: usize, fields: usize) {
+        self.graph.vertices.reserve_exact(n);
+        self.spans.reserve_vertices(n, fields);
+        vs.reserve_exact(n);
+    }
+
+    /// [`Lowerer::define`] for a top-level compute set whose body the file's
+    /// parse skipped ([`crate::split`]): its chunks are parsed a batch at a
+    /// time over rayon's threads, each batch lowered in order while the
+    /// next is parsed. A chunk that does not parse is an error at it (the
+    /// caller parses the file again whole for the exact diagnostic).
+    pub(super) fn define_split(&mut self, name: &ast::Ident<'_>, src: &str, body: &split::Body) {
+        let Some(id) = self.compute_set_to_define(name) else { return };
+        let mut vs = Vec::new();
+        self.reserve_vertices(&mut vs, body.vertices, body.fields);
+        let chunks: Vec<(usize, usize)> = body.chunks().collect();
+        let mut batches = chunks.chunks(split::BATCH_CHUNKS);
+        let mut current = batches.next().map(|b| (b, split::parse_batch(src, b)));
+        while let Some((batch, parsed)) = current.take() {
+            let Some(parsed) = parsed else {
+                let (s, e) = (batch[0].0, batch[batch.len() - 1].1);
+                self.err(Span::new(s, e), "syntax error in this part of the compute set");
+                self.aborted = true;
+                return;
+            };
+            let next = batches.next();
+            let (_, after) = rayon::join(
+                || {
+                    for items in parsed {
+                        for b in items {
+                            self.lower_cs_item(id, &b, &mut vs);
+                            if self.aborted {
+                                return;
+                            }
+                        }
+                    }
+                },
+                || next.map(|b| (b, split::parse_batch(src, b))),
+            );
+            if self.aborted {
+                return;
+            }
+            current = after;
+        }
+        self.graph.compute_sets[id].vertices = vs;
+    }
+
     /// Second pass: everything that refers to names.
     pub(super) fn define(&mut self, it: &Item<'_>) {
         match it {
@@ -280,24 +339,17 @@ impl Lowerer {
             }
             Item::Stream { .. } | Item::Remote { .. } => {}
             Item::ComputeSet { name, body, .. } => {
-                let Some((Sym::ComputeSet(id), sp)) = self.syms.get(name.name).copied() else { return };
-                if sp != name.span {
-                    return;
-                }
+                let Some(id) = self.compute_set_to_define(name) else { return };
                 let mut vs = Vec::new();
                 if self.env.is_empty() {
                     // A top-level compute set is lowered once: free its
                     // syntax tree vertex by vertex while the graph grows.
                     let body = std::mem::take(&mut *body.borrow_mut());
-                    // The vertices it writes out, reserved exactly: tables
-                    // of millions grown by doubling would hold up to twice.
                     let (n, fields) = body.iter().fold((0, 0), |(n, f), b| match b {
                         CsItem::Vertex(v) => (n + 1, f + v.fields.len()),
                         CsItem::For(_) => (n, f),
                     });
-                    self.graph.vertices.reserve_exact(n);
-                    self.spans.reserve_vertices(n, fields);
-                    vs.reserve_exact(n);
+                    self.reserve_vertices(&mut vs, n, fields);
                     for b in body {
                         self.lower_cs_item(id, &b, &mut vs);
                         drop(b);
