@@ -282,7 +282,8 @@ public:
     detail::check(prs_engine_connect_stream_callback(need(), name(handle).c_str(),
                                                      detail::StreamCallbackBox::abi(box)));
   }
-  /// The callback of replica `index`; a graph here has one replica.
+  /// The callback of replica `index`: streams are connected per engine
+  /// here, so only index 0 of a graph of one replica is accepted.
   void connectStreamToCallback(StringRef handle, unsigned index, std::unique_ptr<StreamCallback> f) {
     checkReplica(index);
     connectStreamToCallback(handle, std::move(f));
@@ -341,7 +342,7 @@ private:
   static void checkReplica(unsigned index) {
     if (index != 0)
       throw index_error("replica index " + std::to_string(index) +
-                        " out of range: graphs here run one replica (see docs/host-api.md)");
+                        ": per-replica stream connections are not implemented (see docs/host-api.md)");
   }
 
   prs_engine *engine_;
