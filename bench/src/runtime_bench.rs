@@ -72,6 +72,7 @@ pub(crate) fn empty_vertices(tiles: u32, per_tile: u32, repeats: u64) -> Image {
             plain_lines: vec![],
             counting_lines: vec![],
             stack_size: 0,
+            statics: 0,
         }],
         tiles: (0..tiles).map(tile).collect(),
         compute_sets: vec![ComputeSet {

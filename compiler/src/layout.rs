@@ -2,7 +2,11 @@
 //! state, vector-list descriptor array and exchange buffer, and the memory
 //! each tile needs, by category.
 //!
-//! Each tile's memory, from address 0: variables, then constants (each
+//! Each tile's memory, from address 0: the static storage of the codelet
+//! objects the graph uses (`gp::Statics`, one object after another in
+//! object order, the same addresses on every tile, each tile its own copy;
+//! reported as variables, which is what they are), variables, then
+//! constants (each
 //! mapped interval contiguous and naturally aligned, or at the `MinAlign`
 //! of a vector edge passed in place, in tensor id order),
 //! vertex states (by vertex id, at the codelet's state alignment), the
@@ -30,6 +34,8 @@ use crate::Codelets;
 /// Bytes per category on one tile, and the addresses of its regions.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TileMemory {
+    /// Codelet objects' static storage (reported with the variables).
+    pub statics: u64,
     pub variable: u64,
     pub constant: u64,
     pub vertex_state: u64,
@@ -54,7 +60,7 @@ impl TileMemory {
     /// The categories as (Poplar report name, bytes), in a fixed order.
     pub fn categories(&self) -> [(&'static str, u64); 7] {
         [
-            ("variable", self.variable),
+            ("variable", self.statics + self.variable),
             ("constant", self.constant),
             ("vertexInstanceState", self.vertex_state),
             ("vectorListDescriptor", self.descriptors),
@@ -80,6 +86,10 @@ pub struct MemoryLayout {
     pub buffer_addr: SecondaryMap<BufferId, u32>,
     /// Per tile.
     pub tiles: PrimaryMap<TileId, TileMemory>,
+    /// Per codelet object (index in `Codelets::objects`): the tile address
+    /// of its static storage on every tile (none when it has none or the
+    /// graph uses none of its vertex types).
+    pub statics: Vec<Option<u32>>,
 }
 
 fn align(x: u64, a: u64) -> u64 {
@@ -102,9 +112,26 @@ pub fn layout_memory(
 ) -> (MemoryLayout, Option<StageError>) {
     let n = mapping.num_tiles as usize;
     let mut tiles = vec![TileMemory::default(); n];
-    let mut cur = vec![0u64; n];
-    // Tensors: variables first, then constants.
     let mut out = MemoryLayout::default();
+    // The static storage of each object the graph uses, from address 0.
+    let mut statics_end = 0u64;
+    out.statics = vec![None; codelets.objects.len()];
+    let mut used = vec![false; codelets.objects.len()];
+    for r in resolved.types.values() {
+        used[r.object as usize] = true;
+    }
+    for (o, obj) in codelets.objects.iter().enumerate() {
+        if used[o] && !obj.statics.init.is_empty() {
+            let at = align(statics_end, u64::from(obj.statics.align));
+            out.statics[o] = Some(addr(at));
+            statics_end = at + obj.statics.init.len() as u64;
+        }
+    }
+    for m in &mut tiles {
+        m.statics = statics_end;
+    }
+    let mut cur = vec![statics_end; n];
+    // Tensors: variables first, then constants.
     for kind in [TensorKind::Var, TensorKind::Const] {
         for (t, tensor) in graph.tensors.iter() {
             if tensor.kind != kind {

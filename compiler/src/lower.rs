@@ -1,7 +1,8 @@
 //! `lower_tile` and `lower_programs`: from the side tables to the image's
 //! structures, with every address final.
 //!
-//! Per tile: the memory size, initial contents (initialised tensors, one
+//! Per tile: the memory size, initial contents (the codelet objects'
+//! static storage, where not all zero; initialised tensors, one
 //! segment per mapped interval, all-zero values left out since the runtime
 //! zeroes memory; the vertex states and vector-list descriptor arrays as one
 //! segment) and the vertex instances, grouped by compute set. Vertex state
@@ -198,6 +199,15 @@ pub fn lower<'a>(
 
     // Tensor initial values per tile.
     let mut inits: Vec<Vec<Segment>> = vec![Vec::new(); n];
+    // Every tile's copy of the objects' static storage.
+    for (obj, at) in codelets.objects.iter().zip(&layout.statics) {
+        let bytes = &obj.statics.init;
+        if let Some(offset) = *at {
+            if bytes.iter().any(|&x| x != 0) {
+                inits.iter_mut().for_each(|i| i.push(Segment { offset, bytes: bytes.clone() }));
+            }
+        }
+    }
     let mut replica_index = Vec::new();
     for (t, tensor) in graph.tensors.iter() {
         let Some(init) = &tensor.init else { continue };
@@ -258,6 +268,7 @@ pub fn lower<'a>(
             source: &codelets.objects[r.object as usize].source,
             vertex_type: resolved.type_info(codelets, t),
             isa: codelets.objects[r.object as usize].isa,
+            statics: layout.statics[r.object as usize].unwrap_or(0),
         })
         .collect();
     let handles = graph

@@ -70,6 +70,7 @@ fn objects() -> Codelets {
     let objects = vec![gp::Object {
         source: "fake.cpp".into(),
         vertex_types: vec![sum, scale, cat],
+        statics: Default::default(),
         isa: Default::default(),
     }];
     Codelets { objects, aliases: Vec::new(), library: None }

@@ -29,7 +29,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use linker::gp::{ElemType, FieldKind, Object, VertexBase, VertexType};
+use linker::gp::{ElemType, FieldKind, Object, Statics, VertexBase, VertexType};
 use popc::state::{layout, Placed};
 
 mod driver;
@@ -136,6 +136,8 @@ struct Input {
     addrs: Vec<(u32, u32)>,
     /// Every run of elements: field index, address, count.
     regions: Vec<(usize, u32, usize)>,
+    /// The address of the object's static storage.
+    statics: u32,
 }
 
 impl Input {
@@ -150,7 +152,7 @@ impl Input {
     }
 }
 
-fn make_input(vt: &VertexType, seed: u64) -> Result<Input, String> {
+fn make_input(vt: &VertexType, statics: &Statics, seed: u64) -> Result<Input, String> {
     // Unit seeds (after the drawn ones): every integer is 1 and every edge
     // has 6 or 12 elements, in 6 sub-vectors, the smallest well-formed
     // worklists and counts (a count of 1, a step of 1, a size that 2 and 3
@@ -204,7 +206,10 @@ fn make_input(vt: &VertexType, seed: u64) -> Result<Input, String> {
         }
     }
     let mut mem = vec![0u8; MEM];
-    let placed = layout(vt, &fields, &mut mem)?;
+    // The object's static storage on top, as popc's code sees it; g++'s
+    // build has its own, in the driver's process.
+    let top = popc::state::place_statics(statics, &mut mem)?;
+    let placed = layout(vt, &fields, &mut mem[..top as usize])?;
     let mut addrs = Vec::new();
     let mut regions = Vec::new();
     for (i, (f, p)) in vt.fields.iter().zip(&placed).enumerate() {
@@ -230,7 +235,7 @@ fn make_input(vt: &VertexType, seed: u64) -> Result<Input, String> {
             }
         }
     }
-    Ok(Input { mem, addrs, regions })
+    Ok(Input { mem, addrs, regions, statics: top })
 }
 
 /// Distance in units in the last place between two finite values of the
@@ -297,7 +302,10 @@ fn writes_outside(vt: &VertexType, inp: &Input, after: &[u8]) -> bool {
 fn compare(vt: &VertexType, inp: &Input, p: &[u8], g: &[u8], tolerant: bool) -> Result<bool, String> {
     let mut used = false;
     let mut i = 0;
-    while i < MEM {
+    // Up to the static storage: g++'s build keeps its own in the driver's
+    // process, so only what the vertex writes through its fields is compared.
+    let end = (inp.statics as usize).min(MEM);
+    while i < end {
         if p[i] == g[i] {
             i += 1;
             continue;
@@ -386,7 +394,7 @@ pub fn check_file(b: &Build, obj: &Object, ir: &str, seeds: &[u64]) -> Result<Fi
         let outcome = match (&exe, reason) {
             (_, Some(r)) => r.clone(),
             (Err(e), None) => Outcome::NotDriven(e.clone()),
-            (Ok(exe), None) => check_vertex(vt, vi, exe, b, seeds, calls_host(ir, &vt.name)),
+            (Ok(exe), None) => check_vertex(vt, &obj.statics, vi, exe, b, seeds, calls_host(ir, &vt.name)),
         };
         results.push((vt.name.clone(), outcome));
     }
@@ -402,17 +410,25 @@ fn calls_host(ir: &str, name: &str) -> bool {
     body[..end].contains("call_indirect")
 }
 
-fn check_vertex(vt: &VertexType, vi: usize, exe: &Path, b: &Build, seeds: &[u64], tolerant: bool) -> Outcome {
+fn check_vertex(
+    vt: &VertexType,
+    statics: &Statics,
+    vi: usize,
+    exe: &Path,
+    b: &Build,
+    seeds: &[u64],
+    tolerant: bool,
+) -> Outcome {
     let dir = b.scratch;
     let mut inputs = Vec::new();
     for &s in seeds {
-        match make_input(vt, s) {
+        match make_input(vt, statics, s) {
             Ok(i) => inputs.push(i),
             Err(e) => return Outcome::NotDriven(format!("cannot lay out its state: {e}")),
         }
     }
     let gxx = run_gxx(exe, dir, vi, &inputs);
-    let code = match popc::exec::Loaded::new(&vt.plain, vt.base == VertexBase::MultiVertex) {
+    let mut code = match popc::exec::Loaded::new(&vt.plain, vt.base == VertexBase::MultiVertex) {
         Ok(c) => c,
         Err(e) => return Outcome::NotDriven(format!("cannot load popc's code: {e}")),
     };
@@ -427,9 +443,18 @@ fn check_vertex(vt: &VertexType, vi: usize, exe: &Path, b: &Build, seeds: &[u64]
         .collect();
     let expected = jobs.len();
     let (tx, rx) = std::sync::mpsc::channel();
+    // g++'s driver runs the seeds one after another in one process, whose
+    // static storage carries over from seed to seed: so does popc's.
+    let (at, len) = (inputs.first().map_or(0, |i| i.statics) as usize, statics.init.len());
+    code.statics = at as u32;
     let spawned = std::thread::Builder::new().name("popc-run".into()).spawn(move || {
+        let mut carried: Option<Vec<u8>> = None;
         for (k, mut mem) in jobs {
+            if let Some(c) = &carried {
+                mem[at..at + len].copy_from_slice(c);
+            }
             let r = popc::exec::run_vertex(&code, &mut mem, popc::state::STATE);
+            carried = Some(mem[at..at + len].to_vec());
             if tx.send((k, r.status, mem)).is_err() {
                 return;
             }

@@ -127,6 +127,11 @@ pub struct TileCtx {
     /// functions behind `__builtin_ipu_urand*` read draw `draws` and add
     /// one. The runtime keeps it per tile from call to call.
     pub draws: u64,
+    /// Tile address of the static storage of the called vertex type's
+    /// codelet object (its non-constant static data members): the same
+    /// address on every tile, each tile holding its own copy. The runtime
+    /// sets it before each call; 0 when the object has none.
+    pub statics: u32,
 }
 
 pub const OFFSET_MEM: i32 = 0;
@@ -142,6 +147,7 @@ pub const OFFSET_BUDGET: i32 = 64;
 pub const OFFSET_CYCLES: i32 = 72;
 pub const OFFSET_CYCLES_PER_COUNT: i32 = 80;
 pub const OFFSET_DRAWS: i32 = 88;
+pub const OFFSET_STATICS: i32 = 96;
 
 /// Host functions reachable from codelet code, in table order. Unary and
 /// binary maths take and return the named float type (`F32*` in `float`,
@@ -257,5 +263,6 @@ mod tests {
         assert_eq!(offset_of!(TileCtx, cycles) as i32, OFFSET_CYCLES);
         assert_eq!(offset_of!(TileCtx, cycles_per_count) as i32, OFFSET_CYCLES_PER_COUNT);
         assert_eq!(offset_of!(TileCtx, draws) as i32, OFFSET_DRAWS);
+        assert_eq!(offset_of!(TileCtx, statics) as i32, OFFSET_STATICS);
     }
 }

@@ -53,7 +53,8 @@ impl Kind {
 /// `HostFn::Urand*` entries (the IPU built-ins), so a runtime must have them.
 /// 7: `Target::replicas`, `Image::replica_index`, `Step::Collective`.
 /// 8: `Step::While::until` (`RepeatWhileFalse`).
-pub const FORMAT_VERSION: u32 = 8;
+/// 9: `Object::statics`, `VertexCode::statics`; code reads `TileCtx::statics`.
+pub const FORMAT_VERSION: u32 = 9;
 
 /// Why a file could not be read.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

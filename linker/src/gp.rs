@@ -7,7 +7,9 @@
 //! variants: plain, and counting (which adds instruction costs to
 //! `TileCtx::count`, see [`crate::abi`]). Code is position independent; its
 //! only relocations are calls to libcalls that Cranelift itself emits
-//! ([`Reloc`]), resolved by the loader.
+//! ([`Reloc`]), resolved by the loader. An object's static storage
+//! ([`Statics`]) is placed in tile memory by the graph compiler; code
+//! reaches it through `TileCtx::statics`.
 
 use serde::{Deserialize, Serialize};
 
@@ -19,11 +21,37 @@ pub struct Object {
     /// Source file the object was compiled from (as given to `popc`).
     pub source: String,
     pub vertex_types: Vec<VertexType>,
+    /// The object's static storage, shared by all its vertex types.
+    pub statics: Statics,
     /// The ISA level its code was generated at: written in the header
     /// (`to_bytes`), not the payload, and read back from it.
     #[serde(skip)]
     pub isa: crate::isa::Level,
 }
+
+/// The static storage of a codelet object: its vertex classes'
+/// non-constant static data members, laid out one after another. Every
+/// tile that runs code of the object holds its own copy, at the same tile
+/// address on each, initialised to `init` when the image is loaded and
+/// kept from run to run (what the IPU does with a codelet's data).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Statics {
+    /// The initial bytes; their length is the storage's size.
+    #[serde(with = "crate::bytes")]
+    pub init: Vec<u8>,
+    /// Alignment of the storage's start, a power of two of at most 8 (1 when empty).
+    pub align: u32,
+}
+
+impl Default for Statics {
+    /// None: no bytes, aligned to 1.
+    fn default() -> Statics {
+        Statics { init: Vec::new(), align: 1 }
+    }
+}
+
+/// The most static storage one object may have, in bytes.
+pub const MAX_STATICS: usize = 1 << 20;
 
 /// Which Poplar base class a vertex type derives from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -229,6 +257,14 @@ impl Object {
     /// line entries inside the code.
     pub fn validate(&self) -> Result<(), FormatError> {
         let corrupt = |detail: String| FormatError::Corrupt { what: Kind::Object.describe(), detail };
+        let st = &self.statics;
+        if !st.align.is_power_of_two() || st.align > 8 || st.init.len() > MAX_STATICS {
+            return Err(corrupt(format!(
+                "static storage of {} bytes aligned to {}",
+                st.init.len(),
+                st.align
+            )));
+        }
         for vt in &self.vertex_types {
             if vt.state_align == 0 || !vt.state_align.is_power_of_two() || vt.state_align > 64 {
                 return Err(corrupt(format!(

@@ -1,7 +1,10 @@
 //! The host functions of `linker::abi::HostTable`, for in-process execution.
 //!
-//! Maths goes through Rust's `f32`/`f64` methods (the platform libm, the
-//! same one C++ code on this machine calls) and `libm` for `erf`. `printf`
+//! Maths goes through Rust's `f32`/`f64` methods and, for `erf`, which
+//! Rust's standard library lacks, the C functions `erff`/`erf`: all the
+//! platform libm, the same one C++ code on this machine calls (the `libm`
+//! crate's `erff` differs from glibc's by an ulp on some inputs, which
+//! `(1 + erf(x)) * x` near `erf(x) = -1` turns into tens). `printf`
 //! formats with [`crate::printf`] and appends to the `Vec<u8>` that
 //! `TileCtx::host_data` points at (nothing when it is null), up to
 //! [`PRINTF_LIMIT`] bytes: past that it appends nothing more, and the
@@ -20,6 +23,20 @@ use std::ffi::c_void;
 use std::sync::OnceLock;
 
 use crate::abi::{HostFn, HostTable, TileCtx, HOST_FN_COUNT};
+
+// The platform libm's error functions (Rust's `std` links it).
+extern "C" {
+    fn erff(x: f32) -> f32;
+    fn erf(x: f64) -> f64;
+}
+fn platform_erff(x: f32) -> f32 {
+    // SAFETY: a pure C maths function of one value.
+    unsafe { erff(x) }
+}
+fn platform_erf(x: f64) -> f64 {
+    // SAFETY: as above.
+    unsafe { erf(x) }
+}
 
 macro_rules! unary {
     ($name:ident, $t:ty, $f:expr) => {
@@ -46,7 +63,7 @@ unary!(f32_sin, f32, f32::sin);
 unary!(f32_cos, f32, f32::cos);
 unary!(f32_tan, f32, f32::tan);
 unary!(f32_tanh, f32, f32::tanh);
-unary!(f32_erf, f32, libm::erff);
+unary!(f32_erf, f32, platform_erff);
 binary!(f32_pow, f32, f32::powf);
 binary!(f32_atan2, f32, f32::atan2);
 binary!(f32_fmod, f32, |a, b| a % b);
@@ -61,7 +78,7 @@ unary!(f64_sin, f64, f64::sin);
 unary!(f64_cos, f64, f64::cos);
 unary!(f64_tan, f64, f64::tan);
 unary!(f64_tanh, f64, f64::tanh);
-unary!(f64_erf, f64, libm::erf);
+unary!(f64_erf, f64, platform_erf);
 binary!(f64_pow, f64, f64::powf);
 binary!(f64_atan2, f64, f64::atan2);
 binary!(f64_fmod, f64, |a, b| a % b);
@@ -398,6 +415,7 @@ mod tests {
             cycles: 0,
             cycles_per_count: 0,
             draws: 0,
+            statics: 0,
         };
         // SAFETY: a live context.
         let (a, b) = unsafe { (urand64(&mut ctx), urand32(&mut ctx)) };

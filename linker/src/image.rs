@@ -106,6 +106,9 @@ pub struct VertexCode {
     /// Host stack bytes one call of either variant needs for its locals
     /// (the `.gp`'s `stack_size`): worker threads are sized from the largest.
     pub stack_size: u32,
+    /// Tile address of its object's static storage (`gp::Statics`), the
+    /// same on every tile; the runtime passes it in `TileCtx::statics`.
+    pub statics: u32,
 }
 
 /// One tile's memory and vertices.

@@ -256,7 +256,12 @@ mod tests {
     #[test]
     fn an_object_header_records_its_own_level() {
         for &level in Level::all() {
-            let object = crate::gp::Object { source: "k.cpp".into(), vertex_types: Vec::new(), isa: level };
+            let object = crate::gp::Object {
+                source: "k.cpp".into(),
+                vertex_types: Vec::new(),
+                statics: Default::default(),
+                isa: level,
+            };
             let bytes = object.to_bytes();
             assert_eq!(
                 crate::container::peek_target(crate::container::Kind::Object, &bytes),

@@ -28,6 +28,8 @@ pub struct UsedType<'a> {
     pub vertex_type: &'a gp::VertexType,
     /// The ISA level of the object it comes from.
     pub isa: crate::isa::Level,
+    /// Tile address of its object's static storage (on every tile).
+    pub statics: u32,
 }
 
 /// Everything of an image except its code segment.
@@ -92,6 +94,7 @@ pub fn link(u: Unlinked<'_>) -> Result<Image, LinkError> {
             plain_lines: vt.plain.lines.clone(),
             counting_lines: vt.counting.lines.clone(),
             stack_size: vt.stack_size,
+            statics: t.statics,
         });
     }
     let image = Image {

@@ -33,6 +33,7 @@ fn base() -> Image {
             plain_lines: vec![(0, 1)],
             counting_lines: vec![],
             stack_size: 64,
+            statics: 0,
         }],
         tiles: vec![TileImage { mem_size: 600_000, ..Default::default() }; 2],
         compute_sets: vec![],

@@ -23,6 +23,10 @@ use memmap2::{Mmap, MmapMut};
 pub struct Loaded {
     map: Mmap,
     pub multi: bool,
+    /// The tile address of its object's static storage, passed to the code
+    /// as `TileCtx::statics` (0 until the caller places the storage,
+    /// [`crate::state::place_statics`]).
+    pub statics: u32,
 }
 
 impl Loaded {
@@ -41,7 +45,7 @@ impl Loaded {
             m[at..at + 8].copy_from_slice(&v.to_le_bytes());
         }
         let map = m.make_exec().map_err(|e| format!("cannot make code executable: {e}"))?;
-        Ok(Loaded { map, multi })
+        Ok(Loaded { map, multi, statics: 0 })
     }
 
     /// Calls the entry with a prepared context.
@@ -105,6 +109,7 @@ pub fn run_from(code: &Loaded, mem: &mut [u8], state: u32, worker: u32, draws: u
         cycles: 0,
         cycles_per_count: u64::from(linker::abi::MULTIVERTEX_WORKERS),
         draws,
+        statics: code.statics,
     };
     // SAFETY: ctx is built from a live &mut [u8] and the static host table.
     let status = unsafe { code.call(&mut ctx, state, worker) };

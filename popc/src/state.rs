@@ -87,6 +87,19 @@ pub const STATE: u32 = 0x100;
 /// The first address of field data (the state must end before it).
 pub const DATA: u32 = 0x1000;
 
+/// Writes an object's static storage at the top of `mem`, 8-byte aligned,
+/// and returns its address: field data must stay below it (lay out into
+/// `&mut mem[..address]`). An error when it does not fit above [`DATA`].
+pub fn place_statics(st: &linker::gp::Statics, mem: &mut [u8]) -> Result<u32, String> {
+    let n = st.init.len();
+    let at = mem.len().checked_sub(n).map(|a| a & !7).filter(|&a| a >= DATA as usize);
+    let Some(at) = at else {
+        return Err(format!("static storage of {n} bytes does not fit in {} bytes of memory", mem.len()));
+    };
+    mem[at..at + n].copy_from_slice(&st.init);
+    Ok(at as u32)
+}
+
 /// Where each field's data went: (field index, address, count) or lists.
 pub enum Placed {
     /// A one-element edge or a vector: its address and element count.

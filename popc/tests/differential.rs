@@ -96,8 +96,10 @@ fn check(file: &str) {
         }
         // popc side.
         let mut mem = vec![0u8; 1 << 16];
-        let placed = common::layout(vt, &fields, &mut mem).unwrap();
-        let code = popc::exec::Loaded::new(&vt.plain, vt.base == VertexBase::MultiVertex).unwrap();
+        let statics = popc::state::place_statics(&obj.statics, &mut mem).unwrap();
+        let placed = common::layout(vt, &fields, &mut mem[..statics as usize]).unwrap();
+        let mut code = popc::exec::Loaded::new(&vt.plain, vt.base == VertexBase::MultiVertex).unwrap();
+        code.statics = statics;
         let r = popc::exec::run_vertex(&code, &mut mem, common::STATE);
         assert_eq!(r.status, 0, "{} trapped", vt.name);
         writeln!(expected, "{}", vt.name).unwrap();

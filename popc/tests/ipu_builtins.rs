@@ -65,6 +65,7 @@ fn call(f: &linker::gp::Function, tile: u32, cycles: u64, per: u64, draws: u64) 
         cycles,
         cycles_per_count: per,
         draws,
+        statics: 0,
     };
     // SAFETY: the context is built from live memory and the host table.
     let status = unsafe { code.call(&mut ctx, STATE as u32, 0) };

@@ -35,3 +35,19 @@ fn random_draws_do_not_depend_on_threads() {
         }
     }
 }
+
+/// Codelets' static storage is per tile: both devices and any number of
+/// host threads print the same.
+#[test]
+fn static_storage_does_not_depend_on_threads() {
+    let expected =
+        std::fs::read_to_string(testdata::root().join("run/static_members/expected.stdout")).unwrap();
+    for device in ["sim", "cpu"] {
+        for threads in ["1", "2", "3", "4"] {
+            let (code, stdout) =
+                harness::run_case("static_members", &["--device", device, "--threads", threads]);
+            assert_eq!(code, 0, "{device} on {threads} threads");
+            assert_eq!(stdout, expected, "{device} on {threads} threads");
+        }
+    }
+}

@@ -226,6 +226,10 @@ pub(super) fn build_driver(
     let exe = dir.join("driver");
     let mut names: Vec<String> = obj.vertex_types.iter().map(|v| v.name.clone()).collect();
     let mut killed = false;
+    // Whether the stub leaves the IPU vector types and `rptsize_t` to the
+    // file (`POPC_STUB_IPU_MODEL`): code written for the IPU Model defines
+    // its own, Poplar's host headers having none.
+    let mut model = false;
     for _ in 0..8 {
         if !drive.iter().any(|d| *d) {
             return Err("no vertex left to drive".into());
@@ -252,8 +256,14 @@ pub(super) fn build_driver(
                 UBSAN,
                 "-fno-sanitize-recover=all",
                 "-D__POPC__",
-                "-I",
+                // popc knows the fixed-width integer types without an
+                // include (clang's libc++ headers bring them in with
+                // `<array>` and the like; libstdc++'s do not).
+                "-include",
+                "cstdint",
             ])
+            .args(model.then_some("-DPOPC_STUB_IPU_MODEL"))
+            .arg("-I")
             .arg(b.stub)
             .args(b.flags)
             .arg(&cpp)
@@ -271,6 +281,12 @@ pub(super) fn build_driver(
             continue;
         }
         let err = String::from_utf8_lossy(&out.stderr);
+        if !model
+            && err.lines().any(|l| l.contains(": error: conflicting declaration") && defines_stub_type(l))
+        {
+            model = true;
+            continue;
+        }
         let owners = driver_lines(&src, drive.len());
         let cpp_name = cpp.to_string_lossy().into_owned();
         let err = err.replace(&format!("{}/", b.root.display()), "");
@@ -316,6 +332,33 @@ pub(super) fn build_driver(
         }
     }
     Err("g++ kept rejecting the driver".into())
+}
+
+/// Whether g++'s error line is the file's own definition of one of the
+/// stub's IPU vector types or `rptsize_t` (`using float2 = …`).
+fn defines_stub_type(line: &str) -> bool {
+    const NAMES: [&str; 17] = [
+        "float2",
+        "float4",
+        "half2",
+        "half4",
+        "int2",
+        "int4",
+        "uint2",
+        "uint4",
+        "short2",
+        "short4",
+        "ushort2",
+        "ushort4",
+        "char2",
+        "char4",
+        "uchar2",
+        "uchar4",
+        "rptsize_t",
+    ];
+    line.split_once(": error: conflicting declaration").is_some_and(|(_, rest)| {
+        NAMES.iter().any(|n| rest.contains(&format!("using {n} =")) || rest.contains(&format!(" {n}’")))
+    })
 }
 
 pub fn clip(s: &str, n: usize) -> String {

@@ -272,6 +272,7 @@ pub struct FieldDecl {
     pub ty: TypeName,
     pub names: Vec<(String, Span, Vec<Expr>)>,
     pub is_static: bool,
+    pub is_constexpr: bool,
     pub init: Option<Expr>,
 }
 
@@ -327,4 +328,8 @@ pub enum Item {
     Var(VarDecl),
     StaticAssert(Span, Expr, Option<String>),
     ExplicitInst(TypeName),
+    /// `T C::m[N] = …;` at namespace scope: the definition of static data
+    /// member `m` of class `C` (the class's name as written, then the
+    /// declaration, named `m`).
+    StaticMember(String, VarDecl),
 }

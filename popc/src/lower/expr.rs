@@ -366,6 +366,15 @@ impl Lowerer<'_, '_> {
                 return Ok(V::C(*s, *c));
             }
         }
+        // `Vertex::member`: a static data member of the vertex being lowered.
+        if let ([cls, m], Some(c)) = (p.segs.as_slice(), self.env.class.as_ref()) {
+            let own = c.base.is_some() && (cls.name == c.name || cls.name == c.decl.ast.name);
+            if own && c.statics.iter().any(|st| st.name == m.name) {
+                if let Some(v) = self.field(&m.name) {
+                    return Ok(v);
+                }
+            }
+        }
         match ceval::eval(self.p, &Expr { span, kind: ExprKind::Name(p.clone()) }, &self.env) {
             Ok((s, c)) => Ok(V::C(s, c)),
             Err(d) if d.is_limit() => Err(d),
@@ -388,8 +397,8 @@ impl Lowerer<'_, '_> {
                     return err(
                         span,
                         format!(
-                            "static data member '{}::{}' has no constant value: popc gives codelets no static storage \
-                             (it would be shared by every vertex of its type on a tile)",
+                            "static data member '{}::{}' has no constant value: popc gives static storage only to \
+                             the non-constant static data members of vertex classes",
                             c.name,
                             n.join("::")
                         ),

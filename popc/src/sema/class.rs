@@ -109,6 +109,9 @@ impl Unit {
             refs: vec![],
             size: 0,
             align: 1,
+            statics: Vec::new(),
+            statics_size: 0,
+            statics_align: 1,
         };
         let provisional = Rc::new(ClassInst {
             name: name.clone(),
@@ -121,6 +124,9 @@ impl Unit {
             refs: vec![],
             size: 0,
             align: 1,
+            statics: Vec::new(),
+            statics_size: 0,
+            statics_align: 1,
         });
         let fenv = Env { class: Some(provisional), ..env.clone() };
         let mut off = 0u64;
@@ -149,6 +155,9 @@ impl Unit {
             }
             let Member::Field(f) = m else { continue };
             if f.is_static {
+                if base.is_some() && !f.is_constexpr && !f.ty.is_const {
+                    self.add_statics(&mut inst, f, &fenv)?;
+                }
                 continue;
             }
             if matches!(f.ty.kind, TypeKind::Ref(_)) && base.is_none() {

@@ -50,11 +50,16 @@ pub fn run_spec(obj: &Object, run: &Run) -> String {
     let mut result: Option<(RunResult, String)> = None;
     for (variant, func) in [("plain", &vt.plain), ("counting", &vt.counting)] {
         let mut mem = vec![0u8; 1 << 16];
-        let placed = match layout(vt, &run.fields, &mut mem) {
+        let statics = match popc::state::place_statics(&obj.statics, &mut mem) {
+            Ok(a) => a,
+            Err(e) => return format!("{report}  layout error: {e}\n"),
+        };
+        let placed = match layout(vt, &run.fields, &mut mem[..statics as usize]) {
             Ok(p) => p,
             Err(e) => return format!("{report}  layout error: {e}\n"),
         };
-        let code = Loaded::new(func, vt.base == linker::gp::VertexBase::MultiVertex).expect("load");
+        let mut code = Loaded::new(func, vt.base == linker::gp::VertexBase::MultiVertex).expect("load");
+        code.statics = statics;
         let r = run_vertex(&code, &mut mem, STATE);
         let d = dump(vt, &placed, &mem);
         if variant == "counting" {

@@ -100,6 +100,7 @@ impl Machine {
                     cycles: start,
                     cycles_per_count: per_count,
                     draws: r.draws,
+                    statics: 0,
                 };
                 let at = |load: u64| start.saturating_add(load.saturating_mul(per_count));
                 let mut loads = [0u64; MAX_WORKERS];
@@ -107,6 +108,7 @@ impl Machine {
                 let verts = &tile.vertices[w.start as usize..w.end as usize];
                 for v in verts {
                     let vt = &image.vertex_types[v.vertex_type as usize];
+                    ctx.statics = vt.statics;
                     let use_counting = counting && v.cycles.is_none();
                     let entry = if use_counting {
                         loaded.counting[v.vertex_type as usize]

@@ -80,6 +80,7 @@ impl Builder {
             plain_lines: vec![],
             counting_lines: vec![],
             stack_size: 0,
+            statics: 0,
         });
         self.image.vertex_types.len() as u32 - 1
     }

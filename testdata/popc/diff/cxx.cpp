@@ -228,3 +228,49 @@ public:
     return true;
   }
 };
+
+// Static data members: one copy per tile, shared by every vertex of the
+// class and, in a MultiVertex, by its workers (which run in worker order
+// here, so the last one sums what the others left).
+class StaticPartials : public MultiVertex {
+public:
+  Input<Vector<float>> x;
+  Output<Vector<float>> total;
+  static float partial[6];
+  static unsigned calls;
+  void compute(unsigned wid) {
+    float s = 0;
+    for (unsigned i = wid; i < x.size(); i += numWorkers())
+      s += x[i];
+    partial[wid] = s;
+    ++calls;
+    if (wid == numWorkers() - 1) {
+      float t = 0;
+      for (unsigned w = 0; w < numWorkers(); ++w)
+        t += partial[w];
+      total[0] = t;
+      total[1] = calls;
+      total[2] = partial[0] - partial[5];
+    }
+  }
+};
+float StaticPartials::partial[6] = {-1.5f, 2};
+unsigned StaticPartials::calls = 40;
+
+class StaticTable : public Vertex {
+public:
+  Input<Vector<int>> k;
+  Output<Vector<int>> out;
+  static int seen[2][3];
+  static short last;
+  bool compute() {
+    for (unsigned i = 0; i < k.size() && i < out.size(); ++i) {
+      seen[i % 2][i % 3] += k[i];
+      last = k[i];
+      out[i] = seen[0][i % 3] - seen[1][(i + 1) % 3] + last;
+    }
+    return true;
+  }
+};
+int StaticTable::seen[2][3] = {{1, 2, 3}, {4}};
+short StaticTable::last;

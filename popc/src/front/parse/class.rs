@@ -269,6 +269,7 @@ impl Parser {
                 ty: v.ty,
                 names: vec![(v.name, v.span, v.dims)],
                 is_static: v.is_static || v.is_constexpr,
+                is_constexpr: v.is_constexpr,
                 init: v.init,
             })),
             Item::Namespace(_, vars) => {
@@ -283,6 +284,7 @@ impl Parser {
                                     ty: v.ty,
                                     names: vec![(v.name, v.span, v.dims)],
                                     is_static: v.is_static || v.is_constexpr,
+                                    is_constexpr: v.is_constexpr,
                                     init: v.init,
                                 })
                             }

@@ -49,11 +49,19 @@ impl Parser {
             self.skip_attributes()?;
             let (name, span) = if self.at_kw("operator") { self.operator_name()? } else { self.ident()? };
             if self.at(Tok::ColonColon) && decls.is_empty() {
-                return self.member_defined_outside(name, span);
+                return self.member_defined_outside(name, span, dty, (tparams.is_some(), is_constexpr));
             }
             self.skip_attributes()?;
             if tparams.is_some() {
                 self.templates.insert(name.clone());
+            }
+            if tparams.as_ref().is_some_and(|t| !t.is_empty()) && self.at(Tok::Lt) && decls.is_empty() {
+                // `template <class T> R C<T>::m …`: a member of a class
+                // template defined outside it.
+                self.template_args()?;
+                if self.at(Tok::ColonColon) {
+                    return self.member_defined_outside(name, span, dty, (true, is_constexpr));
+                }
             }
             if tparams.as_ref().is_some_and(|t| t.is_empty()) && self.at(Tok::Lt) {
                 // An explicit specialisation `template <> R f<A>(...)`: an
@@ -238,11 +246,17 @@ impl Parser {
 
 impl Parser {
     /// `T C::m = …;` or `R C::f(…) { … }` at namespace scope: a member
-    /// defined outside its class, refused by name. A static data member
-    /// that is not a constant would be storage shared by every vertex of
-    /// its type on a tile, which popc does not give codelets; member
-    /// functions are defined in their class.
-    fn member_defined_outside(&mut self, class: String, span: Span) -> Result<Item> {
+    /// defined outside its class. The definition of a static data member
+    /// (which gives a vertex class's non-constant one its initial value) is
+    /// an [`Item::StaticMember`]; member functions, and static data members
+    /// of class templates, are refused by name.
+    fn member_defined_outside(
+        &mut self,
+        class: String,
+        span: Span,
+        ty: TypeName,
+        (template, is_constexpr): (bool, bool),
+    ) -> Result<Item> {
         let mut name = class;
         while self.eat(Tok::ColonColon) {
             if self.at(Tok::Lt) {
@@ -257,12 +271,30 @@ impl Parser {
                 format!("member function '{name}' defined outside its class: popc needs it defined in the class body"),
             );
         }
-        err(
-            span,
-            format!(
-                "definition of static data member '{name}' outside its class: popc gives codelets no static storage \
-                 (a static member that is not a constant would be shared by every vertex of its type on a tile)"
-            ),
-        )
+        if template || self.at(Tok::Lt) {
+            return err(
+                span,
+                format!(
+                    "definition of a static data member of a class template ('{name}'): popc gives static storage \
+                     only to the static data members of plain vertex classes"
+                ),
+            );
+        }
+        let depth = self.depth;
+        let mut dims = Vec::new();
+        while self.at(Tok::LBracket) {
+            self.enter()?;
+            self.bump();
+            dims.push(self.expr()?);
+            self.expect(Tok::RBracket, "']'")?;
+        }
+        self.skip_attributes()?;
+        let init = self.initializer()?;
+        self.depth = depth;
+        self.expect(Tok::Semi, "';'")?;
+        let (class, member) =
+            name.rsplit_once("::").map(|(c, m)| (c.to_string(), m.to_string())).unwrap_or_default();
+        let decl = VarDecl { span, ty, name: member, dims, init, is_constexpr, is_static: false };
+        Ok(Item::StaticMember(class, decl))
     }
 }

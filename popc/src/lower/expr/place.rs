@@ -180,6 +180,15 @@ impl Lowerer<'_, '_> {
                 let off = self.b.ins().imul_imm_s(off64, t.size() as i64);
                 V::L(*t, Place::Host(self.b.ins().iadd(h, off)))
             }
+            V::L(Ty::Array(t, n), Place::Tile(a)) => {
+                // An array in tile memory (a static data member): its
+                // bound checked as a local array's.
+                let bad = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, i, n as i64);
+                let off64 = self.b.ins().uextend(types::I64, i);
+                self.trap_if(bad, abi::STATUS_INDEX, off64);
+                let at = elem_at(self, a, t.size());
+                V::L(*t, Place::Tile(at))
+            }
             _ => return err(span, "subscript of a value that is not a vector, pointer or array"),
         })
     }

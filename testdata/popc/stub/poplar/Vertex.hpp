@@ -15,7 +15,16 @@
 #include <type_traits>
 #include "HalfFloat.hpp"
 #include "QuarterFloat.hpp"
+// Code written for the IPU Model brings its own vector types (Poplar's
+// host headers have none): the differential runner defines
+// POPC_STUB_IPU_MODEL for a file whose definitions clash with these.
+#ifndef POPC_STUB_IPU_MODEL
 #include "VectorTypes.hpp"
+#endif
+// A clang built-in (the IPU's compiler is clang): a hint, never evaluated.
+#ifndef __clang__
+#define __builtin_assume(cond) ((void)0)
+#endif
 
 namespace poplar {
 // Scoped, as in Poplar: codelets name `VectorLayout::ONE_PTR` (PopLibs also

@@ -1,6 +1,6 @@
-// A static data member that is not a constant (here used by workers to
-// share partial results) would need storage shared by every vertex of its
-// type on a tile: refused by name where it is used.
+// A static data member that is not a constant is storage, which C++ gives
+// it only where it is defined outside the class: declared alone, it is
+// refused by name (g++ would fail to link).
 #include <poplar/Vertex.hpp>
 using namespace poplar;
 class Partials : public MultiVertex {
