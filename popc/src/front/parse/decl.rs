@@ -108,13 +108,7 @@ impl Parser {
                     is_friend: false,
                 }));
             }
-            let mut dims = Vec::new();
-            while self.at(Tok::LBracket) && !self.peek_at(1).is(Tok::LBracket) {
-                self.enter()?;
-                self.bump();
-                dims.push(self.expr()?);
-                self.expect(Tok::RBracket, "']'")?;
-            }
+            let dims = self.array_bounds()?;
             // GCC's place after an array's bounds: `float b[4] __attribute__((aligned(16)))`.
             self.skip_attributes()?;
             let init = self.initializer()?;
@@ -160,6 +154,19 @@ impl Parser {
             _ => t.text.to_string(),
         };
         Ok((format!("operator{text}"), span))
+    }
+
+    /// An array declarator's bounds, `[4][n]`, up to an attribute's `[[`;
+    /// each bound nests one level (the caller restores `depth`).
+    fn array_bounds(&mut self) -> Result<Vec<Expr>> {
+        let mut dims = Vec::new();
+        while self.at(Tok::LBracket) && !self.peek_at(1).is(Tok::LBracket) {
+            self.enter()?;
+            self.bump();
+            dims.push(self.expr()?);
+            self.expect(Tok::RBracket, "']'")?;
+        }
+        Ok(dims)
     }
 
     pub(super) fn initializer(&mut self) -> Result<Option<Expr>> {
@@ -281,13 +288,7 @@ impl Parser {
             );
         }
         let depth = self.depth;
-        let mut dims = Vec::new();
-        while self.at(Tok::LBracket) {
-            self.enter()?;
-            self.bump();
-            dims.push(self.expr()?);
-            self.expect(Tok::RBracket, "']'")?;
-        }
+        let dims = self.array_bounds()?;
         self.skip_attributes()?;
         let init = self.initializer()?;
         self.depth = depth;
