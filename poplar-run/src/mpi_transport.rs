@@ -19,6 +19,9 @@ use mpi::traits::*;
 enum Request {
     /// All-gather these bytes; the answer is every rank's, in rank order.
     AllGather(Vec<u8>, Sender<Vec<Vec<u8>>>),
+    /// Send message `k` to rank `k`; the answer is what each rank sent
+    /// this one, in rank order.
+    AllToAll(Vec<Vec<u8>>, Sender<Vec<Vec<u8>>>),
     /// End the job with status 1.
     Abort,
 }
@@ -49,6 +52,9 @@ pub fn start() -> Result<(Arc<MpiTransport>, JoinHandle<()>), String> {
                     Request::AllGather(mine, answer) => {
                         let _ = answer.send(all_gather(&world, &mine));
                     }
+                    Request::AllToAll(to_each, answer) => {
+                        let _ = answer.send(all_to_all(&world, &to_each));
+                    }
                     Request::Abort => world.abort(1),
                 }
             }
@@ -57,6 +63,40 @@ pub fn start() -> Result<(Arc<MpiTransport>, JoinHandle<()>), String> {
         .map_err(|e| format!("cannot start the MPI thread: {e}"))?;
     let (rank, ranks) = started.recv().map_err(|_| "the MPI thread stopped".to_string())??;
     Ok((Arc::new(MpiTransport { rank, ranks, service: Mutex::new(to_service) }), service))
+}
+
+/// Message `k` to rank `k`, and every rank's message to this one, in rank
+/// order: the lengths first (`MPI_Alltoall`), then the bytes
+/// (`MPI_Alltoallv`).
+fn all_to_all(world: &mpi::topology::SimpleCommunicator, to_each: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let n = world.size() as usize;
+    let sent: Vec<u64> = (0..n).map(|k| to_each.get(k).map_or(0, |m| m.len() as u64)).collect();
+    let mut lengths = vec![0u64; n];
+    world.all_to_all_into(&sent[..], &mut lengths[..]);
+    let offsets = |ls: &[u64]| -> (Vec<i32>, Vec<i32>) {
+        let counts: Vec<i32> = ls.iter().map(|&l| l as i32).collect();
+        let displs = counts.iter().scan(0i32, |at, &c| Some(std::mem::replace(at, *at + c))).collect();
+        (counts, displs)
+    };
+    let (send_counts, send_displs) = offsets(&sent);
+    let (recv_counts, recv_displs) = offsets(&lengths);
+    let out: Vec<u8> = (0..n).flat_map(|k| to_each.get(k).into_iter().flatten().copied()).collect();
+    let mut all = vec![0u8; lengths.iter().sum::<u64>() as usize];
+    // Every rank takes part, even with nothing to move: an empty buffer
+    // is replaced by one byte that no count reaches.
+    let mut spare = ([0u8; 1], [0u8; 1]);
+    let send = if out.is_empty() { &spare.0[..] } else { &out[..] };
+    let recv = if all.is_empty() { &mut spare.1[..] } else { &mut all[..] };
+    let partition = mpi::datatype::Partition::new(send, &send_counts[..], &send_displs[..]);
+    let mut into = PartitionMut::new(recv, &recv_counts[..], &recv_displs[..]);
+    world.all_to_all_varcount_into(&partition, &mut into);
+    let mut got = Vec::with_capacity(n);
+    let mut at = 0usize;
+    for l in lengths {
+        got.push(all[at..at + l as usize].to_vec());
+        at += l as usize;
+    }
+    got
 }
 
 /// Every rank's bytes, in rank order: the lengths first, then the bytes.
@@ -93,6 +133,15 @@ impl runtime::replicas::Transport for MpiTransport {
     fn all_gather(&self, mine: Vec<u8>) -> Vec<Vec<u8>> {
         let (answer, result) = channel();
         let sent = self.service.lock().map(|s| s.send(Request::AllGather(mine, answer)).is_ok());
+        match sent {
+            Ok(true) => result.recv().unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn all_to_all(&self, to_each: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+        let (answer, result) = channel();
+        let sent = self.service.lock().map(|s| s.send(Request::AllToAll(to_each, answer)).is_ok());
         match sent {
             Ok(true) => result.recv().unwrap_or_default(),
             _ => Vec::new(),

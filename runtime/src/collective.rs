@@ -39,18 +39,12 @@ pub fn outputs(
             CollectiveKind::AllReduce | CollectiveKind::ReduceScatter => {
                 let op = op.unwrap_or(CollectiveOp::Add);
                 let all: Vec<&[u8]> = (0..g).map(of).collect();
-                let mut red = reduce(op, elem, &all);
-                if kind == CollectiveKind::AllReduce {
-                    for &m in members.iter().filter(|&&m| keep.contains(&(m as usize))) {
-                        out[m as usize] = red.clone();
-                    }
-                    continue;
-                }
-                let n = red.len() / size;
-                let part = n.div_ceil(g);
-                red.resize(part * g * size, 0);
+                let red = reduce(op, elem, &all);
                 for (i, &m) in members.iter().enumerate().filter(|(_, &m)| keep.contains(&(m as usize))) {
-                    out[m as usize] = red[i * part * size..(i + 1) * part * size].to_vec();
+                    out[m as usize] = match kind {
+                        CollectiveKind::AllReduce => red.clone(),
+                        _ => scatter_part(&red, size, g, i),
+                    };
                 }
             }
             CollectiveKind::AllGather => {
@@ -79,107 +73,189 @@ pub fn outputs(
     out
 }
 
+/// Replica `i`'s part of a group's reduced vector `red` for a group of
+/// `g` members: the vector is cut into `g` equal parts of whole elements,
+/// the last padded with zeros.
+pub(crate) fn scatter_part(red: &[u8], size: usize, g: usize, i: usize) -> Vec<u8> {
+    let part = (red.len() / size).div_ceil(g) * size;
+    let mut out = vec![0u8; part];
+    let from = (i * part).min(red.len());
+    let to = ((i + 1) * part).min(red.len());
+    out[..to - from].copy_from_slice(&red[from..to]);
+    out
+}
+
+/// An element type a reduction combines: read from and written to
+/// little-endian bytes, with the operators of [`CollectiveOp`].
+trait Elem: Copy {
+    const SIZE: usize;
+    fn get(b: &[u8]) -> Self;
+    fn put(self, b: &mut [u8]);
+    fn add(self, o: Self) -> Self;
+    fn mul(self, o: Self) -> Self;
+    fn min(self, o: Self) -> Self;
+    fn max(self, o: Self) -> Self;
+    /// The mean's division by the group size.
+    fn div(self, g: usize) -> Self;
+}
+
+macro_rules! int_elem {
+    ($($t:ty),*) => {$(
+        impl Elem for $t {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            fn get(b: &[u8]) -> Self {
+                <$t>::from_le_bytes(b.try_into().unwrap_or_default())
+            }
+            fn put(self, b: &mut [u8]) {
+                b.copy_from_slice(&self.to_le_bytes());
+            }
+            fn add(self, o: Self) -> Self {
+                self.wrapping_add(o)
+            }
+            fn mul(self, o: Self) -> Self {
+                self.wrapping_mul(o)
+            }
+            fn min(self, o: Self) -> Self {
+                Ord::min(self, o)
+            }
+            fn max(self, o: Self) -> Self {
+                Ord::max(self, o)
+            }
+            // The quotient itself, even where the group size does not fit
+            // the element type.
+            fn div(self, g: usize) -> Self {
+                (self as i128 / g.max(1) as i128) as $t
+            }
+        }
+    )*};
+}
+int_elem!(i8, u8, i16, u16, i32, u32, i64, u64);
+
+macro_rules! float_elem {
+    ($($t:ty),*) => {$(
+        impl Elem for $t {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            fn get(b: &[u8]) -> Self {
+                <$t>::from_le_bytes(b.try_into().unwrap_or_default())
+            }
+            fn put(self, b: &mut [u8]) {
+                b.copy_from_slice(&self.to_le_bytes());
+            }
+            fn add(self, o: Self) -> Self {
+                self + o
+            }
+            fn mul(self, o: Self) -> Self {
+                self * o
+            }
+            fn min(self, o: Self) -> Self {
+                if self.is_nan() || o.is_nan() { <$t>::NAN } else { <$t>::min(self, o) }
+            }
+            fn max(self, o: Self) -> Self {
+                if self.is_nan() || o.is_nan() { <$t>::NAN } else { <$t>::max(self, o) }
+            }
+            fn div(self, g: usize) -> Self {
+                self / g as $t
+            }
+        }
+    )*};
+}
+float_elem!(f32, f64);
+
+/// Each step in single precision, rounded back to half.
+impl Elem for f16 {
+    const SIZE: usize = 2;
+    fn get(b: &[u8]) -> Self {
+        f16::from_le_bytes(b.try_into().unwrap_or_default())
+    }
+    fn put(self, b: &mut [u8]) {
+        b.copy_from_slice(&self.to_le_bytes());
+    }
+    fn add(self, o: Self) -> Self {
+        f16::from_f32(self.to_f32() + o.to_f32())
+    }
+    fn mul(self, o: Self) -> Self {
+        f16::from_f32(self.to_f32() * o.to_f32())
+    }
+    fn min(self, o: Self) -> Self {
+        if self.is_nan() || o.is_nan() {
+            f16::NAN
+        } else {
+            f16::min(self, o)
+        }
+    }
+    fn max(self, o: Self) -> Self {
+        if self.is_nan() || o.is_nan() {
+            f16::NAN
+        } else {
+            f16::max(self, o)
+        }
+    }
+    fn div(self, g: usize) -> Self {
+        f16::from_f32(self.to_f32() / g as f32)
+    }
+}
+
+/// `acc[i] = f(acc[i], x[i])` over a member's elements. Generic over `f`
+/// so that each operator gets its own loop, which the compiler vectorises.
+#[inline]
+fn combine<T: Elem>(acc: &mut [T], x: &[u8], f: impl Fn(T, T) -> T) {
+    for (a, b) in acc.iter_mut().zip(x.chunks_exact(T::SIZE)) {
+        *a = f(*a, T::get(b));
+    }
+}
+
+/// The members' inputs combined element by element, member after member:
+/// every element sees the same left-to-right order.
+fn fold<T: Elem>(op: CollectiveOp, inputs: &[&[u8]]) -> Vec<u8> {
+    let mut acc: Vec<T> = inputs[0].chunks_exact(T::SIZE).map(T::get).collect();
+    if op == CollectiveOp::SquareAdd {
+        acc.iter_mut().for_each(|a| *a = a.mul(*a));
+    }
+    for x in &inputs[1..] {
+        match op {
+            CollectiveOp::Add | CollectiveOp::Mean => combine(&mut acc, x, T::add),
+            CollectiveOp::SquareAdd => combine(&mut acc, x, |a, v| a.add(v.mul(v))),
+            CollectiveOp::Mul => combine(&mut acc, x, T::mul),
+            CollectiveOp::Min => combine(&mut acc, x, T::min),
+            CollectiveOp::Max => combine(&mut acc, x, T::max),
+            // Logical operators take `bool` only (checked).
+            CollectiveOp::And | CollectiveOp::Or => {}
+        }
+    }
+    if op == CollectiveOp::Mean {
+        acc.iter_mut().for_each(|a| *a = a.div(inputs.len()));
+    }
+    let mut out = vec![0u8; acc.len() * T::SIZE];
+    for (a, b) in acc.iter().zip(out.chunks_exact_mut(T::SIZE)) {
+        a.put(b);
+    }
+    out
+}
+
 /// The members' inputs (equal lengths) combined element by element, left
 /// to right.
-fn reduce(op: CollectiveOp, elem: ElemType, inputs: &[&[u8]]) -> Vec<u8> {
-    let g = inputs.len();
-    macro_rules! fold {
-        ($t:ty, $get:expr, $put:expr, $add:expr, $mul:expr, $min:expr, $max:expr, $div:expr) => {{
-            let size = std::mem::size_of::<$t>();
-            let n = inputs[0].len() / size;
-            let get = |b: &[u8], i: usize| -> $t { $get(&b[i * size..(i + 1) * size]) };
-            let mut out = Vec::with_capacity(n * size);
-            for i in 0..n {
-                let first: $t = get(inputs[0], i);
-                let mut acc = match op {
-                    CollectiveOp::SquareAdd => $mul(first, first),
-                    _ => first,
-                };
-                for x in &inputs[1..] {
-                    let v: $t = get(x, i);
-                    acc = match op {
-                        CollectiveOp::Add | CollectiveOp::Mean => $add(acc, v),
-                        CollectiveOp::SquareAdd => $add(acc, $mul(v, v)),
-                        CollectiveOp::Mul => $mul(acc, v),
-                        CollectiveOp::Min => $min(acc, v),
-                        CollectiveOp::Max => $max(acc, v),
-                        // Logical operators take `bool` only (checked).
-                        CollectiveOp::And | CollectiveOp::Or => acc,
-                    };
-                }
-                if op == CollectiveOp::Mean {
-                    acc = $div(acc, g);
-                }
-                $put(acc, &mut out);
-            }
-            out
-        }};
-    }
-    macro_rules! int {
-        ($t:ty) => {
-            fold!(
-                $t,
-                |b: &[u8]| <$t>::from_le_bytes(b.try_into().unwrap()),
-                |v: $t, o: &mut Vec<u8>| o.extend_from_slice(&v.to_le_bytes()),
-                |a: $t, b: $t| a.wrapping_add(b),
-                |a: $t, b: $t| a.wrapping_mul(b),
-                |a: $t, b: $t| a.min(b),
-                |a: $t, b: $t| a.max(b),
-                |a: $t, g: usize| a / (g as $t)
-            )
-        };
-    }
-    macro_rules! float {
-        ($t:ty) => {
-            fold!(
-                $t,
-                |b: &[u8]| <$t>::from_le_bytes(b.try_into().unwrap()),
-                |v: $t, o: &mut Vec<u8>| o.extend_from_slice(&v.to_le_bytes()),
-                |a: $t, b: $t| a + b,
-                |a: $t, b: $t| a * b,
-                |a: $t, b: $t| if a.is_nan() || b.is_nan() { <$t>::NAN } else { a.min(b) },
-                |a: $t, b: $t| if a.is_nan() || b.is_nan() { <$t>::NAN } else { a.max(b) },
-                |a: $t, g: usize| a / (g as $t)
-            )
-        };
-    }
+pub(crate) fn reduce(op: CollectiveOp, elem: ElemType, inputs: &[&[u8]]) -> Vec<u8> {
     match elem {
         ElemType::Bool => {
-            let n = inputs[0].len();
-            (0..n)
-                .map(|i| {
-                    let mut acc = inputs[0][i] != 0;
-                    for x in &inputs[1..] {
-                        acc = match op {
-                            CollectiveOp::Or => acc || x[i] != 0,
-                            _ => acc && x[i] != 0,
-                        };
-                    }
-                    u8::from(acc)
-                })
-                .collect()
+            let mut acc: Vec<bool> = inputs[0].iter().map(|&b| b != 0).collect();
+            for x in &inputs[1..] {
+                for (a, &b) in acc.iter_mut().zip(x.iter()) {
+                    *a = if op == CollectiveOp::Or { *a || b != 0 } else { *a && b != 0 };
+                }
+            }
+            acc.into_iter().map(u8::from).collect()
         }
-        ElemType::Char => int!(i8),
-        ElemType::UChar | ElemType::Quarter => int!(u8),
-        ElemType::Short => int!(i16),
-        ElemType::UShort => int!(u16),
-        ElemType::Int => int!(i32),
-        ElemType::UInt => int!(u32),
-        ElemType::Long => int!(i64),
-        ElemType::ULong => int!(u64),
-        ElemType::Float => float!(f32),
-        ElemType::Double => float!(f64),
-        // Each step in single precision, rounded back to half.
-        ElemType::Half => fold!(
-            f16,
-            |b: &[u8]| f16::from_le_bytes(b.try_into().unwrap()),
-            |v: f16, o: &mut Vec<u8>| o.extend_from_slice(&v.to_le_bytes()),
-            |a: f16, b: f16| f16::from_f32(a.to_f32() + b.to_f32()),
-            |a: f16, b: f16| f16::from_f32(a.to_f32() * b.to_f32()),
-            |a: f16, b: f16| if a.is_nan() || b.is_nan() { f16::NAN } else { a.min(b) },
-            |a: f16, b: f16| if a.is_nan() || b.is_nan() { f16::NAN } else { a.max(b) },
-            |a: f16, g: usize| f16::from_f32(a.to_f32() / g as f32)
-        ),
+        ElemType::Char => fold::<i8>(op, inputs),
+        ElemType::UChar | ElemType::Quarter => fold::<u8>(op, inputs),
+        ElemType::Short => fold::<i16>(op, inputs),
+        ElemType::UShort => fold::<u16>(op, inputs),
+        ElemType::Int => fold::<i32>(op, inputs),
+        ElemType::UInt => fold::<u32>(op, inputs),
+        ElemType::Long => fold::<i64>(op, inputs),
+        ElemType::ULong => fold::<u64>(op, inputs),
+        ElemType::Float => fold::<f32>(op, inputs),
+        ElemType::Double => fold::<f64>(op, inputs),
+        ElemType::Half => fold::<f16>(op, inputs),
     }
 }
 

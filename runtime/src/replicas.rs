@@ -22,11 +22,14 @@
 //! own error stops the whole job ([`Transport::abort`]), and a divergence
 //! is an error on every process.
 
+use std::ops::Range;
 use std::sync::{Arc, Condvar, Mutex};
 
 use linker::image::Collective;
 use serde::{Deserialize, Serialize};
+use vocab::{CollectiveKind, CollectiveOp};
 
+use crate::collective;
 use crate::error::RunError;
 
 /// What one replica brings to a collective.
@@ -57,6 +60,10 @@ pub trait Transport: Send + Sync {
     /// Every process's message, in rank order; every process calls it the
     /// same number of times.
     fn all_gather(&self, mine: Vec<u8>) -> Vec<Vec<u8>>;
+    /// Sends `to_each[k]` to process `k` and returns what every process
+    /// sent this one, in rank order; every process calls it at the same
+    /// point.
+    fn all_to_all(&self, to_each: Vec<Vec<u8>>) -> Vec<Vec<u8>>;
     /// Ends the whole job after a replica of this process failed, having
     /// written `message` to this process's standard error.
     fn abort(&self, message: &str) -> !;
@@ -157,40 +164,16 @@ struct State {
 }
 
 impl Round {
-    /// The round as one message: its length-prefixed description, then
-    /// the inputs' bytes as they are (no per-byte encoding).
-    fn encode(mut self) -> Vec<u8> {
-        let raw = match &mut self {
-            Round::Meet { inputs, lengths, .. } => {
-                *lengths = inputs.iter().map(|i| i.len() as u64).collect();
-                std::mem::take(inputs)
-            }
-            _ => Vec::new(),
-        };
-        let head = bincode::serde::encode_to_vec(&self, bincode::config::standard()).unwrap_or_default();
-        let mut out = Vec::with_capacity(8 + head.len() + raw.iter().map(Vec::len).sum::<usize>());
-        out.extend_from_slice(&(head.len() as u64).to_le_bytes());
-        out.extend_from_slice(&head);
-        for r in raw {
-            out.extend_from_slice(&r);
-        }
-        out
+    /// The round as one message. Inputs do not travel in it: once every
+    /// process knows that all stand at the same collective, they exchange
+    /// what that collective needs ([`over_ranks`]).
+    fn encode(&self) -> Vec<u8> {
+        bincode::serde::encode_to_vec(self, bincode::config::standard()).unwrap_or_default()
     }
 
     fn decode(b: &[u8]) -> Result<Round, String> {
-        let bad = || "a process sent a truncated message".to_string();
-        let n = b.get(..8).and_then(|h| h.try_into().ok()).map(u64::from_le_bytes).ok_or_else(bad)? as usize;
-        let head = b.get(8..8usize.saturating_add(n)).ok_or_else(bad)?;
-        let (mut round, _): (Round, _) = bincode::serde::decode_from_slice(head, bincode::config::standard())
-            .map_err(|e| e.to_string())?;
-        if let Round::Meet { lengths, inputs, .. } = &mut round {
-            let mut at = 8 + n;
-            for &l in lengths.iter() {
-                let end = at.checked_add(l as usize).filter(|&e| e <= b.len()).ok_or_else(bad)?;
-                inputs.push(b[at..end].to_vec());
-                at = end;
-            }
-        }
+        let (round, _): (Round, _) =
+            bincode::serde::decode_from_slice(b, bincode::config::standard()).map_err(|e| e.to_string())?;
         Ok(round)
     }
 }
@@ -225,13 +208,12 @@ impl Failure {
 enum Round {
     /// Every local replica stands at `step` (the collective `label`), with
     /// these cycles and inputs; `first` is the first local replica. The
-    /// inputs travel as raw bytes after the rest ([`Round::encode`]).
+    /// inputs stay with the process ([`Round::encode`]).
     Meet {
         first: u32,
         label: String,
         step: String,
         cycles: Vec<u64>,
-        lengths: Vec<u64>,
         #[serde(skip)]
         inputs: Vec<Vec<u8>>,
     },
@@ -285,23 +267,28 @@ impl LocalFabric {
     /// The meeting, once every local replica has arrived or left: the
     /// outputs of a collective, the end of the run, or why neither.
     fn hold(&self, s: &mut State, step: Option<&Collective>) {
-        let mine = self.round(s);
+        let mut mine = self.round(s);
+        let mut held = Vec::new();
         let rounds = match &self.transport {
             None => vec![mine],
-            Some(t) => t
-                .all_gather(mine.encode())
-                .iter()
-                .map(|b| {
-                    Round::decode(b).unwrap_or_else(|e| {
-                        Round::Failed(Failure {
-                            replica: self.first,
-                            label: s.waiting_at.clone(),
-                            step: String::new(),
-                            message: format!("a process sent an unreadable message: {e}"),
+            Some(t) => {
+                if let Round::Meet { inputs, .. } = &mut mine {
+                    held = std::mem::take(inputs);
+                }
+                t.all_gather(mine.encode())
+                    .iter()
+                    .map(|b| {
+                        Round::decode(b).unwrap_or_else(|e| {
+                            Round::Failed(Failure {
+                                replica: self.first,
+                                label: s.waiting_at.clone(),
+                                step: String::new(),
+                                message: format!("a process sent an unreadable message: {e}"),
+                            })
                         })
                     })
-                })
-                .collect(),
+                    .collect()
+            }
         };
         for a in s.arrivals.iter_mut() {
             *a = None;
@@ -323,8 +310,26 @@ impl LocalFabric {
                 let Some(step) = step else { return };
                 let latest = cycles.iter().copied().max().unwrap_or(0);
                 let local = self.first as usize..self.first as usize + s.results.len();
-                let mine =
-                    crate::collective::outputs(step.kind, step.op, step.group, step.elem, &inputs, local);
+                let mine = match &self.transport {
+                    None => {
+                        Ok(collective::outputs(step.kind, step.op, step.group, step.elem, &inputs, local))
+                    }
+                    Some(t) => over_ranks(t.as_ref(), step, held, cycles.len(), local),
+                };
+                let mine = match mine {
+                    Ok(mine) => mine,
+                    Err(message) => {
+                        let failure = Failure {
+                            replica: self.first,
+                            label: step.label.clone(),
+                            step: String::new(),
+                            message,
+                        };
+                        s.failure = Some(failure.clone());
+                        self.stop(s, failure.message);
+                        return;
+                    }
+                };
                 for (slot, output) in s.results.iter_mut().zip(mine) {
                     *slot = Some(Departure { output, cycles: latest });
                 }
@@ -377,7 +382,6 @@ impl LocalFabric {
                     label: s.waiting_at.clone(),
                     step: arrivals[0].step.clone(),
                     cycles: arrivals.iter().map(|a| a.cycles).collect(),
-                    lengths: Vec::new(),
                     inputs: s.arrivals.iter_mut().flatten().map(|a| std::mem::take(&mut a.input)).collect(),
                 }
             }
@@ -388,6 +392,102 @@ impl LocalFabric {
     fn all_in(s: &State) -> bool {
         s.arrivals.iter().zip(&s.finished).all(|(a, f)| a.is_some() || f.is_some())
     }
+}
+
+/// The outputs of collective `step` for this process's replicas `keep`,
+/// when the job's `replicas` are spread over processes (each holding the
+/// same number, in rank order) and `mine` are this process's inputs.
+///
+/// A reducing collective is computed where the data lies, as a
+/// reduce-scatter then an all-gather: process `k` receives slice `k` of
+/// every replica's elements, reduces it for every group (in group order,
+/// as [`collective::outputs`] does, so the bits are the same), and every
+/// process gathers the reduced slices. Each process then sends and
+/// receives about twice its own data, whatever the number of processes.
+/// The other collectives gather every replica's input.
+fn over_ranks(
+    t: &dyn Transport,
+    step: &Collective,
+    mine: Vec<Vec<u8>>,
+    replicas: usize,
+    keep: Range<usize>,
+) -> Result<Vec<Vec<u8>>, String> {
+    let bad = || "a process sent a collective message of the wrong size".to_string();
+    let ranks = (t.ranks() as usize).max(1);
+    let per = replicas / ranks;
+    let len = mine.first().map_or(0, Vec::len);
+    if per * ranks != replicas || mine.len() != per || mine.iter().any(|m| m.len() != len) {
+        return Err(bad());
+    }
+    if !step.kind.reduces() {
+        let mut inputs = Vec::with_capacity(replicas);
+        for m in t.all_gather(mine.concat()) {
+            if m.len() != per * len {
+                return Err(bad());
+            }
+            inputs.extend((0..per).map(|j| m[j * len..(j + 1) * len].to_vec()));
+        }
+        return Ok(collective::outputs(step.kind, step.op, step.group, step.elem, &inputs, keep));
+    }
+    let size = step.elem.size() as usize;
+    let n = len / size;
+    // Process k's slice of every vector: elements k·n/ranks .. (k+1)·n/ranks.
+    let cut = |k: usize| k * n / ranks * size;
+    let to_each = (0..ranks)
+        .map(|k| {
+            let mut to = Vec::with_capacity(per * (cut(k + 1) - cut(k)));
+            for x in &mine {
+                to.extend_from_slice(&x[cut(k)..cut(k + 1)]);
+            }
+            to
+        })
+        .collect();
+    drop(mine);
+    let received = t.all_to_all(to_each);
+    let me = t.rank() as usize;
+    let part = cut(me + 1) - cut(me);
+    let mut slices: Vec<&[u8]> = Vec::with_capacity(replicas);
+    for m in &received {
+        if m.len() != per * part {
+            return Err(bad());
+        }
+        slices.extend((0..per).map(|j| &m[j * part..(j + 1) * part]));
+    }
+    if slices.len() != replicas {
+        return Err(bad());
+    }
+    let op = step.op.unwrap_or(CollectiveOp::Add);
+    let groups = step.group.groups(replicas as u32);
+    let mut reduced = Vec::with_capacity(groups.len() * part);
+    for g in &groups {
+        let members: Vec<&[u8]> = g.iter().map(|&m| slices[m as usize]).collect();
+        reduced.extend_from_slice(&collective::reduce(op, step.elem, &members));
+    }
+    drop(received);
+    let gathered = t.all_gather(reduced);
+    if gathered.len() != ranks
+        || gathered.iter().enumerate().any(|(k, m)| m.len() != groups.len() * (cut(k + 1) - cut(k)))
+    {
+        return Err(bad());
+    }
+    let mut out = Vec::with_capacity(keep.len());
+    for r in keep {
+        let (gi, pos) = groups
+            .iter()
+            .enumerate()
+            .find_map(|(gi, g)| g.iter().position(|&m| m as usize == r).map(|pos| (gi, pos)))
+            .ok_or_else(bad)?;
+        let mut full = Vec::with_capacity(len);
+        for (k, m) in gathered.iter().enumerate() {
+            let p = cut(k + 1) - cut(k);
+            full.extend_from_slice(&m[gi * p..(gi + 1) * p]);
+        }
+        out.push(match step.kind {
+            CollectiveKind::AllReduce => full,
+            _ => collective::scatter_part(&full, size, groups[gi].len(), pos),
+        });
+    }
+    Ok(out)
 }
 
 impl Fabric for LocalFabric {
