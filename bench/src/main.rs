@@ -1,5 +1,5 @@
-//! The benchmark command: `cargo run --release -p bench [-- --quick] [--no-write] [--only WORD]
-//! [--out PATH]`, or `bench --scaling [--quick] [--threads 1,2,4] [--bin-dir DIR] [--budget SECONDS]
+//! The benchmark command: `cargo run --release -p bench [-- --quick] [--no-write] [--only WORD
+//! [--update]] [--out PATH]`, or `bench --scaling [--quick] [--threads 1,2,4] [--bin-dir DIR] [--budget SECONDS]
 //! [--out PATH]`.
 //!
 //! Builds what it needs, generates its inputs, runs every benchmark the
@@ -8,7 +8,9 @@
 //! reference measured in the same run (g++ -O2, native Rust, host memcpy),
 //! as a ratio, since absolute times on shared machines are noise. `--quick`
 //! runs each benchmark once on small inputs (CI runs it so none rots) and,
-//! like `--no-write`, leaves `BENCHMARKS.md` alone. `--scaling` runs only
+//! like `--no-write`, leaves `BENCHMARKS.md` alone. `--only WORD --update`
+//! replaces only the sections it ran in `BENCHMARKS.md`, each stamped
+//! with its own machine state, date and commit. `--scaling` runs only
 //! the thread-scaling table ([`scaling_bench`]), made to run from copied
 //! binaries on a machine without a toolchain
 //! (`scripts/device-scaling.sh`); it writes only to `--out`.
@@ -63,6 +65,7 @@ fn main() {
     // `--only WORD`: run the sections whose title contains WORD (e.g.
     // `runtime`), to look at one figure; never writes BENCHMARKS.md.
     let mut only: Option<String> = None;
+    let mut update = false;
     let mut rest = args.iter();
     let fail = |msg: String| -> ! {
         eprintln!("bench: error: {msg}");
@@ -74,6 +77,7 @@ fn main() {
         match a.as_str() {
             "--quick" => quick = true,
             "--no-write" => no_write = true,
+            "--update" => update = true,
             "--only" => only = Some(value("a word of a section title (e.g. runtime)").to_lowercase()),
             "--out" => out_path = Some(value("a path")),
             "--scaling" => scaling = true,
@@ -95,7 +99,7 @@ fn main() {
                 );
             }
             bad => fail(format!(
-                "unknown option '{bad}' (expected --quick, --no-write, --only WORD, --out PATH, --scaling, \
+                "unknown option '{bad}' (expected --quick, --no-write, --only WORD, --update, --out PATH, --scaling, \
                  --threads LIST, --bin-dir DIR, --budget SECONDS)"
             )),
         }
@@ -118,6 +122,9 @@ fn main() {
             eprintln!("bench: wrote {}", p.display());
         }
         return;
+    }
+    if update && (only.is_none() || quick || no_write || out_path.is_some()) {
+        fail("--update goes with --only WORD alone".into());
     }
     let write = (!quick && !no_write && only.is_none()) || out_path.is_some();
     let mut out = String::new();
@@ -151,11 +158,69 @@ fn main() {
         out.push_str(&device_figures(Path::new("bench/device")));
     }
     print!("{out}");
+    if update {
+        let path = Path::new("BENCHMARKS.md");
+        let old = std::fs::read_to_string(path)
+            .unwrap_or_else(|e| fail(format!("cannot read {}: {e}", path.display())));
+        let stamp = machine::describe()
+            .into_iter()
+            .filter(|(k, _)| k.starts_with("date") || k.starts_with("commit") || k.starts_with("load"))
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let new =
+            replace_sections(&old, &out, &format!("Measured apart from the rest of this file: {stamp}."));
+        std::fs::write(path, new).unwrap_or_else(|e| fail(format!("cannot write {}: {e}", path.display())));
+        eprintln!("bench: updated {}", path.display());
+    }
     if write {
         let path = out_path.unwrap_or_else(|| "BENCHMARKS.md".into());
         std::fs::write(&path, &out).unwrap_or_else(|e| fail(format!("cannot write {}: {e}", path.display())));
         eprintln!("bench: wrote {}", path.display());
     }
+}
+
+/// `old` with each `## ` section that `fresh` also has replaced by
+/// `fresh`'s, `note` written under its heading; sections `fresh` lacks
+/// stay as they are, and a new one goes before the figures measured on
+/// other machines.
+fn replace_sections(old: &str, fresh: &str, note: &str) -> String {
+    fn sections(text: &str) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = vec![(String::new(), String::new())];
+        for line in text.split_inclusive('\n') {
+            if let Some(title) = line.strip_prefix("## ") {
+                out.push((title.trim().to_string(), String::new()));
+            }
+            if let Some(last) = out.last_mut() {
+                last.1.push_str(line);
+            }
+        }
+        out
+    }
+    let fresh: Vec<(String, String)> = sections(fresh).into_iter().skip(2).collect();
+    let stamped = |title: &str, body: &str| {
+        let rest = body.split_once('\n').map_or("", |(_, r)| r);
+        format!("## {title}\n\n{note}\n{}\n\n", rest.trim_end())
+    };
+    let old = sections(old);
+    let new_ones: String =
+        fresh.iter().filter(|(t, _)| !old.iter().any(|(o, _)| o == t)).map(|(t, b)| stamped(t, b)).collect();
+    let mut out = String::new();
+    let mut new_placed = false;
+    for (title, body) in &old {
+        if title == "Measured on other machines" && !new_placed {
+            out.push_str(&new_ones);
+            new_placed = true;
+        }
+        match fresh.iter().find(|(t, _)| t == title) {
+            Some((_, b)) if !title.is_empty() => out.push_str(&stamped(title, b)),
+            _ => out.push_str(body),
+        }
+    }
+    if !new_placed {
+        out.push_str(&new_ones);
+    }
+    out
 }
 
 /// The figures measured on other machines (a device machine with many
@@ -188,4 +253,22 @@ fn device_figures(dir: &Path) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::replace_sections;
+
+    #[test]
+    fn update_replaces_only_the_sections_run() {
+        let old = "# B\n\n## Machine\n\n- commit: a\n\n## One\n\n| x | 1 |\n\n## Two\n\n| y | 2 |\n\n\
+                   ## Measured on other machines\n\nfar\n";
+        let fresh = "# B\n\n## Machine\n\n- commit: b\n\n## Two\n\n| y | 3 |\n\n## Three\n\n| z | 4 |\n";
+        let new = replace_sections(old, fresh, "(b)");
+        assert_eq!(
+            new,
+            "# B\n\n## Machine\n\n- commit: a\n\n## One\n\n| x | 1 |\n\n## Two\n\n(b)\n\n| y | 3 |\n\n\
+             ## Three\n\n(b)\n\n| z | 4 |\n\n## Measured on other machines\n\nfar\n"
+        );
+    }
 }
