@@ -21,10 +21,17 @@ pub struct Executable {
     pub graph_profile: Option<String>,
     /// The option flags it was compiled with.
     pub options: Vec<(String, String)>,
+    /// Host-to-device streams broadcast to every replica
+    /// (`ReplicatedStreamMode::BROADCAST`), by name.
+    pub broadcast: Vec<String>,
 }
 
-/// The serialized form: a tag, the image's length, the image, the graph profile.
-const EXE_TAG: &[u8; 8] = b"PRSEXE01";
+/// The serialized form: a tag, the image's length, the image, the number
+/// of broadcast streams and each one's name (its length first; integers are
+/// 8 bytes, little-endian), the graph profile. `PRSEXE01`, the form without
+/// the broadcast streams, is still read.
+const EXE_TAG: &[u8; 8] = b"PRSEXE02";
+const EXE_TAG_1: &[u8; 8] = b"PRSEXE01";
 
 impl Executable {
     /// `Executable::serialize`.
@@ -33,6 +40,11 @@ impl Executable {
         let mut out = EXE_TAG.to_vec();
         out.extend_from_slice(&(image.len() as u64).to_le_bytes());
         out.extend_from_slice(&image);
+        out.extend_from_slice(&(self.broadcast.len() as u64).to_le_bytes());
+        for name in &self.broadcast {
+            out.extend_from_slice(&(name.len() as u64).to_le_bytes());
+            out.extend_from_slice(name.as_bytes());
+        }
         out.extend_from_slice(self.graph_profile.as_deref().unwrap_or("").as_bytes());
         out
     }
@@ -41,15 +53,33 @@ impl Executable {
     /// native code, like a shared library).
     pub fn from_bytes(b: &[u8]) -> Result<Executable> {
         let bad = |why: &str| ApiError::new(Status::ParseError, format!("not a poplar-rs executable: {why}"));
-        if b.len() < 16 || &b[..8] != EXE_TAG {
+        if b.len() < 16 || (&b[..8] != EXE_TAG && &b[..8] != EXE_TAG_1) {
             return Err(bad("it does not start with the executable tag"));
         }
-        let n = u64::from_le_bytes(b[8..16].try_into().unwrap_or_default()) as usize;
-        let image_bytes = b.get(16..16usize.saturating_add(n)).ok_or_else(|| bad("it is truncated"))?;
-        let image = Image::from_bytes(image_bytes).map_err(|e| bad(&e.to_string()))?.into_inner();
-        let profile = std::str::from_utf8(&b[16 + n..]).map_err(|_| bad("its graph profile is not text"))?;
+        // A length, checked against what is left.
+        let take = |at: &mut usize| -> Result<usize> {
+            let n = b.get(*at..*at + 8).ok_or_else(|| bad("it is truncated"))?;
+            *at += 8;
+            let n = u64::from_le_bytes(n.try_into().unwrap_or_default());
+            usize::try_from(n).ok().filter(|&n| n <= b.len() - *at).ok_or_else(|| bad("it is truncated"))
+        };
+        let mut at = 8;
+        let n = take(&mut at)?;
+        let image = Image::from_bytes(&b[at..at + n]).map_err(|e| bad(&e.to_string()))?.into_inner();
+        at += n;
+        let mut broadcast = Vec::new();
+        if &b[..8] == EXE_TAG {
+            for _ in 0..take(&mut at)? {
+                let n = take(&mut at)?;
+                let name =
+                    std::str::from_utf8(&b[at..at + n]).map_err(|_| bad("a stream name is not text"))?;
+                broadcast.push(name.to_string());
+                at += n;
+            }
+        }
+        let profile = std::str::from_utf8(&b[at..]).map_err(|_| bad("its graph profile is not text"))?;
         let graph_profile = (!profile.is_empty()).then(|| profile.to_string());
-        Ok(Executable { image, graph_profile, options: Vec::new() })
+        Ok(Executable { image, graph_profile, options: Vec::new(), broadcast })
     }
 }
 
@@ -59,7 +89,17 @@ pub struct Engine {
     options: EngineOptions,
     running: Option<runtime::Engine>,
     /// Streams connected before `load`, bound when it comes.
-    pending: Vec<(String, Box<dyn HostStream>)>,
+    pending: Vec<(String, StreamEnd, Box<dyn HostStream>)>,
+}
+
+/// Which replicas a stream's host end serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StreamEnd {
+    /// One replica's own stream (`ReplicatedStreamMode::REPLICATE`, and
+    /// every stream of a graph of one replica).
+    Replica(u32),
+    /// Every replica, one host end (`ReplicatedStreamMode::BROADCAST`).
+    Broadcast,
 }
 
 pub type ProgressFn = Option<extern "C" fn(*mut c_void, i32, i32)>;
@@ -141,7 +181,7 @@ pub fn compile_named(
         ApiError::new(Status::GraphProgramCompilationError, "the graph does not fit in the tiles' memory")
     })?;
     progress(2, 2);
-    Ok(Executable { image, graph_profile: compiled.report, options: pairs })
+    Ok(Executable { image, graph_profile: compiled.report, options: pairs, broadcast: g.broadcast.clone() })
 }
 
 /// A stream bound to the user's memory, read and written circularly.
@@ -151,9 +191,10 @@ struct UserMemory {
     pos: usize,
 }
 
-// SAFETY: the engine calls it only on the thread that runs the program;
-// the host program keeps the memory alive while it is connected (Poplar's
-// contract for connectStream).
+// SAFETY: the engine calls it only on the thread that runs its replica's
+// program; the host program keeps the memory alive while it is connected
+// (Poplar's contract for connectStream), and memory connected to several
+// replicas' streams to the host is written by each (as on Poplar).
 unsafe impl Send for UserMemory {}
 
 impl HostStream for UserMemory {
@@ -186,7 +227,9 @@ pub struct StreamCallback {
     pub destroy: Option<extern "C" fn(*mut c_void)>,
 }
 
-// SAFETY: as UserMemory: called on the running thread only.
+// SAFETY: as UserMemory: called on one running thread at a time (a
+// broadcast stream's end under its lock); the C++ side records callback
+// exceptions under a lock.
 unsafe impl Send for StreamCallback {}
 
 impl Drop for StreamCallback {
@@ -275,10 +318,8 @@ impl Engine {
                 engine.set_graph_profile(p);
             }
         }
-        for (name, end) in self.pending.drain(..) {
-            engine
-                .connect_stream_outside(&name, Some(end))
-                .map_err(|err| ApiError::new(Status::StreamConnectionError, err.to_string()))?;
+        for (name, which, end) in self.pending.drain(..) {
+            bind(&mut engine, &name, which, end)?;
         }
         self.running = Some(engine);
         Ok(())
@@ -335,22 +376,70 @@ impl Engine {
         })
     }
 
-    /// `connectStream(name, ...)` to any host end.
-    pub fn connect(&mut self, name: &str, end: Box<dyn HostStream>) -> Result<()> {
-        if !self.exe.image.streams.iter().any(|s| s.name == name) {
-            let known: Vec<&str> = self.exe.image.streams.iter().map(|s| s.name.as_str()).collect();
+    /// `connectStream(name, ...)` to any host end; with `replica`,
+    /// `connectStream(name, replica, ...)`. A graph of r replicas has one
+    /// stream per replica (Poplar's `ReplicatedStreamMode::REPLICATE`),
+    /// connected by index, except a stream added as `BROADCAST`, which has
+    /// one host end for all, connected without an index (or with index 0).
+    /// With one replica, index 0 is the stream itself.
+    pub fn connect(&mut self, name: &str, replica: Option<u32>, end: Box<dyn HostStream>) -> Result<()> {
+        let image = &self.exe.image;
+        if !image.streams.iter().any(|s| s.name == name) {
+            let known: Vec<&str> = image.streams.iter().map(|s| s.name.as_str()).collect();
             return Err(ApiError::new(
                 Status::SymbolError,
                 format!("no stream called '{name}' (streams: {})", known.join(", ")),
             ));
         }
-        match &mut self.running {
-            Some(e) => e
-                .connect_stream_outside(name, Some(end))
-                .map_err(|e| ApiError::new(Status::StreamConnectionError, e.to_string())),
+        let replicas = image.target.replicas.max(1);
+        let broadcast = replicas > 1 && self.exe.broadcast.iter().any(|b| b == name);
+        let which = match replica {
+            Some(i) if i >= replicas => {
+                let has = match replicas {
+                    1 => "the graph has one replica, index 0".to_string(),
+                    r => format!("the graph has {r} replicas, indices 0 to {}", r - 1),
+                };
+                return Err(ApiError::new(
+                    Status::IndexError,
+                    format!("stream '{name}': there is no replica {i} ({has})"),
+                ));
+            }
+            Some(0) | None if broadcast => StreamEnd::Broadcast,
+            Some(i) if broadcast => {
+                return Err(ApiError::new(
+                    Status::StreamConnectionError,
+                    format!(
+                        "stream '{name}' is broadcast to every replica (ReplicatedStreamMode::BROADCAST): it has \
+                         one host end, connected without a replica index (or with index 0), not with index {i}"
+                    ),
+                ))
+            }
+            Some(i) => StreamEnd::Replica(i),
+            None if replicas == 1 => StreamEnd::Replica(0),
             None => {
-                self.pending.retain(|(n, _)| n != name);
-                self.pending.push((name.to_string(), end));
+                let to_device = image.streams.iter().any(|s| s.name == name && s.to_device);
+                let (mode, or) = match to_device {
+                    true => (
+                        " (ReplicatedStreamMode::REPLICATE)",
+                        ", or add it with ReplicatedStreamMode::BROADCAST to send every replica the same data",
+                    ),
+                    false => ("", ""),
+                };
+                return Err(ApiError::new(
+                    Status::StreamConnectionError,
+                    format!(
+                        "stream '{name}' has one stream per replica in this graph of {replicas} replicas{mode}: \
+                         connect each replica's with its index, connectStream(handle, replica, ...) or \
+                         connectStreamToCallback(handle, replica, ...){or}"
+                    ),
+                ));
+            }
+        };
+        match &mut self.running {
+            Some(e) => bind(e, name, which, end),
+            None => {
+                self.pending.retain(|(n, w, _)| !(n == name && *w == which));
+                self.pending.push((name.to_string(), which, end));
                 Ok(())
             }
         }
@@ -369,6 +458,15 @@ impl Engine {
             )
         })
     }
+}
+
+/// Connects `end` to the loaded engine's stream `name` for `which` replicas.
+fn bind(engine: &mut runtime::Engine, name: &str, which: StreamEnd, end: Box<dyn HostStream>) -> Result<()> {
+    match which {
+        StreamEnd::Replica(i) => engine.connect_stream_outside_replica(name, i, Some(end)),
+        StreamEnd::Broadcast => engine.connect_stream_broadcast(name, end),
+    }
+    .map_err(|e| ApiError::new(Status::StreamConnectionError, e.to_string()))
 }
 
 /// Writes text a program printed to the host program's output.
@@ -498,6 +596,7 @@ pub extern "C" fn prs_engine_num_programs(e: *const Engine, out: *mut usize) -> 
 fn host_error(e: runtime::HostError) -> ApiError {
     let status = match e {
         runtime::HostError::Unknown { .. } => Status::SymbolError,
+        runtime::HostError::NoReplica { .. } => Status::IndexError,
         _ => Status::PoplarError,
     };
     ApiError::new(status, e.to_string())
@@ -538,10 +637,27 @@ pub extern "C" fn prs_engine_read_tensor(
     })
 }
 
+/// `replica` as the C ABI passes it: `PRS_ALL_REPLICAS` (all ones) for
+/// the forms without an index.
+fn replica_arg(replica: u32) -> Option<u32> {
+    (replica != u32::MAX).then_some(replica)
+}
+
 #[no_mangle]
 pub extern "C" fn prs_engine_connect_stream(
     e: *mut Engine,
     name: *const c_char,
+    begin: *mut c_void,
+    bytes: usize,
+) -> i32 {
+    prs_engine_connect_stream_replica(e, name, u32::MAX, begin, bytes)
+}
+
+#[no_mangle]
+pub extern "C" fn prs_engine_connect_stream_replica(
+    e: *mut Engine,
+    name: *const c_char,
+    replica: u32,
     begin: *mut c_void,
     bytes: usize,
 ) -> i32 {
@@ -557,7 +673,11 @@ pub extern "C" fn prs_engine_connect_stream(
                 ),
             ));
         }
-        e.connect(&name, Box::new(UserMemory { base: begin.cast(), len: bytes, pos: 0 }))
+        e.connect(
+            &name,
+            replica_arg(replica),
+            Box::new(UserMemory { base: begin.cast(), len: bytes, pos: 0 }),
+        )
     })
 }
 
@@ -575,10 +695,20 @@ pub extern "C" fn prs_engine_connect_stream_callback(
     name: *const c_char,
     cb: StreamCallback,
 ) -> i32 {
+    prs_engine_connect_stream_callback_replica(e, name, u32::MAX, cb)
+}
+
+#[no_mangle]
+pub extern "C" fn prs_engine_connect_stream_callback_replica(
+    e: *mut Engine,
+    name: *const c_char,
+    replica: u32,
+    cb: StreamCallback,
+) -> i32 {
     guard(move || {
         let e = handle_mut(e, "engine")?;
         let name = text(name, "handle")?;
-        e.connect(&name, Box::new(cb))
+        e.connect(&name, replica_arg(replica), Box::new(cb))
     })
 }
 

@@ -41,6 +41,9 @@ pub struct Graph {
     pub replication: u32,
     /// `setFieldSize` of vector-list fields, by (vertex, field).
     pub field_sizes: HashMap<(u32, String), usize>,
+    /// Host-to-device streams added with `ReplicatedStreamMode::BROADCAST`
+    /// (one host end for every replica), by name.
+    pub broadcast: Vec<String>,
 }
 
 fn field_err(message: String) -> ApiError {
@@ -96,6 +99,7 @@ impl Graph {
             op_sets: HashMap::new(),
             replication: replicas,
             field_sizes: HashMap::new(),
+            broadcast: Vec::new(),
         })
     }
 
@@ -499,6 +503,26 @@ impl Graph {
         }
         Ok(self.builder.add_stream(name, elem, &[num_elements], dir)?.0)
     }
+
+    /// `addHostToDeviceFIFO(..., ReplicatedStreamMode::BROADCAST)`: stream
+    /// `id` sends every replica the same data, from one host end.
+    pub fn set_stream_broadcast(&mut self, id: u32) -> Result<()> {
+        let s = self.stream(id)?;
+        if s.direction != HostDirection::ToDevice {
+            return Err(ApiError::new(
+                Status::StreamConnectionError,
+                format!(
+                    "stream '{}' goes to the host: only a host-to-device stream can be broadcast",
+                    s.name
+                ),
+            ));
+        }
+        let name = s.name.clone();
+        if !self.broadcast.contains(&name) {
+            self.broadcast.push(name);
+        }
+        Ok(())
+    }
 }
 
 /// `name[i]` as (name, i).
@@ -866,6 +890,11 @@ pub extern "C" fn prs_graph_add_stream(
             handle_mut(g, "graph")?.add_stream(&name, elem_type(ty, false)?, num_elements as u64, dir)?;
         put(out, id)
     })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_set_stream_broadcast(g: *mut Graph, stream: u32) -> i32 {
+    guard(|| handle_mut(g, "graph")?.set_stream_broadcast(stream))
 }
 
 #[no_mangle]

@@ -255,3 +255,18 @@ fn data_dependent_loops_run_as_poplar_defines_them() {
     let (ok, out, err) = run(&exe, &dir, &[]);
     assert!(ok && out.contains("all checks passed"), "control failed:\n{out}\n{err}");
 }
+
+/// Host streams of a replicated graph: per-replica and broadcast streams,
+/// buffers and callbacks, wrong indices, on `sim` and `cpu`.
+#[test]
+fn replicated_graphs_connect_a_stream_per_replica() {
+    if !have_gxx() {
+        eprintln!("skipped: g++ absent");
+        return;
+    }
+    let dir = scratch("replica-streams");
+    let exe = dir.join("replica_streams");
+    build(&root().join("sdk/tests/replica_streams.cpp"), &exe, "c++11", &[]).unwrap();
+    let (ok, out, err) = run(&exe, &dir, &[]);
+    assert!(ok && out.contains("all checks passed"), "replica_streams failed:\n{out}\n{err}");
+}

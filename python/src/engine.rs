@@ -100,7 +100,12 @@ pub fn compile_pir(py: Python<'_>, pir: &str, progress: Option<&Bound<'_, PyAny>
         py.import("warnings")?.call_method1("warn", (w,))?;
     }
     Ok(Executable {
-        exe: Some(capi::engine::Executable { image, graph_profile: report, options: Vec::new() }),
+        exe: Some(capi::engine::Executable {
+            image,
+            graph_profile: report,
+            options: Vec::new(),
+            broadcast: Vec::new(),
+        }),
     })
 }
 
@@ -400,7 +405,7 @@ impl Engine {
         let (elem, shape) = self.handle_info(name)?;
         if target.is_callable() {
             let s = CallbackStream { f: target.clone().unbind(), dtype: numpy_name(elem)?, shape };
-            return self.e.connect(name, Box::new(s)).or_raise();
+            return self.e.connect(name, None, Box::new(s)).or_raise();
         }
         let np = py.import("numpy")?;
         let a = np.getattr("asarray")?.call1((target,))?;
@@ -424,7 +429,7 @@ impl Engine {
             )));
         }
         let s = ArrayStream { _array: a.unbind(), base: addr as *mut u8, len, pos: 0 };
-        self.e.connect(name, Box::new(s)).or_raise()
+        self.e.connect(name, None, Box::new(s)).or_raise()
     }
 
     /// The execution profile (cycles per program step, compute set, tile

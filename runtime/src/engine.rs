@@ -219,20 +219,30 @@ impl Engine {
         std::iter::once(&mut self.machine).chain(&mut self.others)
     }
 
-    /// Replica `replica` when this process holds it; `Ok(None)` when
-    /// another process does.
-    fn replica_mut(&mut self, replica: u32) -> Result<Option<&mut Machine>, HostError> {
-        let (r, first) = (self.replicas(), self.machine.replica);
-        if replica >= r {
-            return Err(HostError::Data(format!(
-                "there is no replica {replica} (the replication factor is {r})"
-            )));
+    /// Replica `replica`, which this process must hold: a replica of
+    /// another process of the job (`poprun`) is connected there.
+    fn held_replica(&mut self, replica: u32) -> Result<&mut Machine, HostError> {
+        let (replicas, first, local) = (self.replicas(), self.machine.replica, self.local());
+        if replica >= replicas {
+            return Err(HostError::NoReplica { replica, replicas });
         }
-        Ok(match replica.checked_sub(first) {
+        let held = match replica.checked_sub(first) {
             Some(0) => Some(&mut self.machine),
             Some(i) => self.others.get_mut(i as usize - 1),
             None => None,
+        };
+        held.ok_or_else(|| {
+            HostError::Data(format!(
+                "replica {replica} runs in another process of the job: this process holds replicas {first} to {} \
+                 (connect each replica's stream in the process that holds it)",
+                first + local - 1
+            ))
         })
+    }
+
+    /// Whether this process holds replica `replica`.
+    pub fn holds_replica(&self, replica: u32) -> bool {
+        (self.machine.replica..self.machine.replica + self.local()).contains(&replica)
     }
 
     /// Element type and shape of one replica's data for `name` (what
@@ -443,7 +453,8 @@ impl Engine {
         Ok(index)
     }
 
-    /// [`Engine::connect_stream`] for one replica only.
+    /// [`Engine::connect_stream`] for one replica only, which this
+    /// process must hold.
     pub fn connect_stream_replica(
         &mut self,
         name: &str,
@@ -451,15 +462,17 @@ impl Engine {
         buffer: Vec<u8>,
     ) -> Result<(), HostError> {
         let index = self.stream_for_buffer(name, &buffer)?;
-        if let Some(m) = self.replica_mut(replica)? {
-            m.host.streams[index] = (buffer, 0, true);
-        }
+        let m = self.held_replica(replica)?;
+        m.host.outside[index] = None;
+        m.host.streams[index] = (buffer, 0, true);
         Ok(())
     }
 
     /// Connects a stream to a host end outside the engine ([`HostStream`]):
     /// each copy calls it with one block, replacing any buffer connected
-    /// before. `None` disconnects it.
+    /// before. `None` disconnects it. A replicated graph's streams are
+    /// connected per replica ([`Engine::connect_stream_outside_replica`])
+    /// or shared ([`Engine::connect_stream_broadcast`]).
     pub fn connect_stream_outside(
         &mut self,
         name: &str,
@@ -473,7 +486,8 @@ impl Engine {
         self.connect_stream_outside_replica(name, 0, end)
     }
 
-    /// [`Engine::connect_stream_outside`] for replica `replica`.
+    /// [`Engine::connect_stream_outside`] for replica `replica`, which this
+    /// process must hold.
     pub fn connect_stream_outside_replica(
         &mut self,
         name: &str,
@@ -483,8 +497,39 @@ impl Engine {
         let Named::Stream { index, .. } = self.lookup(name)? else {
             return Err(HostError::Data(format!("'{name}' is not a stream")));
         };
-        if let Some(m) = self.replica_mut(replica)? {
-            m.host.outside[index] = end;
+        self.held_replica(replica)?.host.outside[index] = end;
+        Ok(())
+    }
+
+    /// Connects a host-to-device stream of every replica this process
+    /// holds to one host end (Poplar's `ReplicatedStreamMode::BROADCAST`):
+    /// the end gives each block once, to the first replica whose copy
+    /// needs it, and every replica's k-th copy receives the k-th block, so
+    /// all replicas see the same data whatever order their threads reach
+    /// their copies in.
+    pub fn connect_stream_broadcast(
+        &mut self,
+        name: &str,
+        end: Box<dyn HostStream>,
+    ) -> Result<(), HostError> {
+        let Named::Stream { index, to_device: true } = self.lookup(name)? else {
+            return Err(HostError::Data(format!(
+                "'{name}' is not a host-to-device stream: only those can be broadcast to every replica"
+            )));
+        };
+        let local = self.local() as usize;
+        if local == 1 {
+            self.machine.host.outside[index] = Some(end);
+            return Ok(());
+        }
+        let shared = Arc::new(std::sync::Mutex::new(Broadcast {
+            end,
+            blocks: std::collections::VecDeque::new(),
+            first: 0,
+            next: vec![0; local],
+        }));
+        for (slot, m) in self.machines_mut().enumerate() {
+            m.host.outside[index] = Some(Box::new(BroadcastEnd { shared: shared.clone(), slot }));
         }
         Ok(())
     }
@@ -775,5 +820,48 @@ impl Engine {
             g.compute_sets.cycle_estimates = rec.cycle_estimates();
         }
         Some(g)
+    }
+}
+
+/// The shared state of a broadcast stream ([`Engine::connect_stream_broadcast`]):
+/// the blocks some replica has fetched and another has yet to receive.
+struct Broadcast {
+    end: Box<dyn HostStream>,
+    /// Blocks `first`, `first + 1`, … fetched from `end`.
+    blocks: std::collections::VecDeque<Vec<u8>>,
+    first: u64,
+    /// Per local replica: the number of its next block.
+    next: Vec<u64>,
+}
+
+/// One replica's view of a [`Broadcast`].
+struct BroadcastEnd {
+    shared: Arc<std::sync::Mutex<Broadcast>>,
+    slot: usize,
+}
+
+impl HostStream for BroadcastEnd {
+    fn fill(&mut self, block: &mut [u8]) -> Result<(), String> {
+        let mut guard = self.shared.lock().unwrap_or_else(|e| e.into_inner());
+        let s = &mut *guard;
+        let i = (s.next[self.slot] - s.first) as usize;
+        if i == s.blocks.len() {
+            let mut fetched = vec![0; block.len()];
+            s.end.fill(&mut fetched)?;
+            s.blocks.push_back(fetched);
+        }
+        block.copy_from_slice(&s.blocks[i]);
+        s.next[self.slot] += 1;
+        // Blocks every replica has received are dropped.
+        let done = s.next.iter().copied().min().unwrap_or(0);
+        while s.first < done {
+            s.blocks.pop_front();
+            s.first += 1;
+        }
+        Ok(())
+    }
+
+    fn drain(&mut self, _block: &[u8]) -> Result<(), String> {
+        Err("a broadcast stream carries data to the device only".into())
     }
 }

@@ -34,6 +34,9 @@ pub enum HostError {
     Data(String),
     #[error("'{name}' is a {kind}; it cannot be {action}")]
     Direction { name: String, kind: &'static str, action: &'static str },
+    /// A replica index past the replication factor.
+    #[error("there is no replica {replica} (the replication factor is {replicas})")]
+    NoReplica { replica: u32, replicas: u32 },
 }
 
 impl HostError {

@@ -35,6 +35,7 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -52,22 +53,32 @@ using ProgressFunc = std::function<void(int, int)>;
 namespace detail {
 
 /// The first exception a callback threw while the library was running it.
+/// The stream callbacks of a replicated graph's replicas run on the
+/// replicas' threads, so it is recorded under a lock.
 class CallbackErrors {
 public:
   void record() {
+    std::lock_guard<std::mutex> lock(mutex_);
     if (!first_)
       first_ = std::current_exception();
   }
-  bool any() const { return static_cast<bool>(first_); }
+  bool any() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return static_cast<bool>(first_);
+  }
   void rethrowIfAny() {
-    if (first_) {
-      std::exception_ptr e = first_;
+    std::exception_ptr e;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      e = first_;
       first_ = nullptr;
-      std::rethrow_exception(e);
     }
+    if (e)
+      std::rethrow_exception(e);
   }
 
 private:
+  mutable std::mutex mutex_;
   std::exception_ptr first_;
 };
 
@@ -263,38 +274,46 @@ public:
 
   /// Binds a stream to host memory [begin, end), used circularly: each copy
   /// from the host reads the next transfer's worth at that moment, each copy
-  /// to the host writes it. The memory must outlive the runs.
+  /// to the host writes it. The memory must outlive the runs. In a graph of
+  /// several replicas each replica has its own stream, connected with its
+  /// index by the forms below; only a stream added with
+  /// ReplicatedStreamMode::BROADCAST is connected here, once for all.
   void connectStream(StringRef handle, void *begin, void *end) {
-    detail::check(prs_engine_connect_stream(need(), name(handle).c_str(), begin, byteDistance(begin, end)));
+    connectStream(handle, PRS_ALL_REPLICAS, begin, end);
   }
   /// Binds a stream to a buffer of exactly one transfer.
-  void connectStream(StringRef handle, void *p) {
+  void connectStream(StringRef handle, void *p) { connectStream(handle, PRS_ALL_REPLICAS, p); }
+  /// Replica `index`'s stream (index_error past the replication factor;
+  /// index 0 of a graph of one replica is its stream).
+  void connectStream(StringRef handle, unsigned index, void *begin, void *end) {
+    detail::check(
+        prs_engine_connect_stream_replica(need(), name(handle).c_str(), index, begin, byteDistance(begin, end)));
+  }
+  void connectStream(StringRef handle, unsigned index, void *p) {
     std::string h = name(handle);
-    detail::check(prs_engine_connect_stream(need(), h.c_str(), p, handleBytes(h)));
+    detail::check(prs_engine_connect_stream_replica(need(), h.c_str(), index, p, handleBytes(h)));
   }
 
-  /// Hands a stream to a callback object, replacing any earlier binding.
+  /// Hands a stream to a callback object, replacing any earlier binding
+  /// (in a replicated graph, a broadcast stream's one callback).
   void connectStreamToCallback(StringRef handle, std::unique_ptr<StreamCallback> f) {
+    connectStreamToCallback(handle, PRS_ALL_REPLICAS, std::move(f));
+  }
+  /// The callback of replica `index`'s stream.
+  void connectStreamToCallback(StringRef handle, unsigned index, std::unique_ptr<StreamCallback> f) {
     if (!f)
       throw stream_connection_error("connectStreamToCallback: null callback for stream '" + name(handle) + "'");
     detail::StreamCallbackBox *box = new detail::StreamCallbackBox(std::move(f), errors_);
     // The library owns the box from here, also when the call fails.
-    detail::check(prs_engine_connect_stream_callback(need(), name(handle).c_str(),
-                                                     detail::StreamCallbackBox::abi(box)));
-  }
-  /// The callback of replica `index`: streams are connected per engine
-  /// here, so only index 0 of a graph of one replica is accepted.
-  void connectStreamToCallback(StringRef handle, unsigned index, std::unique_ptr<StreamCallback> f) {
-    checkReplica(index);
-    connectStreamToCallback(handle, std::move(f));
+    detail::check(prs_engine_connect_stream_callback_replica(need(), name(handle).c_str(), index,
+                                                             detail::StreamCallbackBox::abi(box)));
   }
   void connectStreamToCallback(StringRef handle, StreamCallbackHandle f) {
-    connectStreamToCallback(handle,
-                            std::unique_ptr<StreamCallback>(new detail::FunctionStreamCallback(std::move(f))));
+    connectStreamToCallback(handle, PRS_ALL_REPLICAS, std::move(f));
   }
   void connectStreamToCallback(StringRef handle, unsigned index, StreamCallbackHandle f) {
-    checkReplica(index);
-    connectStreamToCallback(handle, std::move(f));
+    connectStreamToCallback(handle, index,
+                            std::unique_ptr<StreamCallback>(new detail::FunctionStreamCallback(std::move(f))));
   }
 
   // ---- profiling ---------------------------------------------------------------
@@ -337,12 +356,6 @@ private:
     size_t bytes = 0;
     detail::check(prs_engine_handle_bytes(need(), handle.c_str(), &bytes));
     return bytes;
-  }
-
-  static void checkReplica(unsigned index) {
-    if (index != 0)
-      throw index_error("replica index " + std::to_string(index) +
-                        ": per-replica stream connections are not implemented (see docs/host-api.md)");
   }
 
   prs_engine *engine_;

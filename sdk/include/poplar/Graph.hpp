@@ -360,12 +360,18 @@ public:
     detail::check(prs_graph_create_host_read(this->handle(), handle.cloneAsString().c_str(), t.handle()));
   }
 
+  /// In a replicated graph, REPLICATE gives each replica its own stream
+  /// (connected with Engine::connectStream(handle, replica, ...)) and
+  /// BROADCAST one stream whose data every replica receives (connected
+  /// without a replica index).
   DataStream addHostToDeviceFIFO(StringRef handle, const Type &elementType, std::size_t numElements,
                                  ReplicatedStreamMode replicatedMode = ReplicatedStreamMode::REPLICATE,
                                  const OptionFlags &options = {}) {
-    (void)replicatedMode;
     (void)options;
-    return stream(handle, elementType, numElements, DataStreamType::HostToDeviceFIFO);
+    DataStream s = stream(handle, elementType, numElements, DataStreamType::HostToDeviceFIFO);
+    if (replicatedMode == ReplicatedStreamMode::BROADCAST)
+      detail::check(prs_graph_set_stream_broadcast(this->handle(), s.index()));
+    return s;
   }
 
   DataStream addDeviceToHostFIFO(StringRef handle, const Type &elementType, std::size_t numElements,

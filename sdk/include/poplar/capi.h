@@ -174,6 +174,10 @@ int prs_graph_create_host_read(prs_graph *g, const char *handle, const prs_tenso
 /* A FIFO; to_device != 0 for addHostToDeviceFIFO. Returns its index. */
 int prs_graph_add_stream(prs_graph *g, const char *handle, int32_t type, size_t num_elements, int to_device,
                          uint32_t *out);
+/* addHostToDeviceFIFO with ReplicatedStreamMode::BROADCAST: the
+ * host-to-device stream sends every replica the same data, from one host
+ * end connected without a replica index. */
+int prs_graph_set_stream_broadcast(prs_graph *g, uint32_t stream);
 int prs_graph_add_remote_buffer(prs_graph *g, const char *handle, int32_t type, size_t num_elements,
                                 size_t repeats, uint32_t *out);
 int prs_graph_add_function(prs_graph *g, const prs_program *body, uint32_t *out);
@@ -319,8 +323,17 @@ int prs_engine_num_programs(const prs_engine *e, size_t *out);
 int prs_engine_write_tensor(prs_engine *e, const char *handle, const void *data, size_t bytes);
 int prs_engine_read_tensor(prs_engine *e, const char *handle, void *data, size_t bytes);
 /* Binds a stream to live host memory, used circularly: each copy from the
- * host reads it at that moment, each copy to the host writes into it. */
+ * host reads it at that moment, each copy to the host writes into it. In a
+ * replicated graph only a broadcast stream (prs_graph_set_stream_broadcast)
+ * is connected without a replica index. */
 int prs_engine_connect_stream(prs_engine *e, const char *handle, void *begin, size_t bytes);
+/* The same for replica `replica`'s stream (Engine::connectStream(handle,
+ * index, ...)): PRS_INDEX_ERROR past the replication factor; index 0 is the
+ * stream of a graph of one replica and the one end of a broadcast stream.
+ * PRS_ALL_REPLICAS as `replica` is prs_engine_connect_stream. */
+#define PRS_ALL_REPLICAS 0xffffffffu
+int prs_engine_connect_stream_replica(prs_engine *e, const char *handle, uint32_t replica, void *begin,
+                                      size_t bytes);
 /* The size in bytes of what `handle` moves: one transfer of a stream
  * (elements x element size), or the whole tensor of a host read/write
  * handle. For Engine::connectStream(handle, p) and the two-argument
@@ -340,6 +353,9 @@ typedef struct prs_stream_callback {
 /* Takes ownership of the callback object (destroy is called when it is
  * replaced or the engine is freed, or on failure). */
 int prs_engine_connect_stream_callback(prs_engine *e, const char *handle, prs_stream_callback cb);
+/* The same for replica `replica`'s stream, as prs_engine_connect_stream_replica. */
+int prs_engine_connect_stream_callback_replica(prs_engine *e, const char *handle, uint32_t replica,
+                                               prs_stream_callback cb);
 
 /* printProfileSummary's text, with its options. */
 int prs_engine_profile_summary(const prs_engine *e, const char *const *keys, const char *const *values,
