@@ -44,6 +44,9 @@ pub struct Graph {
     /// Host-to-device streams added with `ReplicatedStreamMode::BROADCAST`
     /// (one host end for every replica), by name.
     pub broadcast: Vec<String>,
+    /// `poprand`'s generator state for calls without a seed tensor (the
+    /// seed, and the modifier of the next call), made when first needed.
+    pub hw_seed: Option<(crate::tensor::Tensor, crate::tensor::Tensor)>,
 }
 
 fn field_err(message: String) -> ApiError {
@@ -100,6 +103,7 @@ impl Graph {
             replication: replicas,
             field_sizes: HashMap::new(),
             broadcast: Vec::new(),
+            hw_seed: None,
         })
     }
 

@@ -270,3 +270,19 @@ fn replicated_graphs_connect_a_stream_per_replica() {
     let (ok, out, err) = run(&exe, &dir, &[]);
     assert!(ok && out.contains("all checks passed"), "replica_streams failed:\n{out}\n{err}");
 }
+
+/// `poprand` (statistics, determinism, seeds, errors) and the element-wise
+/// operators added with it (select, rem, logical and/or, signum, floor,
+/// ceil, GELU_ERF), on `sim` and `cpu`.
+#[test]
+fn poprand_and_the_new_elementwise_operators() {
+    if !have_gxx() {
+        eprintln!("skipped: g++ absent");
+        return;
+    }
+    let dir = scratch("poprand");
+    let exe = dir.join("poprand");
+    build(&root().join("sdk/tests/poprand.cpp"), &exe, "c++11", &[]).unwrap();
+    let (ok, out, err) = run(&exe, &dir, &[]);
+    assert!(ok && out.contains("all checks passed"), "poprand failed:\n{out}\n{err}");
+}

@@ -46,6 +46,169 @@ pub enum OpKind {
     /// keeps it as [`crate::Stmt::Collective`]. It reads all of `input`
     /// before writing `out`, so the two may overlap.
     Collective { input: View, kind: CollectiveKind, op: Option<CollectiveOp>, group: CommGroup },
+    /// `poprand`: `out` filled with random values of `dist` (`dropout`:
+    /// `input` kept with probability `keep` and scaled, else zero). Value
+    /// `i` (of `out` in row-major order) is a function of the run-time
+    /// `seed` (two 32-bit words), the modifier and `i` alone, so it does
+    /// not depend on tiles or threads (`docs/pir-ops.md`, "Random
+    /// numbers"). `elem` is `out`'s element type; `like` gives a new
+    /// output its tile mapping and is not read.
+    Random { dist: RandomDist, elem: ElemType, seed: View, modifier: Modifier, like: View },
+}
+
+/// The distributions of [`OpKind::Random`], with their parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RandomDist {
+    /// In `[min, max)` for floats (`half`: up to `max` by rounding);
+    /// `[min, max]` for `int`.
+    Uniform {
+        min: f64,
+        max: f64,
+    },
+    /// `base` to the power of a uniform value in `[log(min), log(max)]`,
+    /// clamped to `[min, max]`.
+    LogUniform {
+        min: f64,
+        max: f64,
+        base: f64,
+    },
+    Normal {
+        mean: f64,
+        stddev: f64,
+    },
+    /// Normal, redrawn while outside `mean ± alpha * stddev`.
+    TruncatedNormal {
+        mean: f64,
+        stddev: f64,
+        alpha: f64,
+    },
+    /// 1 with probability `prob`, else 0.
+    Bernoulli {
+        prob: f64,
+    },
+    /// `input * scale` with probability `keep`, else 0.
+    Dropout {
+        input: View,
+        keep: f64,
+        scale: f64,
+    },
+}
+
+/// The seed modifier of [`OpKind::Random`]: a constant, or one element of
+/// an unsigned or int tensor read when the program runs.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Modifier {
+    Const(u32),
+    Tensor(View),
+}
+
+impl RandomDist {
+    /// The PIR function name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            RandomDist::Uniform { .. } => "uniform",
+            RandomDist::LogUniform { .. } => "log_uniform",
+            RandomDist::Normal { .. } => "normal",
+            RandomDist::TruncatedNormal { .. } => "truncated_normal",
+            RandomDist::Bernoulli { .. } => "bernoulli",
+            RandomDist::Dropout { .. } => "dropout",
+        }
+    }
+
+    /// The types a distribution may produce (PopLibs' lists): `None` when
+    /// `t` is allowed, else the allowed ones in words.
+    pub fn refuses(&self, t: ElemType) -> Option<&'static str> {
+        let float = matches!(t, ElemType::Float | ElemType::Half);
+        match self {
+            RandomDist::Normal { .. } | RandomDist::TruncatedNormal { .. } | RandomDist::Dropout { .. }
+                if !float =>
+            {
+                Some("`float` or `half`")
+            }
+            RandomDist::Uniform { .. } | RandomDist::LogUniform { .. } | RandomDist::Bernoulli { .. }
+                if !float && t != ElemType::Int =>
+            {
+                Some("`float`, `half` or `int`")
+            }
+            _ => None,
+        }
+    }
+
+    /// What is wrong with the parameters (Poplar's checks), if anything.
+    pub fn check(&self) -> Result<(), String> {
+        let finite = |x: f64, what: &str| {
+            if x.is_finite() {
+                Ok(())
+            } else {
+                Err(format!("{what} must be finite, not {x}"))
+            }
+        };
+        match self {
+            RandomDist::Uniform { min, max } => {
+                finite(*min, "min")?;
+                finite(*max, "max")?;
+                if min > max {
+                    return Err(format!("min ({min}) is greater than max ({max})"));
+                }
+            }
+            RandomDist::LogUniform { min, max, base } => {
+                finite(*max, "max")?;
+                if !(*min >= 1.0) {
+                    return Err(format!("min ({min}) must be at least 1"));
+                }
+                if max <= min {
+                    return Err(format!("max ({max}) must be greater than min ({min})"));
+                }
+                if !(*base > 1.0) || !base.is_finite() {
+                    return Err(format!("base ({base}) must be finite and greater than 1"));
+                }
+            }
+            RandomDist::Normal { mean, stddev } => {
+                finite(*mean, "mean")?;
+                finite(*stddev, "stddev")?;
+                if *stddev < 0.0 {
+                    return Err(format!("stddev ({stddev}) is negative"));
+                }
+            }
+            RandomDist::TruncatedNormal { mean, stddev, alpha } => {
+                finite(*mean, "mean")?;
+                finite(*stddev, "stddev")?;
+                finite(*alpha, "alpha")?;
+                if *stddev < 0.0 {
+                    return Err(format!("stddev ({stddev}) is negative"));
+                }
+                if *alpha <= 0.0 {
+                    return Err(format!("alpha ({alpha}) must be positive"));
+                }
+            }
+            RandomDist::Bernoulli { prob } => {
+                if !(0.0..=1.0).contains(prob) {
+                    return Err(format!("probability {prob} is outside [0, 1]"));
+                }
+            }
+            RandomDist::Dropout { keep, scale, .. } => {
+                finite(*scale, "scale")?;
+                if !(*keep > 0.0 && *keep <= 1.0) {
+                    return Err(format!("keep probability {keep} is outside (0, 1]"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The parameters as PIR's named arguments (`min = 0.0, max = 1.0`).
+    pub fn params(&self) -> Vec<(&'static str, f64)> {
+        match self {
+            RandomDist::Uniform { min, max } => vec![("min", *min), ("max", *max)],
+            RandomDist::LogUniform { min, max, base } => vec![("min", *min), ("max", *max), ("base", *base)],
+            RandomDist::Normal { mean, stddev } => vec![("mean", *mean), ("stddev", *stddev)],
+            RandomDist::TruncatedNormal { mean, stddev, alpha } => {
+                vec![("mean", *mean), ("stddev", *stddev), ("alpha", *alpha)]
+            }
+            RandomDist::Bernoulli { prob } => vec![("prob", *prob)],
+            RandomDist::Dropout { keep, scale, .. } => vec![("keep", *keep), ("scale", *scale)],
+        }
+    }
 }
 
 /// A node of a fused elementwise expression with its result type.
@@ -86,6 +249,12 @@ impl MapExpr {
                 b.settle(t);
                 self.elem = if op.is_comparison() { ElemType::Bool } else { t };
             }
+            MapKind::Select(a, b, c) => {
+                a.settle(t);
+                b.settle(t);
+                c.settle(ElemType::Bool);
+                self.elem = t;
+            }
             MapKind::Cast(_) => {}
         }
     }
@@ -103,6 +272,9 @@ pub enum MapKind {
     Binary(BinaryOp, Box<MapExpr>, Box<MapExpr>),
     /// `cast<T>(x)`: the node's `elem` is `T`.
     Cast(Box<MapExpr>),
+    /// `select(a, b, c)`: `c ? a : b`, with `c` a `bool` operand (Poplar's
+    /// `popops::expr::Select` and `popops::select`: the condition last).
+    Select(Box<MapExpr>, Box<MapExpr>, Box<MapExpr>),
 }
 
 /// Elementwise functions of one operand.
@@ -116,6 +288,14 @@ pub enum UnaryOp {
     Tanh,
     Sigmoid,
     Relu,
+    /// `-1`, `0` or `1` by the sign; `0` for NaN (PopLibs' `(0 < x) - (x < 0)`).
+    Signum,
+    Floor,
+    Ceil,
+    /// GELU in its exact form, `0.5 x (1 + erf(x / sqrt 2))`, one rounding.
+    GeluErf,
+    /// Logical negation of a `bool`.
+    Not,
 }
 
 /// Elementwise functions of two operands.
@@ -134,6 +314,12 @@ pub enum BinaryOp {
     Ge,
     Eq,
     Ne,
+    /// `a % b`: C's `fmod` for floats (the sign of `a`), `a - (a / b) * b`
+    /// for integers (division truncating toward zero).
+    Rem,
+    /// Logical `and` / `or` of `bool` operands.
+    And,
+    Or,
 }
 
 /// Reduction operators.
@@ -149,7 +335,7 @@ pub enum ReduceOp {
 
 impl UnaryOp {
     /// Every unary function with its PIR name (unary minus is `neg`).
-    pub const ALL: [(UnaryOp, &'static str); 8] = [
+    pub const ALL: [(UnaryOp, &'static str); 13] = [
         (UnaryOp::Neg, "neg"),
         (UnaryOp::Abs, "abs"),
         (UnaryOp::Exp, "exp"),
@@ -158,6 +344,11 @@ impl UnaryOp {
         (UnaryOp::Tanh, "tanh"),
         (UnaryOp::Sigmoid, "sigmoid"),
         (UnaryOp::Relu, "relu"),
+        (UnaryOp::Signum, "signum"),
+        (UnaryOp::Floor, "floor"),
+        (UnaryOp::Ceil, "ceil"),
+        (UnaryOp::GeluErf, "gelu_erf"),
+        (UnaryOp::Not, "logical_not"),
     ];
 
     pub fn name(self) -> &'static str {
@@ -170,7 +361,7 @@ impl UnaryOp {
 
     /// Whether the function is only defined for floating-point operands.
     pub fn float_only(self) -> bool {
-        !matches!(self, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu)
+        !matches!(self, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu | UnaryOp::Signum | UnaryOp::Not)
     }
 }
 
@@ -191,6 +382,9 @@ impl BinaryOp {
             BinaryOp::Ge => ">=",
             BinaryOp::Eq => "==",
             BinaryOp::Ne => "!=",
+            BinaryOp::Rem => "%",
+            BinaryOp::And => "logical_and",
+            BinaryOp::Or => "logical_or",
         }
     }
 
@@ -210,6 +404,9 @@ impl BinaryOp {
             BinaryOp::Ge => "ge",
             BinaryOp::Eq => "eq",
             BinaryOp::Ne => "ne",
+            BinaryOp::Rem => "rem",
+            BinaryOp::And => "and",
+            BinaryOp::Or => "or",
         }
     }
 
@@ -223,7 +420,12 @@ impl BinaryOp {
 
     /// Whether it is written as a function call (`min(a, b)`).
     pub fn is_function(self) -> bool {
-        matches!(self, BinaryOp::Min | BinaryOp::Max | BinaryOp::Pow)
+        matches!(self, BinaryOp::Min | BinaryOp::Max | BinaryOp::Pow | BinaryOp::And | BinaryOp::Or)
+    }
+
+    /// Whether it takes and gives `bool` (`logical_and`, `logical_or`).
+    pub fn is_logical(self) -> bool {
+        matches!(self, BinaryOp::And | BinaryOp::Or)
     }
 }
 
@@ -256,12 +458,14 @@ impl Op {
                 MapKind::Cast(_) => "cast",
                 MapKind::Const(_) => "fill",
                 MapKind::Input(_) => "copy",
+                MapKind::Select(..) => "select",
             },
             OpKind::Reduce { .. } => "reduce",
             OpKind::MatMul { .. } => "matmul",
             OpKind::DynamicSlice { .. } => "dynamic_slice",
             OpKind::DynamicUpdate { .. } => "dynamic_update",
             OpKind::Collective { kind, .. } => kind.name(),
+            OpKind::Random { dist, .. } => dist.name(),
         }
     }
 
@@ -275,6 +479,11 @@ impl Op {
                 MapKind::Binary(_, a, b) => {
                     walk(a, out);
                     walk(b, out);
+                }
+                MapKind::Select(a, b, c) => {
+                    walk(a, out);
+                    walk(b, out);
+                    walk(c, out);
                 }
             }
         }
@@ -295,6 +504,15 @@ impl Op {
                 out.push(offsets);
             }
             OpKind::Collective { input, .. } => out.push(input),
+            OpKind::Random { dist, seed, modifier, .. } => {
+                if let RandomDist::Dropout { input, .. } = dist {
+                    out.push(input);
+                }
+                out.push(seed);
+                if let Modifier::Tensor(m) = modifier {
+                    out.push(m);
+                }
+            }
         }
         out
     }
@@ -336,6 +554,26 @@ pub fn op_str(op: &Op, view: &dyn Fn(&View) -> String) -> String {
             }
             format!("{out} = {}({})", kind.name(), args.join(", "))
         }
+        OpKind::Random { dist, elem, seed, modifier, like } => {
+            let mut args = Vec::new();
+            if let RandomDist::Dropout { input, .. } = dist {
+                args.push(view(input));
+                args.push(view(like));
+            } else {
+                args.push(view(like));
+                args.push(elem.name().to_string());
+            }
+            for (k, v) in dist.params() {
+                args.push(format!("{k} = {}", crate::print::float_str(v)));
+            }
+            args.push(format!("seed = {}", view(seed)));
+            match modifier {
+                Modifier::Const(0) => {}
+                Modifier::Const(m) => args.push(format!("modifier = {m}")),
+                Modifier::Tensor(m) => args.push(format!("modifier = {}", view(m))),
+            }
+            format!("{out} = {}({})", dist.name(), args.join(", "))
+        }
     }
 }
 
@@ -368,5 +606,11 @@ pub fn expr_str(e: &MapExpr, view: &dyn Fn(&View) -> String, top: bool) -> Strin
             }
         }
         MapKind::Cast(a) => format!("cast<{}>({})", e.elem.name(), expr_str(a, view, true)),
+        MapKind::Select(a, b, c) => format!(
+            "select({}, {}, {})",
+            expr_str(a, view, true),
+            expr_str(b, view, true),
+            expr_str(c, view, true)
+        ),
     }
 }

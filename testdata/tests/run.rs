@@ -36,6 +36,21 @@ fn random_draws_do_not_depend_on_threads() {
     }
 }
 
+/// `poprand`'s values depend on the seed, the modifier and the element's
+/// index only: the same on both devices and on any number of host threads
+/// (the case itself shows them the same under two tile mappings).
+#[test]
+fn poprand_values_do_not_depend_on_threads() {
+    let expected = std::fs::read_to_string(testdata::root().join("run/ops_random/expected.stdout")).unwrap();
+    for device in ["sim", "cpu"] {
+        for threads in ["1", "3"] {
+            let (code, stdout) = harness::run_case("ops_random", &["--device", device, "--threads", threads]);
+            assert_eq!(code, 0, "{device} on {threads} threads");
+            assert_eq!(stdout, expected, "{device} on {threads} threads");
+        }
+    }
+}
+
 /// Codelets' static storage is per tile: both devices and any number of
 /// host threads print the same.
 #[test]

@@ -77,6 +77,13 @@ fn conflicts(x: &Expander, op: &Op) -> Vec<View> {
             add(update);
             add(offsets);
         }
+        // Even a dropout input that is the output itself: the vertex's
+        // input and output edges would name the same elements.
+        OpKind::Random { .. } => {
+            for v in op.inputs() {
+                add(v);
+            }
+        }
     }
     found
 }
@@ -92,6 +99,11 @@ fn replace(kind: &OpKind, from: &View, to: &View) -> OpKind {
             MapKind::Binary(b, l, r) => {
                 MapKind::Binary(*b, Box::new(expr(l, from, to)), Box::new(expr(r, from, to)))
             }
+            MapKind::Select(a, b, c) => MapKind::Select(
+                Box::new(expr(a, from, to)),
+                Box::new(expr(b, from, to)),
+                Box::new(expr(c, from, to)),
+            ),
         };
         MapExpr { elem: e.elem, kind }
     }
@@ -117,6 +129,21 @@ fn replace(kind: &OpKind, from: &View, to: &View) -> OpKind {
         OpKind::Collective { input, kind, op, group } => {
             OpKind::Collective { input: sub(input), kind: *kind, op: *op, group: *group }
         }
+        OpKind::Random { dist, elem, seed, modifier, like } => OpKind::Random {
+            dist: match dist {
+                ir::RandomDist::Dropout { input, keep, scale } => {
+                    ir::RandomDist::Dropout { input: sub(input), keep: *keep, scale: *scale }
+                }
+                other => other.clone(),
+            },
+            elem: *elem,
+            seed: sub(seed),
+            modifier: match modifier {
+                ir::Modifier::Tensor(m) => ir::Modifier::Tensor(sub(m)),
+                other => other.clone(),
+            },
+            like: like.clone(),
+        },
     }
 }
 

@@ -150,6 +150,13 @@ pub fn expr(e: &MapExpr, slot_of: &mut dyn FnMut(&ir::View) -> usize, slots: &[S
                 // NaN propagates, as numpy's `maximum(x, 0)`: `x != x`.
                 UnaryOp::Relu if f => format!("(({x} > 0 || {x} != {x}) ? ({x}) : ({c})0)"),
                 UnaryOp::Relu => format!("({x} > 0 ? ({x}) : ({c})0)"),
+                // PopLibs' `(0 < x) - (x < 0)`: NaN and both zeros give +0.
+                UnaryOp::Signum => format!("({x} > 0 ? ({c})1 : ({x} < 0 ? ({c})(-1) : ({c})0))"),
+                UnaryOp::Floor => format!("floorf({x})"),
+                UnaryOp::Ceil => format!("ceilf({x})"),
+                // PopLibs' order of operations: `(1 + erf(x / sqrt 2)) * 0.5 * x`.
+                UnaryOp::GeluErf => format!("((1.0f + erff(0.70710677f * ({x}))) * 0.5f * ({x}))"),
+                UnaryOp::Not => format!("(!({x}))"),
             };
             round(t, s)
         }
@@ -177,12 +184,22 @@ pub fn expr(e: &MapExpr, slot_of: &mut dyn FnMut(&ir::View) -> usize, slots: &[S
                 BinaryOp::Ge => format!("({a} >= {bb})"),
                 BinaryOp::Eq => format!("({a} == {bb})"),
                 BinaryOp::Ne => format!("({a} != {bb})"),
+                // C's `fmod` (the sign of `a`); integers truncate as `/` does.
+                BinaryOp::Rem if float => format!("fmodf({a}, {bb})"),
+                BinaryOp::Rem => format!("({c})({a} % {bb})"),
+                BinaryOp::And => format!("({a} && {bb})"),
+                BinaryOp::Or => format!("({a} || {bb})"),
             };
             if b.is_comparison() {
                 s
             } else {
                 round(t, s)
             }
+        }
+        MapKind::Select(x, y, cond) => {
+            let (a, bb) = (expr(x, slot_of, slots), expr(y, slot_of, slots));
+            let c = expr(cond, slot_of, slots);
+            format!("(({c}) ? ({a}) : ({bb}))")
         }
     }
 }

@@ -87,7 +87,7 @@ fn body_bytes(e: &MapExpr) -> u64 {
         MapKind::Unary(u, a) => {
             let times = match u {
                 ir::UnaryOp::Relu => 3, // `x > 0 || x != x` for floats: NaN propagates
-                ir::UnaryOp::Abs => 2,
+                ir::UnaryOp::Abs | ir::UnaryOp::GeluErf | ir::UnaryOp::Signum => 2,
                 _ => 1,
             };
             body_bytes(a).saturating_mul(times).saturating_add(48)
@@ -96,6 +96,9 @@ fn body_bytes(e: &MapExpr) -> u64 {
             // `a != a || a < b ? a : b` for floats: NaN propagates.
             let times = if matches!(b, ir::BinaryOp::Min | ir::BinaryOp::Max) { 3 } else { 1 };
             body_bytes(x).saturating_add(body_bytes(y)).saturating_mul(times).saturating_add(48)
+        }
+        MapKind::Select(a, b, c) => {
+            body_bytes(a).saturating_add(body_bytes(b)).saturating_add(body_bytes(c)).saturating_add(48)
         }
     }
 }
@@ -106,6 +109,7 @@ fn depth(e: &MapExpr) -> usize {
         MapKind::Input(_) | MapKind::Const(_) => 1,
         MapKind::Unary(_, a) | MapKind::Cast(a) => 1 + depth(a),
         MapKind::Binary(_, a, b) => 1 + depth(a).max(depth(b)),
+        MapKind::Select(a, b, c) => 1 + depth(a).max(depth(b)).max(depth(c)),
     }
 }
 
@@ -126,6 +130,11 @@ fn collect_inputs<'a>(e: &'a MapExpr, out: &mut Vec<&'a View>) {
         MapKind::Binary(_, a, b) => {
             collect_inputs(a, out);
             collect_inputs(b, out);
+        }
+        MapKind::Select(a, b, c) => {
+            collect_inputs(a, out);
+            collect_inputs(b, out);
+            collect_inputs(c, out);
         }
     }
 }
@@ -156,6 +165,15 @@ fn key(e: &MapExpr, inputs: &[&View], o: &mut String) {
             key(x, inputs, o);
             o.push(',');
             key(y, inputs, o);
+            o.push(')');
+        }
+        MapKind::Select(a, b, c) => {
+            o.push_str("select(");
+            key(a, inputs, o);
+            o.push(',');
+            key(b, inputs, o);
+            o.push(',');
+            key(c, inputs, o);
             o.push(')');
         }
     }

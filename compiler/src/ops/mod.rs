@@ -17,6 +17,7 @@ mod codegen;
 mod dynamic;
 mod map;
 mod matmul;
+mod random;
 mod reduce;
 
 use std::collections::BTreeSet;
@@ -209,6 +210,9 @@ impl Expander {
                 dynamic::expand_update(self, op, update, offsets, dims, sizes, span)
             }
             OpKind::Collective { .. } => Ok(vec![Stmt::Collective(Box::new(op.clone()))]),
+            OpKind::Random { dist, seed, modifier, like, .. } => {
+                random::expand(self, op, dist, seed, modifier, like, span)
+            }
         }
     }
 

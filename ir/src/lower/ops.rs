@@ -12,7 +12,7 @@ use super::{shape_str, Lowerer, Sym, R};
 use crate::ast::{self, BinOp, CmpOp, Expr, ExprKind};
 use crate::diag::{Diagnostic, Span};
 use crate::graph::{Stmt, Tensor, TensorKind};
-use crate::ops::{BinaryOp, MapExpr, MapKind, Op, OpKind, ReduceOp, UnaryOp};
+use crate::ops::{BinaryOp, MapExpr, MapKind, Modifier, Op, OpKind, RandomDist, ReduceOp, UnaryOp};
 use crate::types::ElemType;
 use crate::view::View;
 use vocab::{CollectiveKind, CollectiveOp, CommGroup};
@@ -166,6 +166,7 @@ impl Lowerer {
                 "reduce" => Some(self.op_reduce(value, args)?),
                 "matmul" => Some(self.op_matmul(value, args)?),
                 "dynamic_slice" => Some(self.op_dynamic_slice(value, args)?),
+                name if RANDOM_FUNCTIONS.contains(&name) => Some(self.op_random(value, name, args)?),
                 name if CollectiveKind::NAMES.contains(&name) => Some(self.op_collective(value, name, args)?),
                 _ => None,
             };
@@ -252,7 +253,7 @@ impl Lowerer {
                     BinOp::Sub => BinaryOp::Sub,
                     BinOp::Mul => BinaryOp::Mul,
                     BinOp::Div => BinaryOp::Div,
-                    BinOp::Rem => return Err(self.err(e.span, "`%` is not an elementwise operation")),
+                    BinOp::Rem => BinaryOp::Rem,
                 };
                 let x = self.op_expr(a);
                 let y = self.op_expr(b);
@@ -297,11 +298,17 @@ impl Lowerer {
                     "min" => Some(BinaryOp::Min),
                     "max" => Some(BinaryOp::Max),
                     "pow" => Some(BinaryOp::Pow),
+                    "logical_and" => Some(BinaryOp::And),
+                    "logical_or" => Some(BinaryOp::Or),
                     _ => None,
                 };
+                if fname == "select" {
+                    return self.op_select(e, args);
+                }
                 if unary.is_none() && binary.is_none() {
                     if matches!(fname, "reduce" | "matmul" | "dynamic_slice" | "dynamic_update")
                         || CollectiveKind::NAMES.contains(&fname)
+                        || RANDOM_FUNCTIONS.contains(&fname)
                     {
                         return Err(self.err(
                             e.span,
@@ -312,8 +319,9 @@ impl Lowerer {
                         return Err(self.err(
                             f.span,
                             format!(
-                                "unknown operation `{fname}` (elementwise: abs exp log sqrt tanh sigmoid relu min max pow cast<T>; \
-                                 also reduce, matmul, and the view functions)"
+                                "unknown operation `{fname}` (elementwise: abs exp log sqrt tanh sigmoid relu signum floor ceil \
+                                 gelu_erf logical_not min max pow logical_and logical_or select cast<T>; \
+                                 also reduce, matmul, the random generators, and the view functions)"
                             ),
                         ));
                     }
@@ -352,8 +360,16 @@ impl Lowerer {
 
     fn unary(&mut self, op: UnaryOp, mut a: Typed, span: Span) -> R<Typed> {
         if let Some(t) = a.elem {
-            if t == ElemType::Bool || (op.float_only() && !is_float(t)) {
-                let need = if op.float_only() { "a `float` or `half`" } else { "a numeric" };
+            let bad = match op {
+                UnaryOp::Not => t != ElemType::Bool,
+                _ => t == ElemType::Bool || (op.float_only() && !is_float(t)),
+            };
+            if bad {
+                let need = match op {
+                    UnaryOp::Not => "a `bool`",
+                    _ if op.float_only() => "a `float` or `half`",
+                    _ => "a numeric",
+                };
                 return Err(self.err(span, format!("`{}` needs {need} operand, not `{t}`", op.name())));
             }
         }
@@ -398,10 +414,15 @@ impl Lowerer {
             let ok = match op {
                 BinaryOp::Eq | BinaryOp::Ne => true,
                 BinaryOp::Pow => is_float(t),
+                BinaryOp::And | BinaryOp::Or => t == ElemType::Bool,
                 _ => t != ElemType::Bool,
             };
             if !ok {
-                let need = if op == BinaryOp::Pow { "`float` or `half`" } else { "numeric" };
+                let need = match op {
+                    BinaryOp::Pow => "`float` or `half`",
+                    BinaryOp::And | BinaryOp::Or => "`bool`",
+                    _ => "numeric",
+                };
                 return Err(self.err(span, format!("`{}` needs {need} operands, not `{t}`", op.name())));
             }
         }
@@ -427,6 +448,53 @@ impl Lowerer {
             elem: if elem.is_none() { None } else { out },
             shape,
             span,
+        })
+    }
+
+    /// `select(a, b, c)`: `c ? a : b`, `c` of `bool`, `a` and `b` of one
+    /// type; shapes as for a binary operator (scalars broadcast).
+    fn op_select(&mut self, e: &Expr<'_>, args: &[ast::Arg<'_>]) -> R<Typed> {
+        if args.len() != 3 || args.iter().any(|a| a.name.is_some()) {
+            return Err(self.err(e.span, "`select` takes 3 positional arguments: select(a, b, condition)"));
+        }
+        let a = self.op_expr(&args[0].value);
+        let b = self.op_expr(&args[1].value);
+        let c = self.op_expr(&args[2].value);
+        let (a, b, mut c) = (a?, b?, c?);
+        match c.elem {
+            None => c.e.settle(ElemType::Bool),
+            Some(ElemType::Bool) => {}
+            Some(t) => {
+                return Err(self.err(c.span, format!("the condition of `select` must be `bool`, not `{t}`")));
+            }
+        }
+        // The values combine as a binary operator's operands do; the
+        // condition's shape joins theirs.
+        // (`==` accepts every type, `bool` included.)
+        let mut ab = self.combine(BinaryOp::Eq, a, b, e.span)?;
+        let MapKind::Binary(_, x, y) = ab.e.kind else {
+            return Err(self.err(e.span, "internal: select operands"));
+        };
+        let shape = match (ab.shape.take(), c.shape.take()) {
+            (Some(s), Some(t)) if s != t => {
+                return Err(self.err(
+                    e.span,
+                    format!(
+                        "shape mismatch: select of values {} and condition {}",
+                        shape_str(&s),
+                        shape_str(&t)
+                    ),
+                ))
+            }
+            (Some(s), _) | (None, Some(s)) => Some(s),
+            (None, None) => None,
+        };
+        let elem = x.elem;
+        Ok(Typed {
+            e: MapExpr { elem, kind: MapKind::Select(x, y, Box::new(c.e)) },
+            elem: ab.elem.map(|_| elem),
+            shape,
+            span: e.span,
         })
     }
 
@@ -655,6 +723,147 @@ impl Lowerer {
             }
             _ => Err(self.err(e.span, bad)),
         }
+    }
+}
+
+/// The `poprand` operations.
+const RANDOM_FUNCTIONS: [&str; 6] =
+    ["uniform", "log_uniform", "normal", "truncated_normal", "bernoulli", "dropout"];
+
+impl Lowerer {
+    /// A literal number (`1`, `-0.5`, `2.0e-3`).
+    fn literal_f64(&mut self, e: &Expr<'_>) -> R<f64> {
+        match &e.kind {
+            ExprKind::Int(i) => Ok(*i as f64),
+            ExprKind::Float(f) => Ok(*f),
+            ExprKind::Neg(x) => Ok(-self.literal_f64(x)?),
+            _ => Err(self.err(e.span, "expected a number")),
+        }
+    }
+
+    /// `uniform(ref, T, min = a, max = b, seed = s, modifier = m)` and the
+    /// other generators (`docs/pir-ops.md`, "Random numbers"); `dropout(x,
+    /// ref, keep = p, scale = k, seed = s)`. The result has `ref`'s shape.
+    fn op_random(
+        &mut self,
+        e: &Expr<'_>,
+        fname: &str,
+        args: &[ast::Arg<'_>],
+    ) -> R<(OpKind, ElemType, Vec<u64>)> {
+        let (pos, named): (Vec<_>, Vec<_>) = args.iter().partition(|a| a.name.is_none());
+        let params: &[&str] = match fname {
+            "uniform" => &["min", "max"],
+            "log_uniform" => &["min", "max", "base"],
+            "normal" => &["mean", "stddev"],
+            "truncated_normal" => &["mean", "stddev", "alpha"],
+            "bernoulli" => &["prob"],
+            _ => &["keep", "scale"],
+        };
+        let usage = if fname == "dropout" {
+            "dropout(x, ref, keep = p, scale = s, seed = t)".to_string()
+        } else {
+            let ps: Vec<String> = params.iter().map(|p| format!("{p} = …")).collect();
+            format!("{fname}(ref, T, {}, seed = t)", ps.join(", "))
+        };
+        if pos.len() != 2 {
+            return Err(self.err(e.span, format!("`{fname}` takes two positional arguments: {usage}")));
+        }
+        let mut values: Vec<Option<f64>> = vec![None; params.len()];
+        let mut seed = None;
+        let mut modifier = Modifier::Const(0);
+        for a in &named {
+            let (n, sp) = a.name.as_ref().map_or(("", e.span), |n| (n.name, n.span));
+            if let Some(k) = params.iter().position(|p| *p == n) {
+                values[k] = Some(self.literal_f64(&a.value)?);
+            } else if n == "seed" {
+                let (v, t) = self.eval_view(&a.value)?;
+                if !matches!(t, ElemType::UInt | ElemType::Int) || v.num_elements() != 2 {
+                    return Err(self.err(
+                        a.value.span,
+                        format!(
+                            "the seed must be two `uint` or `int` elements, not `{t}` of shape {}",
+                            shape_str(&v.shape)
+                        ),
+                    ));
+                }
+                seed = Some(v);
+            } else if n == "modifier" {
+                modifier = match &a.value.kind {
+                    ExprKind::Int(i) => Modifier::Const(u32::try_from(*i).map_err(|_| {
+                        self.err(a.value.span, format!("the modifier {i} is outside 0 to 4294967295"))
+                    })?),
+                    _ => {
+                        let (v, t) = self.eval_view(&a.value)?;
+                        if !matches!(t, ElemType::UInt | ElemType::Int) || v.num_elements() != 1 {
+                            return Err(self.err(
+                                a.value.span,
+                                format!("the modifier must be a number or one `uint` or `int` element, not `{t}` of shape {}", shape_str(&v.shape)),
+                            ));
+                        }
+                        Modifier::Tensor(v)
+                    }
+                };
+            } else {
+                let all: Vec<&str> = params.iter().copied().chain(["seed", "modifier"]).collect();
+                return Err(
+                    self.err(sp, format!("`{fname}` has no argument `{n}` (it takes {})", all.join(", ")))
+                );
+            }
+        }
+        let Some(seed) = seed else {
+            return Err(
+                self.err(e.span, format!("`{fname}` needs `seed = t` (two `uint` elements): {usage}"))
+            );
+        };
+        if let Some(k) = values.iter().position(Option::is_none) {
+            return Err(self.err(e.span, format!("`{fname}` needs `{} = …`: {usage}", params[k])));
+        }
+        let v: Vec<f64> = values.into_iter().flatten().collect();
+        let (like, _) = self.eval_view(&pos[if fname == "dropout" { 1 } else { 0 }].value)?;
+        let (dist, elem) = match fname {
+            "dropout" => {
+                let (input, t) = self.eval_view(&pos[0].value)?;
+                if input.shape != like.shape {
+                    return Err(self.err(
+                        e.span,
+                        format!(
+                            "shape mismatch: dropout of {} with a reference of shape {}",
+                            shape_str(&input.shape),
+                            shape_str(&like.shape)
+                        ),
+                    ));
+                }
+                (RandomDist::Dropout { input, keep: v[0], scale: v[1] }, t)
+            }
+            _ => {
+                let tv = &pos[1].value;
+                let t = match &tv.kind {
+                    ExprKind::Name(n) => ElemType::from_pir(n),
+                    _ => None,
+                };
+                let Some(t) = t else {
+                    return Err(self.err(tv.span, format!("expected an element type: {usage}")));
+                };
+                let dist = match fname {
+                    "uniform" => RandomDist::Uniform { min: v[0], max: v[1] },
+                    "log_uniform" => RandomDist::LogUniform { min: v[0], max: v[1], base: v[2] },
+                    "normal" => RandomDist::Normal { mean: v[0], stddev: v[1] },
+                    "truncated_normal" => {
+                        RandomDist::TruncatedNormal { mean: v[0], stddev: v[1], alpha: v[2] }
+                    }
+                    _ => RandomDist::Bernoulli { prob: v[0] },
+                };
+                (dist, t)
+            }
+        };
+        if let Some(need) = dist.refuses(elem) {
+            return Err(self.err(e.span, format!("`{fname}` gives {need}, not `{elem}`")));
+        }
+        if let Err(m) = dist.check() {
+            return Err(self.err(e.span, format!("`{fname}`: {m}")));
+        }
+        let shape = like.shape.clone();
+        Ok((OpKind::Random { dist, elem, seed, modifier, like }, elem, shape))
     }
 }
 

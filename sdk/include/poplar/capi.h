@@ -256,7 +256,7 @@ enum prs_expr_kind {
 };
 enum prs_unary_op {
   PRS_U_NEG = 0, PRS_U_ABS, PRS_U_EXP, PRS_U_LOG, PRS_U_SQRT, PRS_U_TANH, PRS_U_SIGMOID, PRS_U_RELU,
-  PRS_U_SQUARE, PRS_U_RSQRT, PRS_U_INV, PRS_U_NOT, PRS_U_SIGNUM, PRS_U_FLOOR, PRS_U_CEIL
+  PRS_U_SQUARE, PRS_U_RSQRT, PRS_U_INV, PRS_U_NOT, PRS_U_SIGNUM, PRS_U_FLOOR, PRS_U_CEIL, PRS_U_GELU_ERF
 };
 enum prs_binary_op {
   PRS_B_ADD = 0, PRS_B_SUB, PRS_B_MUL, PRS_B_DIV, PRS_B_MIN, PRS_B_MAX, PRS_B_POW,
@@ -284,11 +284,10 @@ int prs_op_reduce(prs_graph *g, prs_program *seq, const prs_tensor *in, const pr
                   const char *name, uint32_t *cs, prs_tensor **out);
 int prs_op_matmul(prs_graph *g, prs_program *seq, const prs_tensor *a, const prs_tensor *b, int32_t out_type,
                   const char *name, prs_tensor **out);
-/* popnn::nonLinearity: 0 relu, 1 sigmoid, 2 tanh, 3 softmax, 4 softmax_stable, 5 gelu. */
+/* popnn::nonLinearity: 0 relu, 1 sigmoid, 2 tanh, 3 softmax, 4 softmax_stable, 5 gelu (tanh form),
+ * 6 gelu_erf. */
 int prs_op_nonlinearity(prs_graph *g, prs_program *seq, int32_t kind, const prs_tensor *t, int in_place,
                         const char *name, prs_tensor **out);
-/* poprand: 0 uniform(a = min, b = max), 1 normal(a = mean, b = stddev),
- * 2 bernoulli(a = probability). Seeded by `seed` and `modifier`. */
 /* gcl cross-replica collectives: kind 0 all-reduce, 1 reduce-scatter,
  * 2 all-gather, 3 all-to-all, 4 broadcast (from group member `root`); op
  * 0 add, 1 mean, 2 mul, 3 min, 4 max, 5 logical and, 6 logical or,
@@ -296,8 +295,21 @@ int prs_op_nonlinearity(prs_graph *g, prs_program *seq, int32_t kind, const prs_
  * 2 orthogonal, of group_size replicas. */
 int prs_op_collective(prs_graph *g, prs_program *seq, int32_t kind, const prs_tensor *t, int32_t op,
                       int32_t group_type, uint32_t group_size, uint32_t root, const char *name, prs_tensor **out);
-int prs_op_random(prs_graph *g, prs_program *seq, int32_t dist, const prs_tensor *reference, int32_t out_type,
-                  double a, double b, uint64_t seed, uint32_t modifier, const char *name, prs_tensor **out);
+/* poprand: dist 0 uniform(a = min, b = max), 1 normal(a = mean, b = stddev),
+ * 2 bernoulli(a = probability), 3 truncated normal(a = mean, b = stddev,
+ * c = alpha), 4 log-uniform(a = min, b = max, c = base), 5 dropout of
+ * `input` (a = keep probability, b = scale; out_type ignored). A new tensor
+ * of `reference`'s shape and mapping. `seed` (two unsigned ints) with
+ * `modifier`, or NULL: the graph's state that prs_op_set_seed sets and each
+ * such call advances. Bad parameters: PRS_POPLAR_ERROR (the C++ header
+ * throws poputil::poplibs_error); a type the distribution cannot give:
+ * PRS_TYPE_ERROR. */
+int prs_op_random(prs_graph *g, prs_program *seq, int32_t dist, const prs_tensor *seed, uint32_t modifier,
+                  const prs_tensor *reference, const prs_tensor *input, int32_t out_type, double a, double b,
+                  double c, const char *name, prs_tensor **out);
+/* poprand::setSeed: seed-less calls that follow draw as if seeded with
+ * `master` (two unsigned ints) and modifiers modifier, modifier + 1, .... */
+int prs_op_set_seed(prs_graph *g, prs_program *seq, const prs_tensor *master, uint32_t modifier, const char *name);
 
 /* ---- engines --------------------------------------------------------- */
 

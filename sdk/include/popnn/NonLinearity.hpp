@@ -1,7 +1,7 @@
 // popnn::nonLinearity: activation functions applied element by element (or
 // along the innermost dimension, for softmax).
 //
-// ReLU, sigmoid, tanh, GELU and the softmaxes are the library's
+// ReLU, sigmoid, tanh, GELU (both forms) and the softmaxes are the library's
 // (prs_op_nonlinearity); hard sigmoid and swish are element-wise maps.
 // SOFTMAX_SCALED computes the stable softmax unscaled and reports a scaling
 // of 1.
@@ -42,8 +42,9 @@ inline int32_t nonLinearityCode(NonLinearityType type) {
   case NonLinearityType::SWISH:
     return -1;
   case NonLinearityType::GELU_ERF:
+    return 6;
   default:
-    throw poplar::poplar_error("popnn: NonLinearityType::GELU_ERF is not implemented (see docs/host-api.md)");
+    throw poplar::poplar_error("popnn: unknown NonLinearityType");
   }
 }
 

@@ -4,8 +4,8 @@
 
 namespace popnn {
 
-/// Softmax variants work along the innermost dimension. GELU_ERF is not
-/// implemented here (it needs erf).
+/// Softmax variants work along the innermost dimension. GELU is the tanh
+/// approximation, GELU_ERF the exact form 0.5 x (1 + erf(x / sqrt 2)).
 enum class NonLinearityType {
   SIGMOID,
   HARD_SIGMOID,

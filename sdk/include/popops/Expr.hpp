@@ -78,6 +78,8 @@ inline int32_t unaryCode(UnaryOpType op) {
     return PRS_U_EXP;
   case UnaryOpType::FLOOR:
     return PRS_U_FLOOR;
+  case UnaryOpType::GELU_ERF:
+    return PRS_U_GELU_ERF;
   case UnaryOpType::INVERSE:
     return PRS_U_INV;
   case UnaryOpType::LOGARITHM:

@@ -1,10 +1,15 @@
 // poprand: tensors of random numbers with the shape and tile mapping of a
-// reference tensor.
+// reference tensor, and dropout. PopLibs' functions and signatures.
 //
-// Each call is one prs_op_random. The generator is seeded with
-// `seedModifier` only: seed tensors (`seed` non-null) are not implemented
-// and throw. Results are deterministic for a given modifier but do not match
-// an IPU's bit for bit.
+// Each call is one prs_op_random (setSeed: prs_op_set_seed). The values are
+// generated on the tiles by a counter-based generator (SplitMix64, see
+// docs/pir-ops.md "Random numbers"): value i of a call depends only on the
+// seed tensor's two words, seedModifier and i, so it is the same on the sim
+// and cpu devices, for any thread count and any tile mapping. With
+// seed == nullptr the graph's generator state is used: the seed setSeed
+// last gave (zero before), with a modifier that setSeed sets and each such
+// call advances by one, so successive calls (also in a loop) differ.
+// The values are not those of an IPU's hardware generator.
 #ifndef PRS_POPRAND_RANDOMGEN_HPP
 #define PRS_POPRAND_RANDOMGEN_HPP
 
@@ -15,54 +20,115 @@
 #include <poplar/Type.hpp>
 #include <poplar/capi.h>
 #include <poplar/exceptions.hpp>
+#include <poputil/exceptions.hpp>
 
+#include <cmath>
 #include <cstdint>
+#include <string>
 
 namespace poprand {
 
 namespace detail {
 
-enum Distribution { UNIFORM = 0, NORMAL = 1, BERNOULLI = 2 };
+enum Distribution { UNIFORM = 0, NORMAL = 1, BERNOULLI = 2, TRUNCATED_NORMAL = 3, LOG_UNIFORM = 4, DROPOUT = 5 };
+
+/// Bad arguments are poputil::poplibs_error, as in PopLibs; other failures
+/// keep their Poplar exception.
+inline void check(int status) {
+  if (status == PRS_POPLAR_ERROR) {
+    const char *text = prs_last_error();
+    throw poputil::poplibs_error(text != nullptr ? text : "poprand");
+  }
+  poplar::detail::check(status);
+}
 
 inline poplar::Tensor random(poplar::Graph &graph, const poplar::Tensor *seed, uint32_t seedModifier,
-                             const poplar::Tensor &reference, const poplar::Type &outType, Distribution dist,
-                             double a, double b, poplar::program::Sequence &prog,
+                             const poplar::Tensor &reference, const poplar::Tensor *input, int32_t outType,
+                             Distribution dist, double a, double b, double c, poplar::program::Sequence &prog,
                              const poplar::DebugContext &debugContext) {
-  if (seed != nullptr)
-    throw poplar::poplar_error("poprand: seed tensors are not implemented (see docs/host-api.md); "
-                               "pass nullptr and choose the stream with seedModifier");
   prs_tensor *out = nullptr;
-  poplar::detail::check(prs_op_random(graph.handle(), prog.handle(), dist, reference.handle(), outType.abiTag(), a,
-                                      b, 0, seedModifier, debugContext.getPathName().c_str(), &out));
+  check(prs_op_random(graph.handle(), prog.handle(), dist, seed != nullptr ? seed->handle() : nullptr,
+                      seedModifier, reference.handle(), input != nullptr ? input->handle() : nullptr, outType, a, b,
+                      c, debugContext.getPathName().c_str(), &out));
   return poplar::Tensor(out);
 }
 
 } // namespace detail
 
-/// Uniform in [minVal, maxVal) (for integer types, [minVal, maxVal]).
+/// `input` kept with probability keepProbability and multiplied by scale,
+/// else zero; a new tensor laid out like `reference` (same shape as input).
+inline poplar::Tensor dropout(poplar::Graph &graph, const poplar::Tensor *seed, const uint32_t seedModifier,
+                              const poplar::Tensor &input, const poplar::Tensor &reference, double keepProbability,
+                              double scale, poplar::program::Sequence &prog,
+                              const poplar::DebugContext &debugContext = {}) {
+  return detail::random(graph, seed, seedModifier, reference, &input, -1, detail::DROPOUT, keepProbability, scale,
+                        0.0, prog, debugContext);
+}
+
+/// As above; with outputClonesRef false the output is laid out like `input`.
+inline poplar::Tensor dropout(poplar::Graph &graph, const poplar::Tensor *seed, const uint32_t seedModifier,
+                              const poplar::Tensor &input, const poplar::Tensor &reference, double keepProbability,
+                              double scale, bool outputClonesRef, poplar::program::Sequence &prog,
+                              const poplar::DebugContext &debugContext = {}) {
+  // The mask is the reference's either way; only the layout differs.
+  if (!outputClonesRef && input.shape() != reference.shape())
+    throw poputil::poplibs_error("poprand::dropout: the input and reference shapes differ");
+  return detail::random(graph, seed, seedModifier, outputClonesRef ? reference : input, &input, -1,
+                        detail::DROPOUT, keepProbability, scale, 0.0, prog, debugContext);
+}
+
+/// Uniform in [minVal, maxVal] (float, half, int).
 inline poplar::Tensor uniform(poplar::Graph &graph, const poplar::Tensor *seed, uint32_t seedModifier,
                               const poplar::Tensor &reference, const poplar::Type &outType, double minVal,
                               double maxVal, poplar::program::Sequence &prog,
                               const poplar::DebugContext &debugContext = {}) {
-  return detail::random(graph, seed, seedModifier, reference, outType, detail::UNIFORM, minVal, maxVal, prog,
-                        debugContext);
+  return detail::random(graph, seed, seedModifier, reference, nullptr, outType.abiTag(), detail::UNIFORM, minVal,
+                        maxVal, 0.0, prog, debugContext);
 }
 
-/// Normal with the given mean and standard deviation.
+/// base to the power of a value uniform in [log(minVal), log(maxVal)],
+/// kept inside [minVal, maxVal] (float, half, int; minVal at least 1).
+inline poplar::Tensor logUniform(poplar::Graph &graph, const poplar::Tensor *seed, uint32_t seedModifier,
+                                 const poplar::Tensor &reference, const poplar::Type &outType, double minVal,
+                                 double maxVal, poplar::program::Sequence &prog, double base = M_E,
+                                 const poplar::DebugContext &debugContext = {}) {
+  return detail::random(graph, seed, seedModifier, reference, nullptr, outType.abiTag(), detail::LOG_UNIFORM,
+                        minVal, maxVal, base, prog, debugContext);
+}
+
+/// 1 with probability `prob`, else 0 (float, half, int).
+inline poplar::Tensor bernoulli(poplar::Graph &graph, const poplar::Tensor *seed, uint32_t seedModifier,
+                                const poplar::Tensor &reference, const poplar::Type &outType, double prob,
+                                poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {}) {
+  return detail::random(graph, seed, seedModifier, reference, nullptr, outType.abiTag(), detail::BERNOULLI, prob,
+                        0.0, 0.0, prog, debugContext);
+}
+
+/// Normal with the given mean and standard deviation (float, half).
 inline poplar::Tensor normal(poplar::Graph &graph, const poplar::Tensor *seed, uint32_t seedModifier,
                              const poplar::Tensor &reference, const poplar::Type &outType, double mean,
                              double stdDev, poplar::program::Sequence &prog,
                              const poplar::DebugContext &debugContext = {}) {
-  return detail::random(graph, seed, seedModifier, reference, outType, detail::NORMAL, mean, stdDev, prog,
-                        debugContext);
+  return detail::random(graph, seed, seedModifier, reference, nullptr, outType.abiTag(), detail::NORMAL, mean,
+                        stdDev, 0.0, prog, debugContext);
 }
 
-/// 1 with probability `prob`, else 0.
-inline poplar::Tensor bernoulli(poplar::Graph &graph, const poplar::Tensor *seed, uint32_t seedModifier,
-                                const poplar::Tensor &reference, const poplar::Type &outType, double prob,
-                                poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {}) {
-  return detail::random(graph, seed, seedModifier, reference, outType, detail::BERNOULLI, prob, 0.0, prog,
-                        debugContext);
+/// Normal truncated to mean ± alpha * stdDev (float, half).
+inline poplar::Tensor truncatedNormal(poplar::Graph &graph, const poplar::Tensor *seed, uint32_t seedModifier,
+                                      const poplar::Tensor &reference, const poplar::Type &outType, double mean,
+                                      double stdDev, double alpha, poplar::program::Sequence &prog,
+                                      const poplar::DebugContext &debugContext = {}) {
+  return detail::random(graph, seed, seedModifier, reference, nullptr, outType.abiTag(), detail::TRUNCATED_NORMAL,
+                        mean, stdDev, alpha, prog, debugContext);
+}
+
+/// Seeds the calls without a seed tensor that follow: they draw as if given
+/// masterSeed (two unsigned ints) and modifiers seedModifier,
+/// seedModifier + 1, ... in turn.
+inline void setSeed(poplar::Graph &graph, const poplar::Tensor &masterSeed, uint32_t seedModifier,
+                    poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {}) {
+  detail::check(prs_op_set_seed(graph.handle(), prog.handle(), masterSeed.handle(), seedModifier,
+                                debugContext.getPathName().c_str()));
 }
 
 } // namespace poprand

@@ -36,3 +36,17 @@ program dynamic {
   ds = dynamic_slice(m, off, dims = [0, 1], sizes = [2, 3])
   dynamic_update(m, ds, off, dims = [0, 1], sizes = [2, 3])
 }
+// poprand's generators and the elementwise functions added with them.
+const seed: uint[2] @ tile 1 = [1, 2]
+var modt: uint @ tile 1
+program random {
+  ru = uniform(a, float, min = -1.0, max = 1.0, seed = seed, modifier = 5)
+  rl = log_uniform(i, int, min = 1.0, max = 100.0, base = 10.0, seed = seed)
+  rn = normal(h, half, mean = 0.5, stddev = 2.0, seed = seed, modifier = modt)
+  rt = truncated_normal(m, float, mean = 0.0, stddev = 1.0, alpha = 2.0, seed = seed)
+  rb = bernoulli(a, int, prob = 0.25, seed = seed)
+  rd = dropout(a, b, keep = 0.75, scale = 1.5, seed = seed)
+  w = select(a, -a, a > b) + a % b + signum(b) * floor(a) - ceil(b)
+  z = logical_or(logical_and(a > b, logical_not(a < b)), g)
+  y = gelu_erf(h) + signum(h)
+}
