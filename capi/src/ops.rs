@@ -823,7 +823,7 @@ impl Graph {
                 format!("poprand::{}: the output type must be {need}, not {}", dist.name(), elem.cpp_name()),
             ));
         }
-        dist.check().map_err(|m| poprand_err(format!("{}: {m}", dist.name())))?;
+        dist.check(elem).map_err(|m| poprand_err(format!("{}: {m}", dist.name())))?;
         if let RandomDist::Dropout { input, .. } = &dist {
             if input.shape != reference.view.shape {
                 return Err(poprand_err(format!(

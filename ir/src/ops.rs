@@ -134,8 +134,9 @@ impl RandomDist {
         }
     }
 
-    /// What is wrong with the parameters (Poplar's checks), if anything.
-    pub fn check(&self) -> Result<(), String> {
+    /// What is wrong with the parameters for results of type `t`
+    /// (Poplar's checks), if anything.
+    pub fn check(&self, t: ElemType) -> Result<(), String> {
         let finite = |x: f64, what: &str| {
             if x.is_finite() {
                 Ok(())
@@ -150,16 +151,23 @@ impl RandomDist {
                 if min > max {
                     return Err(format!("min ({min}) is greater than max ({max})"));
                 }
+                let (lo, hi) = (min.ceil(), max.floor());
+                if t == ElemType::Int && (lo < f64::from(i32::MIN) || hi > f64::from(i32::MAX) || lo > hi) {
+                    return Err(format!("[{min}, {max}] holds no int, or is outside the range of int"));
+                }
             }
             RandomDist::LogUniform { min, max, base } => {
                 finite(*max, "max")?;
-                if !(*min >= 1.0) {
+                if min.is_nan() || *min < 1.0 {
                     return Err(format!("min ({min}) must be at least 1"));
                 }
                 if max <= min {
                     return Err(format!("max ({max}) must be greater than min ({min})"));
                 }
-                if !(*base > 1.0) || !base.is_finite() {
+                if t == ElemType::Int && (min.ceil() > max.floor() || *max > f64::from(i32::MAX)) {
+                    return Err(format!("[{min}, {max}] holds no int, or is outside the range of int"));
+                }
+                if base.is_nan() || *base <= 1.0 || base.is_infinite() {
                     return Err(format!("base ({base}) must be finite and greater than 1"));
                 }
             }
@@ -188,7 +196,7 @@ impl RandomDist {
             }
             RandomDist::Dropout { keep, scale, .. } => {
                 finite(*scale, "scale")?;
-                if !(*keep > 0.0 && *keep <= 1.0) {
+                if keep.is_nan() || *keep <= 0.0 || *keep > 1.0 {
                     return Err(format!("keep probability {keep} is outside (0, 1]"));
                 }
             }

@@ -49,6 +49,7 @@ from ._poplar import (  # noqa: E402
     __version__,
     compile_pir,
     concat,
+    where,
 )
 from ._poplar import Function  # noqa: E402
 from ._poplar import call as Call  # noqa: E402
@@ -96,4 +97,5 @@ __all__ = [
     "compile_pir",
     "concat",
     "profiles",
+    "where",
 ]

@@ -109,10 +109,11 @@ fn nonlinearity_code(kind: &str) -> PyResult<i32> {
         "softmax" => 3,
         "softmax_stable" => 4,
         "gelu" => 5,
+        "gelu_erf" => 6,
         other => {
             return Err(PyValueError::new_err(format!(
-                "unknown non-linearity '{other}' (relu, sigmoid, tanh, softmax, softmax_stable, gelu)"
-            )))
+            "unknown non-linearity '{other}' (relu, sigmoid, tanh, softmax, softmax_stable, gelu, gelu_erf)"
+        )))
         }
     })
 }
@@ -130,7 +131,53 @@ fn values(py: Python<'_>, x: &Bound<'_, PyAny>, elem: ElemType) -> PyResult<Vec<
     })
 }
 
+/// `poprand`'s errors: bad parameters are `ValueError`s.
+fn random_err(e: capi::status::ApiError) -> PyErr {
+    match e.status {
+        capi::status::Status::PoplarError => PyValueError::new_err(e.message),
+        _ => crate::errors::to_py(e),
+    }
+}
+
 impl Graph {
+    /// A `poprand` operation of type `dtype`.
+    #[allow(clippy::too_many_arguments)]
+    fn random(
+        slf: &Bound<'_, Graph>,
+        dist: ir::RandomDist,
+        dtype: Option<&Bound<'_, PyAny>>,
+        reference: &Tensor,
+        prog: &mut Program,
+        seed: Option<&Tensor>,
+        modifier: u32,
+        name: &str,
+    ) -> PyResult<Tensor> {
+        let elem = match dtype {
+            Some(d) => elem_of(d)?,
+            None => reference.t.elem,
+        };
+        Graph::random_elem(slf, dist, elem, reference, prog, seed, modifier, name)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn random_elem(
+        slf: &Bound<'_, Graph>,
+        dist: ir::RandomDist,
+        elem: ElemType,
+        reference: &Tensor,
+        prog: &mut Program,
+        seed: Option<&Tensor>,
+        modifier: u32,
+        name: &str,
+    ) -> PyResult<Tensor> {
+        let r = slf
+            .borrow_mut()
+            .g
+            .random(&mut prog.p, dist, elem, seed.map(|s| &s.t), modifier, &reference.t, name)
+            .map_err(random_err)?;
+        Ok(Graph::tensor(slf, r))
+    }
+
     fn tensor(slf: &Bound<'_, Graph>, t: capi::tensor::Tensor) -> Tensor {
         Tensor { t, graph: slf.clone().unbind() }
     }
@@ -551,6 +598,134 @@ impl Graph {
         let code = nonlinearity_code(kind)?;
         let r = slf.borrow_mut().g.nonlinearity(&mut prog.p, code, &t.t, in_place, name).or_raise()?;
         Ok(Graph::tensor(slf, r))
+    }
+
+    /// `poprand::uniform`: values uniform in `[min, max]` (float16,
+    /// float32, int32) with `reference`'s shape and tile mapping, appended
+    /// to `prog`. `seed` is a tensor of two uint32 (or None: the graph's
+    /// generator state, see `set_seed`); `seed_modifier` picks a stream.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (reference, dtype, min, max, prog, seed = None, seed_modifier = 0, name = "uniform"))]
+    fn uniform(
+        slf: &Bound<'_, Graph>,
+        reference: &Tensor,
+        dtype: &Bound<'_, PyAny>,
+        min: f64,
+        max: f64,
+        prog: &mut Program,
+        seed: Option<&Tensor>,
+        seed_modifier: u32,
+        name: &str,
+    ) -> PyResult<Tensor> {
+        let d = ir::RandomDist::Uniform { min, max };
+        Graph::random(slf, d, Some(dtype), reference, prog, seed, seed_modifier, name)
+    }
+
+    /// `poprand::logUniform`: `base` to the power of a value uniform in
+    /// `[log(min), log(max)]`, kept inside `[min, max]`.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (reference, dtype, min, max, prog, base = std::f64::consts::E, seed = None, seed_modifier = 0, name = "logUniform"))]
+    fn log_uniform(
+        slf: &Bound<'_, Graph>,
+        reference: &Tensor,
+        dtype: &Bound<'_, PyAny>,
+        min: f64,
+        max: f64,
+        prog: &mut Program,
+        base: f64,
+        seed: Option<&Tensor>,
+        seed_modifier: u32,
+        name: &str,
+    ) -> PyResult<Tensor> {
+        let d = ir::RandomDist::LogUniform { min, max, base };
+        Graph::random(slf, d, Some(dtype), reference, prog, seed, seed_modifier, name)
+    }
+
+    /// `poprand::normal` (float16, float32).
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (reference, dtype, mean, stddev, prog, seed = None, seed_modifier = 0, name = "normal"))]
+    fn normal(
+        slf: &Bound<'_, Graph>,
+        reference: &Tensor,
+        dtype: &Bound<'_, PyAny>,
+        mean: f64,
+        stddev: f64,
+        prog: &mut Program,
+        seed: Option<&Tensor>,
+        seed_modifier: u32,
+        name: &str,
+    ) -> PyResult<Tensor> {
+        let d = ir::RandomDist::Normal { mean, stddev };
+        Graph::random(slf, d, Some(dtype), reference, prog, seed, seed_modifier, name)
+    }
+
+    /// `poprand::truncatedNormal`: normal within `mean ± alpha * stddev`.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (reference, dtype, mean, stddev, alpha, prog, seed = None, seed_modifier = 0, name = "truncatedNormal"))]
+    fn truncated_normal(
+        slf: &Bound<'_, Graph>,
+        reference: &Tensor,
+        dtype: &Bound<'_, PyAny>,
+        mean: f64,
+        stddev: f64,
+        alpha: f64,
+        prog: &mut Program,
+        seed: Option<&Tensor>,
+        seed_modifier: u32,
+        name: &str,
+    ) -> PyResult<Tensor> {
+        let d = ir::RandomDist::TruncatedNormal { mean, stddev, alpha };
+        Graph::random(slf, d, Some(dtype), reference, prog, seed, seed_modifier, name)
+    }
+
+    /// `poprand::bernoulli`: 1 with probability `prob`, else 0.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (reference, dtype, prob, prog, seed = None, seed_modifier = 0, name = "bernoulli"))]
+    fn bernoulli(
+        slf: &Bound<'_, Graph>,
+        reference: &Tensor,
+        dtype: &Bound<'_, PyAny>,
+        prob: f64,
+        prog: &mut Program,
+        seed: Option<&Tensor>,
+        seed_modifier: u32,
+        name: &str,
+    ) -> PyResult<Tensor> {
+        let d = ir::RandomDist::Bernoulli { prob };
+        Graph::random(slf, d, Some(dtype), reference, prog, seed, seed_modifier, name)
+    }
+
+    /// `poprand::dropout`: `t * scale` with probability `keep_probability`,
+    /// else 0, laid out like `reference` (of `t`'s shape).
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (t, reference, keep_probability, scale, prog, seed = None, seed_modifier = 0, name = "dropout"))]
+    fn dropout(
+        slf: &Bound<'_, Graph>,
+        t: &Tensor,
+        reference: &Tensor,
+        keep_probability: f64,
+        scale: f64,
+        prog: &mut Program,
+        seed: Option<&Tensor>,
+        seed_modifier: u32,
+        name: &str,
+    ) -> PyResult<Tensor> {
+        let d = ir::RandomDist::Dropout { input: t.t.view.clone(), keep: keep_probability, scale };
+        Graph::random_elem(slf, d, t.t.elem, reference, prog, seed, seed_modifier, name)
+    }
+
+    /// `poprand::setSeed`: calls without a seed that follow draw as if
+    /// given `master_seed` (two uint32) and modifiers `seed_modifier`,
+    /// `seed_modifier + 1`, … in turn.
+    #[pyo3(signature = (master_seed, seed_modifier, prog, name = "setSeed"))]
+    fn set_seed(
+        slf: &Bound<'_, Graph>,
+        master_seed: &Tensor,
+        seed_modifier: u32,
+        prog: &mut Program,
+        name: &str,
+    ) -> PyResult<()> {
+        slf.borrow_mut().g.set_seed(&mut prog.p, &master_seed.t, seed_modifier, name).map_err(random_err)
     }
 
     /// The graph and these programs (a list, or a dict by name) as PIR

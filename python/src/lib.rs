@@ -39,6 +39,7 @@ fn _poplar(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<engine::Executable>()?;
     m.add_class::<engine::Engine>()?;
     m.add_function(wrap_pyfunction!(tensor::concat, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor::where_, m)?)?;
     m.add_function(wrap_pyfunction!(program::sequence, m)?)?;
     m.add_function(wrap_pyfunction!(program::execute, m)?)?;
     m.add_function(wrap_pyfunction!(program::copy, m)?)?;

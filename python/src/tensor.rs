@@ -356,6 +356,35 @@ impl Tensor {
     fn relu(&self, py: Python<'_>) -> PyResult<Tensor> {
         self.unary(py, 7, "relu")
     }
+    /// `sign()`: -1, 0 or 1 (`popops::signum`; 0 for NaN, unlike numpy's NaN).
+    fn sign(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 12, "signum")
+    }
+    fn floor(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 13, "floor")
+    }
+    fn ceil(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 14, "ceil")
+    }
+    /// `logical_and(other)` / `logical_or(other)` of bool tensors;
+    /// `logical_not()`.
+    fn logical_and(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 13, false, "logicalAnd")
+    }
+    fn logical_or(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 14, false, "logicalOr")
+    }
+    fn logical_not(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 11, "logicalNot")
+    }
+    /// `a % b`: C's `fmod` for floats (the sign of `a`, unlike numpy's
+    /// `%`, which is `numpy.fmod` here), truncating for integers.
+    fn __mod__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 15, false, "rem")
+    }
+    fn __rmod__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 15, true, "rem")
+    }
 
     /// `cast(dtype)`: `popops::cast` into a new tensor.
     fn cast(&self, py: Python<'_>, dtype: &Bound<'_, PyAny>) -> PyResult<Tensor> {
@@ -367,6 +396,33 @@ impl Tensor {
     fn __repr__(&self) -> PyResult<String> {
         Ok(format!("Tensor(shape={:?}, dtype={})", self.t.view.shape, numpy_name(self.t.elem)?))
     }
+}
+
+/// `where(condition, x, y)`: `x` where `condition` holds, else `y`
+/// (numpy's `where`; `popops::select(x, y, condition)`), appended to the
+/// program open in `with program:`. `x` and `y` are tensors or numbers.
+#[pyfunction]
+#[pyo3(name = "where")]
+pub fn where_(
+    py: Python<'_>,
+    condition: &Tensor,
+    x: &Bound<'_, PyAny>,
+    y: &Bound<'_, PyAny>,
+) -> PyResult<Tensor> {
+    let mut inputs = vec![condition.t.clone()];
+    let slot = |v: &Bound<'_, PyAny>, inputs: &mut Vec<capi::tensor::Tensor>| -> PyResult<ExprNode> {
+        Ok(match operand(v)? {
+            Operand::Tensor(t) => {
+                inputs.push(t);
+                input(inputs.len() as u32)
+            }
+            Operand::Number(n) => number(n),
+        })
+    };
+    let a = slot(x, &mut inputs)?;
+    let b = slot(y, &mut inputs)?;
+    let nodes = [a, b, input(1), ExprNode { kind: 5, op: 0, index: 0, ty: -1, value: 0.0 }];
+    condition.map(py, &nodes, &inputs, "select")
 }
 
 /// `concat(tensors, dim)`: one view of the tensors side by side along `dim`.

@@ -859,7 +859,7 @@ impl Lowerer {
         if let Some(need) = dist.refuses(elem) {
             return Err(self.err(e.span, format!("`{fname}` gives {need}, not `{elem}`")));
         }
-        if let Err(m) = dist.check() {
+        if let Err(m) = dist.check(elem) {
             return Err(self.err(e.span, format!("`{fname}`: {m}")));
         }
         let shape = like.shape.clone();
