@@ -82,6 +82,10 @@ std::map<std::string, std::vector<float>> runAll(Device &device) {
                                      prog, "uic");
   outs["log_uniform"] = poprand::logUniform(graph, &seed, 7, ref, FLOAT, 1.0, 1000.0, prog, 10.0, "l");
   outs["dropout"] = poprand::dropout(graph, &seed, 8, x, ref, 0.8, 1.25, prog, "d");
+  // Whole rows: a mask of shape [rows, 1] broadcast along each row.
+  Tensor rowRef = graph.addVariable(FLOAT, {N / 100, 1}, "rowRef");
+  poputil::mapTensorLinearly(graph, rowRef);
+  outs["shaped"] = poprand::shapedDropout(graph, &seed, 9, x, rowRef, 0.5, 2.0, prog, "sd");
   // Seed-less calls: zero seed with modifiers 0, 1, ... until setSeed.
   outs["free0"] = poprand::uniform(graph, nullptr, 99, ref, FLOAT, 0.0, 1.0, prog, "f0");
   outs["free1"] = poprand::uniform(graph, nullptr, 99, ref, FLOAT, 0.0, 1.0, prog, "f1");
@@ -148,6 +152,18 @@ void checkStatistics(std::map<std::string, std::vector<float>> &r) {
   }
   report("dropout(keep 0.8, scale 1.25): kept values scaled, keep rate 0.8",
          scaled && near(double(kept) / N, 0.8, 5 * std::sqrt(0.16 / N)), std::to_string(kept) + " kept");
+  std::size_t rowsKept = 0;
+  bool rows = true;
+  const std::vector<float> &sd = r["shaped"];
+  for (std::size_t row = 0; row < N / 100; ++row) {
+    float first = sd[row * 100];
+    rows = rows && (first == 0.0f || first == 6.0f);
+    for (std::size_t c = 1; c < 100; ++c) rows = rows && sd[row * 100 + c] == first;
+    rowsKept += first != 0.0f;
+  }
+  report("shapedDropout(rows, keep 0.5, scale 2): whole rows kept and scaled, about half",
+         rows && near(double(rowsKept) / (N / 100), 0.5, 5 * std::sqrt(0.25 / (N / 100))),
+         std::to_string(rowsKept) + " of " + std::to_string(N / 100) + " rows kept");
   report("the same seed and modifier give the same bits", r["uniform"] == r["uniform2"]);
   report("another modifier gives other values", r["uniform"] != r["uniform_mod2"]);
   report("successive seed-less calls differ", r["free0"] != r["free1"]);
@@ -183,6 +199,8 @@ void checkErrors(Device &device) {
               "poplibs_error");
   expectThrow("dropout with keep probability 0",
               [&] { poprand::dropout(graph, &seed, 0, ref, ref, 0.0, 1.0, prog); }, "poplibs_error");
+  expectThrow("shapedDropout with a reference that does not broadcast",
+              [&] { poprand::shapedDropout(graph, &seed, 0, ref, seed, 0.5, 2.0, prog); }, "poplibs_error");
   expectThrow("logUniform with min below 1",
               [&] { poprand::logUniform(graph, &seed, 0, ref, FLOAT, 0.5, 10.0, prog); }, "poplibs_error");
   expectThrow("normal of int", [&] { poprand::normal(graph, &seed, 0, ref, INT, 0.0, 1.0, prog); }, "type_error");
