@@ -187,3 +187,41 @@ def test_logical_operators_refuse_floats() -> None:
             a.logical_and(a)
         with pytest.raises(TypeError, match="condition"):
             poplar.where(a, a, a)
+
+
+def splitmix_draw(seed: int, modifier: int, i: int, j: int = 0) -> int:
+    """Draw `j` of element `i`, as docs/pir-ops.md ("Random numbers") defines it."""
+    mask = (1 << 64) - 1
+    g = 0x9E3779B97F4A7C15
+
+    def mix(z: int) -> int:
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        return z ^ (z >> 31)
+
+    key = mix(seed ^ mix((g * (modifier + 1)) & mask))
+    return mix((key + g * (16 * i + j + 1)) & mask)
+
+
+def test_values_follow_the_documented_generator(device: poplar.Device) -> None:
+    g = poplar.Graph(device.target)
+    ref = g.add_variable(np.float32, [3, 7], "ref")
+    g.map_linearly(ref)
+    seed = g.add_constant(np.uint32, [2], [0xDEADBEEF, 0x12345678], "seed")
+    g.set_tile_mapping(seed, 0)
+    prog = poplar.Sequence()
+    u = g.uniform(ref, np.float32, -1.5, 2.5, prog, seed=seed, seed_modifier=77)
+    b = g.bernoulli(ref, np.int32, 0.375, prog, seed=seed, seed_modifier=78)
+    g.create_host_read("u", u)
+    g.create_host_read("b", b)
+    e = poplar.Engine(g, [prog], device=device)
+    e.run()
+    s = 0xDEADBEEF | (0x12345678 << 32)
+    want_u = np.array(
+        [np.float32(-1.5) + np.float32(4.0) * (np.float32(splitmix_draw(s, 77, i) >> 40) * np.float32(2.0**-24))
+         for i in range(21)],
+        dtype=np.float32,
+    )
+    want_b = np.array([int((splitmix_draw(s, 78, i) >> 32) < round(0.375 * 2**32)) for i in range(21)], np.int32)
+    np.testing.assert_array_equal(e.read("u").ravel(), want_u)
+    np.testing.assert_array_equal(e.read("b").ravel(), want_b)
