@@ -1,6 +1,7 @@
 //! Differential test: the kernels in `testdata/popc/diff/` (one test per
 //! file: `kernels.cpp` PopLibs' kind of C++, `cxx.cpp` the constructs
-//! codelets from other projects use) are compiled by popc and by `g++ -O2` against the stub Poplar headers in
+//! codelets from other projects use, `dispatch.cpp` virtual functions and
+//! unions) are compiled by popc and by `g++ -O2` against the stub Poplar headers in
 //! `testdata/popc/stub/`, run on the same pseudo-random inputs (fixed
 //! seed), and their outputs compared bit for bit. Skipped, with a notice,
 //! when g++ is missing.
@@ -67,6 +68,11 @@ fn popc_matches_gxx() {
 #[test]
 fn popc_matches_gxx_on_other_projects_cxx() {
     check("cxx.cpp");
+}
+
+#[test]
+fn popc_matches_gxx_on_virtual_functions_and_unions() {
+    check("dispatch.cpp");
 }
 
 fn check(file: &str) {

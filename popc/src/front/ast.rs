@@ -60,6 +60,10 @@ impl Path {
     pub fn last(&self) -> &str {
         self.segs.last().map_or("", |s| s.name.as_str())
     }
+    /// A path of one name.
+    pub fn simple_name(name: &str, span: Span) -> Path {
+        Path { span, global: false, segs: vec![Seg { name: name.into(), args: None }] }
+    }
     pub fn simple(&self) -> Option<&str> {
         (self.segs.len() == 1 && self.segs[0].args.is_none() && !self.global)
             .then(|| self.segs[0].name.as_str())
@@ -264,6 +268,27 @@ pub struct Function {
     /// member, found through its class when an argument or operand is an
     /// object of that class; `is_static` is set too.
     pub is_friend: bool,
+    /// What is written after a member function's parameters and before
+    /// its type: `virtual`, `const`, `override`, `final`, `= 0`.
+    pub quals: FnQuals,
+}
+
+/// A member function's `virtual`, `const`, `override`, `final` and pure
+/// specifier (`= 0`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FnQuals {
+    pub is_virtual: bool,
+    pub is_const: bool,
+    pub is_override: bool,
+    pub is_final: bool,
+    pub is_pure: bool,
+}
+
+impl FnQuals {
+    /// Declared virtual in so many words (`virtual`, `override` or `final`).
+    pub fn says_virtual(&self) -> bool {
+        self.is_virtual || self.is_override || self.is_final
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -305,6 +330,11 @@ pub struct Class {
     pub members: Vec<Member>,
     /// `alignas(N)` written on the class head.
     pub align: Option<u32>,
+    /// A `union` rather than a `class` or `struct`.
+    pub is_union: bool,
+    /// Declares a virtual destructor (which does nothing: only declared,
+    /// defaulted or empty); the class is polymorphic.
+    pub virtual_dtor: bool,
 }
 
 #[derive(Clone, Debug)]

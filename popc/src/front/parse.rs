@@ -24,6 +24,7 @@ mod stmt;
 mod template;
 mod types;
 
+pub use class::ANON_FIELD;
 use literal::parse_number;
 pub use literal::unescape;
 
@@ -33,6 +34,7 @@ struct Specs {
     is_constexpr: bool,
     is_static: bool,
     is_const: bool,
+    is_virtual: bool,
 }
 
 pub struct Parser {
@@ -150,7 +152,7 @@ const BUILTIN_TEMPLATES: &[&str] = &[
 ];
 
 const REJECTED_KEYWORDS: &[(&str, &str)] = &[
-    ("virtual", "virtual functions are not supported in codelets"),
+    ("virtual", "'virtual' outside a class: only member functions of helper classes can be virtual"),
     ("try", "exceptions are not supported in codelets"),
     ("throw", "exceptions are not supported in codelets"),
     ("catch", "exceptions are not supported in codelets"),
@@ -162,7 +164,6 @@ const REJECTED_KEYWORDS: &[(&str, &str)] = &[
     ("delete", "dynamic allocation ('delete') is not supported in codelets"),
     ("typeid", "RTTI ('typeid') is not supported in codelets"),
     ("dynamic_cast", "RTTI ('dynamic_cast') is not supported in codelets"),
-    ("union", "unions are not supported in codelets"),
     ("co_await", "coroutines are not supported in codelets"),
     ("co_return", "coroutines are not supported in codelets"),
     ("thread_local", "'thread_local' is not supported in codelets"),

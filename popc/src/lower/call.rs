@@ -36,6 +36,8 @@ pub(crate) struct Callee {
     pub f: Function,
     pub env: Env,
     pub this: Option<V>,
+    /// Called as written, without virtual dispatch (`Base::f()`).
+    pub direct: bool,
 }
 
 /// The name of the method `obj(args)` calls.
@@ -55,6 +57,49 @@ impl Lowerer<'_, '_> {
                 return err(span, format!("member template '{}' of a value that is not an object", seg.name));
             }
             return self.method_call_seg(o, seg, args, span);
+        }
+        // `obj.Base::f(args)`: `Base`'s `f` on `obj`'s base subobject,
+        // without virtual dispatch.
+        if let ExprKind::Member(obj, m, arrow) = &f.kind {
+            if let Some((class, name)) = m.rsplit_once("::") {
+                let o = self.expr(obj)?;
+                let o = if *arrow { self.deref_object(o) } else { o };
+                let segs = class.split("::").map(|s| Seg { name: s.into(), args: None }).collect();
+                let tn = TypeName {
+                    span,
+                    kind: TypeKind::Named(Path { span, global: false, segs }),
+                    is_const: false,
+                };
+                let Ty::Class(c) = self.p.resolve_type(&tn, &self.env)? else {
+                    return err(span, format!("'{class}' is not a class"));
+                };
+                let Some(o) = self.upcast(&o, &c) else {
+                    return err(
+                        span,
+                        format!("'{class}' is not the class of this object or one of its bases"),
+                    );
+                };
+                let cands: Vec<Callee> = self
+                    .methods(&c, name, Some(&o))
+                    .into_iter()
+                    .map(|m| Callee { direct: true, ..m })
+                    .collect();
+                if cands.is_empty() {
+                    return err(span, format!("'{}' has no member function '{name}'", c.name));
+                }
+                let vals = self.args(args)?;
+                let path = Path::simple_name(name, span);
+                return match self.choose(cands, &path, &vals, span)? {
+                    Some(callee) => {
+                        let vals = self.braced_args(&callee, args, vals)?;
+                        self.call_callee(callee, vals, span)
+                    }
+                    None => err(
+                        span,
+                        format!("no member function '{name}' of '{}' takes these arguments", c.name),
+                    ),
+                };
+            }
         }
         // Member calls.
         if let ExprKind::Member(obj, m, arrow) = &f.kind {
@@ -182,6 +227,9 @@ impl Lowerer<'_, '_> {
                 Some(V::Func(fp)) => return self.named_call(&fp, args, span),
                 _ => {}
             }
+        }
+        if full == crate::lower::decl::BASE_CTOR {
+            return self.base_ctor(args, span);
         }
         let bare = full.trim_start_matches("::").trim_start_matches("std::").trim_start_matches("poplar::");
         if matches!(bare, "malloc" | "free" | "calloc" | "realloc" | "alloca") {
@@ -380,9 +428,9 @@ impl Lowerer<'_, '_> {
                 Member::Item(Item::Function(f)) => f,
                 _ => continue,
             };
-            if f.name == name && f.body.is_some() && !f.is_friend {
+            if f.name == name && (f.body.is_some() || f.quals.is_pure) && !f.is_friend {
                 let this = if f.is_static { None } else { this.cloned() };
-                out.push(Callee { f: f.clone(), env: env.clone(), this });
+                out.push(Callee { f: f.clone(), env: env.clone(), this, direct: false });
             }
         }
         // Those the class does not declare are its base's (called on the
@@ -439,7 +487,7 @@ impl Lowerer<'_, '_> {
         for m in &c.decl.ast.members {
             if let Member::Method(f) = m {
                 if f.name == name && f.is_friend {
-                    out.push(Callee { f: f.clone(), env: env.clone(), this: None });
+                    out.push(Callee { f: f.clone(), env: env.clone(), this: None, direct: false });
                 }
             }
         }
@@ -472,8 +520,13 @@ impl Lowerer<'_, '_> {
             };
             if let Ok(Ty::Class(c)) = prefix_ty {
                 let this = self.lookup("<this>");
-                let this = this.filter(|t| matches!(t, V::L(Ty::Class(o), _) if Rc::ptr_eq(o, &c)));
-                out.extend(self.methods(&c, p.last(), this.as_ref()));
+                let this = this.and_then(|t| self.upcast(&t, &c));
+                // Named through its class: called as written, not dispatched.
+                out.extend(
+                    self.methods(&c, p.last(), this.as_ref())
+                        .into_iter()
+                        .map(|m| Callee { direct: true, ..m }),
+                );
                 if out.is_empty() {
                     return err(p.span, format!("'{}' has no member function '{}'", c.name, p.last()));
                 }
@@ -487,6 +540,7 @@ impl Lowerer<'_, '_> {
                         f: f.ast.clone(),
                         env: Env { ns: f.ns.clone(), ..Env::default() },
                         this: None,
+                        direct: false,
                     });
                 }
                 if !out.is_empty() {
@@ -576,6 +630,10 @@ impl Lowerer<'_, '_> {
                 (Ty::Class(_), _) | (_, V::L(Ty::Class(_), _)) => return None,
                 (Ty::Ptr(_), V::Ptr(..) | V::L(Ty::Ptr(_), _) | V::Vec { .. }) => 0,
                 (Ty::Ptr(p), V::Local { ty, .. }) if p.same(ty) || matches!(**p, Ty::Void) => 0,
+                // The address of a derived object for a pointer to its base.
+                (Ty::Ptr(p), V::Local { ty: Ty::Class(d), .. }) if matches!(&**p, Ty::Class(b) if d.derives_from(b)) => {
+                    1
+                }
                 (Ty::Ptr(p), V::L(Ty::Array(e, _), Place::Host(_))) if p.same(e) => 0,
                 (Ty::Ptr(_), V::Local { .. }) => return None,
                 (Ty::Ptr(_), V::C(..)) => 2,
@@ -612,6 +670,7 @@ impl Lowerer<'_, '_> {
                     let h = self.stack(t.size(), t.align());
                     self.zero(h, t.size());
                     self.init_aggregate(&t, h, l, a.span)?;
+                    self.stamp(&t, h, a.span)?;
                     V::L(t, Place::Host(h))
                 }
                 t => match (t.scalar(), l.as_slice()) {
@@ -628,6 +687,14 @@ impl Lowerer<'_, '_> {
         let is_method = c.env.class.as_ref().is_some_and(|k| k.base.is_none()) && !c.f.is_static;
         if is_method && c.this.is_none() {
             return err(span, format!("call of member function '{}' without an object", c.f.name));
+        }
+        if !c.direct {
+            if let Some(v) = self.virtual_call(&c, &vals, span)? {
+                return Ok(v);
+            }
+        }
+        if c.f.quals.is_pure && c.f.body.is_none() {
+            return err(span, format!("'{}' is pure virtual and has no definition to call", c.f.name));
         }
         self.next_this = c.this;
         self.inline(&c.f, c.env, vals, span)
@@ -721,7 +788,7 @@ impl Lowerer<'_, '_> {
             if let Some(fs) = self.p.funcs.get(&q) {
                 for f in fs.iter().filter(|f| f.ast.body.is_some()) {
                     let env = Env { ns: f.ns.clone(), ..Env::default() };
-                    cands.push((Callee { f: f.ast.clone(), env, this: None }, 0));
+                    cands.push((Callee { f: f.ast.clone(), env, this: None, direct: false }, 0));
                 }
             }
         }
@@ -755,6 +822,7 @@ impl Lowerer<'_, '_> {
             if let [v @ V::L(Ty::Class(_), _)] = vals.as_slice() {
                 self.zero(h, ty.size());
                 self.copy_aggregate(ty, h, v.clone(), span)?;
+                self.stamp(ty, h, span)?;
             } else {
                 self.run_ctor(c, h, vals, span)?;
             }
@@ -766,6 +834,7 @@ impl Lowerer<'_, '_> {
             let v = self.expr(&args[0])?;
             if matches!(v, V::L(Ty::Class(_), _)) {
                 self.copy_aggregate(ty, h, v, span)?;
+                self.stamp(ty, h, span)?;
                 return Ok(obj);
             }
             let (Some(f), 1) = (c.fields.first(), c.fields.len()) else {
@@ -781,6 +850,10 @@ impl Lowerer<'_, '_> {
             return Ok(obj);
         }
         self.init_aggregate(ty, h, args, span)?;
+        self.stamp(ty, h, span)?;
+        if args.is_empty() {
+            self.implicit_ctor(ty, h, span)?;
+        }
         Ok(obj)
     }
 }

@@ -78,6 +78,8 @@ impl Lowerer<'_, '_> {
         }
         if is_ref {
             let Some(v) = init else { return err(d.span, "a reference needs an initialiser") };
+            // A derived object bound to a reference to its base.
+            let v = self.as_base(&ty, v);
             self.bind(&d.name, v);
             return Ok(());
         }
@@ -111,6 +113,7 @@ impl Lowerer<'_, '_> {
                         let t = t.clone();
                         let h = self.stack(t.size(), t.align());
                         self.copy_aggregate(&t, h, v, d.span)?;
+                        self.stamp(&t, h, d.span)?;
                         V::L(t, Place::Host(h))
                     }
                     v => {
@@ -191,6 +194,7 @@ impl Lowerer<'_, '_> {
                             (_, Some(v @ V::L(Ty::Class(_), _))) => {
                                 self.zero(h, ty.size());
                                 self.copy_aggregate(&ty, h, v, d.span)?;
+                                self.stamp(&ty, h, d.span)?;
                                 self.bind(&d.name, V::L(ty.clone(), Place::Host(h)));
                                 return Ok(());
                             }
@@ -209,6 +213,10 @@ impl Lowerer<'_, '_> {
                 } else if let Some(v) = init {
                     self.copy_aggregate(&ty, h, v, d.span)?;
                 }
+                self.stamp(&ty, h, d.span)?;
+                if d.init.is_none() {
+                    self.implicit_ctor(&ty, h, d.span)?;
+                }
                 self.bind(&d.name, V::L(ty.clone(), Place::Host(h)));
             }
             Ty::Void => return err(d.span, "variable of type void"),
@@ -224,6 +232,18 @@ impl Lowerer<'_, '_> {
     /// are bound to the arguments their initialisers name, other member
     /// initialisers become assignments ahead of the body.
     pub(crate) fn run_ctor(&mut self, c: &Rc<ClassInst>, h: Value, args: Vec<V>, span: Span) -> Result<()> {
+        self.run_ctor_as(c, h, args, true, span)
+    }
+
+    /// [`Self::run_ctor`]; `complete` is false for a base subobject.
+    fn run_ctor_as(
+        &mut self,
+        c: &Rc<ClassInst>,
+        h: Value,
+        args: Vec<V>,
+        complete: bool,
+        span: Span,
+    ) -> Result<()> {
         let fits = |k: &Ctor| {
             let required = k.params.iter().filter(|p| p.default.is_none()).count();
             (required..=k.params.len()).contains(&args.len())
@@ -240,9 +260,33 @@ impl Lowerer<'_, '_> {
         };
         let ty = Ty::Class(c.clone());
         self.zero(h, ty.size());
+        self.stamp_as(&ty, h, complete, span)?;
         let mut refs = HashMap::new();
         let mut body = Vec::new();
+        // The base's constructor first: the one the initialiser list names
+        // (`D(...) : B(a, b)`), else its default constructor if it has one.
+        let base = match c.helper_base() {
+            Some(Ty::Class(b)) => Some(b.clone()),
+            _ => None,
+        };
+        if let Some(b) = &base {
+            let named = k.inits.iter().find(|(n, _, _)| *n == b.decl.ast.name);
+            if named.is_some() || b.has_ctor() {
+                let (nspan, args) = named.map_or((k.span, Vec::new()), |(_, s, a)| (*s, a.clone()));
+                if !b.has_ctor() {
+                    return err(nspan, format!("base class '{}' has no constructor to call", b.name));
+                }
+                let f = Expr { span: nspan, kind: ExprKind::Name(Path::simple_name(BASE_CTOR, nspan)) };
+                body.push(Stmt {
+                    span: nspan,
+                    kind: StmtKind::Expr(Expr { span: nspan, kind: ExprKind::Call(Box::new(f), args) }),
+                });
+            }
+        }
         for (name, nspan, init) in &k.inits {
+            if base.as_ref().is_some_and(|b| *name == b.decl.ast.name) {
+                continue;
+            }
             if c.refs.contains(name) {
                 // A reference member names a reference parameter.
                 let param = match init.as_slice() {
@@ -262,7 +306,7 @@ impl Lowerer<'_, '_> {
                 refs.insert(name.clone(), v.clone());
                 continue;
             }
-            if !c.fields.iter().any(|f| f.name == *name) {
+            if crate::lower::expr::member_field(c, name).is_none() {
                 return err(*nspan, format!("'{}' has no member '{name}'", c.name));
             }
             let [value] = init.as_slice() else {
@@ -288,6 +332,7 @@ impl Lowerer<'_, '_> {
             is_constexpr: false,
             is_static: false,
             is_friend: false,
+            quals: FnQuals::default(),
         };
         self.next_this = Some(V::L(ty, Place::Host(h)));
         let env = Env { class: Some(c.clone()), ..c.env.clone() };
@@ -326,21 +371,37 @@ impl Lowerer<'_, '_> {
     /// elision: `IpuVector<float, 2>{a, b}` fills the base array).
     fn init_elided(&mut self, ty: &Ty, h: Value, l: &[Expr], next: &mut usize, span: Span) -> Result<()> {
         // Each element's type and offset, or the field that is an edge.
-        let elems: Vec<std::result::Result<(Ty, u32), &str>> = match ty {
-            Ty::Array(et, n) => (0..*n).map(|i| Ok(((**et).clone(), i * et.size()))).collect(),
-            Ty::Class(c) => c
-                .fields
-                .iter()
-                .map(|f| match &f.ty {
-                    FieldTy::Plain(ft) => Ok((ft.clone(), f.offset)),
-                    _ => Err(f.name.as_str()),
-                })
-                .collect(),
+        // (An anonymous member takes its members' initialisers from the
+        // same list; a union initialises its first member only.)
+        let elems: Vec<std::result::Result<(Ty, u32, bool), &str>> = match ty {
+            Ty::Array(et, n) => (0..*n).map(|i| Ok(((**et).clone(), i * et.size(), false))).collect(),
+            Ty::Class(c) => {
+                if c.tag.is_some() && *next < l.len() {
+                    return err(
+                        span,
+                        format!(
+                            "'{}' has virtual functions, so it is not an aggregate: a braced list needs a constructor",
+                            c.name
+                        ),
+                    );
+                }
+                let n = if c.decl.ast.is_union { 1 } else { c.fields.len() };
+                c.fields
+                    .iter()
+                    .take(n)
+                    .map(|f| match &f.ty {
+                        FieldTy::Plain(ft) => {
+                            Ok((ft.clone(), f.offset, f.name.starts_with(crate::front::parse::ANON_FIELD)))
+                        }
+                        _ => Err(f.name.as_str()),
+                    })
+                    .collect()
+            }
             _ => return err(span, "braced initialiser for a non-aggregate"),
         };
         for elem in elems {
             let Some(e) = l.get(*next) else { break };
-            let (et, off) = match elem {
+            let (et, off, anon) = match elem {
                 Ok(x) => x,
                 Err(name) => {
                     return err(
@@ -350,7 +411,7 @@ impl Lowerer<'_, '_> {
                 }
             };
             let at = self.b.ins().iadd_imm_s(h, i64::from(off));
-            if matches!(et, Ty::Array(..)) && !matches!(e.kind, ExprKind::InitList(_)) {
+            if (anon || matches!(et, Ty::Array(..))) && !matches!(e.kind, ExprKind::InitList(_)) {
                 self.init_elided(&et, at, l, next, span)?;
                 continue;
             }
@@ -387,16 +448,23 @@ impl Lowerer<'_, '_> {
 
     /// Copies an aggregate (from the host stack or tile memory) into host memory.
     pub(crate) fn copy_aggregate(&mut self, ty: &Ty, to: Value, v: V, span: Span) -> Result<()> {
+        let v = self.as_base(ty, v);
         let V::L(vt, place) = v else {
             return err(span, format!("cannot convert {} to '{}'", self.spell_value(&v), ty.spell()));
         };
         if !vt.same(ty) {
             return err(span, format!("cannot convert '{}' to '{}'", vt.spell(), ty.spell()));
         }
-        // Bytes at a time, or a vector's 64-bit pieces.
+        // Bytes at a time, or a vector's 64-bit pieces; never the tags
+        // of polymorphic objects (`virtuals`).
         let piece = crate::lower::expr::vector_piece(ty).unwrap_or(Scalar::UChar);
+        let mask = Self::tag_mask(ty);
         let mut off = 0;
         while off < ty.size() {
+            if mask.iter().any(|t| (*t..*t + 4).contains(&off)) {
+                off += piece.size();
+                continue;
+            }
             let x = match place {
                 Place::Host(from) => self.b.ins().load(crate::lower::cl(piece), mflags(), from, off as i32),
                 Place::Tile(a) => {
@@ -410,4 +478,53 @@ impl Lowerer<'_, '_> {
         }
         Ok(())
     }
+
+    /// A derived class object given where its base class is wanted: the
+    /// base subobject (slicing, as C++ copies it); other values unchanged.
+    pub(crate) fn as_base(&self, to: &Ty, v: V) -> V {
+        match (to, &v) {
+            (Ty::Class(tc), V::L(Ty::Class(vc), _)) if tc.name != vc.name => self.upcast(&v, tc).unwrap_or(v),
+            _ => v,
+        }
+    }
+
+    /// `D(...) : B(args)`: runs base class `B`'s constructor on the object
+    /// being built (the method's object), then gives it back `D`'s tag.
+    pub(crate) fn base_ctor(&mut self, args: &[Expr], span: Span) -> Result<V> {
+        let Some(V::L(Ty::Class(c), Place::Host(h))) = self.lookup("<this>") else {
+            return err(span, "a base class's constructor is run only by a constructor");
+        };
+        let Some(Ty::Class(b)) = c.helper_base().cloned() else {
+            return err(span, format!("'{}' has no base class", c.name));
+        };
+        let vals = self.args(args)?;
+        self.run_ctor_as(&b, h, vals, false, span)?;
+        if c.tag.is_some() {
+            self.stamp_root(&c, h);
+        }
+        Ok(V::Void)
+    }
+
+    /// C++'s implicit default constructor of a class that declares none:
+    /// its base's default constructor, when the base (or its base) has
+    /// one; then the object has its own class's tag again.
+    pub(crate) fn implicit_ctor(&mut self, ty: &Ty, h: Value, span: Span) -> Result<()> {
+        let Ty::Class(c) = ty else { return Ok(()) };
+        if c.has_ctor() {
+            return Ok(());
+        }
+        let Some(Ty::Class(b)) = c.helper_base().cloned() else { return Ok(()) };
+        if b.has_ctor() {
+            self.run_ctor_as(&b, h, Vec::new(), false, span)?;
+        } else {
+            self.implicit_ctor(&Ty::Class(b), h, span)?;
+        }
+        if c.tag.is_some() {
+            self.stamp_root(c, h);
+        }
+        Ok(())
+    }
 }
+
+/// The name of the call a constructor's base initialiser becomes.
+pub(crate) const BASE_CTOR: &str = "<base constructor>";

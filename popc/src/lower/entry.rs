@@ -107,6 +107,8 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             aligned: HashMap::new(),
             trap_stubs: Default::default(),
             inlined: 0,
+            exact: HashMap::new(),
+            dyn_classes: Vec::new(),
         };
         l.line = src.line(c.decl.ast.span);
         l.cost(cost::VERTEX_ENTRY);

@@ -179,6 +179,7 @@ impl Lowerer<'_, '_> {
                             let h = self.stack(ty.size(), ty.align());
                             self.zero(h, ty.size());
                             self.init_aggregate(ty, h, list, rhs.span)?;
+                            self.stamp(ty, h, rhs.span)?;
                             V::L(ty.clone(), Place::Host(h))
                         }
                     };
@@ -524,10 +525,18 @@ fn is_decltype(a: &TArg) -> bool {
 
 /// The type and offset of field `name` of class `c` or of its base (whose
 /// subobject is at offset 0).
-fn member_field(c: &crate::sema::ClassInst, name: &str) -> Option<(Ty, u32)> {
+pub(crate) fn member_field(c: &crate::sema::ClassInst, name: &str) -> Option<(Ty, u32)> {
     if let Some(f) = c.fields.iter().find(|f| f.name == name) {
         let crate::sema::FieldTy::Plain(t) = &f.ty else { return None };
         return Some((t.clone(), f.offset));
+    }
+    // The members of an anonymous struct or union member.
+    for f in c.fields.iter().filter(|f| f.name.starts_with(crate::front::parse::ANON_FIELD)) {
+        if let crate::sema::FieldTy::Plain(Ty::Class(a)) = &f.ty {
+            if let Some((t, off)) = member_field(a, name) {
+                return Some((t, f.offset + off));
+            }
+        }
     }
     match c.helper_base()? {
         Ty::Class(b) => member_field(b, name),

@@ -131,6 +131,7 @@ impl Lowerer<'_, '_> {
                 // A class by value: the callee's own copy.
                 let h = self.stack(ty.size(), ty.align());
                 self.copy_aggregate(&ty, h, a, prm.span)?;
+                self.stamp(&ty, h, prm.span)?;
                 V::L(ty.clone(), Place::Host(h))
             } else if ty.scalar().is_none() {
                 a
@@ -199,7 +200,10 @@ impl Lowerer<'_, '_> {
         self.b.switch_to_block(exit);
         Ok(match (frame.ret, frame.ret_other) {
             (Some((var, s)), _) => V::R(s, self.b.use_var(var)),
-            (None, RetOther::Agg(h)) => V::L(frame.ret_ty, Place::Host(h)),
+            (None, RetOther::Agg(h)) => {
+                self.stamp(&frame.ret_ty, h, span)?;
+                V::L(frame.ret_ty, Place::Host(h))
+            }
             (None, RetOther::Ptr(var)) => {
                 let Ty::Ptr(t) = frame.ret_ty else { unreachable!() };
                 V::Ptr(*t, self.b.use_var(var))
@@ -270,6 +274,16 @@ impl Lowerer<'_, '_> {
                 }
                 Place::Var(_) => continue,
             };
+            if let (true, Ty::Class(_)) = (f.name.starts_with(crate::front::parse::ANON_FIELD), t) {
+                // An anonymous struct or union: its members are the class's.
+                let mut inner = HashMap::new();
+                self.bind_members(&V::L(t.clone(), at), &mut inner);
+                inner.remove("<this>");
+                for (k, v) in inner {
+                    bound.entry(k).or_insert(v);
+                }
+                continue;
+            }
             bound.insert(f.name.clone(), V::L(t.clone(), at));
         }
         // The base's members, where the class does not hide them.
@@ -312,6 +326,7 @@ impl Lowerer<'_, '_> {
             is_constexpr: false,
             is_static: false,
             is_friend: false,
+            quals: FnQuals::default(),
         };
         // Captured scopes become the base of the lambda's frame.
         let n = l.1.len();

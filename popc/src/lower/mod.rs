@@ -27,6 +27,7 @@ mod inline;
 mod memory;
 mod stmt;
 pub mod vectorize;
+mod virtuals;
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -220,6 +221,12 @@ pub struct Lowerer<'a, 'b> {
     /// Calls inlined so far into this entry function (see
     /// [`MAX_INLINED_CALLS`]).
     inlined: u32,
+    /// The dynamic class of polymorphic objects made in this function, by
+    /// their host address: a virtual call on one needs no dispatch.
+    pub(crate) exact: HashMap<Value, Rc<crate::sema::ClassInst>>,
+    /// Every polymorphic class an object of which this function has made
+    /// so far (`virtuals`): the dynamic classes a virtual call may meet.
+    pub(crate) dyn_classes: Vec<Rc<crate::sema::ClassInst>>,
 }
 
 /// Calls one vertex's entry function may inline, and Cranelift blocks it

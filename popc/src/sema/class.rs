@@ -112,6 +112,7 @@ impl Unit {
             statics: Vec::new(),
             statics_size: 0,
             statics_align: 1,
+            tag: None,
         };
         let provisional = Rc::new(ClassInst {
             name: name.clone(),
@@ -127,11 +128,39 @@ impl Unit {
             statics: Vec::new(),
             statics_size: 0,
             statics_align: 1,
+            tag: None,
         });
         let fenv = Env { class: Some(provisional), ..env.clone() };
         let mut off = 0u64;
         // `alignas` on a helper class (a vertex's state layout is Poplar's).
         let mut align = if base.is_none() { decl.ast.align.unwrap_or(1) } else { 1 };
+        let is_union = decl.ast.is_union;
+        if let (true, Some((span, _))) = (is_union, &helper_base) {
+            return err(*span, format!("union '{name}' cannot have a base class"));
+        }
+        // A polymorphic class: one that declares a virtual function (or
+        // destructor) or derives from a polymorphic class.
+        let declares_virtual = decl.ast.virtual_dtor
+            || decl.ast.members.iter().any(|m| matches!(m, Member::Method(f) if f.quals.says_virtual()));
+        let base_tag = match &helper_base {
+            Some((_, Ty::Class(b))) => b.tag,
+            _ => None,
+        };
+        if declares_virtual && (base.is_some() || is_union) {
+            let what = if is_union { "a union" } else { "a vertex class" };
+            return err(
+                decl.ast.span,
+                format!(
+                    "virtual functions in {what} ('{name}'): {}",
+                    if is_union {
+                        "C++ does not allow them"
+                    } else {
+                        "its state is Poplar's layout, with no room for a dynamic class; declare them in a helper class"
+                    }
+                ),
+            );
+        }
+        inst.tag = base_tag;
         if let Some((_, t)) = helper_base {
             off = u64::from(t.size());
             align = align.max(t.align());
@@ -144,6 +173,23 @@ impl Unit {
                 min_align: 0,
             });
         }
+        if declares_virtual && base_tag.is_none() {
+            // The tag: first of the class's own fields (after a base that
+            // is not polymorphic), a 32-bit word as an IPU pointer is.
+            off = off.div_ceil(4) * 4;
+            align = align.max(4);
+            inst.tag = Some(off as u32);
+            inst.fields.push(FieldInfo {
+                name: super::TAG_FIELD.into(),
+                size: 4,
+                ty: FieldTy::Plain(Ty::S(Scalar::UInt)),
+                offset: off as u32,
+                is_const: false,
+                min_align: 0,
+            });
+            off += 4;
+        }
+        let mut union_end = 0u64;
         for m in &decl.ast.members {
             if let (Member::Ctor(c), Some(_)) = (m, base) {
                 return err(
@@ -161,6 +207,9 @@ impl Unit {
                 continue;
             }
             if matches!(f.ty.kind, TypeKind::Ref(_)) && base.is_none() {
+                if is_union {
+                    return err(f.span, format!("union '{name}' cannot have a reference member"));
+                }
                 if f.names.len() > 1 || !f.names[0].2.is_empty() {
                     return err(f.span, "declare one reference member per declaration");
                 }
@@ -213,6 +262,17 @@ impl Unit {
                     FieldTy::Edge { kind, elem, .. } => (kind.state_size(elem.elem()), 4),
                     FieldTy::Plain(t) => (t.size(), t.align()),
                 };
+                if is_union {
+                    // Every member of a union at offset 0.
+                    if matches!(&fty, FieldTy::Plain(t) if super::has_tags(t)) {
+                        return err(
+                            *fspan,
+                            format!("member '{full}' of a union has virtual functions (its dynamic class would be lost)"),
+                        );
+                    }
+                    union_end = union_end.max(off);
+                    off = 0;
+                }
                 off = off.div_ceil(u64::from(al)) * u64::from(al);
                 align = align.max(al);
                 inst.fields.push(FieldInfo {
@@ -233,6 +293,9 @@ impl Unit {
                     );
                 }
             }
+        }
+        if is_union {
+            off = union_end.max(off);
         }
         // C++ checks a class template's assertions when it is instantiated.
         for m in &decl.ast.members {

@@ -19,6 +19,13 @@ impl Unit {
                 }
                 Item::Class(c) => self.add_class(c, ns)?,
                 Item::Function(f) => {
+                    if f.quals.says_virtual() || f.quals.is_const {
+                        let what = if f.quals.is_const { "'const'" } else { "'virtual'" };
+                        return err(
+                            f.span,
+                            format!("'{}' is not a member function and cannot be {what}", f.name),
+                        );
+                    }
                     let same = self.funcs.entry(qual(ns, &f.name)).or_default();
                     let f = share_defaults(same, f);
                     same.push(Rc::new(FuncDecl { ast: f, ns: ns.to_string() }));

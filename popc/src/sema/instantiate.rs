@@ -151,6 +151,7 @@ impl Unit {
                 statics: Vec::new(),
                 statics_size: 0,
                 statics_align: 1,
+                tag: None,
             }));
         }
         if self.cache.borrow().len() >= MAX_INSTANTIATIONS {

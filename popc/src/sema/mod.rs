@@ -189,11 +189,21 @@ pub struct ClassInst {
     pub statics: Vec<StaticInfo>,
     pub statics_size: u32,
     pub statics_align: u32,
+    /// A polymorphic class's (one that declares or inherits a virtual
+    /// function): the offset of its dynamic-class tag, the hidden field
+    /// [`TAG_FIELD`] the constructor sets ([`ClassInst::tag_value`]) and a
+    /// virtual call reads. It belongs to the first polymorphic class of
+    /// the chain of bases, so every class of the chain finds it there.
+    pub tag: Option<u32>,
 }
 
 /// The field a helper class's base subobject is laid out as (at offset 0,
 /// before the class's own fields); its members are the class's too.
 pub const BASE_FIELD: &str = "<base>";
+
+/// The hidden field of a polymorphic class that holds its dynamic class
+/// ([`ClassInst::tag`]).
+pub const TAG_FIELD: &str = "<tag>";
 
 impl ClassInst {
     /// The type of the base subobject of a helper class deriving from a
@@ -213,9 +223,69 @@ impl ClassInst {
         built_in.then(|| vector_info(&self.name)).flatten()
     }
 
+    /// The dynamic-class tag of this class's objects: a hash of its name,
+    /// so the same class has the same tag in every vertex and object.
+    pub fn tag_value(&self) -> u32 {
+        let mut h: u32 = 0x811c_9dc5;
+        for b in self.name.bytes() {
+            h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+        }
+        h | 1
+    }
+
+    /// Whether `self` is `to` or derives from it.
+    pub fn derives_from(&self, to: &ClassInst) -> bool {
+        if self.name == to.name {
+            return true;
+        }
+        match self.helper_base() {
+            Some(Ty::Class(b)) => b.derives_from(to),
+            _ => false,
+        }
+    }
+
     /// Whether the class declares a constructor that does work.
     pub fn has_ctor(&self) -> bool {
         self.decl.ast.members.iter().any(|m| matches!(m, Member::Ctor(_)))
+    }
+}
+
+/// The offsets of every dynamic-class tag in an object of type `t` (its
+/// own, its members' and its elements'), ascending.
+pub fn tag_offsets(t: &Ty, base: u32, out: &mut Vec<u32>) {
+    match t {
+        Ty::Class(c) => {
+            if let Some(o) = c.tag {
+                out.push(base + o);
+            }
+            for f in &c.fields {
+                if let FieldTy::Plain(ft) = &f.ty {
+                    if f.name != TAG_FIELD {
+                        tag_offsets(ft, base + f.offset, out);
+                    }
+                }
+            }
+        }
+        Ty::Array(et, n) if has_tags(et) => {
+            for i in 0..*n {
+                tag_offsets(et, base + i * et.size(), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether an object of type `t` holds a dynamic-class tag anywhere.
+pub fn has_tags(t: &Ty) -> bool {
+    match t {
+        Ty::Class(c) => {
+            c.tag.is_some()
+                || c.fields
+                    .iter()
+                    .any(|f| matches!(&f.ty, FieldTy::Plain(ft) if f.name != TAG_FIELD && has_tags(ft)))
+        }
+        Ty::Array(et, _) => has_tags(et),
+        _ => false,
     }
 }
 

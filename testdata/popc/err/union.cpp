@@ -1,7 +1,18 @@
 #include <poplar/Vertex.hpp>
 using namespace poplar;
-union U { Input<float> a; Input<int> b; };
+struct Poly {
+  virtual int f() const { return 1; }
+};
+union U {
+  int i;
+  Poly p;
+};
 class V : public Vertex {
 public:
-  bool compute() { return true; }
+  Output<int> out;
+  bool compute() {
+    U u;
+    *out = u.i;
+    return true;
+  }
 };

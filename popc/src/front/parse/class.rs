@@ -10,7 +10,7 @@ impl Parser {
     /// `class` or `struct`, attributes, the name, then `{`, `:`, `;`, `<`
     /// or `final` (`struct P p;` declares a variable instead).
     pub(super) fn class_head_name(&self) -> Option<String> {
-        if !(self.at_kw("class") || self.at_kw("struct")) {
+        if !(self.at_kw("class") || self.at_kw("struct") || self.at_kw("union")) {
             return None;
         }
         let i = self.attributes_end(1);
@@ -74,7 +74,7 @@ impl Parser {
 
     fn class_inner(&mut self, tparams: Option<Vec<TParam>>) -> Result<Class> {
         let kw = self.bump();
-        let is_struct = &*kw.text == "struct";
+        let is_union = &*kw.text == "union";
         // `alignas(N)` with a number: the class's alignment (other
         // attributes, and `alignas` of a type or expression, are skipped).
         let align = (self.at_kw("alignas")
@@ -85,7 +85,16 @@ impl Parser {
         .flatten()
         .filter(|a| a.is_power_of_two() && *a <= 4096);
         self.skip_attributes()?;
-        let (name, span) = self.ident()?;
+        // An anonymous struct or union (`union { int i; float f; };` in a
+        // class): a name no source can spell; the caller reads what
+        // follows its `}`.
+        let anonymous = self.at(Tok::LBrace);
+        let (name, span) = if anonymous {
+            let span = self.span();
+            (format!("<anonymous {}:{}>", span.file, span.lo), span)
+        } else {
+            self.ident()?
+        };
         self.types.insert(name.clone());
         let spec_args = if self.at(Tok::Lt) { Some(self.template_args()?) } else { None };
         self.eat_kw("final");
@@ -107,10 +116,20 @@ impl Parser {
         let mut members = Vec::new();
         if self.eat(Tok::Semi) {
             // Forward declaration.
-            return Ok(Class { span, name, tparams, spec_args, bases, members: Vec::new(), align });
+            return Ok(Class {
+                span,
+                name,
+                tparams,
+                spec_args,
+                bases,
+                members: Vec::new(),
+                align,
+                is_union,
+                virtual_dtor: false,
+            });
         }
         self.expect(Tok::LBrace, "'{'")?;
-        let _ = is_struct;
+        let mut virtual_dtor = false;
         while !self.eat(Tok::RBrace) {
             if self.at(Tok::Eof) {
                 return err(span, format!("unterminated class '{name}'"));
@@ -125,10 +144,12 @@ impl Parser {
                 self.bump();
                 continue;
             }
-            self.member(&name, &mut members)?;
+            self.member(&name, &mut members, &mut virtual_dtor)?;
         }
         self.skip_attributes()?;
-        self.expect(Tok::Semi, "';' after class definition")?;
+        if !anonymous {
+            self.expect(Tok::Semi, "';' after class definition")?;
+        }
         // Classes declared in a method's body become nested classes, which
         // see the class's parameters and member types as the body does.
         let mut local = Vec::new();
@@ -138,7 +159,7 @@ impl Parser {
             }
         }
         members.extend(local.into_iter().map(|c| Member::Item(Item::Class(c))));
-        Ok(Class { span, name, tparams, spec_args, bases, members, align })
+        Ok(Class { span, name, tparams, spec_args, bases, members, align, is_union, virtual_dtor })
     }
 
     /// After `friend`: a function defined here is kept as a hidden friend
@@ -167,10 +188,17 @@ impl Parser {
         Ok(())
     }
 
-    fn member(&mut self, class: &str, members: &mut Vec<Member>) -> Result<()> {
+    fn member(&mut self, class: &str, members: &mut Vec<Member>, virtual_dtor: &mut bool) -> Result<()> {
         self.skip_attributes()?;
+        // `virtual ~C()`: a destructor, which may do nothing only.
+        if self.at_kw("virtual") && self.peek_at(1).is(Tok::Tilde) {
+            self.bump();
+            *virtual_dtor = true;
+        }
         let t = self.peek().clone();
-        self.check_keyword(&t)?;
+        if !(t.is_ident("virtual")) {
+            self.check_keyword(&t)?;
+        }
         if self.eat_kw("friend") {
             return self.friend(members);
         }
@@ -182,6 +210,11 @@ impl Parser {
             let c = self.class(None)?;
             members.push(Member::Item(Item::Class(c)));
             return Ok(());
+        }
+        if (self.at_kw("struct") || self.at_kw("union"))
+            && self.peek_at(self.attributes_end(1)).is(Tok::LBrace)
+        {
+            return self.anonymous_member(members);
         }
         if self.at_kw("template") {
             let it = self.template_item()?;
@@ -301,6 +334,52 @@ impl Parser {
         Ok(())
     }
 }
+
+impl Parser {
+    /// `union { … };` or `struct { … };` in a class: an anonymous member,
+    /// whose members are the enclosing class's (a field named
+    /// [`ANON_FIELD`]…); or `union { … } u, v;`: fields of an unnamed type.
+    fn anonymous_member(&mut self, members: &mut Vec<Member>) -> Result<()> {
+        let c = self.class(None)?;
+        let span = c.span;
+        let seg = Seg { name: c.name.clone(), args: None };
+        let ty = TypeName {
+            span,
+            kind: TypeKind::Named(Path { span, global: false, segs: vec![seg] }),
+            is_const: false,
+        };
+        let mut names = Vec::new();
+        if self.eat(Tok::Semi) {
+            names.push((format!("{ANON_FIELD}{}>", c.name), span, Vec::new()));
+        } else {
+            loop {
+                let (n, nspan) = self.ident()?;
+                let depth = self.depth;
+                let dims = self.array_bounds()?;
+                self.depth = depth;
+                names.push((n, nspan, dims));
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+            self.expect(Tok::Semi, "';'")?;
+        }
+        members.push(Member::Item(Item::Class(c)));
+        members.push(Member::Field(FieldDecl {
+            span,
+            ty,
+            names,
+            is_static: false,
+            is_constexpr: false,
+            init: None,
+        }));
+        Ok(())
+    }
+}
+
+/// The name prefix of an anonymous struct or union member of a class: its
+/// members are found as the class's own.
+pub const ANON_FIELD: &str = "<anon ";
 
 /// Takes the classes declared in `f`'s body (in any block) out of it,
 /// leaving empty statements: popc declares them beside `f` (as nested

@@ -15,6 +15,8 @@ impl Parser {
                 specs.is_constexpr = true;
             } else if self.eat_kw("static") {
                 specs.is_static = true;
+            } else if self.eat_kw("virtual") {
+                specs.is_virtual = true;
             } else if self.eat_kw("const") {
                 specs.is_const = true;
             } else if !(self.eat_kw("inline")
@@ -38,7 +40,7 @@ impl Parser {
         let mut ty = self.type_name()?;
         self.specifiers(&mut specs)?;
         ty.is_const |= specs.is_const;
-        let Specs { is_constexpr, is_static, .. } = specs;
+        let Specs { is_constexpr, is_static, is_virtual, .. } = specs;
         let ty_peak = self.last_peak;
         let depth = self.depth;
         // Declarators, each nested on top of the type.
@@ -71,16 +73,24 @@ impl Parser {
             if self.at(Tok::LParen) && decls.is_empty() {
                 // Function.
                 let params = self.params()?;
-                self.eat_kw("const");
-                self.eat_kw("noexcept");
-                self.eat_kw("override");
-                self.eat_kw("final");
-                if self.at_kw("override") {
-                    self.bump();
+                let mut quals = FnQuals { is_virtual, ..FnQuals::default() };
+                loop {
+                    if self.eat_kw("const") {
+                        quals.is_const = true;
+                    } else if self.eat_kw("override") {
+                        quals.is_override = true;
+                    } else if self.eat_kw("final") {
+                        quals.is_final = true;
+                    } else if !(self.eat_kw("noexcept") || self.eat(Tok::Amp) || self.eat(Tok::AndAnd)) {
+                        break;
+                    }
                 }
                 let mut ret = dty;
                 if self.eat(Tok::Arrow) {
                     ret = self.type_name()?;
+                    while self.eat_kw("override") || self.eat_kw("final") {
+                        quals.is_override = true;
+                    }
                 }
                 self.skip_attributes()?;
                 let body = if self.eat(Tok::Semi) {
@@ -89,13 +99,26 @@ impl Parser {
                     self.bump();
                     let t = self.bump();
                     if &*t.text == "0" {
-                        return err(t.span, "pure virtual functions are not supported in codelets");
+                        if !quals.says_virtual() {
+                            return err(
+                                t.span,
+                                format!("'{name}' is declared pure ('= 0') but is not virtual"),
+                            );
+                        }
+                        quals.is_pure = true;
+                    } else if !matches!(&*t.text, "default" | "delete") {
+                        return err(t.span, "expected '0', 'default' or 'delete'");
                     }
                     self.expect(Tok::Semi, "';'")?;
                     None
                 } else {
                     Some(self.block()?.into())
                 };
+                if quals.says_virtual() && (is_static || tparams.is_some()) {
+                    let what =
+                        if is_static { "a static member function" } else { "a member function template" };
+                    return err(span, format!("'{name}' is {what} and cannot be virtual"));
+                }
                 return Ok(Item::Function(Function {
                     span,
                     name,
@@ -106,6 +129,7 @@ impl Parser {
                     is_constexpr,
                     is_static,
                     is_friend: false,
+                    quals,
                 }));
             }
             let dims = self.array_bounds()?;
@@ -123,6 +147,9 @@ impl Parser {
         }
         if tparams.is_some() {
             return err(decls[0].span, "variable templates are not supported in codelets");
+        }
+        if is_virtual {
+            return err(decls[0].span, format!("'{}' is a variable and cannot be virtual", decls[0].name));
         }
         if decls.len() == 1 {
             return Ok(Item::Var(decls.pop().unwrap()));
@@ -158,7 +185,7 @@ impl Parser {
 
     /// An array declarator's bounds, `[4][n]`, up to an attribute's `[[`;
     /// each bound nests one level (the caller restores `depth`).
-    fn array_bounds(&mut self) -> Result<Vec<Expr>> {
+    pub(super) fn array_bounds(&mut self) -> Result<Vec<Expr>> {
         let mut dims = Vec::new();
         while self.at(Tok::LBracket) && !self.peek_at(1).is(Tok::LBracket) {
             self.enter()?;

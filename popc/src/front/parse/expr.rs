@@ -219,7 +219,13 @@ impl Parser {
                         e = self.operator_call(Some((e, arrow)))?;
                         continue;
                     }
-                    let (name, nspan) = self.ident()?;
+                    let (mut name, nspan) = self.ident()?;
+                    // `obj.Base::f`: a member named through a class (a
+                    // call of it does not dispatch).
+                    while !template && self.at(Tok::ColonColon) && self.peek_at(1).is(Tok::Ident) {
+                        self.bump();
+                        name = format!("{name}::{}", self.ident()?.0);
+                    }
                     if template && self.at(Tok::Lt) {
                         let args = Some(self.template_args()?);
                         let seg = Seg { name, args };

@@ -452,6 +452,17 @@ impl Lowerer<'_, '_> {
             ExprKind::Unary(UnOp::AddrOf, inner) => self.expr(inner)?,
             _ => self.expr(e)?,
         };
+        if let V::L(t, Place::Host(_)) | V::Local { ty: t, .. } = &v {
+            if crate::sema::has_tags(t) {
+                return err(
+                    e.span,
+                    format!(
+                        "memcpy or memset of a local object of '{}', which has virtual functions (its dynamic class is not bytes to copy)",
+                        t.spell()
+                    ),
+                );
+            }
+        }
         Ok(match v {
             V::L(t, Place::Host(h)) => MemEnd::Host(h, t.size()),
             V::L(Ty::S(s), Place::Var(var)) if matches!(e.kind, ExprKind::Unary(UnOp::AddrOf, _)) => {

@@ -383,6 +383,23 @@ impl Lowerer<'_, '_> {
                 ),
             );
         }
+        // The bytes of a polymorphic object are not to be reinterpreted:
+        // its tag must stay the one its constructor wrote (`virtuals`).
+        let related = match (ty, to) {
+            (Ty::Class(a), Ty::Class(b)) => a.derives_from(b) || b.derives_from(a),
+            _ => ty.same(to),
+        };
+        if !related && !matches!(to, Ty::Void) && (crate::sema::has_tags(ty) || crate::sema::has_tags(to)) {
+            return err(
+                span,
+                format!(
+                    "cannot point at a local '{}' as '{} *': one of them has virtual functions, whose objects' bytes \
+                     popc does not reinterpret",
+                    ty.spell(),
+                    to.spell()
+                ),
+            );
+        }
         Ok(Some(V::Local { ty: to.clone(), place, room }))
     }
 

@@ -196,6 +196,7 @@ impl Lowerer<'_, '_> {
     /// An object copied into tile memory at `to`: bytes at a time, or a
     /// vector's 64-bit pieces (one store each).
     fn copy_to_tile(&mut self, t: &Ty, to: Value, r: V, span: Span) -> Result<()> {
+        let r = self.as_base(t, r);
         let V::L(rt, from) = r else {
             return err(span, format!("cannot convert {} to '{}'", self.spell_value(&r), t.spell()));
         };
@@ -203,8 +204,13 @@ impl Lowerer<'_, '_> {
             return err(span, format!("cannot convert '{}' to '{}'", rt.spell(), t.spell()));
         }
         let piece = super::vector_piece(t).unwrap_or(Scalar::UChar);
+        let mask = Self::tag_mask(t);
         let mut off = 0;
         while off < t.size() {
+            if mask.iter().any(|m| (*m..*m + 4).contains(&off)) {
+                off += piece.size();
+                continue;
+            }
             let x = match from {
                 Place::Host(h) => {
                     self.b.ins().load(crate::lower::cl(piece), MemFlagsData::trusted(), h, off as i32)

@@ -1,0 +1,206 @@
+// Virtual functions in helper classes, and unions: compiled by popc and
+// by g++ -O2 against the stub headers, their outputs compared bit for bit
+// (popc/tests/differential.rs).
+#include <poplar/Vertex.hpp>
+#include <cstdint>
+using namespace poplar;
+
+// An abstract base: a pure virtual function, a virtual one with a body,
+// a non-virtual one calling them, a virtual destructor that does nothing.
+struct Shape {
+  float scale;
+  virtual float area() const = 0;
+  virtual int sides() const { return 0; }
+  float weighted() const { return scale * area() + sides(); }
+  virtual ~Shape() = default;
+};
+
+struct Circle : Shape {
+  float r;
+  Circle(float s, float radius) : r(radius) { scale = s; }
+  float area() const override { return 3.0f * r * r; }
+};
+
+struct Rect : public Shape {
+  float w, h;
+  Rect(float s, float a, float b) : w(a), h(b) { scale = s; }
+  float area() const { return w * h; }
+  int sides() const override { return 4; }
+};
+
+// Overrides again, calls the base's version by name (no dispatch), and
+// ends the chain with `final`.
+struct Square final : Rect {
+  Square(float s, float a) : Rect(s, a, a) {}
+  float area() const final { return Rect::area() + 1.0f; }
+  int sides() const override { return Rect::sides() + 10; }
+};
+
+float measure(const Shape &s) { return s.weighted(); }
+float areaOf(const Shape *s) { return s->area(); }
+
+// Dispatch through references and pointers: objects whose class popc
+// knows where the call is, and elements of arrays reached by a run-time
+// index through a base reference (a run-time dispatch on the tag).
+class Shapes : public Vertex {
+public:
+  Input<Vector<float>> in;
+  Output<Vector<float>> out;
+  bool compute() {
+    Circle c(2.0f, in[0]);
+    Rect r(1.0f, in[1], in[2]);
+    Square sq(0.5f, in[3]);
+    out[0] = measure(c);
+    out[1] = measure(r);
+    out[2] = measure(sq);
+    out[3] = areaOf(&sq);
+    const Shape &ref = r;
+    out[4] = ref.area() + float(ref.sides());
+    Circle cs[3] = {Circle(1.0f, in[4]), Circle(2.0f, in[5]), Circle(3.0f, in[6])};
+    Square ss[2] = {Square(1.0f, in[7]), Square(2.0f, in[8])};
+    for (unsigned i = 0; i + 9 < in.size() && i < 20; ++i) {
+      unsigned k = unsigned(in[9 + i] > 0.0f ? in[9 + i] : -in[9 + i]);
+      float v = in[9 + i] > 0.0f ? measure(cs[k % 3]) : measure(ss[k % 2]);
+      out[5 + i] = v + (k % 2 ? areaOf(&cs[k % 3]) : areaOf(&ss[k % 2]));
+    }
+    return true;
+  }
+};
+
+// A class template hierarchy: the operation chosen per element by a
+// run-time index into arrays of each derived class.
+template <class T> struct Op {
+  virtual T apply(T a, T b) const = 0;
+  T twice(T a, T b) const { return apply(apply(a, b), b); }
+};
+template <class T> struct Add : Op<T> {
+  T apply(T a, T b) const override { return a + b; }
+};
+template <class T> struct Mul : Op<T> {
+  T bias;
+  T apply(T a, T b) const override { return a * b + bias; }
+};
+template <class T> T run(const Op<T> &op, T a, T b) { return op.twice(a, b); }
+
+template <class T> class Ops : public Vertex {
+public:
+  Input<Vector<T>> a;
+  Input<Vector<T>> b;
+  Output<Vector<T>> out;
+  bool compute() {
+    Add<T> adds[2];
+    Mul<T> muls[2];
+    muls[0].bias = T(1);
+    muls[1].bias = T(3);
+    for (unsigned i = 0; i < a.size(); ++i) {
+      unsigned k = i % 4;
+      out[i] = k < 2 ? run<T>(adds[k], a[i], b[i]) : run<T>(muls[k - 2], a[i], b[i]);
+    }
+    return true;
+  }
+};
+template class Ops<int>;
+template class Ops<float>;
+
+// Copies slice (the copy is of the base's class), and assignment through
+// a base reference keeps the object's dynamic class.
+struct Counter {
+  int n;
+  virtual int step() const { return 1; }
+  int next() { n += step(); return n; }
+};
+struct Fast : Counter {
+  int by;
+  int step() const override { return by; }
+};
+int advance(Counter c) { return c.next(); }
+int advanceRef(Counter &c) { return c.next(); }
+
+class Slicing : public Vertex {
+public:
+  Input<Vector<int>> in;
+  Output<Vector<int>> out;
+  bool compute() {
+    Fast f;
+    f.n = in[0];
+    f.by = in[1];
+    out[0] = advance(f);
+    out[1] = advanceRef(f);
+    Counter plain = f;
+    out[2] = plain.next();
+    Counter &view = f;
+    view = plain;
+    out[3] = f.next();
+    out[4] = f.n + f.by;
+    return true;
+  }
+};
+
+// Unions: a named one punning a float's bits, one with an array member,
+// and a class with an anonymous union and an anonymous struct, built by
+// brace elision and by a constructor.
+union Bits {
+  float f;
+  std::uint32_t u;
+  unsigned char bytes[4];
+};
+static_assert(sizeof(Bits) == 4 && alignof(Bits) == 4, "union layout");
+
+union Wide {
+  std::uint8_t b;
+  double d;
+  std::uint16_t h[3];
+};
+static_assert(sizeof(Wide) == 8 && alignof(Wide) == 8, "union layout");
+
+struct Tagged {
+  float x;
+  std::uint8_t c;
+  union {
+    std::uint16_t k;
+    std::int16_t s;
+  };
+  std::int32_t i;
+};
+static_assert(sizeof(Tagged) == 12, "anonymous union layout");
+
+struct Point {
+  struct {
+    float px, py;
+  };
+  union {
+    float weight;
+    std::uint32_t raw;
+  };
+  Point(float a, float b, float w) : px(a), py(b), weight(w) {}
+  float dot() const { return px * py + weight; }
+};
+
+class Unions : public Vertex {
+public:
+  Input<Vector<float>> in;
+  Output<Vector<unsigned>> bits;
+  Output<Vector<float>> out;
+  bool compute() {
+    for (unsigned i = 0; i < 8; ++i) {
+      Bits b;
+      b.f = in[i];
+      bits[i] = b.u ^ b.bytes[i % 4];
+    }
+    Wide w;
+    w.d = double(in[8]) * 3.0;
+    bits[8] = w.h[0] + w.h[1] + w.h[2] + w.b;
+    Tagged t{in[9], 7, 40000, -5};
+    bits[9] = unsigned(t.s) + t.k + unsigned(t.i) + t.c;
+    t.s = -2;
+    bits[10] = t.k;
+    Point p(in[10], in[11], in[12]);
+    out[0] = p.dot();
+    p.raw ^= 0x80000000u;
+    out[1] = p.weight + p.px;
+    Bits c;
+    c.u = 0x3f800000u + unsigned(in[13] > 0.0f);
+    out[2] = c.f;
+    return true;
+  }
+};

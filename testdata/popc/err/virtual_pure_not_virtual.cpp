@@ -1,0 +1,5 @@
+#include <poplar/Vertex.hpp>
+using namespace poplar;
+struct Shape {
+  float area() const = 0;
+};
