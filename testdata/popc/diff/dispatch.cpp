@@ -204,3 +204,47 @@ public:
     return true;
   }
 };
+
+// Overriders returning a class by value, a reference and a pointer, and a
+// virtual call operator, through run-time dispatch.
+struct Pair {
+  float a, b;
+};
+struct Source {
+  float data[2];
+  virtual Pair get(float k) const { return Pair{data[0] * k, data[1]}; }
+  virtual float &slot() { return data[0]; }
+  virtual const float *last() const { return &data[1]; }
+  virtual float operator()(float x) const { return x + data[1]; }
+};
+struct Swapped : Source {
+  Pair get(float k) const override { return Pair{data[1], data[0] * k}; }
+  float &slot() override { return data[1]; }
+  float operator()(float x) const override { return x * data[0]; }
+};
+float use(Source &s, float k) {
+  Pair p = s.get(k);
+  s.slot() += 1.0f;
+  return p.a - p.b + s(k) + s.data[0] + s.data[1];
+}
+
+class Returns : public Vertex {
+public:
+  Input<Vector<float>> in;
+  Output<Vector<float>> out;
+  bool compute() {
+    Source plain[2];
+    Swapped swapped[2];
+    for (unsigned j = 0; j < 2; ++j) {
+      plain[j].data[0] = in[j];
+      plain[j].data[1] = in[j + 2];
+      swapped[j].data[0] = in[j + 4];
+      swapped[j].data[1] = in[j + 6];
+    }
+    for (unsigned i = 8; i < in.size(); ++i) {
+      unsigned k = unsigned(in[i] > 0.0f ? in[i] : -in[i]);
+      out[i] = k % 2 ? use(plain[k / 2 % 2], in[i]) : use(swapped[k / 2 % 2], in[i]);
+    }
+    return true;
+  }
+};
