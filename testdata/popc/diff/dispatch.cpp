@@ -164,6 +164,16 @@ struct Tagged {
 };
 static_assert(sizeof(Tagged) == 12, "anonymous union layout");
 
+// An anonymous struct aligned by GCC's attribute, as ray tracers lay out
+// their primitives.
+struct Ball {
+  struct __attribute__((aligned(8))) {
+    float cx, cy, cz;
+  };
+  float radius;
+};
+static_assert(sizeof(Ball) == 24 && alignof(Ball) == 8, "aligned anonymous struct");
+
 struct Point {
   struct {
     float px, py;

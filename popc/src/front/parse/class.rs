@@ -75,15 +75,21 @@ impl Parser {
     fn class_inner(&mut self, tparams: Option<Vec<TParam>>) -> Result<Class> {
         let kw = self.bump();
         let is_union = &*kw.text == "union";
-        // `alignas(N)` with a number: the class's alignment (other
-        // attributes, and `alignas` of a type or expression, are skipped).
-        let align = (self.at_kw("alignas")
-            && self.peek_at(1).is(Tok::LParen)
-            && self.peek_at(2).is(Tok::Number)
-            && self.peek_at(3).is(Tok::RParen))
-        .then(|| self.peek_at(2).text.parse::<u32>().ok())
-        .flatten()
-        .filter(|a| a.is_power_of_two() && *a <= 4096);
+        // `alignas(N)` or GCC's `__attribute__((aligned(N)))` with a
+        // number: the class's alignment (other attributes, and alignments
+        // given by a type or an expression, are skipped).
+        let end = self.attributes_end(0);
+        let align = (0..end)
+            .find_map(|i| {
+                let at = |k: usize| self.peek_at(i + k);
+                ((at(0).is_ident("alignas") || at(0).is_ident("aligned") || at(0).is_ident("__aligned__"))
+                    && at(1).is(Tok::LParen)
+                    && at(2).is(Tok::Number)
+                    && at(3).is(Tok::RParen))
+                .then(|| at(2).text.parse::<u32>().ok())
+                .flatten()
+            })
+            .filter(|a| a.is_power_of_two() && *a <= 4096);
         self.skip_attributes()?;
         // An anonymous struct or union (`union { int i; float f; };` in a
         // class): a name no source can spell; the caller reads what
