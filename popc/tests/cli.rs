@@ -35,7 +35,7 @@ fn compiles_and_fails_cleanly() {
     let r = popc().arg(&bad).arg("-o").arg(&bad_out).output().unwrap();
     assert_eq!(r.status.code(), Some(1));
     let err = String::from_utf8_lossy(&r.stderr);
-    assert!(err.contains("bad.cpp:2:3: error: virtual functions"), "{err}");
+    assert!(err.contains("bad.cpp:2:16: error: virtual functions in a vertex class"), "{err}");
     assert!(!bad_out.exists());
 
     // Foreign target, missing file, --version.

@@ -148,8 +148,14 @@ impl Unit {
         };
         if declares_virtual && (base.is_some() || is_union) {
             let what = if is_union { "a union" } else { "a vertex class" };
+            // At the first virtual function (the class's name for a
+            // virtual destructor alone).
+            let at = decl.ast.members.iter().find_map(|m| match m {
+                Member::Method(f) if f.quals.says_virtual() => Some(f.span),
+                _ => None,
+            });
             return err(
-                decl.ast.span,
+                at.unwrap_or(decl.ast.span),
                 format!(
                     "virtual functions in {what} ('{name}'): {}",
                     if is_union {
