@@ -122,6 +122,19 @@ impl Lowerer<'_, '_> {
         while let Some(cls) = k {
             for m in &cls.decl.ast.members {
                 let Member::Method(f) = m else { continue };
+                if (f.quals.is_override || (f.quals.is_final && !f.quals.is_virtual))
+                    && !self.overrides_base(&cls, f)
+                {
+                    return err(
+                        f.span,
+                        format!(
+                            "'{}' of '{}' is marked '{}' but overrides no virtual function of a base class",
+                            f.name,
+                            cls.name,
+                            if f.quals.is_override { "override" } else { "final" }
+                        ),
+                    );
+                }
                 if !f.quals.is_pure {
                     continue;
                 }
@@ -193,6 +206,12 @@ impl Lowerer<'_, '_> {
         if f.is_static || f.is_friend || owner.tag.is_none() {
             return false;
         }
+        self.overrides_base(owner, f)
+    }
+
+    /// Whether method `f` of class `owner` has the signature of a virtual
+    /// function of one of `owner`'s bases.
+    fn overrides_base(&self, owner: &Rc<ClassInst>, f: &Function) -> bool {
         let env = Self::class_env(owner);
         let mut k = owner.helper_base().cloned();
         while let Some(Ty::Class(cls)) = k {
