@@ -361,8 +361,48 @@ impl Engine {
         self.running()?.read(name).map_err(host_error)
     }
 
+    /// `copyToRemoteBuffer(src, name, repeat, replica)`: one slot of one
+    /// replica's remote buffer.
+    pub fn write_remote(&mut self, name: &str, repeat: u64, replica: u32, data: &[u8]) -> Result<()> {
+        self.check_remote(name, repeat, replica)?;
+        self.running()?.write_remote_slot(name, repeat, replica, data).map_err(host_error)
+    }
+
+    /// `copyFromRemoteBuffer(name, dst, repeat, replica)`.
+    pub fn read_remote(&mut self, name: &str, repeat: u64, replica: u32) -> Result<Vec<u8>> {
+        self.check_remote(name, repeat, replica)?;
+        self.running()?.read_remote_slot(name, repeat, replica).map_err(host_error)
+    }
+
+    /// A remote buffer's slot `repeat` of replica `replica` exists, or an
+    /// `index_error` (a `symbol_error` for an unknown buffer) says why not.
+    fn check_remote(&self, name: &str, repeat: u64, replica: u32) -> Result<()> {
+        let image = &self.exe.image;
+        let b = image.remote_buffers.iter().find(|b| b.name == name).ok_or_else(|| {
+            let known: Vec<&str> = image.remote_buffers.iter().map(|b| b.name.as_str()).collect();
+            ApiError::new(
+                Status::SymbolError,
+                format!("no remote buffer called '{name}' (remote buffers: {})", known.join(", ")),
+            )
+        })?;
+        if repeat >= u64::from(b.repeats) {
+            return Err(ApiError::new(
+                Status::IndexError,
+                format!("remote buffer '{name}' has {} repeats: there is no repeat {repeat}", b.repeats),
+            ));
+        }
+        let replicas = image.target.replicas.max(1);
+        if replica >= replicas {
+            return Err(ApiError::new(
+                Status::IndexError,
+                format!("remote buffer '{name}': there is no replica {replica} (the graph has {replicas})"),
+            ));
+        }
+        Ok(())
+    }
+
     /// The bytes a host handle holds (every replica's, in replica order),
-    /// or a stream moves per transfer.
+    /// a stream moves per transfer, or a remote buffer holds in one repeat.
     pub fn handle_bytes(&self, name: &str) -> Result<usize> {
         let image = &self.exe.image;
         let replicas = image.target.replicas.max(1) as usize;
@@ -370,9 +410,15 @@ impl Engine {
             Some(h) => {
                 (linker::image::element_count(&h.shape) * u64::from(h.elem.size())) as usize * replicas
             }
-            None => self.block_bytes(name).ok_or_else(|| {
-                ApiError::new(Status::SymbolError, format!("no stream or host handle called '{name}'"))
-            })?,
+            None => match image.remote_buffers.iter().find(|b| b.name == name) {
+                Some(b) => (linker::image::element_count(&b.shape) * u64::from(b.elem.size())) as usize,
+                None => self.block_bytes(name).ok_or_else(|| {
+                    ApiError::new(
+                        Status::SymbolError,
+                        format!("no stream, host handle or remote buffer called '{name}'"),
+                    )
+                })?,
+            },
         })
     }
 
@@ -641,6 +687,48 @@ pub extern "C" fn prs_engine_read_tensor(
 /// the forms without an index.
 fn replica_arg(replica: u32) -> Option<u32> {
     (replica != u32::MAX).then_some(replica)
+}
+
+#[no_mangle]
+pub extern "C" fn prs_engine_copy_to_remote_buffer(
+    e: *mut Engine,
+    name: *const c_char,
+    repeat: u64,
+    replica: u32,
+    data: *const c_void,
+    bytes: usize,
+) -> i32 {
+    guard(|| {
+        let name = text(name, "remote buffer")?;
+        handle_mut(e, "engine")?.write_remote(&name, repeat, replica, slice(data.cast::<u8>(), bytes))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_engine_copy_from_remote_buffer(
+    e: *mut Engine,
+    name: *const c_char,
+    repeat: u64,
+    replica: u32,
+    data: *mut c_void,
+    bytes: usize,
+) -> i32 {
+    guard(|| {
+        let name = text(name, "remote buffer")?;
+        let got = handle_mut(e, "engine")?.read_remote(&name, repeat, replica)?;
+        if got.len() != bytes {
+            return Err(ApiError::new(
+                Status::PoplarError,
+                format!(
+                    "copyFromRemoteBuffer('{name}'): the buffer has {bytes} bytes but a repeat {}",
+                    got.len()
+                ),
+            ));
+        }
+        // SAFETY: the caller passes `bytes` writable bytes.
+        unsafe { std::ptr::copy_nonoverlapping(got.as_ptr(), data.cast::<u8>(), bytes) };
+        Ok(())
+    })
 }
 
 #[no_mangle]

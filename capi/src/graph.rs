@@ -357,12 +357,12 @@ impl Graph {
             .ok_or_else(|| ApiError::new(Status::IndexError, format!("stream {id} does not exist")))
     }
 
-    pub fn remote_buffer(&self, id: u32, repeat: usize) -> Result<&ir::RemoteBuffer> {
+    pub fn remote_buffer(&self, id: u32, repeat: u64) -> Result<&ir::RemoteBuffer> {
         let b =
             self.builder.graph().remote_buffers.get(ir::RemoteBufferId(id)).ok_or_else(|| {
                 ApiError::new(Status::IndexError, format!("remote buffer {id} does not exist"))
             })?;
-        if repeat as u64 >= b.repeats {
+        if repeat >= b.repeats {
             return Err(ApiError::new(
                 Status::IndexError,
                 format!(
@@ -506,6 +506,18 @@ impl Graph {
             ));
         }
         Ok(self.builder.add_stream(name, elem, &[num_elements], dir)?.0)
+    }
+
+    /// `addRemoteBuffer(name, type, num_elements, repeats)`: `repeats`
+    /// slots of `num_elements` each, held by the host.
+    pub fn add_remote_buffer(
+        &mut self,
+        name: &str,
+        elem: ElemType,
+        num_elements: u64,
+        repeats: u64,
+    ) -> Result<u32> {
+        Ok(self.builder.add_remote_buffer(name, elem, &[num_elements], repeats)?.0)
     }
 
     /// `addHostToDeviceFIFO(..., ReplicatedStreamMode::BROADCAST)`: stream
@@ -911,15 +923,14 @@ pub extern "C" fn prs_graph_add_remote_buffer(
     out: *mut u32,
 ) -> i32 {
     guard(|| {
-        let g = handle_mut(g, "graph")?;
         let name = text(name, "handle")?;
-        let id = g.builder.add_remote_buffer(
+        let id = handle_mut(g, "graph")?.add_remote_buffer(
             &name,
             elem_type(ty, false)?,
-            &[num_elements as u64],
+            num_elements as u64,
             repeats as u64,
         )?;
-        put(out, id.0)
+        put(out, id)
     })
 }
 

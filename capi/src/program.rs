@@ -62,6 +62,82 @@ impl Program {
         Ok(copy(CopyEnd::Tensor(t.view.clone()), CopyEnd::Stream(ir::StreamId(stream))))
     }
 
+    /// `Copy(buffer, dst)`, from slot `repeat` (fixed when the program is
+    /// built).
+    pub fn copy_from_remote(g: &Graph, buffer: u32, repeat: u64, d: &Tensor) -> Result<Program> {
+        let b = g.remote_buffer(buffer, repeat)?;
+        check_copy(
+            &format!("Copy from remote buffer '{}'", b.name),
+            (b.num_elements(), b.elem),
+            (d.view.num_elements(), d.elem),
+        )?;
+        Ok(copy(CopyEnd::Remote(ir::RemoteBufferId(buffer), repeat), CopyEnd::Tensor(d.view.clone())))
+    }
+
+    /// `Copy(src, buffer)`, to slot `repeat`.
+    pub fn copy_to_remote(g: &Graph, t: &Tensor, buffer: u32, repeat: u64) -> Result<Program> {
+        let b = g.remote_buffer(buffer, repeat)?;
+        check_copy(
+            &format!("Copy to remote buffer '{}'", b.name),
+            (t.view.num_elements(), t.elem),
+            (b.num_elements(), b.elem),
+        )?;
+        Ok(copy(CopyEnd::Tensor(t.view.clone()), CopyEnd::Remote(ir::RemoteBufferId(buffer), repeat)))
+    }
+
+    /// `Copy(buffer, dst, offset)` (`to_remote` false) and `Copy(src,
+    /// buffer, offset)`: the tensor's elements, in rows of one buffer slot,
+    /// row `i` from or to slot `offset[i]`, chosen when the program runs:
+    /// a `Switch` on each offset element over the buffer's repeats. An
+    /// offset past the repeats copies nothing.
+    pub fn copy_remote_offset(
+        g: &Graph,
+        buffer: u32,
+        t: &Tensor,
+        offset: &Tensor,
+        to_remote: bool,
+    ) -> Result<Program> {
+        let b = g.remote_buffer(buffer, 0)?;
+        let what = match to_remote {
+            true => format!("Copy to remote buffer '{}' at an offset", b.name),
+            false => format!("Copy from remote buffer '{}' at an offset", b.name),
+        };
+        if offset.elem.is_float() || offset.elem == ElemType::Bool {
+            return Err(ApiError::new(
+                Status::TypeError,
+                format!("{what}: the offset must be an integer tensor, not {}", offset.elem.cpp_name()),
+            ));
+        }
+        let (rows, n) = (offset.view.num_elements(), b.num_elements());
+        let (tensor, slots) = ((t.view.num_elements(), t.elem), (rows.saturating_mul(n), b.elem));
+        match to_remote {
+            true => check_copy(&what, tensor, slots)?,
+            false => check_copy(&what, slots, tensor)?,
+        }
+        let flat = |x: &Tensor, len: u64| -> Result<Tensor> {
+            let view = x.view.reshape(&[len as i64]).map_err(|e| ApiError::new(Status::IndexError, e))?;
+            Ok(Tensor { view, elem: x.elem })
+        };
+        let (data, offsets) = (flat(t, rows * n)?, flat(offset, rows)?);
+        let mut body = Vec::new();
+        for i in 0..rows as usize {
+            let row = data.slice(i * n as usize, (i + 1) * n as usize, 0)?.view;
+            let cases = (0..b.repeats)
+                .map(|k| {
+                    let slot = CopyEnd::Remote(ir::RemoteBufferId(buffer), k);
+                    let (src, dst) = match to_remote {
+                        true => (CopyEnd::Tensor(row.clone()), slot),
+                        false => (slot, CopyEnd::Tensor(row.clone())),
+                    };
+                    (k as i64, copy(src, dst).body)
+                })
+                .collect();
+            let selector = offsets.slice(i, i + 1, 0)?.view;
+            body.push(Stmt::Switch { selector, cases, default: Vec::new() });
+        }
+        Ok(Program { body })
+    }
+
     /// `Repeat(count, body)`.
     pub fn repeat(count: u64, body: &Program) -> Program {
         Program::one(Stmt::Repeat { count, body: body.body.clone() })
@@ -220,14 +296,7 @@ pub extern "C" fn prs_program_copy_from_remote(
     out: *mut *mut Program,
 ) -> i32 {
     make(out, || {
-        let (g, d) = (handle(g, "graph")?, handle(dst, "destination")?);
-        let b = g.remote_buffer(buffer, repeat)?;
-        check_copy(
-            &format!("Copy from remote buffer '{}'", b.name),
-            (b.num_elements(), b.elem),
-            (d.view.num_elements(), d.elem),
-        )?;
-        Ok(copy(CopyEnd::Remote(ir::RemoteBufferId(buffer), repeat as u64), CopyEnd::Tensor(d.view.clone())))
+        Program::copy_from_remote(handle(g, "graph")?, buffer, repeat as u64, handle(dst, "destination")?)
     })
 }
 
@@ -239,15 +308,34 @@ pub extern "C" fn prs_program_copy_to_remote(
     repeat: usize,
     out: *mut *mut Program,
 ) -> i32 {
+    make(out, || Program::copy_to_remote(handle(g, "graph")?, handle(src, "source")?, buffer, repeat as u64))
+}
+
+#[no_mangle]
+pub extern "C" fn prs_program_copy_from_remote_offset(
+    g: *const Graph,
+    buffer: u32,
+    dst: *const Tensor,
+    offset: *const Tensor,
+    out: *mut *mut Program,
+) -> i32 {
     make(out, || {
-        let (g, t) = (handle(g, "graph")?, handle(src, "source")?);
-        let b = g.remote_buffer(buffer, repeat)?;
-        check_copy(
-            &format!("Copy to remote buffer '{}'", b.name),
-            (t.view.num_elements(), t.elem),
-            (b.num_elements(), b.elem),
-        )?;
-        Ok(copy(CopyEnd::Tensor(t.view.clone()), CopyEnd::Remote(ir::RemoteBufferId(buffer), repeat as u64)))
+        let (g, d, o) = (handle(g, "graph")?, handle(dst, "destination")?, handle(offset, "offset")?);
+        Program::copy_remote_offset(g, buffer, d, o, false)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_program_copy_to_remote_offset(
+    g: *const Graph,
+    src: *const Tensor,
+    buffer: u32,
+    offset: *const Tensor,
+    out: *mut *mut Program,
+) -> i32 {
+    make(out, || {
+        let (g, t, o) = (handle(g, "graph")?, handle(src, "source")?, handle(offset, "offset")?);
+        Program::copy_remote_offset(g, buffer, t, o, true)
     })
 }
 

@@ -286,3 +286,18 @@ fn poprand_and_the_new_elementwise_operators() {
     let (ok, out, err) = run(&exe, &dir, &[]);
     assert!(ok && out.contains("all checks passed"), "poprand failed:\n{out}\n{err}");
 }
+
+/// Remote buffers: copies at offsets chosen when the program runs, and one
+/// repeat of one replica from the host, on `sim` and `cpu`.
+#[test]
+fn remote_buffers_copy_at_run_time_offsets_and_per_replica() {
+    if !have_gxx() {
+        eprintln!("skipped: g++ absent");
+        return;
+    }
+    let dir = scratch("remote-buffers");
+    let exe = dir.join("remote_buffers");
+    build(&root().join("sdk/tests/remote_buffers.cpp"), &exe, "c++11", &[]).unwrap();
+    let (ok, out, err) = run(&exe, &dir, &[]);
+    assert!(ok && out.contains("all checks passed"), "remote_buffers failed:\n{out}\n{err}");
+}

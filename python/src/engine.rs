@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use runtime::HostStream;
@@ -121,7 +121,7 @@ struct ArrayStream {
 
 // SAFETY: the pointer is into the array this struct keeps alive; numpy
 // refuses to resize an array that others reference, and the engine uses
-// the stream on the thread that runs the program only.
+// the stream on the thread that runs its replica's program only.
 unsafe impl Send for ArrayStream {}
 
 impl HostStream for ArrayStream {
@@ -222,12 +222,32 @@ impl Engine {
         if let Some(s) = image.streams.iter().find(|s| s.name == name) {
             return Ok((s.elem, s.shape.clone()));
         }
+        if let Some(b) = image.remote_buffers.iter().find(|b| b.name == name) {
+            let mut shape = vec![u64::from(b.repeats)];
+            shape.extend_from_slice(&b.shape);
+            return Ok((b.elem, shape));
+        }
         let mut known: Vec<&str> = image.handles.iter().map(|h| h.name.as_str()).collect();
         known.extend(image.streams.iter().map(|s| s.name.as_str()));
+        known.extend(image.remote_buffers.iter().map(|b| b.name.as_str()));
         Err(PyValueError::new_err(format!(
-            "no host handle or stream called '{name}' (known: {})",
+            "no host handle, stream or remote buffer called '{name}' (known: {})",
             known.join(", ")
         )))
+    }
+
+    /// A remote buffer's element type and `[repeats, shape…]`, or a
+    /// ValueError naming the remote buffers there are.
+    fn remote_info(&self, name: &str) -> PyResult<(ElemType, Vec<u64>)> {
+        let buffers = &self.e.executable().image.remote_buffers;
+        if !buffers.iter().any(|b| b.name == name) {
+            let known: Vec<&str> = buffers.iter().map(|b| b.name.as_str()).collect();
+            return Err(PyValueError::new_err(format!(
+                "no remote buffer called '{name}' (remote buffers: {})",
+                known.join(", ")
+            )));
+        }
+        self.handle_info(name)
     }
 
     /// The replication factor of the executable.
@@ -398,14 +418,88 @@ impl Engine {
         np.getattr("frombuffer")?.call1((buf, numpy_name(elem)?))?.call_method1("reshape", (shape,))
     }
 
+    /// `copyToRemoteBuffer`: writes repeat `repeat` of remote buffer `name`
+    /// of replica `replica` from `array` (one repeat's elements, of the
+    /// buffer's dtype).
+    #[pyo3(signature = (name, array, repeat, replica = 0))]
+    fn copy_to_remote_buffer(
+        &mut self,
+        py: Python<'_>,
+        name: &str,
+        array: &Bound<'_, PyAny>,
+        repeat: u64,
+        replica: u32,
+    ) -> PyResult<()> {
+        let (elem, shape) = self.remote_info(name)?;
+        let want = numpy_name(elem)?;
+        let a = py.import("numpy")?.getattr("ascontiguousarray")?.call1((array,))?;
+        let got: String = a.getattr("dtype")?.getattr("name")?.extract()?;
+        if got != want {
+            return Err(PyTypeError::new_err(format!(
+                "remote buffer '{name}' holds {want} ({}); the array is {got} (convert it with .astype(numpy.{want}))",
+                elem.cpp_name()
+            )));
+        }
+        let n: u64 = shape[1..].iter().product();
+        let got_n: u64 = a.getattr("size")?.extract()?;
+        if got_n != n {
+            let got_shape: Vec<u64> = a.getattr("shape")?.extract()?;
+            return Err(PyValueError::new_err(format!(
+                "a repeat of remote buffer '{name}' has {n} elements; the array has shape {got_shape:?}"
+            )));
+        }
+        let (addr, len) = memory(&a)?;
+        // SAFETY: `a` is a live C-contiguous array of `len` bytes at `addr`.
+        let bytes = unsafe { std::slice::from_raw_parts(addr as *const u8, len) };
+        self.e.write_remote(name, repeat, replica, bytes).or_raise()
+    }
+
+    /// `copyFromRemoteBuffer`: repeat `repeat` of remote buffer `name` of
+    /// replica `replica`, as a new array of one repeat's elements.
+    #[pyo3(signature = (name, repeat, replica = 0))]
+    fn copy_from_remote_buffer<'py>(
+        &mut self,
+        py: Python<'py>,
+        name: &str,
+        repeat: u64,
+        replica: u32,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (elem, shape) = self.remote_info(name)?;
+        let bytes = self.e.read_remote(name, repeat, replica).or_raise()?;
+        let buf = pyo3::types::PyByteArray::new(py, &bytes);
+        py.import("numpy")?
+            .getattr("frombuffer")?
+            .call1((buf, numpy_name(elem)?))?
+            .call_method1("reshape", (shape[1..].to_vec(),))
+    }
+
     /// `connectStream(name, array)`: the stream reads (or writes) the
     /// array in place, round it circularly; or `connectStreamToCallback`
-    /// with a Python function.
-    fn connect_stream(&mut self, py: Python<'_>, name: &str, target: &Bound<'_, PyAny>) -> PyResult<()> {
+    /// with a Python function. In a replicated graph each replica's stream
+    /// is connected with its index, `replica=i`; a broadcast stream once,
+    /// without one.
+    #[pyo3(signature = (name, target, replica = None))]
+    fn connect_stream(
+        &mut self,
+        py: Python<'_>,
+        name: &str,
+        target: &Bound<'_, PyAny>,
+        replica: Option<i64>,
+    ) -> PyResult<()> {
         let (elem, shape) = self.handle_info(name)?;
+        let replica = match replica {
+            None => None,
+            Some(i) => Some(u32::try_from(i).ok().filter(|&i| i != u32::MAX).ok_or_else(|| {
+                PyIndexError::new_err(format!(
+                    "stream '{name}': replica {i} does not exist (the graph has {} replicas, indices 0 to {})",
+                    self.replicas(),
+                    self.replicas() - 1
+                ))
+            })?),
+        };
         if target.is_callable() {
             let s = CallbackStream { f: target.clone().unbind(), dtype: numpy_name(elem)?, shape };
-            return self.e.connect(name, None, Box::new(s)).or_raise();
+            return self.e.connect(name, replica, Box::new(s)).or_raise();
         }
         let np = py.import("numpy")?;
         let a = np.getattr("asarray")?.call1((target,))?;
@@ -429,7 +523,7 @@ impl Engine {
             )));
         }
         let s = ArrayStream { _array: a.unbind(), base: addr as *mut u8, len, pos: 0 };
-        self.e.connect(name, None, Box::new(s)).or_raise()
+        self.e.connect(name, replica, Box::new(s)).or_raise()
     }
 
     /// The execution profile (cycles per program step, compute set, tile

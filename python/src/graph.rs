@@ -41,6 +41,20 @@ pub struct DataStream {
     pub name: String,
 }
 
+/// A remote buffer: `repeats` slots of `num_elements`, held by the host
+/// and copied to and from tensors by `Copy`.
+#[pyclass(module = "poplar", frozen)]
+pub struct RemoteBuffer {
+    pub graph: Py<Graph>,
+    pub id: u32,
+    #[pyo3(get)]
+    pub name: String,
+    #[pyo3(get)]
+    pub num_elements: u64,
+    #[pyo3(get)]
+    pub repeats: u64,
+}
+
 /// A function of the graph (`Graph::addFunction`), run by `Call`.
 #[pyclass(module = "poplar", frozen)]
 pub struct Function {
@@ -509,14 +523,46 @@ impl Graph {
         Ok(())
     }
 
-    /// `addHostToDeviceFIFO(name, dtype, num_elements)`.
+    /// `addHostToDeviceFIFO(name, dtype, num_elements, mode)`: in a
+    /// replicated graph, `mode="replicate"` gives each replica its own
+    /// stream (connected with `replica=`), `"broadcast"` one stream whose
+    /// data every replica receives.
+    #[pyo3(signature = (name, dtype, num_elements, mode = "replicate"))]
     fn add_host_to_device_fifo(
         slf: &Bound<'_, Graph>,
         name: &str,
         dtype: &Bound<'_, PyAny>,
         num_elements: u64,
+        mode: &str,
     ) -> PyResult<DataStream> {
-        Graph::fifo(slf, name, dtype, num_elements, HostDirection::ToDevice)
+        let broadcast = match mode {
+            "replicate" => false,
+            "broadcast" => true,
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "stream '{name}': mode is 'replicate' or 'broadcast', not '{mode}'"
+                )))
+            }
+        };
+        let s = Graph::fifo(slf, name, dtype, num_elements, HostDirection::ToDevice)?;
+        if broadcast {
+            slf.borrow_mut().g.set_stream_broadcast(s.id).or_raise()?;
+        }
+        Ok(s)
+    }
+
+    /// `addRemoteBuffer(name, dtype, num_elements, repeats)`.
+    #[pyo3(signature = (name, dtype, num_elements, repeats = 1))]
+    fn add_remote_buffer(
+        slf: &Bound<'_, Graph>,
+        name: &str,
+        dtype: &Bound<'_, PyAny>,
+        num_elements: u64,
+        repeats: u64,
+    ) -> PyResult<RemoteBuffer> {
+        let elem = elem_of(dtype)?;
+        let id = slf.borrow_mut().g.add_remote_buffer(name, elem, num_elements, repeats).or_raise()?;
+        Ok(RemoteBuffer { graph: slf.clone().unbind(), id, name: name.to_string(), num_elements, repeats })
     }
 
     /// `addDeviceToHostFIFO(name, dtype, num_elements)`.

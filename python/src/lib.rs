@@ -33,6 +33,7 @@ fn _poplar(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<graph::Graph>()?;
     m.add_class::<graph::ComputeSet>()?;
     m.add_class::<graph::DataStream>()?;
+    m.add_class::<graph::RemoteBuffer>()?;
     m.add_class::<graph::Function>()?;
     m.add_class::<tensor::Tensor>()?;
     m.add_class::<program::Program>()?;

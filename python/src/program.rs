@@ -7,11 +7,11 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyIndexError, PyTypeError};
 use pyo3::prelude::*;
 
 use crate::errors::{OrRaise, PoplarError};
-use crate::graph::{ComputeSet, DataStream};
+use crate::graph::{ComputeSet, DataStream, RemoteBuffer};
 use crate::tensor::Tensor;
 
 #[pyclass(module = "poplar")]
@@ -108,22 +108,67 @@ pub fn execute(py: Python<'_>, cs: &ComputeSet) -> PyResult<Program> {
     Ok(Program { p: cs.graph.borrow(py).g.execute(cs.id).or_raise()? })
 }
 
-/// `Copy(src, dst)`: tensor to tensor, stream to tensor, tensor to stream.
+/// `Copy(src, dst)`: tensor to tensor, stream to tensor, tensor to
+/// stream, remote buffer to tensor and tensor to remote buffer. With a
+/// remote buffer, `offset` picks the repeat: an integer tensor (one element
+/// per row of the tensor, read when the program runs), a number (fixed
+/// now), or none (repeat 0).
 #[pyfunction]
-pub fn copy(py: Python<'_>, src: &Bound<'_, PyAny>, dst: &Bound<'_, PyAny>) -> PyResult<Program> {
+#[pyo3(signature = (src, dst, offset = None))]
+pub fn copy(
+    py: Python<'_>,
+    src: &Bound<'_, PyAny>,
+    dst: &Bound<'_, PyAny>,
+    offset: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Program> {
+    let remote = |b: &Bound<'_, PyAny>, t: &Tensor, to_remote: bool| -> PyResult<capi::program::Program> {
+        let b = b.cast::<RemoteBuffer>()?.get();
+        let g = &b.graph.borrow(py).g;
+        let t = &t.t;
+        let fixed = |repeat: u64| match to_remote {
+            true => capi::program::Program::copy_to_remote(g, t, b.id, repeat),
+            false => capi::program::Program::copy_from_remote(g, b.id, repeat, t),
+        };
+        match offset {
+            None => fixed(0).or_raise(),
+            Some(o) => match o.cast::<Tensor>() {
+                Ok(o) => {
+                    capi::program::Program::copy_remote_offset(g, b.id, t, &o.get().t, to_remote).or_raise()
+                }
+                Err(_) => {
+                    let repeat: i64 = o.extract().map_err(|_| {
+                        PyTypeError::new_err("copy: the offset is a Tensor of integers or a number")
+                    })?;
+                    let repeat = u64::try_from(repeat).map_err(|_| {
+                        PyIndexError::new_err(format!(
+                            "copy: repeat {repeat} of remote buffer '{}' does not exist",
+                            b.name
+                        ))
+                    })?;
+                    fixed(repeat).or_raise()
+                }
+            },
+        }
+    };
+    let is_remote = |x: &Bound<'_, PyAny>| x.cast::<RemoteBuffer>().is_ok();
+    if offset.is_some() && !is_remote(src) && !is_remote(dst) {
+        return Err(PyTypeError::new_err("copy: an offset is for a copy to or from a remote buffer"));
+    }
     let p = match (src.cast::<Tensor>(), dst.cast::<Tensor>()) {
         (Ok(s), Ok(d)) => capi::program::Program::copy(&s.get().t, &d.get().t),
+        (Err(_), Ok(d)) if is_remote(src) => return Ok(Program { p: remote(src, d.get(), false)? }),
+        (Ok(s), Err(_)) if is_remote(dst) => return Ok(Program { p: remote(dst, s.get(), true)? }),
         (Err(_), Ok(d)) => {
-            let s = src
-                .cast::<DataStream>()
-                .map_err(|_| PyTypeError::new_err("copy: the source is a Tensor or a DataStream"))?;
+            let s = src.cast::<DataStream>().map_err(|_| {
+                PyTypeError::new_err("copy: the source is a Tensor, a DataStream or a RemoteBuffer")
+            })?;
             let s = s.get();
             capi::program::Program::copy_from_stream(&s.graph.borrow(py).g, s.id, &d.get().t)
         }
         (Ok(s), Err(_)) => {
-            let d = dst
-                .cast::<DataStream>()
-                .map_err(|_| PyTypeError::new_err("copy: the destination is a Tensor or a DataStream"))?;
+            let d = dst.cast::<DataStream>().map_err(|_| {
+                PyTypeError::new_err("copy: the destination is a Tensor, a DataStream or a RemoteBuffer")
+            })?;
             let d = d.get();
             capi::program::Program::copy_to_stream(&d.graph.borrow(py).g, &s.get().t, d.id)
         }

@@ -11,9 +11,10 @@ import sys
 import textwrap
 import threading
 import time
-from typing import Any, List, Tuple
+from typing import Any, Dict, List, Tuple
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 import poplar
@@ -254,7 +255,7 @@ def test_numpy_dtype_objects_and_poplar_names() -> None:
 def test_unknown_handle_is_a_value_error(sim: poplar.Device) -> None:
     g, prog = build_axpy(sim)
     e = poplar.Engine(g, [prog], device=sim)
-    with pytest.raises(ValueError, match="no host handle or stream called 'z'"):
+    with pytest.raises(ValueError, match="no host handle, stream or remote buffer called 'z'"):
         e.read("z")
 
 
@@ -702,3 +703,156 @@ def test_compile_progress_bar_appears_after_the_delay(with_tqdm: bool, monkeypat
     assert "poplar: compiling" in shown and "link" in shown
     if not with_tqdm:
         assert "step 2: link" in shown and out.getvalue().endswith("\r\x1b[K")
+
+
+def replicated_stream_graph(r: int) -> Tuple[poplar.Graph, poplar.Program]:
+    """Per replica, twice: out = in + b + 100 * replica, where `in` is the
+    replica's own stream and `b` a broadcast one."""
+    g = poplar.Graph(poplar.Target.ipu_model("ipu2", num_ipus=r, tiles_per_ipu=4), replication_factor=r)
+    idx = g.add_replication_index_constant("idx")
+    g.set_tile_mapping(idx, 0)
+    x = g.add_variable(np.int32, [2], "x")
+    y = g.add_variable(np.int32, [2], "y")
+    g.set_tile_mapping(x, 0)
+    g.set_tile_mapping(y, 1)
+    inp = g.add_host_to_device_fifo("in", np.int32, 2)
+    b = g.add_host_to_device_fifo("b", np.int32, 2, mode="broadcast")
+    out = g.add_device_to_host_fifo("out", np.int32, 2)
+    body = poplar.Sequence(poplar.Copy(inp, x), poplar.Copy(b, y))
+    with body:
+        z = x + y + idx.cast(np.int32) * 100
+    body.add(poplar.Copy(z, out))
+    return g, poplar.Repeat(2, body)
+
+
+@pytest.mark.parametrize("kind", ["sim", "cpu"])
+def test_replicated_streams_connect_per_replica(kind: str) -> None:
+    r = 3
+    g, prog = replicated_stream_graph(r)
+    device = poplar.Device.ipu_model("ipu2", num_ipus=r, tiles_per_ipu=4) if kind == "sim" else poplar.Device.cpu()
+    e = poplar.Engine(g, [prog], device=device)
+    ins = [np.arange(4, dtype=np.int32) + 10 * i for i in range(r)]
+    outs = [np.full(4, -1, dtype=np.int32) for _ in range(r)]
+    for i in range(r):
+        e.connect_stream("in", ins[i], replica=i)
+        e.connect_stream("out", outs[i], replica=i)
+    calls = []
+
+    def broadcast() -> npt.NDArray[Any]:
+        calls.append(len(calls))
+        return np.array([1000, 1001], dtype=np.int32) + 2 * (len(calls) - 1)
+
+    e.connect_stream("b", broadcast)
+    e.run()
+    assert len(calls) == 2  # once per copy, not once per replica
+    for i in range(r):
+        np.testing.assert_array_equal(outs[i], ins[i] + np.arange(1000, 1004) + 100 * i)
+    # Per-replica functions: to the device and back to the host.
+    seen: Dict[int, List[npt.NDArray[Any]]] = {i: [] for i in range(r)}
+    for i in range(r):
+        e.connect_stream("in", lambda i=i: np.array([i, i], dtype=np.int32), replica=i)
+        e.connect_stream("out", lambda a, i=i: seen[i].append(a.copy()), replica=i)
+    e.connect_stream("b", np.zeros(2, dtype=np.int32), replica=0)
+    e.run()
+    for i in range(r):
+        np.testing.assert_array_equal(np.concatenate(seen[i]), np.full(4, 101 * i, dtype=np.int32))
+    # Wrong indices and forms.
+    with pytest.raises(poplar.StreamError, match="connect each replica's with its index"):
+        e.connect_stream("in", ins[0])
+    with pytest.raises(IndexError, match="there is no replica 3"):
+        e.connect_stream("in", ins[0], replica=3)
+    with pytest.raises(IndexError, match="replica -1 does not exist"):
+        e.connect_stream("out", outs[0], replica=-1)
+    with pytest.raises(poplar.StreamError, match="broadcast to every replica"):
+        e.connect_stream("b", ins[0], replica=1)
+    with pytest.raises(TypeError, match="stream 'in' moves int32; the array is float32"):
+        e.connect_stream("in", np.zeros(2, dtype=np.float32), replica=1)
+    # A replica left unconnected stops the run, naming it.
+    f = poplar.Engine(g, [prog], device=device)
+    for i in range(r):
+        f.connect_stream("out", outs[i], replica=i)
+        if i != 2:
+            f.connect_stream("in", ins[i], replica=i)
+    f.connect_stream("b", ins[0][:2].copy())
+    with pytest.raises(poplar.RunError, match="replica 2: stream 'in' is not connected"):
+        f.run()
+
+
+def test_replica_zero_of_a_graph_of_one_replica(device: poplar.Device) -> None:
+    g = poplar.Graph(device.target)
+    x = g.add_variable(np.float32, [3], "x")
+    g.set_tile_mapping(x, 0)
+    inp = g.add_host_to_device_fifo("in", np.float32, 3)
+    out = g.add_device_to_host_fifo("out", np.float32, 3)
+    e = poplar.Engine(g, [poplar.Sequence(poplar.Copy(inp, x), poplar.Copy(x, out))], device=device)
+    got = np.zeros(3, dtype=np.float32)
+    e.connect_stream("in", lambda: np.array([1, 2, 3], dtype=np.float32), replica=0)
+    e.connect_stream("out", got, replica=0)
+    e.run()
+    np.testing.assert_array_equal(got, [1, 2, 3])
+    with pytest.raises(IndexError, match="the graph has one replica, index 0"):
+        e.connect_stream("in", got, replica=1)
+    with pytest.raises(ValueError, match="mode is 'replicate' or 'broadcast', not 'all'"):
+        g.add_host_to_device_fifo("in2", np.float32, 3, mode="all")
+
+
+@pytest.mark.parametrize("kind", ["sim", "cpu"])
+def test_remote_buffers_against_numpy(kind: str) -> None:
+    """Two replicas, a buffer of 3 repeats of 4 floats: rows read at offsets
+    chosen when the program runs, doubled, written back at other offsets
+    and at a fixed one."""
+    r, repeats = 2, 3
+    target = poplar.Target.ipu_model("ipu2", num_ipus=r, tiles_per_ipu=4)
+    device = poplar.Device.ipu_model("ipu2", num_ipus=r, tiles_per_ipu=4) if kind == "sim" else poplar.Device.cpu()
+    g = poplar.Graph(target, replication_factor=r)
+    rb = g.add_remote_buffer("rb", np.float32, 4, repeats=repeats)
+    assert (rb.name, rb.num_elements, rb.repeats) == ("rb", 4, 3)
+    x = g.add_variable(np.float32, [2, 4], "x")
+    src = g.add_variable(np.uint32, [2], "src")
+    dst = g.add_variable(np.uint32, [2], "dst")
+    for t in (x, src, dst):
+        g.set_tile_mapping(t, 0)
+    g.create_host_write("src", src)
+    g.create_host_write("dst", dst)
+    prog = poplar.Sequence(poplar.Copy(rb, x, src))
+    with prog:
+        x *= 2
+    prog.add(poplar.Copy(x, rb, dst))
+    prog.add(poplar.Copy(x[0], rb, 0))
+    e = poplar.Engine(g, [prog], device=device)
+    data = np.arange(r * repeats * 4, dtype=np.float32).reshape(r, repeats, 4)
+    e.write("rb", data)
+    e.copy_to_remote_buffer("rb", np.full(4, 7, dtype=np.float32), 1, replica=1)
+    data[1, 1] = 7
+    np.testing.assert_array_equal(e.copy_from_remote_buffer("rb", 1, replica=1), data[1, 1])
+    e.write("src", np.array([2, 1], dtype=np.uint32))
+    e.write("dst", np.array([1, 2], dtype=np.uint32))
+    e.run()
+    want = data.copy()
+    for i in range(r):
+        rows = 2 * data[i, [2, 1]]
+        want[i, 1], want[i, 2] = rows[0], rows[1]
+        want[i, 0] = rows[0]
+    assert e.read("rb").shape == (r, repeats, 4)
+    np.testing.assert_array_equal(e.read("rb"), want)
+    for i in range(r):
+        for k in range(repeats):
+            np.testing.assert_array_equal(e.copy_from_remote_buffer("rb", k, replica=i), want[i, k])
+    with pytest.raises(TypeError, match=r"holds float32 \(float\); the array is int32"):
+        e.copy_to_remote_buffer("rb", np.zeros(4, dtype=np.int32), 0)
+    with pytest.raises(ValueError, match="a repeat of remote buffer 'rb' has 4 elements"):
+        e.copy_to_remote_buffer("rb", np.zeros(5, dtype=np.float32), 0)
+    with pytest.raises(IndexError, match="there is no repeat 3"):
+        e.copy_from_remote_buffer("rb", 3)
+    with pytest.raises(IndexError, match="there is no replica 2"):
+        e.copy_from_remote_buffer("rb", 0, replica=2)
+    with pytest.raises(ValueError, match="no remote buffer called 'src'"):
+        e.copy_from_remote_buffer("src", 0)
+    with pytest.raises(TypeError, match="the offset must be an integer tensor"):
+        poplar.Copy(rb, x[0], x[0][0:1])
+    with pytest.raises(poplar.GraphError, match="source has 4 elements and destination has 8"):
+        poplar.Copy(x[0], rb, src)
+    with pytest.raises(TypeError, match="an offset is for a copy to or from a remote buffer"):
+        poplar.Copy(x[0], x[1], src)
+    with pytest.raises(IndexError, match="repeat 3 of remote buffer 'rb' is out of range"):
+        poplar.Copy(rb, x[0], 3)

@@ -411,6 +411,52 @@ impl Engine {
         }
     }
 
+    /// Remote buffer `name`'s index and the bytes of one of its slots,
+    /// with `repeat` checked against its repeats.
+    fn remote_slot(&self, name: &str, repeat: u64) -> Result<(usize, usize), HostError> {
+        let Named::RemoteBuffer { index } = self.lookup(name)? else {
+            return Err(HostError::Data(format!("'{name}' is not a remote buffer")));
+        };
+        let b = &self.image().remote_buffers[index];
+        if repeat >= u64::from(b.repeats) {
+            return Err(HostError::Data(format!(
+                "remote buffer '{name}' has {} repeats: there is no repeat {repeat}",
+                b.repeats
+            )));
+        }
+        Ok((index, (element_count(&b.shape) * u64::from(b.elem.size())) as usize))
+    }
+
+    /// Writes one slot (`repeat`) of remote buffer `name` of replica
+    /// `replica`, which this process must hold: Poplar's
+    /// `copyToRemoteBuffer`.
+    pub fn write_remote_slot(
+        &mut self,
+        name: &str,
+        repeat: u64,
+        replica: u32,
+        data: &[u8],
+    ) -> Result<(), HostError> {
+        let (index, slot) = self.remote_slot(name, repeat)?;
+        if data.len() != slot {
+            return Err(HostError::Data(format!(
+                "data for a repeat of remote buffer '{name}' has {} bytes, it needs {slot}",
+                data.len()
+            )));
+        }
+        let at = slot * repeat as usize;
+        self.held_replica(replica)?.host.remote_mut(index)?[at..at + slot].copy_from_slice(data);
+        Ok(())
+    }
+
+    /// Reads one slot (`repeat`) of remote buffer `name` of replica
+    /// `replica`, which this process must hold: Poplar's
+    /// `copyFromRemoteBuffer`.
+    pub fn read_remote_slot(&mut self, name: &str, repeat: u64, replica: u32) -> Result<Vec<u8>, HostError> {
+        let (index, slot) = self.remote_slot(name, repeat)?;
+        self.held_replica(replica)?.host.remote_read(index, slot * repeat as usize, slot)
+    }
+
     fn check_len(&self, name: &str, elem: ElemType, shape: &[u64], data: &[u8]) -> Result<(), HostError> {
         let want = element_count(shape) * u64::from(elem.size());
         if data.len() as u64 != want {

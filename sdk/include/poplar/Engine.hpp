@@ -30,6 +30,7 @@
 #include <poplar/exceptions.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <functional>
@@ -268,6 +269,24 @@ public:
   void readTensor(StringRef handle, void *buf) {
     std::string h = name(handle);
     detail::check(prs_engine_read_tensor(need(), h.c_str(), buf, handleBytes(h)));
+  }
+
+  // ---- remote buffers ----------------------------------------------------------
+
+  /// Writes repeat `repeatIndex` of a remote buffer of replica
+  /// `replicationIndex` from `src` (one repeat's elements).
+  void copyToRemoteBuffer(const void *src, StringRef handle, std::uint64_t repeatIndex,
+                          unsigned replicationIndex = 0) {
+    std::string h = name(handle);
+    detail::check(prs_engine_copy_to_remote_buffer(need(), h.c_str(), repeatIndex, replicationIndex, src,
+                                                   handleBytes(h)));
+  }
+  /// Reads repeat `repeatIndex` of a remote buffer of replica
+  /// `replicationIndex` into `dst`.
+  void copyFromRemoteBuffer(StringRef handle, void *dst, std::uint64_t repeatIndex, unsigned replicationIndex = 0) {
+    std::string h = name(handle);
+    detail::check(prs_engine_copy_from_remote_buffer(need(), h.c_str(), repeatIndex, replicationIndex, dst,
+                                                     handleBytes(h)));
   }
 
   // ---- streams ---------------------------------------------------------------

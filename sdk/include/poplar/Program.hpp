@@ -150,27 +150,24 @@ public:
     (void)debugContext;
   }
 
-  /// A remote-buffer slot chosen by a tensor at run time: not supported
-  /// (the library takes the slot when the program is built); throws.
+  /// Repeats of a remote buffer chosen when the program runs: `dst` in rows
+  /// of one repeat, row i read from repeat offset[i] (an integer tensor of
+  /// one element per row). An offset past the buffer's repeats copies
+  /// nothing into its row.
   Copy(const RemoteBuffer &buffer, Tensor dst, const Tensor &offset, const DebugContext &debugContext = {})
-      : Program(unsupportedOffset()) {
-    (void)buffer;
-    (void)dst;
-    (void)offset;
+      : Program(detail::build([&](prs_program **out) {
+          return prs_program_copy_from_remote_offset(buffer.graphHandle(), buffer.index(), dst.handle(),
+                                                     offset.handle(), out);
+        })) {
     (void)debugContext;
   }
+  /// `src` in rows of one repeat, row i written to repeat offset[i].
   Copy(Tensor src, const RemoteBuffer &buffer, const Tensor &offset, const DebugContext &debugContext = {})
-      : Program(unsupportedOffset()) {
-    (void)src;
-    (void)buffer;
-    (void)offset;
+      : Program(detail::build([&](prs_program **out) {
+          return prs_program_copy_to_remote_offset(buffer.graphHandle(), src.handle(), buffer.index(),
+                                                   offset.handle(), out);
+        })) {
     (void)debugContext;
-  }
-
-private:
-  static prs_program *unsupportedOffset() {
-    throw poplar_error("program::Copy with a remote-buffer offset tensor is not implemented "
-                       "(see docs/host-api.md)");
   }
 };
 

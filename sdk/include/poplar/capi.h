@@ -226,6 +226,13 @@ int prs_program_copy_from_remote(const prs_graph *g, uint32_t buffer, size_t rep
                                  prs_program **out);
 int prs_program_copy_to_remote(const prs_graph *g, const prs_tensor *src, uint32_t buffer, size_t repeat,
                                prs_program **out);
+/* Copy(buffer, dst, offset) and Copy(src, buffer, offset): the tensor in
+ * rows of one repeat, row i from or to repeat offset[i] (an integer tensor),
+ * chosen when the program runs; an offset past the repeats copies nothing. */
+int prs_program_copy_from_remote_offset(const prs_graph *g, uint32_t buffer, const prs_tensor *dst,
+                                        const prs_tensor *offset, prs_program **out);
+int prs_program_copy_to_remote_offset(const prs_graph *g, const prs_tensor *src, uint32_t buffer,
+                                      const prs_tensor *offset, prs_program **out);
 int prs_program_repeat(uint32_t count, const prs_program *body, prs_program **out);
 /* RepeatWhileTrue (negate = 0) / RepeatWhileFalse (negate = 1). */
 int prs_program_repeat_while(const prs_program *cond, const prs_tensor *pred, const prs_program *body, int negate,
@@ -346,9 +353,16 @@ int prs_engine_connect_stream(prs_engine *e, const char *handle, void *begin, si
 #define PRS_ALL_REPLICAS 0xffffffffu
 int prs_engine_connect_stream_replica(prs_engine *e, const char *handle, uint32_t replica, void *begin,
                                       size_t bytes);
+/* One repeat of a remote buffer of replica `replica`, written from or read
+ * into `bytes` bytes (Engine::copyToRemoteBuffer, copyFromRemoteBuffer);
+ * PRS_INDEX_ERROR for a repeat or replica that does not exist. */
+int prs_engine_copy_to_remote_buffer(prs_engine *e, const char *handle, uint64_t repeat, uint32_t replica,
+                                     const void *data, size_t bytes);
+int prs_engine_copy_from_remote_buffer(prs_engine *e, const char *handle, uint64_t repeat, uint32_t replica,
+                                       void *data, size_t bytes);
 /* The size in bytes of what `handle` moves: one transfer of a stream
- * (elements x element size), or the whole tensor of a host read/write
- * handle. For Engine::connectStream(handle, p) and the two-argument
+ * (elements x element size), the whole tensor of a host read/write
+ * handle, or one repeat of a remote buffer. For Engine::connectStream(handle, p) and the two-argument
  * readTensor/writeTensor. PRS_SYMBOL_ERROR for an unknown handle (as every
  * engine call taking a handle). */
 int prs_engine_handle_bytes(const prs_engine *e, const char *handle, size_t *out);
