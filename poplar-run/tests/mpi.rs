@@ -176,3 +176,50 @@ fn ranks_that_diverge_report_what_one_process_reports() {
         String::from_utf8_lossy(&many.stderr)
     );
 }
+
+/// Per-replica streams (`--stream-replica R:NAME=DATA`): every instance
+/// gets the whole command line and connects the replicas it holds; the
+/// job prints and reads what one process does, on both devices.
+#[test]
+fn ranks_connect_the_streams_of_their_replicas() {
+    if !have_mpirun() {
+        return;
+    }
+    let pir = "target mk2(tiles_per_ipu = 2, replication_factor = 4)\nconst r: int = replication_index\nmap r -> tile 0\n\
+               var y: int[3] @ tile 1\nstream \"s\": int[3] from host\nstream \"o\": int[3] to host\n\
+               program main {\n  copy \"s\" -> y\n  y = y + r * 100\n  m = all_reduce(y, max)\n  print \"m\" m\n  \
+               copy y -> \"o\"\n}\n";
+    let d = dir("stream-replica", pir);
+    let streams: Vec<String> = (0..4)
+        .flat_map(|i| ["--stream-replica".to_string(), format!("{i}:s=[{i},{},{}]", 2 * i, 3 * i)])
+        .collect();
+    for device in ["sim", "cpu"] {
+        let run = |instances: Option<u32>| {
+            let mut cmd = match instances {
+                None => Command::new(env!("CARGO_BIN_EXE_poplar-run")),
+                Some(n) => {
+                    let mut c = Command::new(env!("CARGO_BIN_EXE_poprun"));
+                    c.args(["--num-instances", &n.to_string(), "--num-replicas", "4"]);
+                    c.arg(env!("CARGO_BIN_EXE_poplar-run"));
+                    c
+                }
+            };
+            cmd.current_dir(&d).arg("graph.pir").args(["--device", device]).args(&streams);
+            cmd.args(["--read", "o"]).output().expect("run")
+        };
+        let one = run(None);
+        let text = String::from_utf8_lossy(&one.stdout);
+        assert!(one.status.success(), "{}", String::from_utf8_lossy(&one.stderr));
+        assert!(text.starts_with("m: {303,306,309}\n"), "{text}");
+        assert!(text.contains("{101,102,103}") && text.contains("{202,204,206}"), "{text}");
+        for n in [2, 4] {
+            let many = run(Some(n));
+            assert!(
+                many.status.success(),
+                "{n} ranks on {device}: {}",
+                String::from_utf8_lossy(&many.stderr)
+            );
+            assert_eq!(String::from_utf8_lossy(&many.stdout), text, "{n} ranks on {device}");
+        }
+    }
+}

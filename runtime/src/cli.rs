@@ -3,9 +3,10 @@
 //! environment and the two output streams).
 //!
 //! Actions run left to right in command-line order: `--write HANDLE=DATA`,
-//! `--stream NAME=DATA`, `--run PROGRAM`, `--read HANDLE[=FILE]`. With no
-//! `--run`, program 0 runs once, right after the last `--write` /
-//! `--stream` (so after every write and before the reads that follow).
+//! `--stream NAME=DATA`, `--stream-replica R:NAME=DATA`, `--run PROGRAM`,
+//! `--read HANDLE[=FILE]`. With no `--run`, program 0 runs once, right
+//! after the last `--write` / `--stream` (so after every write and before
+//! the reads that follow).
 //! Standard output carries only program output, `--read` text and
 //! `--summary`; logs and errors go to standard error.
 
@@ -97,6 +98,8 @@ pub type Compile<'a> = &'a dyn Fn(&Path, bool) -> Result<(Image, Vec<String>, Op
 enum Action {
     Write(String, String),
     Stream(String, String),
+    /// `--stream-replica R:NAME=DATA`: replica R's stream only.
+    StreamReplica(u32, String, String),
     Run(String),
     Read(String, Option<PathBuf>),
 }
@@ -127,6 +130,10 @@ usage: poplar-run <prog.exe | graph.pir> [--device sim|cpu] [actions...]
 actions, run left to right:
   --write HANDLE=DATA    write a host_write handle (or a remote buffer)
   --stream NAME=DATA     connect a stream to a host buffer, used circularly
+                         (every replica's, each with its own copy)
+  --stream-replica R:NAME=DATA
+                         connect replica R's stream only; under poprun each
+                         instance connects the replicas it holds
   --run PROGRAM          run a program by name or index
   --read HANDLE[=FILE]   read a handle, remote buffer or to-host stream;
                          print it, or write FILE (.npy, else raw .bin)
@@ -162,7 +169,10 @@ fn parse(argv: &[String]) -> Result<Args, String> {
         let arg = &argv[i];
         i += 1;
         let (key, inline) = match arg.split_once('=') {
-            Some((k, v)) if k.starts_with("--") && !matches!(k, "--write" | "--stream" | "--read") => {
+            Some((k, v))
+                if k.starts_with("--")
+                    && !matches!(k, "--write" | "--stream" | "--stream-replica" | "--read") =>
+            {
                 (k.to_string(), Some(v.to_string()))
             }
             _ => (arg.clone(), None),
@@ -222,6 +232,14 @@ fn parse(argv: &[String]) -> Result<Args, String> {
                 } else {
                     Action::Stream(n.to_string(), d.to_string())
                 });
+            }
+            "--stream-replica" => {
+                let v = value("R:NAME=DATA")?;
+                let bad = || format!("--stream-replica takes R:NAME=DATA (R a replica index), not '{v}'");
+                let (r, rest) = v.split_once(':').ok_or_else(bad)?;
+                let r = r.parse().map_err(|_| bad())?;
+                let (n, d) = rest.split_once('=').ok_or_else(bad)?;
+                a.actions.push(Action::StreamReplica(r, n.to_string(), d.to_string()));
             }
             "--run" => a.actions.push(Action::Run(value("a program name or index")?)),
             "--read" => {
@@ -494,7 +512,7 @@ fn run(args: &Args, env: &Env, compile: Compile, log: &mut Log) -> Result<(), St
     if !actions.iter().any(|a| matches!(a, Action::Run(_))) && !engine.image().programs.is_empty() {
         let at = actions
             .iter()
-            .rposition(|a| matches!(a, Action::Write(..) | Action::Stream(..)))
+            .rposition(|a| matches!(a, Action::Write(..) | Action::Stream(..) | Action::StreamReplica(..)))
             .map_or(0, |i| i + 1);
         actions.insert(at, Action::Run("0".into()));
     }
@@ -528,6 +546,10 @@ fn run(args: &Args, env: &Env, compile: Compile, log: &mut Log) -> Result<(), St
             Action::Stream(n, d) => {
                 let (n, d) = split_at_known(&known, n, Some(d));
                 Action::Stream(n, d.unwrap_or_default())
+            }
+            Action::StreamReplica(r, n, d) => {
+                let (n, d) = split_at_known(&known, n, Some(d));
+                Action::StreamReplica(r, n, d.unwrap_or_default())
             }
             Action::Read(n, f) => {
                 let (n, f) = split_at_known(&known, n, f.map(|f| f.to_string_lossy().into_owned()));
@@ -566,6 +588,24 @@ fn run(args: &Args, env: &Env, compile: Compile, log: &mut Log) -> Result<(), St
                 let n = bytes.len();
                 engine.connect_stream(name, bytes).map_err(|e| e.to_string())?;
                 log.at(LogLevel::Debug, &format!("connected stream '{name}' to a host buffer of {n} bytes"));
+            }
+            Action::StreamReplica(replica, name, text) => {
+                // Each instance of a job connects the replicas it holds.
+                if *replica < engine.replicas() && !engine.holds_replica(*replica) {
+                    log.at(
+                        LogLevel::Debug,
+                        &format!("stream '{name}' of replica {replica}: another instance holds it"),
+                    );
+                    continue;
+                }
+                let info = engine.data_info(name).map_err(|e| e.to_string())?;
+                let bytes = stream_data(text, info.elem, name)?;
+                let n = bytes.len();
+                engine.connect_stream_replica(name, *replica, bytes).map_err(|e| e.to_string())?;
+                log.at(
+                    LogLevel::Debug,
+                    &format!("connected stream '{name}' of replica {replica} to a host buffer of {n} bytes"),
+                );
             }
             Action::Run(p) => {
                 let index = engine.program_index(p).map_err(|e| e.to_string())?;
@@ -770,6 +810,10 @@ mod tests {
             ]
         );
         assert!(parse(&["--bogus".to_string()]).is_err());
+        let a = parse(&["--stream-replica".to_string(), "3:s=[1,2]".to_string()]).unwrap();
+        assert_eq!(a.actions, vec![Action::StreamReplica(3, "s".into(), "[1,2]".into())]);
+        let e = parse(&["--stream-replica".to_string(), "s=[1]".to_string()]).unwrap_err();
+        assert!(e.contains("--stream-replica takes R:NAME=DATA"), "{e}");
     }
 
     #[test]

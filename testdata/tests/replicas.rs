@@ -192,3 +192,104 @@ fn host_data_covers_every_replica() {
     let err = e.write_values("in", &[1i32, 2]).unwrap_err().to_string();
     assert!(err.contains("12 (for every replica) or 24 (one copy per replica)"), "{err}");
 }
+
+/// The processes of a job as threads of this one, in the place of MPI:
+/// `all_gather` meets at a barrier.
+struct ThreadRanks {
+    rank: u32,
+    ranks: u32,
+    shared: std::sync::Arc<(std::sync::Mutex<Vec<Vec<u8>>>, std::sync::Barrier)>,
+}
+
+impl runtime::replicas::Transport for ThreadRanks {
+    fn rank(&self) -> u32 {
+        self.rank
+    }
+    fn ranks(&self) -> u32 {
+        self.ranks
+    }
+    fn all_gather(&self, mine: Vec<u8>) -> Vec<Vec<u8>> {
+        let (slots, barrier) = &*self.shared;
+        slots.lock().unwrap()[self.rank as usize] = mine;
+        barrier.wait();
+        let all = slots.lock().unwrap().clone();
+        barrier.wait();
+        all
+    }
+    fn abort(&self, message: &str) -> ! {
+        panic!("rank {} aborts: {message}", self.rank)
+    }
+}
+
+/// Streams of replicas spread over the processes of a job: each process
+/// connects the replicas it holds (a replica of another process is an
+/// error there), and what the job computes and reads back equals one
+/// process connecting every replica.
+#[test]
+fn each_process_connects_the_streams_of_its_replicas() {
+    let pir = "target mk2(tiles_per_ipu = 2, replication_factor = 4)\nconst r: int = replication_index\nmap r -> tile 0\n\
+               var y: int[3] @ tile 1\nstream \"s\": int[3] from host\nstream \"o\": int[3] to host\n\
+               program main {\n  copy \"s\" -> y\n  y = y + r * 100\n  m = all_reduce(y, max)\n  copy m -> \"o\"\n  copy y -> \"o\"\n}\n";
+    let block =
+        |i: u32| -> Vec<u8> { [i as i32, 2 * i as i32, 3].iter().flat_map(|v| v.to_le_bytes()).collect() };
+    let (image, _, _) = compiler::driver::compile_source_for_run(
+        "<ranks>",
+        pir.as_bytes().to_vec(),
+        Path::new("r.pir"),
+        false,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    // One process, every replica.
+    let loaded = runtime::load_image(image.clone()).expect("load");
+    let mut one =
+        Engine::new(loaded, &EngineOptions { device: DeviceKind::Sim, threads: 1, ..Default::default() });
+    for i in 0..4 {
+        one.connect_stream_replica("s", i, block(i)).unwrap();
+    }
+    one.run(0).unwrap();
+    let want = one.read("o").unwrap();
+    assert_eq!(want.len(), 4 * 2 * 12);
+    // Replica 0's blocks: the maximum over the replicas (replica 3's
+    // [3 + 300, 6 + 300, 3 + 300]), then its own [0, 0, 3].
+    let first: Vec<i32> =
+        want[..24].chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().unwrap())).collect();
+    assert_eq!(first, vec![303, 306, 303, 0, 0, 3]);
+    // Two processes of two replicas each.
+    let ranks = 2;
+    let shared =
+        std::sync::Arc::new((std::sync::Mutex::new(vec![Vec::new(); ranks]), std::sync::Barrier::new(ranks)));
+    let threads: Vec<_> = (0..ranks as u32)
+        .map(|rank| {
+            let (image, shared) = (image.clone(), shared.clone());
+            std::thread::spawn(move || {
+                let t = std::sync::Arc::new(ThreadRanks { rank, ranks: ranks as u32, shared });
+                let loaded = runtime::load_image(image).expect("load");
+                let opts = EngineOptions { device: DeviceKind::Sim, threads: 1, ..Default::default() };
+                let mut e = Engine::with_transport(loaded, &opts, t).unwrap();
+                for i in 0..4 {
+                    let held = e.holds_replica(i);
+                    assert_eq!(held, i / 2 == rank, "rank {rank}, replica {i}");
+                    let r = e.connect_stream_replica("s", i, block(i));
+                    match held {
+                        true => r.unwrap(),
+                        false => {
+                            let err = r.unwrap_err().to_string();
+                            assert!(err.contains(&format!("replica {i} runs in another process")), "{err}");
+                            assert!(
+                                err.contains(&format!("holds replicas {} to {}", 2 * rank, 2 * rank + 1)),
+                                "{err}"
+                            );
+                        }
+                    }
+                }
+                let err = e.connect_stream_replica("s", 4, block(4)).unwrap_err().to_string();
+                assert!(err.contains("there is no replica 4 (the replication factor is 4)"), "{err}");
+                e.run(0).unwrap();
+                e.read("o").unwrap()
+            })
+        })
+        .collect();
+    for t in threads {
+        assert_eq!(t.join().unwrap(), want, "a process's read of the job's streams");
+    }
+}
