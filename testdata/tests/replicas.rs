@@ -194,11 +194,11 @@ fn host_data_covers_every_replica() {
 }
 
 /// The processes of a job as threads of this one, in the place of MPI:
-/// `all_gather` meets at a barrier.
+/// each exchange meets at a barrier, process `k`'s messages in slot `k`.
 struct ThreadRanks {
     rank: u32,
     ranks: u32,
-    shared: std::sync::Arc<(std::sync::Mutex<Vec<Vec<u8>>>, std::sync::Barrier)>,
+    shared: std::sync::Arc<(std::sync::Mutex<Vec<Vec<Vec<u8>>>>, std::sync::Barrier)>,
 }
 
 impl runtime::replicas::Transport for ThreadRanks {
@@ -209,12 +209,15 @@ impl runtime::replicas::Transport for ThreadRanks {
         self.ranks
     }
     fn all_gather(&self, mine: Vec<u8>) -> Vec<Vec<u8>> {
+        self.all_to_all(vec![mine; self.ranks as usize])
+    }
+    fn all_to_all(&self, to_each: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
         let (slots, barrier) = &*self.shared;
-        slots.lock().unwrap()[self.rank as usize] = mine;
+        slots.lock().unwrap()[self.rank as usize] = to_each;
         barrier.wait();
-        let all = slots.lock().unwrap().clone();
+        let got = slots.lock().unwrap().iter().map(|from| from[self.rank as usize].clone()).collect();
         barrier.wait();
-        all
+        got
     }
     fn abort(&self, message: &str) -> ! {
         panic!("rank {} aborts: {message}", self.rank)
