@@ -198,8 +198,11 @@ fn host_data_covers_every_replica() {
 struct ThreadRanks {
     rank: u32,
     ranks: u32,
-    shared: std::sync::Arc<(std::sync::Mutex<Vec<Vec<Vec<u8>>>>, std::sync::Barrier)>,
+    shared: std::sync::Arc<Exchange>,
 }
+
+/// Every process's messages to every process, and where they meet.
+type Exchange = (std::sync::Mutex<Vec<Vec<Vec<u8>>>>, std::sync::Barrier);
 
 impl runtime::replicas::Transport for ThreadRanks {
     fn rank(&self) -> u32 {
