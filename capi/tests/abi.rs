@@ -210,6 +210,37 @@ fn null_handles_are_errors_not_crashes() {
     assert_eq!(prs_tensor_clone(std::ptr::null(), &mut out), Status::PoplarError as i32);
     assert!(last_error().contains("tensor is NULL"));
     assert_eq!(prs_graph_add_compute_set(null_mut(), std::ptr::null(), &mut 0), Status::PoplarError as i32);
+    let name = c("s");
+    let mut data = [0u8; 4];
+    let engine_null = |status: i32| {
+        assert_eq!(status, Status::PoplarError as i32);
+        assert!(last_error().contains("engine is NULL"), "{}", last_error());
+    };
+    engine_null(prs_engine_connect_stream_replica(null_mut(), name.as_ptr(), 1, data.as_mut_ptr().cast(), 4));
+    engine_null(prs_engine_copy_to_remote_buffer(null_mut(), name.as_ptr(), 0, 0, data.as_ptr().cast(), 4));
+    engine_null(prs_engine_copy_from_remote_buffer(
+        null_mut(),
+        name.as_ptr(),
+        0,
+        0,
+        data.as_mut_ptr().cast(),
+        4,
+    ));
+    // A callback handed to a call that fails is destroyed, once.
+    static DESTROYED: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    extern "C" fn destroy(_: *mut std::ffi::c_void) {
+        DESTROYED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+    let cb = StreamCallback {
+        this: null_mut(),
+        prefetch: None,
+        fetch: None,
+        complete: None,
+        destroy: Some(destroy),
+    };
+    engine_null(prs_engine_connect_stream_callback_replica(null_mut(), name.as_ptr(), 0, cb));
+    assert_eq!(DESTROYED.load(std::sync::atomic::Ordering::SeqCst), 1);
+    assert_eq!(prs_graph_set_stream_broadcast(null_mut(), 0), Status::PoplarError as i32);
 }
 
 /// Runs `kind` of `popnn::nonLinearity` over `xs` (one row) on sim.
