@@ -286,3 +286,19 @@ fn poprand_and_the_new_elementwise_operators() {
     let (ok, out, err) = run(&exe, &dir, &[]);
     assert!(ok && out.contains("all checks passed"), "poprand failed:\n{out}\n{err}");
 }
+
+/// The lightweight profiler through `Engine::getReport()` and pva: Block
+/// programs, both filters, stream copies' phases, flushes, overflows, the
+/// options' errors, and the cpu device.
+#[test]
+fn lightweight_profiler_blocks_through_pva() {
+    if !have_gxx() {
+        eprintln!("skipped: g++ absent");
+        return;
+    }
+    let dir = scratch("blocks");
+    let exe = dir.join("blocks");
+    build(&root().join("sdk/tests/blocks.cpp"), &exe, "c++11", &[]).unwrap();
+    let (ok, out, err) = run(&exe, &dir, &[]);
+    assert!(ok && out.contains("all checks passed"), "blocks failed:\n{out}\n{err}");
+}

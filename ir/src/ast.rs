@@ -199,6 +199,14 @@ pub enum Stmt<'a> {
     Sync(Span),
     Call(Ident<'a>, Span),
     Block(Vec<Stmt<'a>>, Span),
+    // `word "name" { … }`: `block "name" { … }`, a named block for the
+    // lightweight profiler (the word is checked by the lowering).
+    Named {
+        word: Ident<'a>,
+        name: String,
+        body: Vec<Stmt<'a>>,
+        span: Span,
+    },
     For(Box<For<'a, Stmt<'a>>>),
     // `t = expr`, or with `op` `t op= expr` (a library operation).
     Assign {

@@ -36,9 +36,57 @@ impl Machine {
         let label = format!("program '{}'", program.name);
         let mut path = Vec::new();
         let ids = &loaded.tree.program_steps[index];
-        let r = self.steps(&program.body, ids, &label, &mut path, index as u32, &mut out);
+        let root = loaded.tree.control[index];
+        let r = self.block(root, |m| m.steps(&program.body, ids, &label, &mut path, index as u32, &mut out));
         self.flush_output(&mut out, 0);
+        // The host reads the profiler's buffers after every run.
+        if let Some(b) = &mut self.blocks {
+            b.read_buffers();
+        }
         r
+    }
+
+    /// Runs `f`, the program of node `node`, recording it as a block of
+    /// the lightweight profiler when the engine's filters chose it.
+    fn block<T>(
+        &mut self,
+        node: u32,
+        f: impl FnOnce(&mut Self) -> Result<T, RunError>,
+    ) -> Result<T, RunError> {
+        let from = self.totals.cycles;
+        let begun = self.blocks.as_mut().map_or(0, |b| b.begin());
+        let r = f(self)?;
+        if let Some(b) = &mut self.blocks {
+            if b.records_block(node) {
+                b.block(node, begun, from, self.totals.cycles);
+            }
+        }
+        Ok(r)
+    }
+
+    /// The end of an iteration of loop `node`: a flush of the profiler's
+    /// buffers when the loop's body records blocks.
+    fn end_iteration(&mut self, program: u32, node: u32) {
+        let Some(bytes) = self.blocks.as_ref().filter(|b| b.flushes(node)).map(|b| b.flush_bytes()) else {
+            return;
+        };
+        let start = self.totals.cycles;
+        self.sync(program);
+        let synced = self.totals.cycles;
+        let clock = self.loaded.image.target.clock_mhz;
+        let c = cost::host_transfer_cycles(bytes, clock);
+        let data = cost::host_transfer_data_cycles(bytes, clock);
+        self.totals.charge(program, |t| {
+            t.cycles = t.cycles.saturating_add(c);
+            t.host = t.host.saturating_add(c);
+        });
+        let tiles = self.loaded.image.tiles.len() as u32;
+        if let Some(rec) = &mut self.rec {
+            rec.block_flush(synced, c, tiles, bytes);
+        }
+        if let Some(b) = &mut self.blocks {
+            b.flush([start, synced, synced.saturating_add(data), synced.saturating_add(c)]);
+        }
     }
 
     /// Writes waiting output to `out` once there are at least `min` bytes.
@@ -96,6 +144,7 @@ impl Machine {
             Step::Switch { .. } => "switch".into(),
             Step::Call(f) => format!("call '{}'", image.functions[*f as usize].name),
             Step::Sync => "sync".into(),
+            Step::Block { name, .. } => format!("block '{name}'"),
             Step::Collective(c) => format!("{} '{}'", c.kind.name(), c.label),
         };
         StepPath { program: label.to_string(), indices: path.to_vec(), what }
@@ -173,7 +222,9 @@ impl Machine {
         if self.kind != DeviceKind::Sim {
             return;
         }
+        let start = self.totals.cycles;
         self.sync(program);
+        let synced = self.totals.cycles;
         let bytes: u64 = regions.iter().map(|r| u64::from(r.bytes)).sum();
         // No bytes, no tile taking part: nothing to wait for (the graph
         // profile's estimate, per tile taking part, says the same).
@@ -193,9 +244,30 @@ impl Machine {
             let loaded = self.loaded.clone();
             rec.stream_copy(&loaded.tree, node, from, c, tiles.len() as u32, bytes);
         }
+        if let Some(b) = &mut self.blocks {
+            if b.records_transfer(node) {
+                let data = match bytes {
+                    0 => 0,
+                    _ => cost::host_transfer_data_cycles(bytes, self.loaded.image.target.clock_mhz),
+                };
+                b.transfer(node, [start, synced, synced.saturating_add(data), synced.saturating_add(c)]);
+            }
+        }
     }
 
     fn step(
+        &mut self,
+        step: &Step,
+        id: &StepIds,
+        label: &str,
+        path: &mut Vec<usize>,
+        program: u32,
+        out: &mut Sink,
+    ) -> Result<(), RunError> {
+        self.block(id.node, |m| m.run_step(step, id, label, path, program, out))
+    }
+
+    fn run_step(
         &mut self,
         step: &Step,
         id: &StepIds,
@@ -215,11 +287,14 @@ impl Machine {
                 self.sync(program);
                 let x = &image.compute_sets[cs];
                 if let Some(node) = id.pre {
-                    match x.in_by_tile {
-                        // The compute copies each tile's data in.
-                        true => self.charge_exchange(&x.exchange_in, &xin, program, node),
-                        false => self.exchange(&x.exchange_in, &xin, 2 * cs, program, node),
-                    }
+                    self.block(node, |m| {
+                        match x.in_by_tile {
+                            // The compute copies each tile's data in.
+                            true => m.charge_exchange(&x.exchange_in, &xin, program, node),
+                            false => m.exchange(&x.exchange_in, &xin, 2 * cs, program, node),
+                        }
+                        Ok(())
+                    })?;
                 }
                 self.compute(cs, program, id.node).map_err(|fault| match self.interrupted() {
                     true => RunError::Interrupted { step: self.where_(label, path, step) },
@@ -234,8 +309,11 @@ impl Machine {
                     )));
                 }
                 if let Some(node) = id.post {
-                    self.sync(program);
-                    self.exchange(&image.compute_sets[cs].exchange_out, &xout, 2 * cs + 1, program, node);
+                    self.block(node, |m| {
+                        m.sync(program);
+                        m.exchange(&image.compute_sets[cs].exchange_out, &xout, 2 * cs + 1, program, node);
+                        Ok(())
+                    })?;
                 }
             }
             Step::Copy(c) => {
@@ -324,6 +402,7 @@ impl Machine {
             Step::Repeat { count, body } => {
                 for _ in 0..*count {
                     self.steps(body, &id.bodies[0], label, path, program, out)?;
+                    self.end_iteration(program, id.node);
                     self.loop_step(program);
                     self.charge(label, path, step)?;
                 }
@@ -336,6 +415,7 @@ impl Machine {
                     break;
                 }
                 self.steps(body, &id.bodies[1], label, path, program, out)?;
+                self.end_iteration(program, id.node);
             },
             Step::If { pred, then, otherwise } => {
                 self.control(program, id.node);
@@ -357,8 +437,10 @@ impl Machine {
                 let label = format!("function '{}'", func.name);
                 let mut inner = Vec::new();
                 let ids = &loaded.tree.function_steps[*f as usize];
-                self.steps(&func.body, ids, &label, &mut inner, program, out)?;
+                let root = loaded.tree.functions[*f as usize];
+                self.block(root, |m| m.steps(&func.body, ids, &label, &mut inner, program, out))?;
             }
+            Step::Block { body, .. } => self.steps(body, &id.bodies[0], label, path, program, out)?,
             Step::Sync => self.sync(program),
             Step::Collective(c) => self.collective(c, program, id.node, label, path, step)?,
         }
