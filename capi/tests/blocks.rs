@@ -220,3 +220,38 @@ fn the_cpu_device_records_no_blocks() {
     e.run(0).unwrap();
     assert_eq!(e.blocks(), None);
 }
+
+#[test]
+fn the_execution_profile_lists_the_blocks() {
+    let loaded = runtime::load_image(image()).unwrap();
+    let opts =
+        EngineOptions { device: DeviceKind::Sim, profile: true, blocks: stages(), ..Default::default() };
+    let mut e = Engine::new(loaded, &opts);
+    e.connect_values("in", &[7i32]).unwrap();
+    e.run(0).unwrap();
+    let p: report::schema::ExecutionProfile = serde_json::from_value(e.profile_json()).unwrap();
+    let records = e.blocks().unwrap();
+    assert_eq!(p.blocks.len(), records.len());
+    let first = &p.blocks[0];
+    assert_eq!((first.tile, first.kind.as_str(), first.cycles_to), (0, "Common", e.totals().cycles));
+    let node = first.program.unwrap() as usize;
+    assert_eq!(e.program_tree().nodes[node].name.as_deref(), Some("all"));
+    // The steps and control cycles still add up to the run's.
+    let steps: u64 = p.simulation.steps.iter().map(|s| s.cycles).sum();
+    assert_eq!(steps + p.simulation.control_cycles, p.simulation.cycles);
+}
+
+#[test]
+fn a_flush_is_a_step_of_the_execution_profile() {
+    let loaded = runtime::load_image(image()).unwrap();
+    let blocks = BlockOptions { implicit_flush: true, ..stages() };
+    let opts = EngineOptions { device: DeviceKind::Sim, profile: true, blocks, ..Default::default() };
+    let mut e = Engine::new(loaded, &opts);
+    e.connect_values("in", &[7i32]).unwrap();
+    e.run(0).unwrap();
+    let p: report::schema::ExecutionProfile = serde_json::from_value(e.profile_json()).unwrap();
+    let flushes = p.simulation.steps.iter().filter(|s| s.name.as_deref() == Some("BlockFlush")).count();
+    assert_eq!(flushes, 3);
+    let steps: u64 = p.simulation.steps.iter().map(|s| s.cycles).sum();
+    assert_eq!(steps + p.simulation.control_cycles, p.simulation.cycles);
+}

@@ -102,6 +102,22 @@ pub enum BlockKind {
     Overflow,
 }
 
+impl BlockKind {
+    /// The name the execution profile gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            BlockKind::Common => "Common",
+            BlockKind::StreamCopyBegin => "StreamCopyBegin",
+            BlockKind::StreamCopyMid => "StreamCopyMid",
+            BlockKind::StreamCopyEnd => "StreamCopyEnd",
+            BlockKind::FlushBegin => "BlockFlushBegin",
+            BlockKind::FlushMid => "BlockFlushMid",
+            BlockKind::FlushEnd => "BlockFlushEnd",
+            BlockKind::Overflow => "Overflow",
+        }
+    }
+}
+
 /// One block: `program` is its node in the graph profile's program list
 /// (none for flushes and overflows).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -291,6 +307,20 @@ impl Blocks {
         let mut v = self.records.clone();
         v.sort_by_key(|&(begun, r)| (r.tile, begun));
         v.into_iter().map(|(_, r)| r).collect()
+    }
+
+    /// The blocks as the execution profile lists them ([`Blocks::by_tile`]).
+    pub fn to_profile(&self) -> Vec<report::schema::ExecBlock> {
+        self.by_tile()
+            .into_iter()
+            .map(|r| report::schema::ExecBlock {
+                tile: r.tile,
+                kind: r.kind.name().to_string(),
+                program: r.program,
+                cycles_from: r.from,
+                cycles_to: r.to,
+            })
+            .collect()
     }
 
     /// A transfer's three phases on `tile`, numbered `begun` onwards.

@@ -801,6 +801,7 @@ impl Engine {
                 image_hash,
                 partial: stopped_by.is_some(),
                 stopped_by,
+                blocks: self.machine.blocks.as_ref().map(|b| b.to_profile()).unwrap_or_default(),
                 ..rec.to_profile(self.image(), &self.machine.loaded.tree, &self.machine.totals)
             }),
             None => serde_json::to_value(report::schema::StepsOnlyProfile {

@@ -460,6 +460,8 @@ impl Recorder {
                 steps_not_recorded: self.dropped_steps,
                 control_cycles: self.control_cycles,
             },
+            // The engine fills these in.
+            blocks: Vec::new(),
         }
     }
 }
