@@ -154,6 +154,15 @@ pub enum TArg<'a> {
     Expr(Expr<'a>),
 }
 
+/// `block "name" { … }` ([`Stmt::Named`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Named<'a> {
+    pub word: Ident<'a>,
+    pub name: String,
+    pub body: Vec<Stmt<'a>>,
+    pub span: Span,
+}
+
 /// A statement.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt<'a> {
@@ -201,12 +210,7 @@ pub enum Stmt<'a> {
     Block(Vec<Stmt<'a>>, Span),
     // `word "name" { … }`: `block "name" { … }`, a named block for the
     // lightweight profiler (the word is checked by the lowering).
-    Named {
-        word: Ident<'a>,
-        name: String,
-        body: Vec<Stmt<'a>>,
-        span: Span,
-    },
+    Named(Box<Named<'a>>),
     For(Box<For<'a, Stmt<'a>>>),
     // `t = expr`, or with `op` `t op= expr` (a library operation).
     Assign {

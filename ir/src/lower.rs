@@ -364,8 +364,8 @@ fn stmt_span(s: &ast::Stmt<'_>) -> Span {
         | S::If { span, .. }
         | S::Switch { span, .. }
         | S::Assign { span, .. }
-        | S::Fill { span, .. }
-        | S::Named { span, .. } => *span,
+        | S::Fill { span, .. } => *span,
+        S::Named(n) => n.span,
         S::Execute(_, sp)
         | S::OpCall(_, sp)
         | S::Undef(_, sp)

@@ -135,7 +135,8 @@ impl Lowerer {
                     }
                 },
                 S::Block(b, _) => Stmt::Block(self.lower_block(b, spans)),
-                S::Named { word, name, body, .. } => {
+                S::Named(n) => {
+                    let ast::Named { word, name, body, .. } = &**n;
                     if word.name != "block" {
                         return Err(self.err(
                             word.span,

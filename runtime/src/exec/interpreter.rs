@@ -37,7 +37,11 @@ impl Machine {
         let mut path = Vec::new();
         let ids = &loaded.tree.program_steps[index];
         let root = loaded.tree.control[index];
-        let r = self.block(root, |m| m.steps(&program.body, ids, &label, &mut path, index as u32, &mut out));
+        let at = self.block_begin();
+        let r = self.steps(&program.body, ids, &label, &mut path, index as u32, &mut out);
+        if r.is_ok() {
+            self.block_end(root, at);
+        }
         self.flush_output(&mut out, 0);
         // The host reads the profiler's buffers after every run.
         if let Some(b) = &mut self.blocks {
@@ -46,22 +50,22 @@ impl Machine {
         r
     }
 
-    /// Runs `f`, the program of node `node`, recording it as a block of
-    /// the lightweight profiler when the engine's filters chose it.
-    fn block<T>(
-        &mut self,
-        node: u32,
-        f: impl FnOnce(&mut Self) -> Result<T, RunError>,
-    ) -> Result<T, RunError> {
-        let from = self.totals.cycles;
-        let begun = self.blocks.as_mut().map_or(0, |b| b.begin());
-        let r = f(self)?;
+    /// A program starts: its number among the lightweight profiler's
+    /// blocks and the cycle, for [`Machine::block_end`]. (Plain calls
+    /// rather than a wrapper, so the recursion of nested steps keeps its
+    /// frames.)
+    fn block_begin(&mut self) -> (u64, u64) {
+        (self.blocks.as_mut().map_or(0, |b| b.begin()), self.totals.cycles)
+    }
+
+    /// The program of node `node`, begun at `at`, ended: a block when the
+    /// engine's filters chose it.
+    fn block_end(&mut self, node: u32, (begun, from): (u64, u64)) {
         if let Some(b) = &mut self.blocks {
             if b.records_block(node) {
                 b.block(node, begun, from, self.totals.cycles);
             }
         }
-        Ok(r)
     }
 
     /// The end of an iteration of loop `node`: a flush of the profiler's
@@ -264,18 +268,7 @@ impl Machine {
         program: u32,
         out: &mut Sink,
     ) -> Result<(), RunError> {
-        self.block(id.node, |m| m.run_step(step, id, label, path, program, out))
-    }
-
-    fn run_step(
-        &mut self,
-        step: &Step,
-        id: &StepIds,
-        label: &str,
-        path: &mut Vec<usize>,
-        program: u32,
-        out: &mut Sink,
-    ) -> Result<(), RunError> {
+        let started = self.block_begin();
         self.charge(label, path, step)?;
         let loaded = self.loaded.clone();
         let image = &loaded.image;
@@ -287,14 +280,13 @@ impl Machine {
                 self.sync(program);
                 let x = &image.compute_sets[cs];
                 if let Some(node) = id.pre {
-                    self.block(node, |m| {
-                        match x.in_by_tile {
-                            // The compute copies each tile's data in.
-                            true => m.charge_exchange(&x.exchange_in, &xin, program, node),
-                            false => m.exchange(&x.exchange_in, &xin, 2 * cs, program, node),
-                        }
-                        Ok(())
-                    })?;
+                    let at = self.block_begin();
+                    match x.in_by_tile {
+                        // The compute copies each tile's data in.
+                        true => self.charge_exchange(&x.exchange_in, &xin, program, node),
+                        false => self.exchange(&x.exchange_in, &xin, 2 * cs, program, node),
+                    }
+                    self.block_end(node, at);
                 }
                 self.compute(cs, program, id.node).map_err(|fault| match self.interrupted() {
                     true => RunError::Interrupted { step: self.where_(label, path, step) },
@@ -309,11 +301,10 @@ impl Machine {
                     )));
                 }
                 if let Some(node) = id.post {
-                    self.block(node, |m| {
-                        m.sync(program);
-                        m.exchange(&image.compute_sets[cs].exchange_out, &xout, 2 * cs + 1, program, node);
-                        Ok(())
-                    })?;
+                    let at = self.block_begin();
+                    self.sync(program);
+                    self.exchange(&image.compute_sets[cs].exchange_out, &xout, 2 * cs + 1, program, node);
+                    self.block_end(node, at);
                 }
             }
             Step::Copy(c) => {
@@ -334,6 +325,7 @@ impl Machine {
                     })?;
                     self.scatter(regions, &data);
                     self.host_transfer(program, id.node, regions);
+                    self.block_end(id.node, started);
                     return Ok(());
                 }
                 let (buf, pos, connected) = &mut self.host.streams[*stream as usize];
@@ -361,6 +353,7 @@ impl Machine {
                         step: self.where_(label, path, step),
                     })?;
                     self.host_transfer(program, id.node, regions);
+                    self.block_end(id.node, started);
                     return Ok(());
                 }
                 let (buf, pos, connected) = &mut self.host.streams[*stream as usize];
@@ -438,12 +431,15 @@ impl Machine {
                 let mut inner = Vec::new();
                 let ids = &loaded.tree.function_steps[*f as usize];
                 let root = loaded.tree.functions[*f as usize];
-                self.block(root, |m| m.steps(&func.body, ids, &label, &mut inner, program, out))?;
+                let at = self.block_begin();
+                self.steps(&func.body, ids, &label, &mut inner, program, out)?;
+                self.block_end(root, at);
             }
             Step::Block { body, .. } => self.steps(body, &id.bodies[0], label, path, program, out)?,
             Step::Sync => self.sync(program),
             Step::Collective(c) => self.collective(c, program, id.node, label, path, step)?,
         }
+        self.block_end(id.node, started);
         Ok(())
     }
 
