@@ -318,6 +318,9 @@ impl Engine {
                 engine.set_graph_profile(p);
             }
         }
+        if let Some(e) = engine.blocks_error() {
+            return Err(invalid_option(e.to_string()));
+        }
         for (name, which, end) in self.pending.drain(..) {
             bind(&mut engine, &name, which, end)?;
         }
@@ -828,61 +831,5 @@ pub extern "C" fn prs_engine_profile_summary(
             }
         };
         put_string(out, text)
-    })
-}
-
-/// `prs_report_info`: what libpva's `Report` answers here (docs/host-api.md).
-#[repr(C)]
-pub struct ReportInfo {
-    pub num_compute_sets: u64,
-    pub num_vertices: u64,
-    pub num_tiles: u32,
-    pub num_ipus: u32,
-    pub version: [c_char; 64],
-}
-
-/// The graph profile a `pva::openReport` path names: `graph.json` itself,
-/// or the `graph.json` autoReport wrote in the folder of `profile.pop`.
-fn report_path(path: &str) -> std::path::PathBuf {
-    let p = std::path::Path::new(path);
-    if p.extension().is_some_and(|e| e == "json") {
-        return p.to_path_buf();
-    }
-    p.parent().unwrap_or(std::path::Path::new(".")).join("graph.json")
-}
-
-#[no_mangle]
-pub extern "C" fn prs_report_open(path: *const c_char, out: *mut ReportInfo) -> i32 {
-    guard(|| {
-        let path = text(path, "report path")?;
-        let file = report_path(&path);
-        let json = std::fs::read_to_string(&file).map_err(|e| {
-            ApiError::new(
-                Status::PoplarError,
-                format!(
-                    "cannot open the report '{path}': {} ({e}); run the program with the engine option \
-                     autoReport.all to write it",
-                    file.display()
-                ),
-            )
-        })?;
-        let g: report::schema::GraphProfile = serde_json::from_str(&json).map_err(|e| {
-            ApiError::new(Status::PoplarError, format!("'{}' is not a graph profile: {e}", file.display()))
-        })?;
-        let mut version = [0 as c_char; 64];
-        let text = concat!("poplar-rs ", env!("CARGO_PKG_VERSION"));
-        for (d, s) in version.iter_mut().zip(text.bytes()) {
-            *d = s as c_char;
-        }
-        put(
-            out,
-            ReportInfo {
-                num_compute_sets: g.graph.num_compute_sets,
-                num_vertices: g.graph.num_vertices,
-                num_tiles: g.target.num_tiles,
-                num_ipus: g.target.num_ipus,
-                version,
-            },
-        )
     })
 }

@@ -38,6 +38,7 @@ pub mod engine;
 pub mod graph;
 pub mod ops;
 pub mod program;
+pub mod report;
 pub mod status;
 pub mod system;
 pub mod target;

@@ -186,6 +186,12 @@ impl Program {
         Program::one(Stmt::Call(FunctionId(f)))
     }
 
+    /// `Block(p, name)`: `p`, which the lightweight profiler records as
+    /// a block named `name` when `profiler.blocks.filter` matches it.
+    pub fn block(p: &Program, name: &str) -> Program {
+        Program::one(Stmt::Named { name: name.to_string(), body: p.body.clone() })
+    }
+
     /// `PrintTensor(title, t)`, in Poplar's layout.
     pub fn print_tensor(title: &str, t: &Tensor) -> Program {
         Program::one(Stmt::Print {
@@ -419,8 +425,8 @@ pub extern "C" fn prs_program_call(function: u32, out: *mut *mut Program) -> i32
 #[no_mangle]
 pub extern "C" fn prs_program_block(
     body: *const Program,
-    _name: *const c_char,
+    name: *const c_char,
     out: *mut *mut Program,
 ) -> i32 {
-    make(out, || Ok(Program::one(Program::nested(handle(body, "body")?))))
+    make(out, || Ok(Program::block(handle(body, "body")?, &text(name, "block name")?)))
 }

@@ -301,3 +301,103 @@ fn remote_buffers_copy_at_run_time_offsets_and_per_replica() {
     let (ok, out, err) = run(&exe, &dir, &[]);
     assert!(ok && out.contains("all checks passed"), "remote_buffers failed:\n{out}\n{err}");
 }
+
+/// The lightweight profiler through `Engine::getReport()` and pva: Block
+/// programs, both filters, stream copies' phases, flushes, overflows, the
+/// options' errors, and the cpu device.
+#[test]
+fn lightweight_profiler_blocks_through_pva() {
+    if !have_gxx() {
+        eprintln!("skipped: g++ absent");
+        return;
+    }
+    let dir = scratch("blocks");
+    let exe = dir.join("blocks");
+    build(&root().join("sdk/tests/blocks.cpp"), &exe, "c++11", &[]).unwrap();
+    let (ok, out, err) = run(&exe, &dir, &[]);
+    assert!(ok && out.contains("all checks passed"), "blocks failed:\n{out}\n{err}");
+}
+
+/// The corpus's four lightweight-profiling examples
+/// (`tutorials/popvision/lightweight_profiling/examples`), unchanged, built
+/// as their Makefile builds them and run on the simulated IPUs: each exits
+/// 0 and prints the block records its tutorial describes, with the
+/// simulator's cycles.
+#[test]
+fn lightweight_profiling_examples_run() {
+    if !have_gxx() {
+        eprintln!("skipped: g++ absent");
+        return;
+    }
+    let examples = root().join(
+        "../shared/corpus/graphcore-examples/tutorials/tutorials/popvision/lightweight_profiling/examples",
+    );
+    if !examples.is_dir() {
+        eprintln!("skipped: corpus absent ({})", examples.display());
+        return;
+    }
+    let dir = scratch("lightweight");
+    let lib = lib_dir().unwrap();
+    let mut outputs = std::collections::BTreeMap::new();
+    for name in ["example_1", "example_2", "example_3", "example_3_a"] {
+        let exe = dir.join(name);
+        let o = Command::new("g++")
+            .arg("--std=c++14")
+            .arg(examples.join(format!("{name}.cpp")))
+            .arg("-I")
+            .arg(root().join("sdk/include"))
+            .arg("-L")
+            .arg(&lib)
+            .arg(format!("-Wl,-rpath,{}", lib.display()))
+            .args(["-lpoplar", "-o"])
+            .arg(&exe)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{name}: build failed:\n{}", String::from_utf8_lossy(&o.stderr));
+        let (ok, out, err) = run(&exe, &dir, &[]);
+        assert!(ok, "{name} failed:\n{out}\n{err}");
+        outputs.insert(name, out);
+    }
+    // "name: cycles (from - to)", with cycles == to - from.
+    let span = |line: &str| -> (String, u64, u64) {
+        let (name, rest) = line.split_once(':').unwrap_or_else(|| panic!("{line}"));
+        let nums: Vec<u64> = rest
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|w| !w.is_empty())
+            .map(|w| w.parse().unwrap())
+            .collect();
+        assert!(nums.len() == 3 && nums[0] == nums[2] - nums[1], "{line}");
+        (name.trim().to_string(), nums[1], nums[2])
+    };
+    // Example 1: five runs of each stage, each with its op2 inside it;
+    // IPU 0's tile 0 records stage1, IPU 1's first tile stage2.
+    let lines: Vec<(String, u64, u64)> = outputs["example_1"].lines().map(span).collect();
+    let names: Vec<&str> = lines.iter().map(|l| l.0.as_str()).collect();
+    let want: Vec<&str> =
+        ["stage1", "op2"].repeat(5).into_iter().chain(["stage2", "op2"].repeat(5)).collect();
+    assert_eq!(names, want, "{}", outputs["example_1"]);
+    for pair in lines.chunks(2) {
+        assert!(pair[0].1 <= pair[1].1 && pair[1].2 <= pair[0].2, "op2 outside its stage: {pair:?}");
+    }
+    // Example 2: each execution does one more iteration than the last.
+    let cycles: Vec<u64> = outputs["example_2"]
+        .lines()
+        .map(|l| l.strip_prefix("operation: ").unwrap_or_else(|| panic!("{l}")).parse().unwrap())
+        .collect();
+    assert_eq!(cycles.len(), 5, "{}", outputs["example_2"]);
+    assert!(cycles.windows(3).all(|w| w[1] > w[0] && w[2] - w[1] == w[1] - w[0]), "{cycles:?}");
+    // Example 3: five operations on tile 0, five stream copies' phases on
+    // tile 100.
+    let out3 = &outputs["example_3"];
+    let count = |what: &str| out3.lines().filter(|l| l.trim_start().starts_with(what)).count();
+    assert_eq!(count("operation in tile    0"), 5, "{out3}");
+    for phase in ["StreamCopyBegin in tile  100", "StreamCopyMid in tile  100", "StreamCopyEnd in tile  100"]
+    {
+        assert_eq!(count(phase), 5, "{out3}");
+    }
+    // Example 3a: a flush after each of the 100 iterations keeps every block.
+    let out3a = &outputs["example_3_a"];
+    for line in ["numCommonBlocks: 100", "numFlushes: 300", "numOverflows: 0"] {
+        assert!(out3a.lines().any(|l| l == line), "{line} in\n{out3a}");
+    }
+}

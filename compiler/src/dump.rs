@@ -236,6 +236,10 @@ fn steps(o: &mut String, depth: usize, body: &[Step]) {
             Step::Sync => {
                 let _ = writeln!(o, "{pad}sync");
             }
+            Step::Block { name, body } => {
+                let _ = writeln!(o, "{pad}block {name:?}");
+                steps(o, depth + 1, body);
+            }
             Step::Collective(c) => {
                 let op = c.op.map_or(String::new(), |op| format!(" {}", op.name()));
                 let _ = writeln!(

@@ -560,5 +560,8 @@ fn lower_stmt(cx: &Ctx<'_>, s: &Stmt, out: &mut Vec<Step>) {
                 lower_stmt(cx, s, out);
             }
         }
+        Stmt::Named { name, body } => {
+            out.push(Step::Block { name: name.clone(), body: lower_body(cx, body) })
+        }
     }
 }

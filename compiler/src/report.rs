@@ -91,6 +91,7 @@ fn program_node(n: &numbering::Node) -> ProgramNode {
         }
         NodeKind::Sync => "Sync",
         NodeKind::GlobalExchange => "GlobalExchange",
+        NodeKind::Block => "Block",
     }
     .to_string();
     p

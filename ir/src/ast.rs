@@ -154,6 +154,15 @@ pub enum TArg<'a> {
     Expr(Expr<'a>),
 }
 
+/// `block "name" { … }` ([`Stmt::Named`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Named<'a> {
+    pub word: Ident<'a>,
+    pub name: String,
+    pub body: Vec<Stmt<'a>>,
+    pub span: Span,
+}
+
 /// A statement.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt<'a> {
@@ -199,6 +208,9 @@ pub enum Stmt<'a> {
     Sync(Span),
     Call(Ident<'a>, Span),
     Block(Vec<Stmt<'a>>, Span),
+    // `word "name" { … }`: `block "name" { … }`, a named block for the
+    // lightweight profiler (the word is checked by the lowering).
+    Named(Box<Named<'a>>),
     For(Box<For<'a, Stmt<'a>>>),
     // `t = expr`, or with `op` `t op= expr` (a library operation).
     Assign {

@@ -114,6 +114,10 @@ fn stmts(o: &mut String, g: &Graph, body: &[Stmt], d: usize) {
                 o.push_str("block\n");
                 stmts(o, g, b, d + 1);
             }
+            Stmt::Named { name, body } => {
+                let _ = writeln!(o, "block {name:?}");
+                stmts(o, g, body, d + 1);
+            }
             Stmt::Op(op) => {
                 let _ = writeln!(o, "op {}: {}", op.word(), crate::ops::op_str(op, &|v| view_dump(g, v)));
             }

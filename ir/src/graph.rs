@@ -386,6 +386,12 @@ pub enum Stmt {
     Sync,
     Call(FunctionId),
     Block(Vec<Stmt>),
+    /// `block "name" { … }` (`program::Block` of the host API): a body the
+    /// lightweight profiler may record as a block of cycles under `name`.
+    Named {
+        name: String,
+        body: Vec<Stmt>,
+    },
     /// A library operation (`v3 = v1 + v2`, `reduce`, `matmul`, `fill`),
     /// expanded into compute sets by the compiler.
     Op(Box<crate::ops::Op>),
@@ -399,7 +405,7 @@ impl Stmt {
     /// The nested statement bodies, in pre-order.
     pub fn bodies(&self) -> Vec<&[Stmt]> {
         match self {
-            Stmt::Repeat { body, .. } | Stmt::Block(body) => vec![body],
+            Stmt::Repeat { body, .. } | Stmt::Block(body) | Stmt::Named { body, .. } => vec![body],
             Stmt::While { cond, body, .. } => vec![cond, body],
             Stmt::If { then, else_, .. } => vec![then, else_],
             Stmt::Switch { cases, default, .. } => {
@@ -414,7 +420,7 @@ impl Stmt {
     /// [`Stmt::bodies`], to change them.
     pub fn bodies_mut(&mut self) -> Vec<&mut [Stmt]> {
         match self {
-            Stmt::Repeat { body, .. } | Stmt::Block(body) => vec![body],
+            Stmt::Repeat { body, .. } | Stmt::Block(body) | Stmt::Named { body, .. } => vec![body],
             Stmt::While { cond, body, .. } => vec![cond, body],
             Stmt::If { then, else_, .. } => vec![then, else_],
             Stmt::Switch { cases, default, .. } => {

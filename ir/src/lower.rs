@@ -365,6 +365,7 @@ fn stmt_span(s: &ast::Stmt<'_>) -> Span {
         | S::Switch { span, .. }
         | S::Assign { span, .. }
         | S::Fill { span, .. } => *span,
+        S::Named(n) => n.span,
         S::Execute(_, sp)
         | S::OpCall(_, sp)
         | S::Undef(_, sp)

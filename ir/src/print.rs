@@ -414,6 +414,10 @@ fn stmt(o: &mut String, g: &Graph, s: &Stmt, d: usize) {
             let _ = write!(o, "call {}", g.functions[*f].name);
         }
         Stmt::Block(b) => block(o, g, b, d),
+        Stmt::Named { name, body } => {
+            let _ = write!(o, "block {} ", quote(name));
+            block(o, g, body, d);
+        }
         Stmt::Op(op) | Stmt::Collective(op) => o.push_str(&crate::ops::op_str(op, &|v| view_str(g, v))),
     }
 }

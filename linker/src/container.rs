@@ -54,7 +54,7 @@ impl Kind {
 /// 7: `Target::replicas`, `Image::replica_index`, `Step::Collective`.
 /// 8: `Step::While::until` (`RepeatWhileFalse`).
 /// 9: `Object::statics`, `VertexCode::statics`; code reads `TileCtx::statics`.
-pub const FORMAT_VERSION: u32 = 9;
+pub const FORMAT_VERSION: u32 = 10;
 
 /// Why a file could not be read.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

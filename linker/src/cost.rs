@@ -193,6 +193,14 @@ pub fn host_transfer_cycles(bytes: u64, clock_mhz: f64) -> u64 {
     (seconds * hz).ceil() as u64
 }
 
+/// The part of [`host_transfer_cycles`] that moves the bytes (the rest is
+/// the latency), at most the whole.
+pub fn host_transfer_data_cycles(bytes: u64, clock_mhz: f64) -> u64 {
+    let hz = clock_mhz * 1.0e6;
+    let data = (bytes as f64 / HOST_BYTES_PER_SECOND * hz).ceil() as u64;
+    data.min(host_transfer_cycles(bytes, clock_mhz))
+}
+
 /// The exchange part of a predicate broadcast for `if`, `switch` and each
 /// loop test (its sync is charged as a sync).
 pub fn branch_exchange_cycles() -> u64 {

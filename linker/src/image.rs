@@ -280,6 +280,13 @@ pub enum Step {
     Call(u32),
     /// An internal sync.
     Sync,
+    /// `program::Block`: `body`, which the lightweight profiler may record
+    /// as a block of cycles named `name` (the engine's
+    /// `profiler.blocks.filter` chooses which).
+    Block {
+        name: String,
+        body: Vec<Step>,
+    },
     /// A cross-replica collective: each replica's `input` (its elements in
     /// row-major order), combined over the replicas of each of `group`'s
     /// groups as `kind` says (reducing with `op`), lands in its `output`.
@@ -313,7 +320,7 @@ impl Step {
     /// default); empty for a leaf step.
     pub fn bodies(&self) -> Vec<&[Step]> {
         match self {
-            Step::Repeat { body, .. } => vec![body],
+            Step::Repeat { body, .. } | Step::Block { body, .. } => vec![body],
             Step::While { cond, body, .. } => vec![cond, body],
             Step::If { then, otherwise, .. } => vec![then, otherwise],
             Step::Switch { cases, default, .. } => {

@@ -72,6 +72,8 @@ pub enum NodeKind {
     Sync,
     /// A cross-replica collective (named after its output and kind).
     GlobalExchange,
+    /// `program::Block` (named after it); its child is its body.
+    Block,
 }
 
 /// One program of the flattened list.
@@ -291,6 +293,10 @@ impl ProgramTree {
                 bodies.push(default);
             }
             Step::Call(f) => ids.node = self.push(NodeKind::Call(*f), None),
+            Step::Block { name, body } => {
+                ids.node = self.push(NodeKind::Block, Some(name.clone()));
+                bodies.push(body);
+            }
             Step::Sync => ids.node = self.push(NodeKind::Sync, None),
             Step::Collective(c) => ids.node = self.push(NodeKind::GlobalExchange, Some(c.label.clone())),
         }

@@ -419,7 +419,7 @@ impl Validator<'_> {
                 Step::Print { label, elem, shape, regions, .. } => {
                     self.regions(regions, *elem, shape, label)?
                 }
-                Step::Repeat { body, .. } => self.steps_at(body, depth + 1)?,
+                Step::Repeat { body, .. } | Step::Block { body, .. } => self.steps_at(body, depth + 1)?,
                 Step::While { cond, pred, body, .. } => {
                     self.steps_at(cond, depth + 1)?;
                     self.scalar(pred)?;

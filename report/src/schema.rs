@@ -310,6 +310,27 @@ pub struct ExecutionProfile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<ExecMemory>,
     pub simulation: Simulation,
+    /// The lightweight profiler's blocks (when a `profiler.*` option asked
+    /// for them), by tile, then in the order they began.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<ExecBlock>,
+}
+
+/// One block of the lightweight profiler.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecBlock {
+    pub tile: u32,
+    /// `Common`, `StreamCopyBegin`, `StreamCopyMid`, `StreamCopyEnd`,
+    /// `BlockFlushBegin`, `BlockFlushMid`, `BlockFlushEnd` or `Overflow`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Index into the graph profile's `programs` (absent for flushes and
+    /// overflows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<u32>,
+    pub cycles_from: u64,
+    pub cycles_to: u64,
 }
 
 /// The image's tile memory as loaded.

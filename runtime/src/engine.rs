@@ -80,6 +80,8 @@ pub struct Engine {
     /// The error that stopped the first run that did not finish: the
     /// profile, the trace and the summary then cover a partial run.
     stopped: Option<String>,
+    /// [`Engine::blocks_error`].
+    blocks_error: Option<String>,
 }
 
 /// Host element types usable with [`Engine::write_values`] / [`Engine::read_values`].
@@ -180,6 +182,13 @@ impl Engine {
             }
             machine.rec = Some(rec);
         }
+        let mut blocks_error = None;
+        if opts.device == DeviceKind::Sim {
+            match crate::blocks::Blocks::new(&loaded.image, &loaded.tree, &opts.blocks) {
+                Ok(b) => machine.blocks = b,
+                Err(e) => blocks_error = Some(e),
+            }
+        }
         let total = loaded.image.target.replicas.max(1);
         Engine {
             machine,
@@ -189,7 +198,22 @@ impl Engine {
             graph: None,
             image_hash: Default::default(),
             stopped: None,
+            blocks_error,
         }
+    }
+
+    /// Why the lightweight profiler's options do not fit the image (a
+    /// `profiler.blocks.tile` past an IPU's tiles); every run then fails
+    /// with it.
+    pub fn blocks_error(&self) -> Option<&str> {
+        self.blocks_error.as_deref()
+    }
+
+    /// The lightweight profiler's blocks of the runs so far, by tile, then
+    /// by the cycle they began ([`crate::blocks::Blocks::by_tile`]); `None`
+    /// when the engine records none (not `sim`, or no profiler option asks).
+    pub fn blocks(&self) -> Option<Vec<crate::blocks::BlockRecord>> {
+        Some(self.machine.blocks.as_ref()?.by_tile())
     }
 
     /// The replication factor: how many copies of the graph run (in all
@@ -271,6 +295,11 @@ impl Engine {
 
     pub fn image(&self) -> &Image {
         &self.machine.loaded.image
+    }
+
+    /// The image's programs as both profiles number them.
+    pub fn program_tree(&self) -> &linker::profile::ProgramTree {
+        &self.machine.loaded.tree
     }
 
     pub fn device(&self) -> DeviceKind {
@@ -640,6 +669,9 @@ impl Engine {
     /// Runs program `index` to completion; its output waits for
     /// [`Engine::take_output`].
     pub fn run(&mut self, index: usize) -> Result<(), RunError> {
+        if let Some(e) = &self.blocks_error {
+            return Err(RunError::Program(e.clone()));
+        }
         if self.total > 1 {
             let r = self.run_replicas(index);
             return self.note_stop(index, r);
@@ -652,6 +684,9 @@ impl Engine {
     /// Runs program `index`, writing its output to `out` as it is produced
     /// (in chunks, so memory stays bounded however much a program prints).
     pub fn run_to(&mut self, index: usize, out: &mut dyn std::io::Write) -> Result<(), RunError> {
+        if let Some(e) = &self.blocks_error {
+            return Err(RunError::Program(e.clone()));
+        }
         if self.total > 1 {
             let r = self.run_replicas(index);
             let _ = out.write_all(&self.take_output());
@@ -812,6 +847,7 @@ impl Engine {
                 image_hash,
                 partial: stopped_by.is_some(),
                 stopped_by,
+                blocks: self.machine.blocks.as_ref().map(|b| b.to_profile()).unwrap_or_default(),
                 ..rec.to_profile(self.image(), &self.machine.loaded.tree, &self.machine.totals)
             }),
             None => serde_json::to_value(report::schema::StepsOnlyProfile {

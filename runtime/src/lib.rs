@@ -23,6 +23,7 @@
 // Unsafe code is confined to the modules that allow it by name.
 #![deny(unsafe_code)]
 
+pub mod blocks;
 pub mod cli;
 pub mod collective;
 /// The cost model the `sim` device applies (shared with popc).

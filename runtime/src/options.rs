@@ -10,6 +10,7 @@
 use report::auto::{flag, unknown_key, AutoReport};
 use serde_json::Value;
 
+use crate::blocks::BlockOptions;
 use crate::exec::DeviceKind;
 
 /// How an engine runs.
@@ -29,14 +30,19 @@ pub struct EngineOptions {
     pub trace: bool,
     /// `autoReport.*`: profiles and the HTML report written without flags.
     pub auto_report: AutoReport,
+    /// The lightweight profiler's `profiler.*` options and
+    /// `debug.instrumentExternalExchange` (sim only: [`crate::blocks`]).
+    pub blocks: BlockOptions,
 }
 
 /// The `POPLAR_ENGINE_OPTIONS` keys this runtime accepts. Those of Poplar
 /// with no meaning here (`target.deterministicWorkers`: runs are always
-/// deterministic; `debug.instrumentExternalExchange`: host transfers are
-/// always modelled; `debug.computeInstrumentationLevel`: cycles are kept
+/// deterministic; `debug.computeInstrumentationLevel`: cycles are kept
 /// per tile and per vertex type at every level) are checked and noted.
-pub const ENGINE_KEYS: [&str; 10] = [
+/// `debug.instrumentExternalExchange` and `profiler.*` drive the
+/// lightweight profiler ([`crate::blocks`]); host transfers are modelled
+/// whatever they say.
+pub const ENGINE_KEYS: [&str; 15] = [
     "autoReport.all",
     "autoReport.directory",
     "autoReport.outputExecutionProfile",
@@ -46,6 +52,11 @@ pub const ENGINE_KEYS: [&str; 10] = [
     "debug.instrumentCompute",
     "debug.instrumentExternalExchange",
     "debug.maxCycles",
+    "profiler.blocks.bufferSize",
+    "profiler.blocks.filter",
+    "profiler.blocks.implicitFlush",
+    "profiler.blocks.tile",
+    "profiler.programs.filter",
     "target.deterministicWorkers",
 ];
 
@@ -53,7 +64,7 @@ pub const ENGINE_KEYS: [&str; 10] = [
 /// (compilation strategies, hardware tracing, profiler filters, stream
 /// callback threading): accepted, with a note for the log, so programs
 /// written for the SDK run unchanged.
-pub const POPLAR_ONLY_KEYS: [&str; 44] = [
+pub const POPLAR_ONLY_KEYS: [&str; 41] = [
     "autoReport.executionProfileProgramRunCount",
     "autoReport.outputArchive",
     "autoReport.outputDebugInfo",
@@ -85,11 +96,8 @@ pub const POPLAR_ONLY_KEYS: [&str; 44] = [
     "opt.maxComputeSetsPerLoweredCopy",
     "opt.maxCopyMergeSize",
     "opt.useAutoloader",
-    "profiler.blocks.filter",
-    "profiler.blocks.implicitFlush",
     "profiler.format",
     "profiler.perExecutionStreamCopyCycles",
-    "profiler.programs.filter",
     "profiler.replicaToProfile",
     "streamCallbacks.multiThreadMode",
     "streamCallbacks.numWorkerThreads",
@@ -110,6 +118,7 @@ impl Default for EngineOptions {
             instrument_compute: true,
             trace: false,
             auto_report: AutoReport::default(),
+            blocks: BlockOptions::default(),
         }
     }
 }
@@ -161,10 +170,22 @@ impl EngineOptions {
                     };
                     self.max_cycles = Some(n.ok_or_else(|| format!("engine option '{k}' must be a count"))?);
                 }
-                "debug.instrumentExternalExchange" => {
-                    flag(k, v)?;
-                    notes.push(format!("{k}: host transfers are always modelled on sim"));
+                "debug.instrumentExternalExchange" => self.blocks.external = flag(k, v)?,
+                "profiler.blocks.implicitFlush" => self.blocks.implicit_flush = flag(k, v)?,
+                "profiler.blocks.filter" | "profiler.programs.filter" => {
+                    let Some(p) = v.as_str() else {
+                        return Err(format!("engine option '{k}' must be a regular expression in a string"));
+                    };
+                    crate::blocks::filter(p)
+                        .map_err(|e| format!("engine option '{k}' is not a regular expression: {e}"))?;
+                    let p = (!p.is_empty()).then(|| p.to_string());
+                    match k.as_str() {
+                        "profiler.blocks.filter" => self.blocks.blocks_filter = p,
+                        _ => self.blocks.programs_filter = p,
+                    }
                 }
+                "profiler.blocks.tile" => self.blocks.tile = count_u32(k, v)?,
+                "profiler.blocks.bufferSize" => self.blocks.buffer_bytes = count_u32(k, v)?,
                 "debug.computeInstrumentationLevel" => match v.as_str() {
                     Some("tile" | "vertex" | "device" | "ipu") => notes
                         .push(format!("{k}: cycles are kept per tile and per vertex type at every level")),
@@ -182,6 +203,17 @@ impl EngineOptions {
         }
         Ok(notes)
     }
+}
+
+/// A count option, given as a number or its text.
+fn count_u32(k: &str, v: &Value) -> Result<u32, String> {
+    let n = match v {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => s.parse().ok(),
+        _ => None,
+    };
+    n.and_then(|n| u32::try_from(n).ok())
+        .ok_or_else(|| format!("engine option '{k}' must be a count, not {v}"))
 }
 
 /// Logging levels of `POPLAR_LOG_LEVEL` (shared by the three tools).

@@ -43,6 +43,9 @@ struct StepRec {
     tile_data: u64,
     max_tile_data: u64,
     compute_set: Option<u32>,
+    /// The name of a step with no program node (a flush of the
+    /// lightweight profiler's buffers).
+    label: Option<&'static str>,
 }
 
 /// A compute set's first execution: each tile's cycles and active
@@ -122,6 +125,7 @@ impl Recorder {
             tile_data: 0,
             max_tile_data: 0,
             compute_set: None,
+            label: None,
         });
     }
 
@@ -166,6 +170,29 @@ impl Recorder {
             tile_data: bytes,
             max_tile_data: by_tile.iter().map(|p| p.1).max().unwrap_or(0),
             compute_set: None,
+            label: None,
+        });
+    }
+
+    /// A flush of the lightweight profiler's buffers: a host transfer of
+    /// `bytes` from `tiles` tiles, in no program of the list.
+    pub(crate) fn block_flush(&mut self, from: u64, cycles: u64, tiles: u32, bytes: u64) {
+        if let Some(t) = &mut self.trace {
+            t.host(crate::blocks::FLUSH_NAME, from, cycles, bytes);
+        }
+        self.push(StepRec {
+            kind: "StreamCopy",
+            program: None,
+            from,
+            cycles,
+            active_tiles: tiles,
+            tile_cycles: cycles.saturating_mul(u64::from(tiles)),
+            active: 0,
+            total_data: bytes,
+            tile_data: bytes,
+            max_tile_data: bytes / u64::from(tiles.max(1)),
+            compute_set: None,
+            label: Some(crate::blocks::FLUSH_NAME),
         });
     }
 
@@ -194,6 +221,7 @@ impl Recorder {
             tile_data: info.tile_data,
             max_tile_data: info.max_tile_data,
             compute_set: None,
+            label: None,
         });
     }
 
@@ -212,6 +240,7 @@ impl Recorder {
             tile_data: 0,
             max_tile_data: 0,
             compute_set: None,
+            label: None,
         });
     }
 
@@ -230,6 +259,7 @@ impl Recorder {
             tile_data: 8 * u64::from(tiles),
             max_tile_data: 8,
             compute_set: None,
+            label: None,
         });
     }
 
@@ -299,6 +329,7 @@ impl Recorder {
             tile_data: 0,
             max_tile_data: 0,
             compute_set: Some(cs),
+            label: None,
         });
     }
 
@@ -345,7 +376,7 @@ impl Recorder {
                 let mut step = ExecStep {
                     kind: s.kind.into(),
                     program: s.program,
-                    name: node.and_then(|n| n.name.clone()),
+                    name: node.and_then(|n| n.name.clone()).or(s.label.map(str::to_string)),
                     cycles: s.cycles,
                     cycles_from: Some(s.from),
                     cycles_to: to,
@@ -429,6 +460,8 @@ impl Recorder {
                 steps_not_recorded: self.dropped_steps,
                 control_cycles: self.control_cycles,
             },
+            // The engine fills these in.
+            blocks: Vec::new(),
         }
     }
 }

@@ -138,6 +138,9 @@ impl Expander {
                     Stmt::Repeat { count: *count, body: self.body(body, old, pos, out_spans) }
                 }
                 Stmt::Block(b) => Stmt::Block(self.body(b, old, pos, out_spans)),
+                Stmt::Named { name, body } => {
+                    Stmt::Named { name: name.clone(), body: self.body(body, old, pos, out_spans) }
+                }
                 Stmt::While { cond, pred, until, body } => {
                     let cond = self.body(cond, old, pos, out_spans);
                     let body = self.body(body, old, pos, out_spans);

@@ -135,6 +135,19 @@ impl Lowerer {
                     }
                 },
                 S::Block(b, _) => Stmt::Block(self.lower_block(b, spans)),
+                S::Named(n) => {
+                    let ast::Named { word, name, body, .. } = &**n;
+                    if word.name != "block" {
+                        return Err(self.err(
+                            word.span,
+                            format!(
+                                "unknown statement `{}` (a name and a string before a body is `block \"name\" {{ … }}`)",
+                                word.name
+                            ),
+                        ));
+                    }
+                    Stmt::Named { name: name.clone(), body: self.lower_block(body, spans) }
+                }
                 S::For(_) => return Err(Reported),
                 S::Assign { target, op, value, span } => self.lower_assign(target, *op, value, *span)?,
                 S::Fill { word, target, value, .. } => self.lower_fill(word, target, value)?,

@@ -36,9 +36,61 @@ impl Machine {
         let label = format!("program '{}'", program.name);
         let mut path = Vec::new();
         let ids = &loaded.tree.program_steps[index];
+        let root = loaded.tree.control[index];
+        let at = self.block_begin();
         let r = self.steps(&program.body, ids, &label, &mut path, index as u32, &mut out);
+        if r.is_ok() {
+            self.block_end(root, at);
+        }
         self.flush_output(&mut out, 0);
+        // The host reads the profiler's buffers after every run.
+        if let Some(b) = &mut self.blocks {
+            b.read_buffers();
+        }
         r
+    }
+
+    /// A program starts: its number among the lightweight profiler's
+    /// blocks and the cycle, for [`Machine::block_end`]. (Plain calls
+    /// rather than a wrapper, so the recursion of nested steps keeps its
+    /// frames.)
+    fn block_begin(&mut self) -> (u64, u64) {
+        (self.blocks.as_mut().map_or(0, |b| b.begin()), self.totals.cycles)
+    }
+
+    /// The program of node `node`, begun at `at`, ended: a block when the
+    /// engine's filters chose it.
+    fn block_end(&mut self, node: u32, (begun, from): (u64, u64)) {
+        if let Some(b) = &mut self.blocks {
+            if b.records_block(node) {
+                b.block(node, begun, from, self.totals.cycles);
+            }
+        }
+    }
+
+    /// The end of an iteration of loop `node`: a flush of the profiler's
+    /// buffers when the loop's body records blocks.
+    fn end_iteration(&mut self, program: u32, node: u32) {
+        let Some(bytes) = self.blocks.as_ref().filter(|b| b.flushes(node)).map(|b| b.flush_bytes()) else {
+            return;
+        };
+        let start = self.totals.cycles;
+        self.sync(program);
+        let synced = self.totals.cycles;
+        let clock = self.loaded.image.target.clock_mhz;
+        let c = cost::host_transfer_cycles(bytes, clock);
+        let data = cost::host_transfer_data_cycles(bytes, clock);
+        self.totals.charge(program, |t| {
+            t.cycles = t.cycles.saturating_add(c);
+            t.host = t.host.saturating_add(c);
+        });
+        let tiles = self.loaded.image.tiles.len() as u32;
+        if let Some(rec) = &mut self.rec {
+            rec.block_flush(synced, c, tiles, bytes);
+        }
+        if let Some(b) = &mut self.blocks {
+            b.flush([start, synced, synced.saturating_add(data), synced.saturating_add(c)]);
+        }
     }
 
     /// Writes waiting output to `out` once there are at least `min` bytes.
@@ -96,6 +148,7 @@ impl Machine {
             Step::Switch { .. } => "switch".into(),
             Step::Call(f) => format!("call '{}'", image.functions[*f as usize].name),
             Step::Sync => "sync".into(),
+            Step::Block { name, .. } => format!("block '{name}'"),
             Step::Collective(c) => format!("{} '{}'", c.kind.name(), c.label),
         };
         StepPath { program: label.to_string(), indices: path.to_vec(), what }
@@ -173,7 +226,9 @@ impl Machine {
         if self.kind != DeviceKind::Sim {
             return;
         }
+        let start = self.totals.cycles;
         self.sync(program);
+        let synced = self.totals.cycles;
         let bytes: u64 = regions.iter().map(|r| u64::from(r.bytes)).sum();
         // No bytes, no tile taking part: nothing to wait for (the graph
         // profile's estimate, per tile taking part, says the same).
@@ -193,6 +248,15 @@ impl Machine {
             let loaded = self.loaded.clone();
             rec.stream_copy(&loaded.tree, node, from, c, tiles.len() as u32, bytes);
         }
+        if let Some(b) = &mut self.blocks {
+            if b.records_transfer(node) {
+                let data = match bytes {
+                    0 => 0,
+                    _ => cost::host_transfer_data_cycles(bytes, self.loaded.image.target.clock_mhz),
+                };
+                b.transfer(node, [start, synced, synced.saturating_add(data), synced.saturating_add(c)]);
+            }
+        }
     }
 
     fn step(
@@ -204,6 +268,7 @@ impl Machine {
         program: u32,
         out: &mut Sink,
     ) -> Result<(), RunError> {
+        let started = self.block_begin();
         self.charge(label, path, step)?;
         let loaded = self.loaded.clone();
         let image = &loaded.image;
@@ -215,11 +280,13 @@ impl Machine {
                 self.sync(program);
                 let x = &image.compute_sets[cs];
                 if let Some(node) = id.pre {
+                    let at = self.block_begin();
                     match x.in_by_tile {
                         // The compute copies each tile's data in.
                         true => self.charge_exchange(&x.exchange_in, &xin, program, node),
                         false => self.exchange(&x.exchange_in, &xin, 2 * cs, program, node),
                     }
+                    self.block_end(node, at);
                 }
                 self.compute(cs, program, id.node).map_err(|fault| match self.interrupted() {
                     true => RunError::Interrupted { step: self.where_(label, path, step) },
@@ -234,8 +301,10 @@ impl Machine {
                     )));
                 }
                 if let Some(node) = id.post {
+                    let at = self.block_begin();
                     self.sync(program);
                     self.exchange(&image.compute_sets[cs].exchange_out, &xout, 2 * cs + 1, program, node);
+                    self.block_end(node, at);
                 }
             }
             Step::Copy(c) => {
@@ -256,6 +325,7 @@ impl Machine {
                     })?;
                     self.scatter(regions, &data);
                     self.host_transfer(program, id.node, regions);
+                    self.block_end(id.node, started);
                     return Ok(());
                 }
                 let (buf, pos, connected) = &mut self.host.streams[*stream as usize];
@@ -283,6 +353,7 @@ impl Machine {
                         step: self.where_(label, path, step),
                     })?;
                     self.host_transfer(program, id.node, regions);
+                    self.block_end(id.node, started);
                     return Ok(());
                 }
                 let (buf, pos, connected) = &mut self.host.streams[*stream as usize];
@@ -324,6 +395,7 @@ impl Machine {
             Step::Repeat { count, body } => {
                 for _ in 0..*count {
                     self.steps(body, &id.bodies[0], label, path, program, out)?;
+                    self.end_iteration(program, id.node);
                     self.loop_step(program);
                     self.charge(label, path, step)?;
                 }
@@ -336,6 +408,7 @@ impl Machine {
                     break;
                 }
                 self.steps(body, &id.bodies[1], label, path, program, out)?;
+                self.end_iteration(program, id.node);
             },
             Step::If { pred, then, otherwise } => {
                 self.control(program, id.node);
@@ -357,11 +430,16 @@ impl Machine {
                 let label = format!("function '{}'", func.name);
                 let mut inner = Vec::new();
                 let ids = &loaded.tree.function_steps[*f as usize];
+                let root = loaded.tree.functions[*f as usize];
+                let at = self.block_begin();
                 self.steps(&func.body, ids, &label, &mut inner, program, out)?;
+                self.block_end(root, at);
             }
+            Step::Block { body, .. } => self.steps(body, &id.bodies[0], label, path, program, out)?,
             Step::Sync => self.sync(program),
             Step::Collective(c) => self.collective(c, program, id.node, label, path, step)?,
         }
+        self.block_end(id.node, started);
         Ok(())
     }
 

@@ -119,6 +119,8 @@ pub struct Machine {
     /// set once the deadline passes, it stops code that is running.
     stop: Arc<AtomicU32>,
     pub(crate) rec: Option<Recorder>,
+    /// The lightweight profiler's plan and records (sim, when asked for).
+    pub(crate) blocks: Option<crate::blocks::Blocks>,
     /// Run the plain variant on sim too (no instruction counts).
     pub(crate) uninstrumented: bool,
     /// This machine's replica number, and where it meets the other
@@ -259,6 +261,7 @@ impl Machine {
             printf_full: None,
             stop: Arc::new(AtomicU32::new(0)),
             rec: None,
+            blocks: None,
             uninstrumented: false,
             replica: 0,
             fabric: None,

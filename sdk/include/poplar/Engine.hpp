@@ -26,8 +26,8 @@
 #include <poplar/StringRef.hpp>
 #include <poplar/capi.h>
 #include <poplar/detail/TransitiveIncludes.hpp>
-#include <poplar/detail/Unavailable.hpp>
 #include <poplar/exceptions.hpp>
+#include <pva/pva.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -41,10 +41,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-namespace pva {
-class Report;
-}
 
 namespace poplar {
 
@@ -346,9 +342,18 @@ public:
     outputStream << detail::takeString(text);
   }
 
-  /// libpva reports are not implemented: calling this is a compile error
-  /// (see docs/host-api.md).
-  PRS_PVA_NOT_IMPLEMENTED pva::Report getReport(bool reportExecution = true);
+  /// The report so far: the graph profile's counts and, on the IPU model,
+  /// the lightweight profiler's blocks of the runs (a snapshot: it
+  /// outlives the engine). With `reportExecution` false, execution()
+  /// throws. Throws poplar_error before load().
+  pva::Report getReport(bool reportExecution = true) const {
+    prs_report *r = nullptr;
+    detail::check(prs_engine_report(need(), &r));
+    pva::Report report(r);
+    if (!reportExecution)
+      return pva::Report(report.info());
+    return report;
+  }
 
   /// The C ABI engine (for the project's headers).
   prs_engine *handle() const { return need(); }

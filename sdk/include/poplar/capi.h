@@ -401,6 +401,37 @@ typedef struct prs_report_info {
 } prs_report_info;
 int prs_report_open(const char *path, prs_report_info *out);
 
+/* What Engine::getReport() answers: a snapshot of a loaded engine's graph
+ * profile and of the lightweight profiler's blocks so far (owned by the
+ * caller: prs_report_free). */
+typedef struct prs_report prs_report;
+int prs_engine_report(const prs_engine *e, prs_report **out);
+void prs_report_free(prs_report *r);
+int prs_report_graph(const prs_report *r, prs_report_info *out);
+
+/* One block: cycles of the simulator's clock, the tile that recorded it,
+ * its kind, and its program's type (pva::Program::Type's order) and name
+ * (valid while the report lives). */
+enum {
+  PRS_BLOCK_COMMON = 0,
+  PRS_BLOCK_STREAM_COPY = 1,
+  PRS_BLOCK_FLUSH = 2,
+  PRS_BLOCK_OVERFLOW = 3
+};
+typedef struct prs_block {
+  uint64_t cycles_from;
+  uint64_t cycles_to;
+  uint32_t tile;
+  uint32_t kind;
+  uint32_t program_type;
+  const char *name;
+} prs_block;
+/* A tile's blocks, by the cycle they began (an enclosing block before those
+ * within it). Fails on a cpu engine (it records no cycles) and for a tile
+ * outside the target. */
+int prs_report_num_blocks(const prs_report *r, uint32_t tile, size_t *out);
+int prs_report_block(const prs_report *r, uint32_t tile, size_t index, prs_block *out);
+
 #ifdef __cplusplus
 }
 #endif
