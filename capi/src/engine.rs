@@ -163,15 +163,16 @@ pub fn compile_named(
     passes: report::progress::Progress,
 ) -> Result<Executable> {
     engine_options(&pairs)?;
-    let (graph, spans) = g.builder.finish_named(programs);
+    let core = g.shared();
+    let (graph, spans) = core.builder.finish_named(programs);
     let codelets = compiler::Codelets {
-        objects: g.codelets.iter().map(|c| c.object.clone()).collect(),
-        aliases: g.codelets.iter().flat_map(|c| c.aliases.iter().cloned()).collect(),
+        objects: core.codelets.iter().map(|c| c.object.clone()).collect(),
+        aliases: core.codelets.iter().flat_map(|c| c.aliases.iter().cloned()).collect(),
         library: None,
     };
     let opts = compiler::Options { report: true, progress: passes, ..Default::default() };
     progress(0, 2);
-    let described = g.builder.described();
+    let described = core.builder.described();
     let compiled = compiler::compile("<graph>", described, &graph, &spans, &codelets, &opts);
     opts.progress.finish();
     let compiled =
@@ -181,7 +182,12 @@ pub fn compile_named(
         ApiError::new(Status::GraphProgramCompilationError, "the graph does not fit in the tiles' memory")
     })?;
     progress(2, 2);
-    Ok(Executable { image, graph_profile: compiled.report, options: pairs, broadcast: g.broadcast.clone() })
+    Ok(Executable {
+        image,
+        graph_profile: compiled.report,
+        options: pairs,
+        broadcast: core.broadcast.clone(),
+    })
 }
 
 /// A stream bound to the user's memory, read and written circularly.
@@ -555,7 +561,7 @@ pub extern "C" fn prs_compile(
             }
         };
         if let Ok(path) = std::env::var("POPLAR_RS_DUMP_PIR") {
-            let (graph, _) = g.builder.finish(bodies(progs, n)?);
+            let (graph, _) = g.shared().builder.finish(bodies(progs, n)?);
             let _ = std::fs::write(path, ir::print(&graph));
         }
         put_box(out, compile(g, bodies(progs, n)?, pairs, &report)?)

@@ -1,11 +1,20 @@
 //! Graphs: a [`Builder`] plus the codelets added to it, compiled by popc
 //! when they are added so that `addVertex` and `connect` can check vertex
 //! types and field names there, as Poplar does.
+//!
+//! A graph handle ([`Graph`]) is the graph it shares with the other
+//! handles of it ([`Core`]) and the tiles it sees ([`GraphTiles`]): the
+//! graph made from a target sees them all; `createVirtualGraph` makes a
+//! handle that sees some of them, numbered from 0, whose tensors, compute
+//! sets and vertices are the parent's. Tile numbers are translated at
+//! this boundary and the operations a handle adds carry its tiles, so
+//! the compiler places their work there.
 
 use std::collections::HashMap;
 use std::ffi::{c_char, c_void};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use ir::builder::{shape_u64, Builder};
+use ir::builder::{shape_u64, Builder, GraphTiles};
 use ir::{ComputeSetId, FieldValue, HostDirection, Literal, Stmt, TensorKind, VertexId};
 use linker::gp;
 use vocab::{ElemType, Value};
@@ -14,7 +23,7 @@ use crate::program::Program;
 use crate::status::{guard, ApiError, Result, Status};
 use crate::target::{elem_type, encode_values, host_values, TargetDesc};
 use crate::tensor::{tensors, Tensor};
-use crate::{free, handle, handle_mut, put, put_box, put_string, sizes_out, slice, text};
+use crate::{free, handle, put, put_box, put_string, sizes_out, slice, text};
 
 /// A codelet file added to a graph.
 #[derive(Clone, Debug)]
@@ -31,8 +40,9 @@ pub struct CodeletFile {
     pub requested: Vec<String>,
 }
 
-/// A graph handle (`prs_graph`).
-pub struct Graph {
+/// What every handle of one graph shares: the graph being built and what
+/// was added to it.
+pub struct Core {
     pub builder: Builder,
     pub codelets: Vec<CodeletFile>,
     /// Compute sets that stand for a library operation (a reduction
@@ -47,6 +57,17 @@ pub struct Graph {
     /// `poprand`'s generator state for calls without a seed tensor (the
     /// seed, and the modifier of the next call), made when first needed.
     pub hw_seed: Option<(crate::tensor::Tensor, crate::tensor::Tensor)>,
+    /// How many times `createReplicatedGraph` remade the graph: a handle
+    /// made before the last time is the parent of the replicas.
+    generation: u32,
+}
+
+/// A graph handle (`prs_graph`): the shared graph, and the tiles this
+/// handle sees (all of the target's, or a virtual graph's).
+pub struct Graph {
+    core: Arc<Mutex<Core>>,
+    pub tiles: GraphTiles,
+    generation: u32,
 }
 
 fn field_err(message: String) -> ApiError {
@@ -83,7 +104,270 @@ impl Graph {
     /// `Graph(target, replication_factor(r))`: `target`'s IPUs split into
     /// `r` replicas of equal size; the graph is one replica's, on a target
     /// of `ipus / r` IPUs.
-    pub fn replicated(mut target: ir::Target, replicas: u32) -> Result<Graph> {
+    pub fn replicated(target: ir::Target, replicas: u32) -> Result<Graph> {
+        let core = Core::replicated(target, replicas)?;
+        let tiles = GraphTiles::whole(core.builder.target());
+        Ok(Graph { core: Arc::new(Mutex::new(core)), tiles, generation: 0 })
+    }
+
+    /// The shared graph, to change it. The parent of a replicated graph
+    /// (`createReplicatedGraph`) refuses: its tiles are no longer the graph's.
+    pub fn core(&self) -> Result<MutexGuard<'_, Core>> {
+        let core = self.shared();
+        if core.generation != self.generation {
+            return Err(ApiError::new(
+                Status::PoplarError,
+                "this graph was split by createReplicatedGraph: add tensors, vertices and operations \
+                 through the replicated graph (adding to the parent of the replicas is not implemented, \
+                 docs/host-api.md)",
+            ));
+        }
+        Ok(core)
+    }
+
+    /// The shared graph, to read or compile it (any handle of it).
+    pub fn shared(&self) -> MutexGuard<'_, Core> {
+        self.core.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The target this handle reports (`getTarget()`).
+    pub fn target(&self) -> &ir::Target {
+        &self.tiles.target
+    }
+
+    pub fn replication(&self) -> u32 {
+        self.shared().replication
+    }
+
+    /// A handle of the same graph that sees `tiles`.
+    fn view(&self, tiles: GraphTiles) -> Result<Graph> {
+        drop(self.core()?);
+        Ok(Graph { core: Arc::clone(&self.core), tiles, generation: self.generation })
+    }
+
+    /// `createVirtualGraph(lowerTile, upperTile)`: this handle's tiles
+    /// `lower` to `upper - 1`.
+    pub fn virtual_range(&self, lower: u32, upper: u32) -> Result<Graph> {
+        self.view(self.tiles.range(lower, upper)?)
+    }
+
+    /// `createVirtualGraph(numTilesPerIPU)`: the first `n` tiles of each
+    /// IPU.
+    pub fn virtual_per_ipu_count(&self, n: u32) -> Result<Graph> {
+        if n == 0 {
+            return Err(ApiError::new(
+                Status::PoplarError,
+                "createVirtualGraph(0): a virtual graph needs at least one tile per IPU",
+            ));
+        }
+        let tiles: Vec<u32> = (0..n).collect();
+        self.view(self.tiles.per_ipu(&tiles)?)
+    }
+
+    /// `createVirtualGraph(perIpuTiles)`: these tiles of each IPU.
+    pub fn virtual_per_ipu(&self, tiles: &[u32]) -> Result<Graph> {
+        self.view(self.tiles.per_ipu(tiles)?)
+    }
+
+    /// `createReplicatedGraph(r)`: the graph split into `r` replicas of
+    /// `ipus / r` IPUs each, as `Graph(target, replication_factor(r))`
+    /// splits it. Only a graph made from a target, with nothing added but
+    /// codelets, can be split: every replica is compiled once, so what the
+    /// parent could add to one replica alone has no place.
+    pub fn replicated_graph(&self, replicas: u32) -> Result<Graph> {
+        let mut core = self.core()?;
+        if !self.tiles.is_whole() {
+            return Err(ApiError::new(
+                Status::PoplarError,
+                "createReplicatedGraph of a virtual graph is not implemented (docs/host-api.md)",
+            ));
+        }
+        if core.replication != 1 {
+            return Err(ApiError::new(
+                Status::PoplarError,
+                format!(
+                    "createReplicatedGraph({replicas}): the graph is already replicated (replication factor {})",
+                    core.replication
+                ),
+            ));
+        }
+        let g = core.builder.graph();
+        let added = g.tensors.len()
+            + g.compute_sets.len()
+            + g.vertices.len()
+            + g.streams.len()
+            + g.host_handles.len()
+            + g.remote_buffers.len()
+            + g.functions.len();
+        if added > 0 {
+            return Err(ApiError::new(
+                Status::PoplarError,
+                format!(
+                    "createReplicatedGraph({replicas}) after tensors, compute sets or streams were added to the \
+                     graph is not implemented: every replica is compiled once from the replicated graph, so \
+                     create it first and build through it (docs/host-api.md)"
+                ),
+            ));
+        }
+        let mut fresh = Core::replicated(self.tiles.target.clone(), replicas)?;
+        for c in &core.codelets {
+            fresh.builder.add_codelets(&c.name, c.options.clone());
+        }
+        fresh.codelets = std::mem::take(&mut core.codelets);
+        fresh.generation = core.generation + 1;
+        *core = fresh;
+        let tiles = GraphTiles::whole(core.builder.target());
+        Ok(Graph { core: Arc::clone(&self.core), tiles, generation: core.generation })
+    }
+
+    /// `setTileMapping(t, tile)`, `tile` this handle's.
+    pub fn set_tile_mapping(&self, view: &ir::View, tile: u32) -> Result<()> {
+        let tile = self.tiles.tile(tile)?;
+        self.core()?.builder.map(view, ir::Mapping::Tile(tile))?;
+        Ok(())
+    }
+
+    /// `setTileMapping(v, tile)` of a vertex, `tile` this handle's.
+    pub fn set_vertex_tile(&self, v: u32, tile: u32) -> Result<()> {
+        let tile = self.tiles.tile(tile)?;
+        self.core()?.builder.set_vertex_tile(VertexId(v), tile)?;
+        Ok(())
+    }
+
+    /// PopLibs' linear mapping of `t` (`poputil::mapTensorLinearly`) over
+    /// this handle's tiles: grains of `grain` elements, at least
+    /// `min_per_tile` on a tile, tiles filled from 0 in order.
+    pub fn map_linearly(&self, t: &Tensor, min_per_tile: u64, grain: u64) -> Result<()> {
+        self.core()?.builder.map_linearly(&t.view, &self.tiles.tiles, min_per_tile, grain)?;
+        Ok(())
+    }
+
+    /// `mapTensorLinearly` with PopLibs' defaults for 0: a grain of the
+    /// type's vector width (8 bytes), at least 128 bytes on a tile.
+    pub fn map_linearly_or_default(&self, t: &Tensor, min_per_tile: u64, grain: u64) -> Result<()> {
+        let size = u64::from(t.elem.size());
+        let grain = if grain == 0 { (8 / size).max(1) } else { grain };
+        let min = if min_per_tile == 0 { 128u64.div_ceil(size) } else { min_per_tile };
+        self.map_linearly(t, min, grain)
+    }
+
+    /// `getTileMapping`: sorted (tile, begin, end) runs of flat indices,
+    /// tiles this handle's; with `complete`, an unmapped element is an
+    /// error, and so is, always, an element on a tile the handle does not
+    /// see.
+    pub fn tile_runs(&self, t: &Tensor, complete: bool) -> Result<Vec<(u32, usize, usize)>> {
+        let tiles = self.shared().builder.tile_mapping(&t.view);
+        let mut runs: Vec<(u32, usize, usize)> = Vec::new();
+        for (i, tile) in tiles.iter().enumerate() {
+            let tile = match tile {
+                Some(p) => Some(self.tiles.relative(*p).ok_or_else(|| {
+                    ApiError::new(
+                        Status::InvalidTileMapping,
+                        format!(
+                            "getTileMapping: element {i} of the tensor is on tile {p}, which is not one of the virtual graph's tiles ({})",
+                            self.tiles.tiles
+                        ),
+                    )
+                })?),
+                None => None,
+            };
+            match (tile, runs.last_mut()) {
+                (None, _) if complete => {
+                    return Err(ApiError::new(
+                        Status::InvalidTileMapping,
+                        format!("getTileMapping: element {i} of the tensor is not mapped to a tile"),
+                    ))
+                }
+                (None, _) => {}
+                (Some(x), Some(last)) if last.0 == x && last.2 == i => last.2 = i + 1,
+                (Some(x), _) => runs.push((x, i, i + 1)),
+            }
+        }
+        runs.sort_unstable();
+        Ok(runs)
+    }
+
+    // What does not depend on the tiles a handle sees: the shared graph's.
+
+    pub fn add_tensor(
+        &self,
+        name: &str,
+        kind: TensorKind,
+        elem: ElemType,
+        shape: &[u64],
+        init: Option<ir::Init>,
+    ) -> Result<Tensor> {
+        self.core()?.add_tensor(name, kind, elem, shape, init)
+    }
+
+    pub fn add_replication_index(&self, name: &str) -> Result<Tensor> {
+        self.core()?.add_replication_index(name)
+    }
+
+    pub fn add_codelets_path(&self, path: &str, flags: &str) -> Result<()> {
+        self.core()?.add_codelets_path(path, flags)
+    }
+
+    pub fn add_codelets_source(&self, source: String, flags: &str) -> Result<()> {
+        self.core()?.add_codelets_source(source, flags)
+    }
+
+    pub fn add_vertex(&self, cs: u32, vertex_type: &str) -> Result<u32> {
+        self.core()?.add_vertex(cs, vertex_type)
+    }
+
+    pub fn connect(&self, v: u32, name: &str, ts: &[&Tensor], list: bool) -> Result<()> {
+        self.core()?.connect(v, name, ts, list)
+    }
+
+    pub fn connect_value(&self, vertex: u32, name: &str, v: Value) -> Result<()> {
+        self.core()?.connect_value(vertex, name, v)
+    }
+
+    pub fn set_field_size(&self, vertex: u32, name: &str, size: usize) -> Result<()> {
+        self.core()?.set_field_size(vertex, name, size)
+    }
+
+    pub fn add_stream(
+        &self,
+        name: &str,
+        elem: ElemType,
+        num_elements: u64,
+        dir: HostDirection,
+    ) -> Result<u32> {
+        self.core()?.add_stream(name, elem, num_elements, dir)
+    }
+
+    pub fn add_remote_buffer(
+        &self,
+        name: &str,
+        elem: ElemType,
+        num_elements: u64,
+        repeats: u64,
+    ) -> Result<u32> {
+        self.core()?.add_remote_buffer(name, elem, num_elements, repeats)
+    }
+
+    pub fn execute(&self, cs: u32) -> Result<Program> {
+        self.shared().execute(cs)
+    }
+
+    pub fn stream(&self, id: u32) -> Result<ir::Stream> {
+        self.shared().stream(id).cloned()
+    }
+
+    pub fn remote_buffer(&self, id: u32, repeat: u64) -> Result<ir::RemoteBuffer> {
+        self.shared().remote_buffer(id, repeat).cloned()
+    }
+
+    pub fn tensor(&self, id: ir::TensorId) -> Tensor {
+        self.shared().tensor(id)
+    }
+}
+
+impl Core {
+    /// [`Graph::replicated`]'s shared graph.
+    fn replicated(mut target: ir::Target, replicas: u32) -> Result<Core> {
         if replicas == 0 || !target.ipus.is_multiple_of(replicas) || replicas > vocab::MAX_REPLICAS {
             return Err(ApiError::new(
                 Status::PoplarError,
@@ -96,7 +380,7 @@ impl Graph {
         }
         target.ipus /= replicas;
         target.replication_factor = replicas;
-        Ok(Graph {
+        Ok(Core {
             builder: Builder::new(target)?,
             codelets: Vec::new(),
             op_sets: HashMap::new(),
@@ -104,6 +388,7 @@ impl Graph {
             field_sizes: HashMap::new(),
             broadcast: Vec::new(),
             hw_seed: None,
+            generation: 0,
         })
     }
 
@@ -379,27 +664,11 @@ impl Graph {
         let t = &self.builder.graph().tensors[id];
         Tensor { view: ir::View::whole(id, &t.shape), elem: t.elem }
     }
-
-    /// PopLibs' linear mapping of `t` (`poputil::mapTensorLinearly`):
-    /// grains of `grain` elements, at least `min_per_tile` on a tile,
-    /// tiles filled from 0 in order.
-    pub fn map_linearly(&mut self, t: &Tensor, min_per_tile: u64, grain: u64) -> Result<()> {
-        let n = t.view.num_elements();
-        let tiles = u64::from(self.builder.graph().total_tiles());
-        let grain = grain.max(1);
-        let grains = n.div_ceil(grain);
-        let per_tile = grains.div_ceil(tiles).max(min_per_tile.div_ceil(grain)).max(1) * grain;
-        let regions: Vec<(u64, u64, u32)> = (0..n.div_ceil(per_tile))
-            .map(|i| (i * per_tile, ((i + 1) * per_tile).min(n), i as u32))
-            .collect();
-        self.builder.map_regions(&t.view, &regions)?;
-        Ok(())
-    }
 }
 
 /// The host API's operations with Rust arguments: the C ABI below and the
-/// Python package call these.
-impl Graph {
+/// Python package call these through [`Graph`].
+impl Core {
     /// `addVariable` / `addConstant`: a new tensor.
     pub fn add_tensor(
         &mut self,
@@ -411,37 +680,6 @@ impl Graph {
     ) -> Result<Tensor> {
         let id = self.builder.add_tensor(name, kind, elem, shape, init)?;
         Ok(self.tensor(id))
-    }
-
-    /// `mapTensorLinearly` with PopLibs' defaults for 0: a grain of the
-    /// type's vector width (8 bytes), at least 128 bytes on a tile.
-    pub fn map_linearly_or_default(&mut self, t: &Tensor, min_per_tile: u64, grain: u64) -> Result<()> {
-        let size = u64::from(t.elem.size());
-        let grain = if grain == 0 { (8 / size).max(1) } else { grain };
-        let min = if min_per_tile == 0 { 128u64.div_ceil(size) } else { min_per_tile };
-        self.map_linearly(t, min, grain)
-    }
-
-    /// `getTileMapping`: sorted (tile, begin, end) runs of flat indices;
-    /// with `complete`, an unmapped element is an error.
-    pub fn tile_runs(&self, t: &Tensor, complete: bool) -> Result<Vec<(u32, usize, usize)>> {
-        let tiles = self.builder.tile_mapping(&t.view);
-        let mut runs: Vec<(u32, usize, usize)> = Vec::new();
-        for (i, tile) in tiles.iter().enumerate() {
-            match (tile, runs.last_mut()) {
-                (None, _) if complete => {
-                    return Err(ApiError::new(
-                        Status::InvalidTileMapping,
-                        format!("getTileMapping: element {i} of the tensor is not mapped to a tile"),
-                    ))
-                }
-                (None, _) => {}
-                (Some(x), Some(last)) if last.0 == *x && last.2 == i => last.2 = i + 1,
-                (Some(x), _) => runs.push((*x, i, i + 1)),
-            }
-        }
-        runs.sort_unstable();
-        Ok(runs)
     }
 
     /// `addVertex(cs, type)`: checks the type against the codelets.
@@ -577,7 +815,7 @@ pub extern "C" fn prs_graph_free(g: *mut Graph) {
 #[no_mangle]
 pub extern "C" fn prs_graph_target(g: *const Graph, out: *mut TargetDesc) -> i32 {
     guard(|| {
-        let t = handle(g, "graph")?.builder.target().clone();
+        let t = handle(g, "graph")?.target().clone();
         let kind = if t.preset == ir::Preset::Cpu {
             crate::target::TARGET_CPU
         } else {
@@ -589,7 +827,43 @@ pub extern "C" fn prs_graph_target(g: *const Graph, out: *mut TargetDesc) -> i32
 
 #[no_mangle]
 pub extern "C" fn prs_graph_replication_factor(g: *const Graph) -> u32 {
-    handle(g, "graph").map_or(1, |g| g.replication)
+    handle(g, "graph").map_or(1, |g| g.replication())
+}
+
+/// `createVirtualGraph`: `kind` 0 is `(lowerTile, upperTile)` with
+/// `a`, `b`; 1 is `(numTilesPerIPU)` with `a`; 2 is `(perIpuTiles)` with
+/// the `n` tiles at `tiles`.
+#[no_mangle]
+pub extern "C" fn prs_graph_create_virtual(
+    g: *const Graph,
+    kind: i32,
+    a: u32,
+    b: u32,
+    tiles: *const u32,
+    n: usize,
+    out: *mut *mut Graph,
+) -> i32 {
+    guard(|| {
+        let g = handle(g, "graph")?;
+        let v = match kind {
+            0 => g.virtual_range(a, b)?,
+            1 => g.virtual_per_ipu_count(a)?,
+            2 => g.virtual_per_ipu(slice(tiles, n))?,
+            other => {
+                return Err(ApiError::new(Status::PoplarError, format!("unknown virtual graph kind {other}")))
+            }
+        };
+        put_box(out, v)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_graph_create_replicated(
+    g: *const Graph,
+    replication_factor: u32,
+    out: *mut *mut Graph,
+) -> i32 {
+    guard(|| put_box(out, handle(g, "graph")?.replicated_graph(replication_factor)?))
 }
 
 #[no_mangle]
@@ -600,7 +874,7 @@ pub extern "C" fn prs_graph_add_codelets(
     flags: *const c_char,
 ) -> i32 {
     guard(|| {
-        let g = handle_mut(g, "graph")?;
+        let g = handle(g, "graph")?;
         let arg = text(path_or_source, "codelets")?;
         let flags = if flags.is_null() { String::new() } else { text(flags, "flags")? };
         if is_source != 0 {
@@ -620,7 +894,7 @@ pub extern "C" fn prs_graph_has_vertex_type(
     guard(|| {
         let g = handle(g, "graph")?;
         let name = text(vertex_type, "vertex type")?;
-        put(out, i32::from(g.codelets.iter().any(|c| c.vertex_type(&name).is_some())))
+        put(out, i32::from(g.shared().codelets.iter().any(|c| c.vertex_type(&name).is_some())))
     })
 }
 
@@ -636,14 +910,13 @@ fn new_tensor(
     out: *mut *mut Tensor,
 ) -> i32 {
     guard(|| {
-        let g = handle_mut(g, "graph")?;
+        let g = handle(g, "graph")?;
         let elem = elem_type(ty, false)?;
         let shape = shape_u64(slice(shape, rank));
         let name = if name.is_null() { String::new() } else { text(name, "name")? };
         let n = ir::view::checked_num_elements(&shape).unwrap_or(u64::MAX);
         let init = init(elem, n)?;
-        let id = g.builder.add_tensor(&name, kind, elem, &shape, init)?;
-        put_box(out, g.tensor(id))
+        put_box(out, g.add_tensor(&name, kind, elem, &shape, init)?)
     })
 }
 
@@ -655,7 +928,7 @@ pub extern "C" fn prs_graph_add_replication_index_constant(
 ) -> i32 {
     guard(|| {
         let name = text(name, "name")?;
-        let t = handle_mut(g, "graph")?.add_replication_index(&name)?;
+        let t = handle(g, "graph")?.add_replication_index(&name)?;
         put_box(out, t)
     })
 }
@@ -711,7 +984,7 @@ pub extern "C" fn prs_graph_set_initial_value(
     n: usize,
 ) -> i32 {
     guard(|| {
-        let g = handle_mut(g, "graph")?;
+        let g = handle(g, "graph")?;
         let t = handle(t, "tensor")?;
         let count = t.view.num_elements();
         if n != 1 && n as u64 != count {
@@ -721,19 +994,14 @@ pub extern "C" fn prs_graph_set_initial_value(
             ));
         }
         let bytes = encode_values(&host_values(values, host_type, n)?, t.elem)?;
-        g.builder.set_initial_value(&t.view, &bytes)?;
+        g.core()?.builder.set_initial_value(&t.view, &bytes)?;
         Ok(())
     })
 }
 
 #[no_mangle]
 pub extern "C" fn prs_graph_set_tile_mapping(g: *mut Graph, t: *const Tensor, tile: u32) -> i32 {
-    guard(|| {
-        let g = handle_mut(g, "graph")?;
-        let t = handle(t, "tensor")?;
-        g.builder.map(&t.view, ir::Mapping::Tile(tile))?;
-        Ok(())
-    })
+    guard(|| handle(g, "graph")?.set_tile_mapping(&handle(t, "tensor")?.view, tile))
 }
 
 #[no_mangle]
@@ -745,7 +1013,7 @@ pub extern "C" fn prs_graph_map_linearly(
 ) -> i32 {
     guard(|| {
         let t = handle(t, "tensor")?;
-        handle_mut(g, "graph")?.map_linearly_or_default(t, min_per_tile as u64, grain as u64)
+        handle(g, "graph")?.map_linearly_or_default(t, min_per_tile as u64, grain as u64)
     })
 }
 
@@ -766,18 +1034,18 @@ pub extern "C" fn prs_graph_get_tile_mapping(
 #[no_mangle]
 pub extern "C" fn prs_graph_add_compute_set(g: *mut Graph, name: *const c_char, out: *mut u32) -> i32 {
     guard(|| {
-        let g = handle_mut(g, "graph")?;
+        let g = handle(g, "graph")?;
         let name = if name.is_null() { String::new() } else { text(name, "name")? };
-        put(out, g.builder.add_compute_set(&name).0)
+        put(out, g.core()?.builder.add_compute_set(&name).0)
     })
 }
 
 #[no_mangle]
 pub extern "C" fn prs_graph_compute_set_name(g: *const Graph, cs: u32, out: *mut *mut c_char) -> i32 {
     guard(|| {
-        let g = handle(g, "graph")?;
+        let core = handle(g, "graph")?.shared();
         let c =
-            g.builder.graph().compute_sets.get(ComputeSetId(cs)).ok_or_else(|| {
+            core.builder.graph().compute_sets.get(ComputeSetId(cs)).ok_or_else(|| {
                 ApiError::new(Status::IndexError, format!("compute set {cs} does not exist"))
             })?;
         put_string(out, c.name.clone())
@@ -793,7 +1061,7 @@ pub extern "C" fn prs_graph_add_vertex(
 ) -> i32 {
     guard(|| {
         let name = text(vertex_type, "vertex type")?;
-        put(out, handle_mut(g, "graph")?.add_vertex(cs, &name)?)
+        put(out, handle(g, "graph")?.add_vertex(cs, &name)?)
     })
 }
 
@@ -805,7 +1073,7 @@ pub extern "C" fn prs_graph_connect(
     t: *const Tensor,
 ) -> i32 {
     guard(|| {
-        let g = handle_mut(g, "graph")?;
+        let g = handle(g, "graph")?;
         let field = text(field, "field")?;
         g.connect(vertex, &field, &[handle(t, "tensor")?], false)
     })
@@ -820,7 +1088,7 @@ pub extern "C" fn prs_graph_connect_list(
     n: usize,
 ) -> i32 {
     guard(|| {
-        let g = handle_mut(g, "graph")?;
+        let g = handle(g, "graph")?;
         let field = text(field, "field")?;
         g.connect(vertex, &field, &tensors(ts, n)?, true)
     })
@@ -837,7 +1105,7 @@ pub extern "C" fn prs_graph_connect_value(
     guard(|| {
         let name = text(field, "field")?;
         let v = host_values(value, host_type, 1)?[0];
-        handle_mut(g, "graph")?.connect_value(vertex, &name, v)
+        handle(g, "graph")?.connect_value(vertex, &name, v)
     })
 }
 
@@ -850,32 +1118,29 @@ pub extern "C" fn prs_graph_set_field_size(
 ) -> i32 {
     guard(|| {
         let name = text(field, "field")?;
-        handle_mut(g, "graph")?.set_field_size(vertex, &name, size)
+        handle(g, "graph")?.set_field_size(vertex, &name, size)
     })
 }
 
 #[no_mangle]
 pub extern "C" fn prs_graph_set_vertex_tile(g: *mut Graph, vertex: u32, tile: u32) -> i32 {
-    guard(|| {
-        handle_mut(g, "graph")?.builder.set_vertex_tile(VertexId(vertex), tile)?;
-        Ok(())
-    })
+    guard(|| handle(g, "graph")?.set_vertex_tile(vertex, tile))
 }
 
 #[no_mangle]
 pub extern "C" fn prs_graph_set_perf_estimate(g: *mut Graph, vertex: u32, cycles: u64) -> i32 {
     guard(|| {
-        handle_mut(g, "graph")?.builder.set_vertex_cycles(VertexId(vertex), cycles)?;
+        handle(g, "graph")?.core()?.builder.set_vertex_cycles(VertexId(vertex), cycles)?;
         Ok(())
     })
 }
 
 fn host_handle(g: *mut Graph, name: *const c_char, t: *const Tensor, direction: HostDirection) -> i32 {
     guard(|| {
-        let g = handle_mut(g, "graph")?;
+        let g = handle(g, "graph")?;
         let name = text(name, "handle")?;
         let t = handle(t, "tensor")?;
-        g.builder.add_host_handle(&name, &t.view, t.elem, direction)?;
+        g.core()?.builder.add_host_handle(&name, &t.view, t.elem, direction)?;
         Ok(())
     })
 }
@@ -902,15 +1167,14 @@ pub extern "C" fn prs_graph_add_stream(
     guard(|| {
         let name = text(name, "handle")?;
         let dir = if to_device != 0 { HostDirection::ToDevice } else { HostDirection::ToHost };
-        let id =
-            handle_mut(g, "graph")?.add_stream(&name, elem_type(ty, false)?, num_elements as u64, dir)?;
+        let id = handle(g, "graph")?.add_stream(&name, elem_type(ty, false)?, num_elements as u64, dir)?;
         put(out, id)
     })
 }
 
 #[no_mangle]
 pub extern "C" fn prs_graph_set_stream_broadcast(g: *mut Graph, stream: u32) -> i32 {
-    guard(|| handle_mut(g, "graph")?.set_stream_broadcast(stream))
+    guard(|| handle(g, "graph")?.core()?.set_stream_broadcast(stream))
 }
 
 #[no_mangle]
@@ -924,7 +1188,7 @@ pub extern "C" fn prs_graph_add_remote_buffer(
 ) -> i32 {
     guard(|| {
         let name = text(name, "handle")?;
-        let id = handle_mut(g, "graph")?.add_remote_buffer(
+        let id = handle(g, "graph")?.add_remote_buffer(
             &name,
             elem_type(ty, false)?,
             num_elements as u64,
@@ -938,7 +1202,7 @@ pub extern "C" fn prs_graph_add_remote_buffer(
 pub extern "C" fn prs_graph_add_function(g: *mut Graph, body: *const Program, out: *mut u32) -> i32 {
     guard(|| {
         let body = handle(body, "program")?.body.clone();
-        put(out, handle_mut(g, "graph")?.builder.add_function(body).0)
+        put(out, handle(g, "graph")?.core()?.builder.add_function(body).0)
     })
 }
 
@@ -956,7 +1220,7 @@ pub extern "C" fn prs_graph_dump_pir(
 ) -> i32 {
     guard(|| {
         let g = handle(g, "graph")?;
-        let (graph, _) = g.builder.finish(bodies(progs, n)?);
+        let (graph, _) = g.shared().builder.finish(bodies(progs, n)?);
         put_string(out, ir::print(&graph))
     })
 }

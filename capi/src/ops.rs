@@ -6,10 +6,11 @@
 
 use std::ffi::c_char;
 
+use ir::builder::GraphTiles;
 use ir::{BinaryOp, MapExpr, MapKind, Op, OpKind, RandomDist, ReduceOp, Stmt, TensorKind, UnaryOp, View};
 use vocab::ElemType;
 
-use crate::graph::Graph;
+use crate::graph::{Core, Graph};
 use crate::program::Program;
 use crate::status::{guard, ApiError, Result, Status};
 use crate::target::elem_type;
@@ -243,17 +244,25 @@ fn build_expr(nodes: &[ExprNode], inputs: &[&Tensor]) -> Result<(MapExpr, Vec<u6
     Ok((top.e, shape))
 }
 
-impl Graph {
+impl Core {
     /// A new variable for an operation's result, mapped as `like` is where
-    /// `like` is mapped, else linearly.
-    fn result(&mut self, name: &str, elem: ElemType, shape: &[u64], like: Option<&View>) -> Result<Tensor> {
+    /// all of `like` is mapped on `tiles`, else linearly over `tiles`.
+    fn result(
+        &mut self,
+        tiles: &GraphTiles,
+        name: &str,
+        elem: ElemType,
+        shape: &[u64],
+        like: Option<&View>,
+    ) -> Result<Tensor> {
         let id = self.builder.add_tensor(name, TensorKind::Var, elem, shape, None)?;
         let t = self.tensor(id);
-        let tiles = like.filter(|v| v.shape == shape).map(|v| self.builder.tile_mapping(v));
-        match tiles {
-            Some(tiles) if tiles.iter().all(Option::is_some) && !tiles.is_empty() => {
+        let mapped = like.filter(|v| v.shape == shape).map(|v| self.builder.tile_mapping(v));
+        let inside = |m: &Option<u32>| m.is_some_and(|p| tiles.tiles.contains(p));
+        match mapped {
+            Some(mapped) if mapped.iter().all(inside) && !mapped.is_empty() => {
                 let mut regions: Vec<(u64, u64, u32)> = Vec::new();
-                for (i, tile) in tiles.into_iter().flatten().enumerate() {
+                for (i, tile) in mapped.into_iter().flatten().enumerate() {
                     match regions.last_mut() {
                         Some(r) if r.2 == tile && r.1 == i as u64 => r.1 += 1,
                         _ => regions.push((i as u64, i as u64 + 1, tile)),
@@ -263,15 +272,17 @@ impl Graph {
             }
             _ => {
                 let size = u64::from(elem.size());
-                self.map_linearly(&t, 128u64.div_ceil(size), (8 / size).max(1))?;
+                self.builder.map_linearly(&t.view, &tiles.tiles, 128u64.div_ceil(size), (8 / size).max(1))?;
             }
         }
         Ok(t)
     }
 }
 
-fn op(out: &View, kind: OpKind) -> Stmt {
-    Stmt::Op(Box::new(Op { out: out.clone(), kind }))
+/// The operation writing `out`, placed on the tiles of the graph handle
+/// that adds it.
+fn op(tiles: &GraphTiles, out: &View, kind: OpKind) -> Stmt {
+    Stmt::Op(Box::new(Op { out: out.clone(), kind, tiles: tiles.op_tiles() }))
 }
 
 fn name_of(name: *const c_char, default: &str) -> Result<String> {
@@ -296,7 +307,7 @@ pub extern "C" fn prs_op_map(
     out: *mut *mut Tensor,
 ) -> i32 {
     guard(|| {
-        let g = handle_mut(g, "graph")?;
+        let g = handle(g, "graph")?;
         let seq = handle_mut(seq, "sequence")?;
         let ins = tensors(inputs, n_inputs)?;
         let target = g.map(seq, slice(expr, n_nodes), &ins, in_place != 0, &name_of(name, "map")?)?;
@@ -311,14 +322,16 @@ impl Graph {
     /// `popops::map(expr, inputs)` (`mapInPlace` with `in_place`):
     /// appends the operation to `seq` and returns the result.
     pub fn map(
-        &mut self,
+        &self,
         seq: &mut Program,
         nodes: &[ExprNode],
         ins: &[&Tensor],
         in_place: bool,
         name: &str,
     ) -> Result<Tensor> {
-        let g = self;
+        let tiles = &self.tiles;
+        let mut core = self.core()?;
+        let g = &mut *core;
         let (e, shape) = build_expr(nodes, ins)?;
         let target = if in_place {
             let first = ins.first().ok_or_else(|| unsupported("mapInPlace without tensors"))?;
@@ -341,15 +354,15 @@ impl Graph {
             (*first).clone()
         } else {
             let like = ins.iter().find(|t| t.view.shape == shape).map(|t| t.view.clone());
-            g.result(name, e.elem, &shape, like.as_ref())?
+            g.result(tiles, name, e.elem, &shape, like.as_ref())?
         };
-        seq.body.push(op(&target.view, OpKind::Map(e)));
+        seq.body.push(op(tiles, &target.view, OpKind::Map(e)));
         Ok(target)
     }
 
     /// `popops::fill(t, value)`.
-    pub fn fill(&mut self, seq: &mut Program, t: &Tensor, value: f64) {
-        seq.body.push(op(&t.view, OpKind::Map(constant(value, t.elem))));
+    pub fn fill(&self, seq: &mut Program, t: &Tensor, value: f64) {
+        seq.body.push(op(&self.tiles, &t.view, OpKind::Map(constant(value, t.elem))));
     }
 }
 
@@ -358,7 +371,7 @@ pub extern "C" fn prs_op_fill(g: *mut Graph, seq: *mut Program, t: *const Tensor
     guard(|| {
         let t = handle(t, "tensor")?;
         let seq = handle_mut(seq, "sequence")?;
-        handle_mut(g, "graph")?.fill(seq, t, value);
+        handle(g, "graph")?.fill(seq, t, value);
         Ok(())
     })
 }
@@ -393,7 +406,7 @@ pub extern "C" fn prs_op_reduce(
     out: *mut *mut Tensor,
 ) -> i32 {
     guard(|| {
-        let g = handle_mut(g, "graph")?;
+        let g = handle(g, "graph")?;
         let input = handle(input, "input")?.clone();
         let out_elem = if out_type >= 0 { Some(elem_type(out_type, false)?) } else { None };
         let given = if out_tensor.is_null() { None } else { Some(handle(out_tensor, "output")?.clone()) };
@@ -426,14 +439,16 @@ impl Graph {
     /// `popops::reduce` into `given` (or a new tensor), appended to `seq`;
     /// with no sequence, a compute set that stands for it (returned).
     pub fn reduce(
-        &mut self,
+        &self,
         seq: Option<&mut Program>,
         input: &Tensor,
         given: Option<Tensor>,
         how: &Reduction,
         name: &str,
     ) -> Result<(Tensor, Option<u32>)> {
-        let g = self;
+        let tiles = &self.tiles;
+        let mut core = self.core()?;
+        let g = &mut *core;
         let input = input.clone();
         let (operation, scale) = (how.operation, how.scale);
         let update = i32::from(how.update);
@@ -461,9 +476,10 @@ impl Graph {
         // SQUARE_ADD sums the squares.
         let mut source = input.clone();
         if operation == 6 {
-            let sq = g.result(&format!("{name}/square"), input.elem, &input.view.shape, Some(&input.view))?;
+            let sq =
+                g.result(tiles, &format!("{name}/square"), input.elem, &input.view.shape, Some(&input.view))?;
             let x = reading(&input);
-            body.push(op(&sq.view, OpKind::Map(binary(BinaryOp::Mul, x.clone(), x))));
+            body.push(op(tiles, &sq.view, OpKind::Map(binary(BinaryOp::Mul, x.clone(), x))));
             source = sq;
         }
         let out_elem = how.out_elem.unwrap_or(input.elem);
@@ -484,19 +500,19 @@ impl Graph {
         {
             match &given {
                 Some(o) => o.clone(),
-                None => g.result(name, input.elem, &shape, None)?,
+                None => g.result(tiles, name, input.elem, &shape, None)?,
             }
         } else {
-            g.result(&format!("{name}/partial"), input.elem, &shape, None)?
+            g.result(tiles, &format!("{name}/partial"), input.elem, &shape, None)?
         };
-        body.push(op(&partial.view, OpKind::Reduce { input: source.view.clone(), op: rop, dims: ds }));
+        body.push(op(tiles, &partial.view, OpKind::Reduce { input: source.view.clone(), op: rop, dims: ds }));
         let result = match (&given, plain) {
             (_, true) => partial,
             (Some(o), false) if o.view == partial.view => partial,
             _ => {
                 let dest = match &given {
                     Some(o) => o.clone(),
-                    None => g.result(name, out_elem, &shape, Some(&partial.view))?,
+                    None => g.result(tiles, name, out_elem, &shape, Some(&partial.view))?,
                 };
                 let mut e = reading(&partial);
                 if scale != 1.0 {
@@ -508,7 +524,7 @@ impl Graph {
                 if update != 0 {
                     e = binary(BinaryOp::Add, reading(&dest), e);
                 }
-                body.push(op(&dest.view, OpKind::Map(e)));
+                body.push(op(tiles, &dest.view, OpKind::Map(e)));
                 dest
             }
         };
@@ -537,7 +553,7 @@ pub extern "C" fn prs_op_matmul(
     out: *mut *mut Tensor,
 ) -> i32 {
     guard(|| {
-        let g = handle_mut(g, "graph")?;
+        let g = handle(g, "graph")?;
         let seq = handle_mut(seq, "sequence")?;
         let (a, b) = (handle(a, "A")?, handle(b, "B")?);
         let out_elem = if out_type >= 0 { Some(elem_type(out_type, false)?) } else { None };
@@ -549,14 +565,16 @@ impl Graph {
     /// `poplin::matMul(a, b)`, appended to `seq`; the result is `out_elem`
     /// (by default the operands' type).
     pub fn matmul(
-        &mut self,
+        &self,
         seq: &mut Program,
         a: &Tensor,
         b: &Tensor,
         out_elem: Option<ElemType>,
         name: &str,
     ) -> Result<Tensor> {
-        let g = self;
+        let tiles = &self.tiles;
+        let mut core = self.core()?;
+        let g = &mut *core;
         if a.elem != b.elem {
             return Err(type_err(format!("matMul of {} and {}", a.elem.cpp_name(), b.elem.cpp_name())));
         }
@@ -570,14 +588,14 @@ impl Graph {
             ));
         };
         let out_elem = out_elem.unwrap_or(a.elem);
-        let r = g.result(name, a.elem, &shape, None)?;
-        seq.body.push(op(&r.view, OpKind::MatMul { a: a.view.clone(), b: b.view.clone() }));
+        let r = g.result(tiles, name, a.elem, &shape, None)?;
+        seq.body.push(op(tiles, &r.view, OpKind::MatMul { a: a.view.clone(), b: b.view.clone() }));
         let r = if out_elem == a.elem {
             r
         } else {
-            let c = g.result(&format!("{name}/cast"), out_elem, &shape, Some(&r.view))?;
+            let c = g.result(tiles, &format!("{name}/cast"), out_elem, &shape, Some(&r.view))?;
             let e = MapExpr { elem: out_elem, kind: MapKind::Cast(Box::new(read(a.elem, r.view.clone()))) };
-            seq.body.push(op(&c.view, OpKind::Map(e)));
+            seq.body.push(op(tiles, &c.view, OpKind::Map(e)));
             c
         };
         Ok(r)
@@ -595,7 +613,7 @@ pub extern "C" fn prs_op_nonlinearity(
     out: *mut *mut Tensor,
 ) -> i32 {
     guard(|| {
-        let g = handle_mut(g, "graph")?;
+        let g = handle(g, "graph")?;
         let seq = handle_mut(seq, "sequence")?;
         let t = handle(t, "tensor")?;
         let dest = g.nonlinearity(seq, kind, t, in_place != 0, &name_of(name, "nonLinearity")?)?;
@@ -610,14 +628,16 @@ impl Graph {
     /// `popnn::nonLinearity(kind, t)` (the `popnn::NonLinearityType`
     /// code), appended to `seq`, in place or into a new tensor.
     pub fn nonlinearity(
-        &mut self,
+        &self,
         seq: &mut Program,
         kind: i32,
         t: &Tensor,
         in_place: bool,
         name: &str,
     ) -> Result<Tensor> {
-        let g = self;
+        let tiles = &self.tiles;
+        let mut core = self.core()?;
+        let g = &mut *core;
         let t = t.clone();
         if !matches!(t.elem, ElemType::Float | ElemType::Half) {
             return Err(type_err(format!(
@@ -625,15 +645,16 @@ impl Graph {
                 t.elem.cpp_name()
             )));
         }
-        let dest = if in_place { t.clone() } else { g.result(name, t.elem, &t.view.shape, Some(&t.view))? };
+        let dest =
+            if in_place { t.clone() } else { g.result(tiles, name, t.elem, &t.view.shape, Some(&t.view))? };
         let x = reading(&t);
         match kind {
-            0 => seq.body.push(op(&dest.view, OpKind::Map(unary(UnaryOp::Relu, x)))),
-            1 => seq.body.push(op(&dest.view, OpKind::Map(unary(UnaryOp::Sigmoid, x)))),
-            2 => seq.body.push(op(&dest.view, OpKind::Map(unary(UnaryOp::Tanh, x)))),
-            3 | 4 => softmax(g, seq, &t, &dest, kind == 4, name)?,
-            5 => seq.body.push(op(&dest.view, OpKind::Map(gelu(x)))),
-            6 => seq.body.push(op(&dest.view, OpKind::Map(unary(UnaryOp::GeluErf, x)))),
+            0 => seq.body.push(op(tiles, &dest.view, OpKind::Map(unary(UnaryOp::Relu, x)))),
+            1 => seq.body.push(op(tiles, &dest.view, OpKind::Map(unary(UnaryOp::Sigmoid, x)))),
+            2 => seq.body.push(op(tiles, &dest.view, OpKind::Map(unary(UnaryOp::Tanh, x)))),
+            3 | 4 => softmax(g, tiles, seq, &t, &dest, kind == 4, name)?,
+            5 => seq.body.push(op(tiles, &dest.view, OpKind::Map(gelu(x)))),
+            6 => seq.body.push(op(tiles, &dest.view, OpKind::Map(unary(UnaryOp::GeluErf, x)))),
             other => return Err(unsupported(&format!("non-linearity {other}"))),
         }
         Ok(dest)
@@ -654,7 +675,8 @@ fn gelu(x: MapExpr) -> MapExpr {
 /// Softmax along the innermost dimension: `exp(x - max) / sum`, the
 /// maximum subtracted only for the stable form.
 fn softmax(
-    g: &mut Graph,
+    g: &mut Core,
+    tiles: &GraphTiles,
     seq: &mut Program,
     t: &Tensor,
     dest: &Tensor,
@@ -676,8 +698,9 @@ fn softmax(
     };
     let x = reading(t);
     let shifted = if stable {
-        let m = g.result(&format!("{name}/max"), t.elem, &outer, None)?;
+        let m = g.result(tiles, &format!("{name}/max"), t.elem, &outer, None)?;
         seq.body.push(op(
+            tiles,
             &m.view,
             OpKind::Reduce { input: t.view.clone(), op: ReduceOp::Max, dims: last.clone() },
         ));
@@ -685,12 +708,16 @@ fn softmax(
     } else {
         x
     };
-    let e = g.result(&format!("{name}/exp"), t.elem, &shape, Some(&t.view))?;
-    seq.body.push(op(&e.view, OpKind::Map(unary(UnaryOp::Exp, shifted))));
-    let s = g.result(&format!("{name}/sum"), t.elem, &outer, None)?;
-    seq.body.push(op(&s.view, OpKind::Reduce { input: e.view.clone(), op: ReduceOp::Add, dims: last }));
+    let e = g.result(tiles, &format!("{name}/exp"), t.elem, &shape, Some(&t.view))?;
+    seq.body.push(op(tiles, &e.view, OpKind::Map(unary(UnaryOp::Exp, shifted))));
+    let s = g.result(tiles, &format!("{name}/sum"), t.elem, &outer, None)?;
+    seq.body.push(op(
+        tiles,
+        &s.view,
+        OpKind::Reduce { input: e.view.clone(), op: ReduceOp::Add, dims: last },
+    ));
     let quotient = binary(BinaryOp::Div, read(t.elem, e.view.clone()), read(t.elem, spread(&s)?));
-    seq.body.push(op(&dest.view, OpKind::Map(quotient)));
+    seq.body.push(op(tiles, &dest.view, OpKind::Map(quotient)));
     Ok(())
 }
 
@@ -730,7 +757,7 @@ pub extern "C" fn prs_op_random(
     out: *mut *mut Tensor,
 ) -> i32 {
     guard(|| {
-        let g = handle_mut(g, "graph")?;
+        let g = handle(g, "graph")?;
         let seq = handle_mut(seq, "sequence")?;
         let reference = handle(reference, "reference")?;
         let seed = if seed.is_null() { None } else { Some(handle(seed, "seed")?) };
@@ -754,7 +781,7 @@ pub extern "C" fn prs_op_set_seed(
     name: *const c_char,
 ) -> i32 {
     guard(|| {
-        let g = handle_mut(g, "graph")?;
+        let g = handle(g, "graph")?;
         let seq = handle_mut(seq, "sequence")?;
         let master = handle(master, "masterSeed")?;
         g.set_seed(seq, master, modifier, &name_of(name, "setSeed")?)
@@ -782,10 +809,11 @@ fn check_seed(seed: &Tensor, what: &str) -> Result<()> {
     Ok(())
 }
 
-impl Graph {
+impl Core {
     /// The generator state of calls without a seed tensor, made the first
     /// time one is needed: the seed (`uint[2]`, zero until `setSeed`) and
-    /// the modifier of the next such call (`uint`, counting calls).
+    /// the modifier of the next such call (`uint`, counting calls), on the
+    /// target's tile 0 whichever graph handle asks.
     fn hw_seed(&mut self) -> Result<(Tensor, Tensor)> {
         if let Some(s) = &self.hw_seed {
             return Ok(s.clone());
@@ -799,7 +827,9 @@ impl Graph {
         self.hw_seed = Some((s.clone(), c.clone()));
         Ok((s, c))
     }
+}
 
+impl Graph {
     /// A `poprand` operation (`uniform`, `normal`, … `dropout`), appended
     /// to `seq`: a new tensor of `reference`'s shape and mapping. With a
     /// seed tensor, its values depend on it, `modifier` and each element's
@@ -808,7 +838,7 @@ impl Graph {
     /// ignored, as in PopLibs).
     #[allow(clippy::too_many_arguments)]
     pub fn random(
-        &mut self,
+        &self,
         seq: &mut Program,
         dist: RandomDist,
         elem: ElemType,
@@ -824,6 +854,8 @@ impl Graph {
             ));
         }
         dist.check(elem).map_err(|m| poprand_err(format!("{}: {m}", dist.name())))?;
+        let tiles = &self.tiles;
+        let mut core = self.core()?;
         if let RandomDist::Dropout { input, .. } = &dist {
             if input.shape != reference.view.shape {
                 return Err(poprand_err(format!(
@@ -838,16 +870,16 @@ impl Graph {
                 (s.view.clone(), ir::Modifier::Const(modifier), None)
             }
             None => {
-                let (s, c) = self.hw_seed()?;
+                let (s, c) = core.hw_seed()?;
                 (s.view.clone(), ir::Modifier::Tensor(c.view.clone()), Some(c))
             }
         };
-        let r = self.result(name, elem, &reference.view.shape, Some(&reference.view))?;
+        let r = core.result(tiles, name, elem, &reference.view.shape, Some(&reference.view))?;
         let kind = OpKind::Random { dist, elem, seed: seed_view, modifier, like: reference.view.clone() };
-        seq.body.push(op(&r.view, kind));
+        seq.body.push(op(tiles, &r.view, kind));
         if let Some(c) = advance {
             let next = binary(BinaryOp::Add, reading(&c), constant(1.0, ElemType::UInt));
-            seq.body.push(op(&c.view, OpKind::Map(next)));
+            seq.body.push(op(tiles, &c.view, OpKind::Map(next)));
         }
         Ok(r)
     }
@@ -855,16 +887,16 @@ impl Graph {
     /// `poprand::setSeed(master, modifier)`: calls without a seed tensor
     /// that follow draw as if given `master` and modifiers `modifier`,
     /// `modifier + 1`, … in turn.
-    pub fn set_seed(&mut self, seq: &mut Program, master: &Tensor, modifier: u32, name: &str) -> Result<()> {
+    pub fn set_seed(&self, seq: &mut Program, master: &Tensor, modifier: u32, name: &str) -> Result<()> {
         let _ = name;
         check_seed(master, "the master seed")?;
-        let (s, c) = self.hw_seed()?;
+        let (s, c) = self.core()?.hw_seed()?;
         let mut copy = read(master.elem, master.view.flatten());
         if master.elem != ElemType::UInt {
             copy = MapExpr { elem: ElemType::UInt, kind: MapKind::Cast(Box::new(copy)) };
         }
-        seq.body.push(op(&s.view, OpKind::Map(copy)));
-        seq.body.push(op(&c.view, OpKind::Map(constant(f64::from(modifier), ElemType::UInt))));
+        seq.body.push(op(&self.tiles, &s.view, OpKind::Map(copy)));
+        seq.body.push(op(&self.tiles, &c.view, OpKind::Map(constant(f64::from(modifier), ElemType::UInt))));
         Ok(())
     }
 }
@@ -900,7 +932,7 @@ pub extern "C" fn prs_op_collective(
     out: *mut *mut Tensor,
 ) -> i32 {
     guard(|| {
-        let g = handle_mut(g, "graph")?;
+        let g = handle(g, "graph")?;
         let seq = handle_mut(seq, "sequence")?;
         let t = handle(t, "data")?;
         let bad = |what: &str| ApiError::new(Status::PoplarError, format!("unknown collective {what}"));
@@ -935,7 +967,7 @@ impl Graph {
     /// A cross-replica collective of `t`, appended to `seq`; checked as the
     /// PIR statement is (docs/scale-out.md).
     pub fn collective(
-        &mut self,
+        &self,
         seq: &mut Program,
         kind: vocab::CollectiveKind,
         op: Option<vocab::CollectiveOp>,
@@ -944,7 +976,9 @@ impl Graph {
         name: &str,
     ) -> Result<Tensor> {
         let err = |m: String| ApiError::new(Status::PoplarError, format!("{}: {m}", kind.gcl_name()));
-        let g = group.size(self.replication).map_err(err)?;
+        let tiles = &self.tiles;
+        let mut core = self.core()?;
+        let g = group.size(core.replication).map_err(err)?;
         if let Some(op) = op {
             if op.logical() != (t.elem == ElemType::Bool) {
                 return Err(err(format!(
@@ -969,8 +1003,12 @@ impl Graph {
             }
             _ => t.view.shape.clone(),
         };
-        let r = self.result(name, t.elem, &shape, Some(&t.view))?;
-        seq.body.push(self::op(&r.view, OpKind::Collective { input: t.view.clone(), kind, op, group }));
+        let r = core.result(tiles, name, t.elem, &shape, Some(&t.view))?;
+        seq.body.push(self::op(
+            tiles,
+            &r.view,
+            OpKind::Collective { input: t.view.clone(), kind, op, group },
+        ));
         Ok(r)
     }
 }

@@ -401,3 +401,18 @@ fn lightweight_profiling_examples_run() {
         assert!(out3a.lines().any(|l| l == line), "{line} in\n{out3a}");
     }
 }
+
+/// One virtual graph per IPU of a two-IPU target with PopLibs operations
+/// on each: results, tile mappings, `sim` against `cpu`, IPU-Link cost.
+#[test]
+fn virtual_graphs_keep_each_operation_on_its_tiles() {
+    if !have_gxx() {
+        eprintln!("skipped: g++ absent");
+        return;
+    }
+    let dir = scratch("virtual-graphs");
+    let exe = dir.join("virtual_graphs");
+    build(&root().join("sdk/tests/virtual_graphs.cpp"), &exe, "c++11", &[]).unwrap();
+    let (ok, out, err) = run(&exe, &dir, &[]);
+    assert!(ok && out.contains("all checks passed"), "virtual_graphs failed:\n{out}\n{err}");
+}

@@ -212,6 +212,13 @@ pub enum Stmt<'a> {
     // lightweight profiler (the word is checked by the lowering).
     Named(Box<Named<'a>>),
     For(Box<For<'a, Stmt<'a>>>),
+    /// `tiles a..b, c..d { … }`: the library operations of the body place
+    /// their work on these tiles only.
+    OnTiles {
+        ranges: Vec<(Expr<'a>, Expr<'a>)>,
+        body: Vec<Stmt<'a>>,
+        span: Span,
+    },
     // `t = expr`, or with `op` `t op= expr` (a library operation).
     Assign {
         target: Box<Expr<'a>>,

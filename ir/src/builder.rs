@@ -15,12 +15,20 @@
 //! The builder answers queries the host API needs before compilation:
 //! which tile each element of a view is mapped to ([`Builder::tile_mapping`]),
 //! with mapping statements applied in order as the compiler applies them.
+//!
+//! A graph handle of the host API sees the graph through [`GraphTiles`]:
+//! all of the target's tiles, or those of a virtual graph
+//! (`createVirtualGraph`), numbered from 0. Tile numbers a handle is given
+//! are translated here ([`GraphTiles::tile`]), its linear mappings spread
+//! over its tiles only ([`Builder::map_linearly`]), and the operations it
+//! adds carry its [`TileSet`] so that the compiler places their work there.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
 use crate::diag::{Span, Spans};
 use crate::graph::*;
+use crate::ops::TileSet;
 use crate::target::Target;
 use crate::types::ElemType;
 use crate::view::{checked_num_elements, View};
@@ -67,6 +75,140 @@ impl std::fmt::Display for BuildError {
 }
 
 type R<T> = Result<T, BuildError>;
+
+/// The tiles one graph handle sees, numbered from 0 in its own order, and
+/// the target it reports: Poplar's graph and its virtual graphs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GraphTiles {
+    /// The handle's tile `i` is the target's tile `tiles.nth(i)`.
+    pub tiles: TileSet,
+    /// The handle's target: its tiles, as whole IPUs where they are.
+    pub target: Target,
+    /// Whether the handle sees the whole target (its operations are then
+    /// placed as PIR's are, with no tile set of their own).
+    whole: bool,
+}
+
+impl GraphTiles {
+    /// Every tile of `target`.
+    pub fn whole(target: &Target) -> GraphTiles {
+        GraphTiles { tiles: TileSet::all(target.total_tiles()), target: target.clone(), whole: true }
+    }
+
+    pub fn is_whole(&self) -> bool {
+        self.whole
+    }
+
+    /// How many tiles the handle sees.
+    pub fn len(&self) -> u32 {
+        self.tiles.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tiles.is_empty()
+    }
+
+    /// The tile set operations added through this handle carry.
+    pub fn op_tiles(&self) -> Option<TileSet> {
+        (!self.whole).then(|| self.tiles.clone())
+    }
+
+    fn what(&self) -> &'static str {
+        if self.whole {
+            "the target"
+        } else {
+            "the virtual graph"
+        }
+    }
+
+    /// The target's tile for the handle's tile `t`.
+    pub fn tile(&self, t: u32) -> R<u32> {
+        let n = self.len();
+        if t >= n {
+            return Err(BuildError::new(
+                BuildErrorKind::TileMapping,
+                format!("tile {t} is out of range: {} has {n} tiles (0 to {})", self.what(), n - 1),
+            ));
+        }
+        Ok(self.tiles.nth(t))
+    }
+
+    /// The handle's number for the target's tile `t`, when it sees it.
+    pub fn relative(&self, t: u32) -> Option<u32> {
+        self.tiles.position(t)
+    }
+
+    /// `createVirtualGraph(lowerTile, upperTile)`: this handle's tiles
+    /// `lower` to `upper - 1`. Its target has whole IPUs when the range
+    /// starts and ends at IPU boundaries, else one IPU of `upper - lower`
+    /// tiles.
+    pub fn range(&self, lower: u32, upper: u32) -> R<GraphTiles> {
+        let n = self.len();
+        if lower >= upper {
+            return Err(BuildError::new(
+                BuildErrorKind::Other,
+                format!("createVirtualGraph({lower}, {upper}): the tile range is empty (upperTile must be greater than lowerTile)"),
+            ));
+        }
+        if upper > n {
+            return Err(BuildError::new(
+                BuildErrorKind::Index,
+                format!(
+                    "createVirtualGraph({lower}, {upper}): tiles {lower} to {} are not all in {}, which has {n} tiles (0 to {})",
+                    upper - 1,
+                    self.what(),
+                    n - 1
+                ),
+            ));
+        }
+        let tiles = self.tiles.pick(lower..upper).map_err(|e| BuildError::new(BuildErrorKind::Other, e))?;
+        let per = self.target.tiles_per_ipu.max(1);
+        let count = upper - lower;
+        let mut target = self.target.clone();
+        if lower % per == 0 && count % per == 0 {
+            target.ipus = count / per;
+        } else {
+            target.ipus = 1;
+            target.tiles_per_ipu = count;
+        }
+        Ok(GraphTiles { tiles, target, whole: false })
+    }
+
+    /// `createVirtualGraph(perIpuTiles)`: tiles `per_ipu` (numbered within
+    /// an IPU, in that order) of each of this handle's IPUs, IPU by IPU.
+    pub fn per_ipu(&self, per_ipu: &[u32]) -> R<GraphTiles> {
+        let per = self.target.tiles_per_ipu;
+        if per_ipu.is_empty() {
+            return Err(BuildError::new(
+                BuildErrorKind::Other,
+                "createVirtualGraph: the list of tiles is empty",
+            ));
+        }
+        if let Some(&t) = per_ipu.iter().find(|&&t| t >= per) {
+            return Err(BuildError::new(
+                BuildErrorKind::Index,
+                format!(
+                    "createVirtualGraph: tile {t} is not on an IPU of {}, which has {per} tiles per IPU (0 to {})",
+                    self.what(),
+                    per.saturating_sub(1)
+                ),
+            ));
+        }
+        let mut seen = HashSet::new();
+        if let Some(&t) = per_ipu.iter().find(|&&t| !seen.insert(t)) {
+            return Err(BuildError::new(
+                BuildErrorKind::Other,
+                format!("createVirtualGraph: tile {t} is listed twice"),
+            ));
+        }
+        let ipus = self.target.ipus;
+        let indices = (0..ipus).flat_map(|i| per_ipu.iter().map(move |&t| i * per + t));
+        let tiles = self.tiles.pick(indices).map_err(|e| BuildError::new(BuildErrorKind::Other, e))?;
+        let mut target = self.target.clone();
+        target.tiles_per_ipu = per_ipu.len() as u32;
+        Ok(GraphTiles { tiles, target, whole: false })
+    }
+}
 
 /// A graph under construction; [`Builder::finish`] gives the graph with
 /// its programs and the spans into [`Builder::described`].
@@ -267,6 +409,21 @@ impl Builder {
             self.map(&part, Mapping::Tile(tile))?;
         }
         Ok(())
+    }
+
+    /// PopLibs' linear mapping (`poputil::mapTensorLinearly`) over
+    /// `tiles`: grains of `grain` elements, at least `min_per_tile`
+    /// elements on a tile, the set's tiles filled in order.
+    pub fn map_linearly(&mut self, view: &View, tiles: &TileSet, min_per_tile: u64, grain: u64) -> R<()> {
+        let n = view.num_elements();
+        let count = u64::from(tiles.len().max(1));
+        let grain = grain.max(1);
+        let grains = n.div_ceil(grain);
+        let per_tile = grains.div_ceil(count).max(min_per_tile.div_ceil(grain)).max(1) * grain;
+        let regions: Vec<(u64, u64, u32)> = (0..n.div_ceil(per_tile))
+            .map(|i| (i * per_tile, ((i + 1) * per_tile).min(n), tiles.nth(i as u32)))
+            .collect();
+        self.map_regions(view, &regions)
     }
 
     /// The tile of each element of `view`, in its row-major order (`None`:

@@ -26,7 +26,7 @@ pub mod view;
 
 pub use entity::{EntityRef, PrimaryMap, SecondaryMap};
 pub use graph::*;
-pub use ops::{BinaryOp, MapExpr, MapKind, Modifier, Op, OpKind, RandomDist, ReduceOp, UnaryOp};
+pub use ops::{BinaryOp, MapExpr, MapKind, Modifier, Op, OpKind, RandomDist, ReduceOp, TileSet, UnaryOp};
 pub use target::{Preset, Target};
 pub use types::ElemType;
 pub use view::{Piece, Run, Subscript, View};

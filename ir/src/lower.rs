@@ -121,6 +121,9 @@ struct Lowerer {
     handles_declared: u32,
     /// The target the caller imposes (overrides from outside the file).
     forced_target: Option<Target>,
+    /// The tiles of the innermost `tiles a..b { … }` being lowered: the
+    /// operations inside carry them.
+    op_tiles: Option<crate::ops::TileSet>,
 }
 
 /// Lowers parsed items under `opts`; `Err` holds the diagnostics. `split`
@@ -150,6 +153,7 @@ pub fn lower(
         current_fn: None,
         handles_declared: 0,
         forced_target: opts.target.clone(),
+        op_tiles: None,
     };
     l.declare_target(items);
     // Expand item-level `for` loops into (item, loop environment) pairs.
@@ -364,7 +368,8 @@ fn stmt_span(s: &ast::Stmt<'_>) -> Span {
         | S::If { span, .. }
         | S::Switch { span, .. }
         | S::Assign { span, .. }
-        | S::Fill { span, .. } => *span,
+        | S::Fill { span, .. }
+        | S::OnTiles { span, .. } => *span,
         S::Named(n) => n.span,
         S::Execute(_, sp)
         | S::OpCall(_, sp)

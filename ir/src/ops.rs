@@ -4,9 +4,12 @@
 //!
 //! An [`Op`] is a statement like `copy`: it names its output region and its
 //! operands as [`View`]s, already checked for shape and type by the
-//! lowering. It says nothing about tiles, vertices or codelets; the
-//! compiler expands each one into compute sets before mapping (see the
-//! compiler's `ops` module and `docs/pir-ops.md`).
+//! lowering. It says nothing about vertices or codelets; the compiler
+//! expands each one into compute sets before mapping (see the compiler's
+//! `ops` module and `docs/pir-ops.md`). What it may say about tiles is
+//! which ones its outputs, temporaries and vertices may use
+//! ([`TileSet`]: PIR's `tiles a..b { … }`, a virtual graph of the host
+//! API).
 
 use crate::types::ElemType;
 use crate::view::View;
@@ -18,6 +21,133 @@ pub struct Op {
     /// The region written (a whole tensor, or a view for `t[a:b] += x`).
     pub out: View,
     pub kind: OpKind,
+    /// The tiles the operation places its work on (`None`: all of the
+    /// target's).
+    pub tiles: Option<TileSet>,
+}
+
+/// An ordered set of tiles: disjoint, non-empty ranges of the target's
+/// tiles, numbered in the order given (the `i`th tile of the set is
+/// [`TileSet::nth`]). A virtual graph of the host API sees its tiles
+/// through one; an operation placed on one uses only these tiles.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TileSet {
+    ranges: Vec<(u32, u32)>,
+    /// The number of tiles before each range.
+    starts: Vec<u32>,
+}
+
+impl TileSet {
+    /// The set of `ranges` (`(a, b)`: tiles `a` to `b - 1`), adjacent
+    /// ranges joined. `Err` says why it is no set: an empty range, or two
+    /// that overlap.
+    pub fn new(ranges: &[(u32, u32)]) -> Result<TileSet, String> {
+        let mut joined: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
+        for &(a, b) in ranges {
+            if a >= b {
+                return Err(format!("tile range {a}..{b} is empty"));
+            }
+            match joined.last_mut() {
+                Some(last) if last.1 == a => last.1 = b,
+                _ => joined.push((a, b)),
+            }
+        }
+        let mut sorted = joined.clone();
+        sorted.sort_unstable();
+        if let Some(w) = sorted.windows(2).find(|w| w[0].1 > w[1].0) {
+            return Err(format!("tile ranges {}..{} and {}..{} overlap", w[0].0, w[0].1, w[1].0, w[1].1));
+        }
+        let mut starts = Vec::with_capacity(joined.len());
+        let mut n = 0u32;
+        for &(a, b) in &joined {
+            starts.push(n);
+            n = n.saturating_add(b - a);
+        }
+        Ok(TileSet { ranges: joined, starts })
+    }
+
+    /// Tiles `0` to `n - 1` (`n` at least 1).
+    pub fn all(n: u32) -> TileSet {
+        TileSet { ranges: vec![(0, n.max(1))], starts: vec![0] }
+    }
+
+    /// The ranges, in the set's order.
+    pub fn ranges(&self) -> &[(u32, u32)] {
+        &self.ranges
+    }
+
+    /// How many tiles the set has.
+    pub fn len(&self) -> u32 {
+        match (self.ranges.last(), self.starts.last()) {
+            (Some(&(a, b)), Some(&s)) => s + (b - a),
+            _ => 0,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    /// The largest tile of the set, plus one.
+    pub fn end(&self) -> u32 {
+        self.ranges.iter().map(|r| r.1).max().unwrap_or(0)
+    }
+
+    /// The set's tile number `i` (`i < len()`).
+    pub fn nth(&self, i: u32) -> u32 {
+        let k = self.starts.partition_point(|&s| s <= i).saturating_sub(1);
+        self.ranges[k].0 + (i - self.starts[k])
+    }
+
+    /// Where `tile` is in the set (the inverse of [`TileSet::nth`]).
+    pub fn position(&self, tile: u32) -> Option<u32> {
+        self.ranges
+            .iter()
+            .zip(&self.starts)
+            .find(|((a, b), _)| (*a..*b).contains(&tile))
+            .map(|((a, _), s)| s + (tile - a))
+    }
+
+    pub fn contains(&self, tile: u32) -> bool {
+        self.position(tile).is_some()
+    }
+
+    /// The set's tiles `i` for `i` in `indices` (each below `len()`), as a
+    /// set in that order.
+    pub fn pick(&self, indices: impl IntoIterator<Item = u32>) -> Result<TileSet, String> {
+        let mut ranges: Vec<(u32, u32)> = Vec::new();
+        for i in indices {
+            let t = self.nth(i);
+            match ranges.last_mut() {
+                Some(last) if last.1 == t => last.1 = t + 1,
+                _ => ranges.push((t, t + 1)),
+            }
+        }
+        TileSet::new(&ranges)
+    }
+
+    /// A tile of the set for work whose data lives on `tile`: `tile` itself
+    /// when the set has it, else the set's tile `tile mod len()`.
+    pub fn place(&self, tile: u32) -> u32 {
+        if self.contains(tile) {
+            tile
+        } else {
+            self.nth(tile % self.len().max(1))
+        }
+    }
+}
+
+impl std::fmt::Display for TileSet {
+    /// PIR's spelling: `0..4, 8..12`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, (a, b)) in self.ranges.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{a}..{b}")?;
+        }
+        Ok(())
+    }
 }
 
 /// What an [`Op`] computes.
@@ -529,6 +659,14 @@ impl Op {
 /// An operation as PIR text (`out = expr`), with views printed by `view`
 /// (the printer's re-parsable form, or the dump's pieces).
 pub fn op_str(op: &Op, view: &dyn Fn(&View) -> String) -> String {
+    match &op.tiles {
+        Some(tiles) => format!("tiles {tiles} {{ {} }}", op_body_str(op, view)),
+        None => op_body_str(op, view),
+    }
+}
+
+/// [`op_str`] without the operation's tiles.
+fn op_body_str(op: &Op, view: &dyn Fn(&View) -> String) -> String {
     let out = view(&op.out);
     match &op.kind {
         OpKind::Map(e) => format!("{out} = {}", expr_str(e, view, true)),

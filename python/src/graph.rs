@@ -253,7 +253,38 @@ impl Graph {
     /// `getReplicationFactor()`.
     #[getter]
     fn replication_factor(&self) -> u32 {
-        self.g.replication
+        self.g.replication()
+    }
+
+    /// `createVirtualGraph`: `create_virtual_graph(lower, upper)` sees
+    /// tiles `lower` to `upper - 1` of this graph, `create_virtual_graph(n)`
+    /// the first `n` tiles of each IPU, `create_virtual_graph([t, ...])`
+    /// those tiles of each IPU. The new graph shares this one's tensors,
+    /// compute sets and codelets, numbers its tiles from 0, and places the
+    /// operations called with it on its tiles only.
+    #[pyo3(signature = (lower_or_tiles, upper = None))]
+    fn create_virtual_graph(&self, lower_or_tiles: &Bound<'_, PyAny>, upper: Option<u32>) -> PyResult<Graph> {
+        let g = match upper {
+            Some(upper) => self.g.virtual_range(lower_or_tiles.extract::<u32>()?, upper),
+            None => match lower_or_tiles.extract::<u32>() {
+                Ok(n) => self.g.virtual_per_ipu_count(n),
+                Err(_) => {
+                    let tiles: Vec<u32> = lower_or_tiles.extract().map_err(|_| {
+                        PyTypeError::new_err(
+                            "create_virtual_graph: (lower, upper), a number of tiles per IPU, or a list of tiles",
+                        )
+                    })?;
+                    self.g.virtual_per_ipu(&tiles)
+                }
+            },
+        };
+        Ok(Graph { g: g.or_raise()? })
+    }
+
+    /// `createReplicatedGraph(r)`: this graph, while it holds nothing but
+    /// codelets, split into `r` replicas; the result is one replica's.
+    fn create_replicated_graph(&self, replication_factor: u32) -> PyResult<Graph> {
+        Ok(Graph { g: self.g.replicated_graph(replication_factor).or_raise()? })
     }
 
     /// `addReplicationIndexConstant(name)`: a scalar uint32 holding each
@@ -351,7 +382,7 @@ impl Graph {
 
     #[getter]
     fn target(&self) -> Target {
-        let t = self.g.builder.target();
+        let t = self.g.target();
         let kind = if t.preset == ir::Preset::Cpu {
             capi::target::TARGET_CPU
         } else {
@@ -413,20 +444,18 @@ impl Graph {
             )));
         }
         let bytes = capi::target::encode_values(&vals, t.t.elem).or_raise()?;
-        self.g.builder.set_initial_value(&t.t.view, &bytes).or_raise()?;
+        self.g.core().or_raise()?.builder.set_initial_value(&t.t.view, &bytes).or_raise()?;
         Ok(())
     }
 
     /// `setTileMapping(t_or_vertex, tile)`: a tensor's elements, or a vertex.
     fn set_tile_mapping(&mut self, what: &Bound<'_, PyAny>, tile: u32) -> PyResult<()> {
         if let Ok(t) = what.cast::<Tensor>() {
-            self.g.builder.map(&t.get().t.view, ir::Mapping::Tile(tile)).or_raise()?;
-            return Ok(());
+            return self.g.set_tile_mapping(&t.get().t.view, tile).or_raise();
         }
         let v: u32 =
             what.extract().map_err(|_| PyTypeError::new_err("set_tile_mapping: a Tensor or a vertex"))?;
-        self.g.builder.set_vertex_tile(ir::VertexId(v), tile).or_raise()?;
-        Ok(())
+        self.g.set_vertex_tile(v, tile).or_raise()
     }
 
     /// `poputil::mapTensorLinearly(t, min_per_tile, grain)` (0: PopLibs' defaults).
@@ -439,7 +468,7 @@ impl Graph {
     /// `t`'s flat elements.
     fn tile_mapping(&self, t: &Tensor) -> PyResult<Vec<Vec<(usize, usize)>>> {
         let runs = self.g.tile_runs(&t.t, false).or_raise()?;
-        let mut out = vec![Vec::new(); self.g.builder.graph().total_tiles() as usize];
+        let mut out = vec![Vec::new(); self.g.tiles.len() as usize];
         for (tile, b, e) in runs {
             if let Some(v) = out.get_mut(tile as usize) {
                 v.push((b, e));
@@ -462,9 +491,9 @@ impl Graph {
     }
 
     #[pyo3(signature = (name = ""))]
-    fn add_compute_set(slf: &Bound<'_, Graph>, name: &str) -> ComputeSet {
-        let id = slf.borrow_mut().g.builder.add_compute_set(name).0;
-        ComputeSet { graph: slf.clone().unbind(), id, name: name.to_string() }
+    fn add_compute_set(slf: &Bound<'_, Graph>, name: &str) -> PyResult<ComputeSet> {
+        let id = slf.borrow().g.core().or_raise()?.builder.add_compute_set(name).0;
+        Ok(ComputeSet { graph: slf.clone().unbind(), id, name: name.to_string() })
     }
 
     /// `addVertex(cs, type, fields)`: fields connected from a dict, the
@@ -479,7 +508,7 @@ impl Graph {
     ) -> PyResult<u32> {
         let v = self.g.add_vertex(cs.id, vertex_type).or_raise()?;
         if let Some(t) = tile {
-            self.g.builder.set_vertex_tile(ir::VertexId(v), t).or_raise()?;
+            self.g.set_vertex_tile(v, t).or_raise()?;
         }
         let mut fields: Vec<_> = fields.unwrap_or_default().into_iter().collect();
         fields.sort_by(|a, b| a.0.cmp(&b.0));
@@ -507,19 +536,21 @@ impl Graph {
     }
 
     fn set_perf_estimate(&mut self, vertex: u32, cycles: u64) -> PyResult<()> {
-        self.g.builder.set_vertex_cycles(ir::VertexId(vertex), cycles).or_raise()?;
+        self.g.core().or_raise()?.builder.set_vertex_cycles(ir::VertexId(vertex), cycles).or_raise()?;
         Ok(())
     }
 
     /// `createHostWrite(name, t)`: `Engine.write(name, array)` fills `t`.
     fn create_host_write(&mut self, name: &str, t: &Tensor) -> PyResult<()> {
-        self.g.builder.add_host_handle(name, &t.t.view, t.t.elem, HostDirection::ToDevice).or_raise()?;
+        let mut core = self.g.core().or_raise()?;
+        core.builder.add_host_handle(name, &t.t.view, t.t.elem, HostDirection::ToDevice).or_raise()?;
         Ok(())
     }
 
     /// `createHostRead(name, t)`: `Engine.read(name)` returns `t`.
     fn create_host_read(&mut self, name: &str, t: &Tensor) -> PyResult<()> {
-        self.g.builder.add_host_handle(name, &t.t.view, t.t.elem, HostDirection::ToHost).or_raise()?;
+        let mut core = self.g.core().or_raise()?;
+        core.builder.add_host_handle(name, &t.t.view, t.t.elem, HostDirection::ToHost).or_raise()?;
         Ok(())
     }
 
@@ -576,8 +607,8 @@ impl Graph {
     }
 
     /// `addFunction(prog)`: a program compiled once, run by each `Call`.
-    fn add_function(&mut self, prog: &Program) -> Function {
-        Function { id: self.g.builder.add_function(prog.p.body.clone()).0 }
+    fn add_function(&mut self, prog: &Program) -> PyResult<Function> {
+        Ok(Function { id: self.g.core().or_raise()?.builder.add_function(prog.p.body.clone()).0 })
     }
 
     /// `popops::fill(t, value)`, appended to `prog`.
@@ -778,14 +809,15 @@ impl Graph {
     /// text (what `poplar-compile` takes).
     fn to_pir(&self, programs: &Bound<'_, PyAny>) -> PyResult<String> {
         let named = crate::program::named_programs(Some(programs))?;
-        Ok(ir::print(&self.g.builder.finish_named(named).0))
+        Ok(ir::print(&self.g.shared().builder.finish_named(named).0))
     }
 
     fn __repr__(&self) -> String {
-        let g = self.g.builder.graph();
+        let core = self.g.shared();
+        let g = core.builder.graph();
         format!(
             "Graph(tiles={}, tensors={}, compute_sets={}, vertices={})",
-            g.total_tiles(),
+            self.g.tiles.len(),
             g.tensors.len(),
             g.compute_sets.len(),
             g.vertices.len()

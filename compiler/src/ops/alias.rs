@@ -177,7 +177,7 @@ fn temporary(x: &mut Expander, base: &str, elem: ir::ElemType, shape: &[u64], sp
 /// `dst = src`, an elementwise copy (compute set `<dst>.copy`).
 pub(crate) fn copy(x: &mut Expander, dst: &View, src: &View, span: Span) -> Result<Vec<Stmt>, Diagnostic> {
     let e = MapExpr { elem: elem(x, src), kind: MapKind::Input(src.clone()) };
-    let op = Op { out: dst.clone(), kind: OpKind::Map(e.clone()) };
+    let op = Op { out: dst.clone(), kind: OpKind::Map(e.clone()), tiles: None };
     map::expand(x, &op, &e, span)
 }
 
@@ -196,7 +196,7 @@ pub(crate) fn resolve(x: &mut Expander, op: &Op, span: Span) -> Result<Resolved,
     let whole_write = !matches!(op.kind, OpKind::DynamicUpdate { .. });
     if whole_write && copied > op.out.num_elements() {
         let tmp = temporary(x, &format!("{name}.result"), elem(x, &op.out), &op.out.shape, span);
-        let new = Op { out: tmp.clone(), kind: op.kind.clone() };
+        let new = Op { out: tmp.clone(), kind: op.kind.clone(), tiles: op.tiles.clone() };
         return Ok(Resolved { before: Vec::new(), op: new, after: Some((op.out.clone(), tmp)) });
     }
     let mut before = Vec::new();
@@ -206,5 +206,5 @@ pub(crate) fn resolve(x: &mut Expander, op: &Op, span: Span) -> Result<Resolved,
         before.extend(copy(x, &tmp, v, span)?);
         kind = replace(&kind, v, &tmp);
     }
-    Ok(Resolved { before, op: Op { out: op.out.clone(), kind }, after: None })
+    Ok(Resolved { before, op: Op { out: op.out.clone(), kind, tiles: op.tiles.clone() }, after: None })
 }

@@ -15,7 +15,7 @@ use std::fmt::Write;
 use ir::{Diagnostic, ElemType, FieldValue, Literal, Name, Op, Span, Stmt, View};
 
 use super::codegen::cpp;
-use super::{grain, map, slice, Expander};
+use super::{grain, slice, Expander};
 
 /// C++ lines declaring the clamped offsets `o0, o1, …`.
 fn offsets_code(shape: &[u64], dims: &[u32], sizes: &[u64]) -> String {
@@ -131,7 +131,7 @@ pub(crate) fn expand_slice(
     let ot = elem_of(x, offsets);
     let n = op.out.num_elements();
     if let Some(id) = x.unmapped_output(&op.out) {
-        let ivs = map::linear_intervals(n, grain(t), x.tm.num_tiles);
+        let ivs = x.linear(n, grain(t));
         x.set_mapping(id, ivs, span);
     }
     if n == 0 {

@@ -204,8 +204,8 @@ pub(crate) fn expand(x: &mut Expander, op: &Op, e: &MapExpr, span: Span) -> Resu
     if let Some(t) = x.unmapped_output(&op.out) {
         let like = inputs.iter().find(|v| v.shape == op.out.shape && **v != &op.out);
         let ivs = match like {
-            Some(v) => intervals_like(x, v),
-            None => linear_intervals(n, grain(out_elem), x.tm.num_tiles),
+            Some(v) => x.like_or_linear(v, n, grain(out_elem)),
+            None => x.linear(n, grain(out_elem)),
         };
         x.set_mapping(t, ivs, span);
     }
@@ -261,12 +261,7 @@ pub(crate) fn expand(x: &mut Expander, op: &Op, e: &MapExpr, span: Span) -> Resu
     let vtype: Name = Name::from(class.as_str());
 
     let flats: Vec<View> = inputs.iter().map(|v| v.flatten()).collect();
-    let mut jobs: Vec<(u32, u64, u64)> = Vec::new();
-    let mut pos = 0;
-    x.tm.segments(&out_flat, |seg| {
-        jobs.push((seg.tile.0, pos, seg.len));
-        pos += seg.len;
-    });
+    let jobs = x.tile_runs(&out_flat);
     let cs = x.compute_set(&format!("{}.{}", x.out_name(&op.out), op.word()), span);
     let names: Vec<String> = (0..slots.len()).map(|k| format!("in{k}")).collect();
     let snames: Vec<String> = (0..slots.len()).map(|k| format!("s{k}_in")).collect();

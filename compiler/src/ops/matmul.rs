@@ -211,7 +211,7 @@ fn elem_of(x: &Expander, views: &[&View]) -> ElemType {
 pub(crate) fn reads_before_writing(x: &Expander, out: &View, a: &View, b: &View) -> bool {
     let (g, m, k, n) = sizes(a, b);
     let elem = elem_of(x, &[out, a, b]);
-    let per_batch = (x.tm.num_tiles as u64 / g.max(1)).max(1);
+    let per_batch = (u64::from(x.tiles.len()) / g.max(1)).max(1);
     plan(m, k, n, elem, per_batch as u32, &x.graph.target).pk > 1
 }
 
@@ -245,7 +245,7 @@ pub(crate) fn expand(
             ),
         ));
     }
-    let tiles = x.tm.num_tiles as u64;
+    let tiles = u64::from(x.tiles.len());
     let per_batch = (tiles / g.max(1)).max(1);
     let p = plan(m, k, n, elem, per_batch as u32, &x.graph.target);
     let name = x.out_name(&op.out);
@@ -268,8 +268,9 @@ pub(crate) fn expand(
     if g == 0 || m == 0 || n == 0 {
         return Ok(Vec::new());
     }
+    let set = x.tiles.clone();
     let tile_of = |gi: u64, bi: u64, bj: u64, bk: u64| {
-        (((gi * per_batch) % tiles) + (bi * p.pn + bj) * p.pk + bk) as u32 % tiles as u32
+        set.nth((((gi * per_batch) % tiles) + (bi * p.pn + bj) * p.pk + bk) as u32 % tiles as u32)
     };
     // With `k` split, row `t` of a block is added up on its tile `t / share`.
     let share = rows.div_ceil(p.pk);

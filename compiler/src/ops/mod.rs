@@ -10,7 +10,12 @@
 //! its first full-shape operand (elementwise), next to its data (reduce), or
 //! by the matmul planner; elementwise work then follows the output's mapping,
 //! one vertex per contiguous run of output on a tile, split over the six
-//! workers (a `MultiVertex`). See `docs/pir-ops.md`.
+//! workers (a `MultiVertex`). An operation with a tile set of its own
+//! (`tiles a..b { … }`, an operation of a virtual graph) places everything
+//! it makes there: new outputs and scratch tensors on those tiles, its
+//! vertices on them too (work whose data lives elsewhere runs on one of
+//! them, [`ir::TileSet::place`], and the exchange fetches the data). See
+//! `docs/pir-ops.md`.
 
 mod alias;
 mod codegen;
@@ -67,6 +72,7 @@ pub fn expand(graph: &Graph, spans: &Spans, opts: &Options) -> Result<Expansion,
         }
     }
     let mut x = Expander {
+        tiles: ir::TileSet::all(graph.total_tiles()),
         graph: graph.clone(),
         spans: spans.clone(),
         tm,
@@ -112,6 +118,8 @@ pub(crate) struct Expander {
     cs_names: BTreeSet<String>,
     pub plans: Vec<String>,
     pub errors: Vec<ir::Diagnostic>,
+    /// The tiles the operation being expanded may use.
+    pub tiles: ir::TileSet,
 }
 
 impl Expander {
@@ -166,17 +174,28 @@ impl Expander {
 
     /// The statements one operation becomes.
     fn op(&mut self, op: &Op, span: Span) -> Vec<Stmt> {
+        let total = self.graph.total_tiles();
+        self.tiles = match &op.tiles {
+            Some(set) if set.end() > total => {
+                let d = ir::Diagnostic::error(
+                    span,
+                    format!("the operation's tiles {set} are not all on the target, which has {total} tiles"),
+                );
+                self.errors.push(d);
+                return Vec::new();
+            }
+            Some(set) => set.clone(),
+            None => ir::TileSet::all(total),
+        };
         if let OpKind::Collective { input, .. } = &op.kind {
             // The runtime reads the whole input before it writes the
             // output: nothing to expand, only an output to place.
             if let Some(t) = self.unmapped_output(&op.out) {
                 let n = self.graph.tensors[t].num_elements();
+                let elem = self.graph.tensors[t].elem;
                 let intervals = match n == input.num_elements() {
-                    true => map::intervals_like(self, input),
-                    false => {
-                        let elem = self.graph.tensors[t].elem;
-                        map::linear_intervals(n, grain(elem), self.graph.target.total_tiles())
-                    }
+                    true => self.like_or_linear(input, n, grain(elem)),
+                    false => self.linear(n, grain(elem)),
                 };
                 self.set_mapping(t, intervals, span);
             }
@@ -326,15 +345,37 @@ impl Expander {
     }
 
     /// The view's elements as runs on one tile each, in the view's order:
-    /// (tile, position of the run's first element in the view, length).
+    /// (the operation's tile for work on the run, position of the run's
+    /// first element in the view, length).
     pub fn tile_runs(&self, view: &View) -> Vec<(u32, u64, u64)> {
         let mut runs = Vec::new();
         let mut pos = 0;
         self.tm.segments(view, |s| {
-            runs.push((s.tile.0, pos, s.len));
+            runs.push((self.tiles.place(s.tile.0), pos, s.len));
             pos += s.len;
         });
         runs
+    }
+
+    /// `n` elements spread linearly over the operation's tiles in grains
+    /// of `grain`.
+    pub fn linear(&self, n: u64, grain: u64) -> Vec<Interval> {
+        let mut ivs = map::linear_intervals(n, grain, self.tiles.len());
+        for iv in &mut ivs {
+            iv.tile = crate::ids::TileId(self.tiles.nth(iv.tile.0));
+        }
+        ivs
+    }
+
+    /// `n` elements mapped like `like` (a view of `n` elements) when all of
+    /// it is on the operation's tiles, else linearly over them.
+    pub fn like_or_linear(&self, like: &View, n: u64, grain: u64) -> Vec<Interval> {
+        let ivs = map::intervals_like(self, like);
+        if ivs.iter().all(|iv| self.tiles.contains(iv.tile.0)) {
+            ivs
+        } else {
+            self.linear(n, grain)
+        }
     }
 
     /// The name of the tensor an output view writes, for compute set names.

@@ -23,7 +23,7 @@ use std::fmt::Write;
 use ir::{Diagnostic, ElemType, FieldValue, Literal, Modifier, Name, Op, RandomDist, Span, Stmt, View};
 
 use super::codegen::cpp;
-use super::{grain, map, slice, Expander};
+use super::{grain, slice, Expander};
 
 /// The SplitMix64 finaliser and increment, in C++, as a free function
 /// named `{name}_mix`.
@@ -208,8 +208,8 @@ pub(crate) fn expand(
     let n = op.out.num_elements();
     if let Some(out) = x.unmapped_output(&op.out) {
         let ivs = match like.num_elements() == n && like.num_elements() > 0 {
-            true => map::intervals_like(x, like),
-            false => map::linear_intervals(n, grain(t), x.tm.num_tiles),
+            true => x.like_or_linear(like, n, grain(t)),
+            false => x.linear(n, grain(t)),
         };
         x.set_mapping(out, ivs, span);
     }
@@ -238,12 +238,7 @@ pub(crate) fn expand(
         Modifier::Tensor(v) => Some(v.flatten()),
         Modifier::Const(_) => None,
     };
-    let mut jobs: Vec<(u32, u64, u64)> = Vec::new();
-    let mut pos = 0;
-    x.tm.segments(&out_flat, |seg| {
-        jobs.push((seg.tile.0, pos, seg.len));
-        pos += seg.len;
-    });
+    let jobs = x.tile_runs(&out_flat);
     let cs = x.compute_set(&format!("{}.{}", x.out_name(&op.out), dist.name()), span);
     for (tile, p, len) in jobs {
         let mut fields: Vec<(&str, FieldValue)> = vec![("seed", FieldValue::Edge(seed_flat.clone()))];

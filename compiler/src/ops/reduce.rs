@@ -121,8 +121,9 @@ pub(crate) fn expand(
         let mut parts: BTreeMap<u32, Runs> = BTreeMap::new();
         let mut first = None;
         x.tm.segments(&row, |s| {
-            first.get_or_insert(s.tile.0);
-            parts.entry(s.tile.0).or_default().push((s.tensor, s.start, s.len));
+            let tile = x.tiles.place(s.tile.0);
+            first.get_or_insert(tile);
+            parts.entry(tile).or_default().push((s.tensor, s.start, s.len));
         });
         first_tile[j as usize] = first.unwrap_or(0);
         for (tile, runs) in parts {

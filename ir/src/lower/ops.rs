@@ -53,7 +53,11 @@ impl Lowerer {
                 });
                 self.spans.tensors.set(id, target.span);
                 self.syms.insert(n.to_string(), (Sym::Tensor(id), target.span));
-                return Ok(Stmt::Op(Box::new(Op { out: View::whole(id, &shape), kind })));
+                return Ok(Stmt::Op(Box::new(Op {
+                    out: View::whole(id, &shape),
+                    kind,
+                    tiles: self.op_tiles.clone(),
+                })));
             }
         }
         let (out, t_elem) = self.op_target(target)?;
@@ -79,7 +83,7 @@ impl Lowerer {
             }
         };
         let _ = span;
-        Ok(Stmt::Op(Box::new(Op { out, kind })))
+        Ok(Stmt::Op(Box::new(Op { out, kind, tiles: self.op_tiles.clone() })))
     }
 
     /// `fill t value`.
@@ -101,7 +105,7 @@ impl Lowerer {
         let (out, elem) = self.op_target(target)?;
         let mut t = self.op_expr(value)?;
         self.fit(&mut t, elem, &out.shape, target.span)?;
-        Ok(Stmt::Op(Box::new(Op { out, kind: OpKind::Map(t.e) })))
+        Ok(Stmt::Op(Box::new(Op { out, kind: OpKind::Map(t.e), tiles: self.op_tiles.clone() })))
     }
 
     /// The written region: a `var` tensor or a view of one.
@@ -917,6 +921,7 @@ impl Lowerer {
         Ok(Stmt::Op(Box::new(Op {
             out: t,
             kind: OpKind::DynamicUpdate { update: u, offsets: a.offsets, dims: a.dims, sizes: a.sizes },
+            tiles: self.op_tiles.clone(),
         })))
     }
 

@@ -36,6 +36,10 @@ impl Lowerer {
             self.for_loop(f, |l, b: &ast::Stmt<'_>| l.lower_stmt(b, out, spans));
             return;
         }
+        if let S::OnTiles { ranges, body, span } = s {
+            self.on_tiles(ranges, body, *span, out, spans);
+            return;
+        }
         let span = stmt_span(s);
         if self.tick(span).is_err() {
             return;
@@ -148,7 +152,7 @@ impl Lowerer {
                     }
                     Stmt::Named { name: name.clone(), body: self.lower_block(body, spans) }
                 }
-                S::For(_) => return Err(Reported),
+                S::For(_) | S::OnTiles { .. } => return Err(Reported),
                 S::Assign { target, op, value, span } => self.lower_assign(target, *op, value, *span)?,
                 S::Fill { word, target, value, .. } => self.lower_fill(word, target, value)?,
                 S::OpCall(c, span) => self.lower_op_call(&c.0, &c.1, *span)?,
@@ -160,6 +164,60 @@ impl Lowerer {
                 spans.truncate(slot);
             }
         }
+    }
+
+    /// `tiles a..b, c..d { … }`: the body's statements, in place, with
+    /// their operations placed on those tiles. A block inside another
+    /// names tiles of the outer one.
+    fn on_tiles(
+        &mut self,
+        ranges: &[(Expr<'_>, Expr<'_>)],
+        body: &[ast::Stmt<'_>],
+        span: Span,
+        out: &mut Vec<Stmt>,
+        spans: &mut Vec<Span>,
+    ) {
+        let total = self.graph.target.total_tiles();
+        let mut tiles = Vec::with_capacity(ranges.len());
+        for (a, b) in ranges {
+            let (Ok(x), Ok(y)) = (self.eval_int(a), self.eval_int(b)) else { return };
+            if x < 0 || x >= total as i64 {
+                self.error(tile_out_of_range(a.span, x, total));
+                return;
+            }
+            if y < 0 || y > total as i64 {
+                self.error(
+                    tile_out_of_range(b.span, y, total).with_label(format!("tiles end at {y} (exclusive)")),
+                );
+                return;
+            }
+            tiles.push((x as u32, y as u32));
+        }
+        let set = match crate::ops::TileSet::new(&tiles) {
+            Ok(set) => set,
+            Err(why) => {
+                self.error(Diagnostic::error(span, why));
+                return;
+            }
+        };
+        if let Some(outer) = &self.op_tiles {
+            if let Some(t) = set.ranges().iter().flat_map(|&(a, b)| a..b).find(|&t| !outer.contains(t)) {
+                let d = Diagnostic::error(
+                    span,
+                    format!("tile {t} is outside the enclosing `tiles {outer}` block (a nested block names some of its tiles)"),
+                );
+                self.error(d);
+                return;
+            }
+        }
+        let saved = self.op_tiles.replace(set);
+        for b in body {
+            self.lower_stmt(b, out, spans);
+            if self.aborted {
+                break;
+            }
+        }
+        self.op_tiles = saved;
     }
 
     pub(crate) fn lower_copy(&mut self, src: &Expr<'_>, dst: &Expr<'_>, span: Span) -> R<Stmt> {

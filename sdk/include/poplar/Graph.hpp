@@ -109,21 +109,33 @@ public:
   const Target &getTarget() const { return target_; }
   unsigned getReplicationFactor() const { return prs_graph_replication_factor(handle()); }
 
-  /// Graphs sharing this one's tensors over a subset of tiles or replicas
-  /// are not implemented; these throw.
-  Graph createReplicatedGraph(unsigned replicationFactor) {
-    (void)replicationFactor;
-    throw poplar_error("Graph::createReplicatedGraph is not implemented (see docs/host-api.md); "
-                       "pass replication_factor(n) to the Graph constructor instead");
-  }
+  /// A graph of the same tensors, compute sets and programs that sees
+  /// tiles lowerTile to upperTile - 1 of this one, numbered from 0 (tile t
+  /// of it is tile lowerTile + t here). Its target has those tiles: whole
+  /// IPUs when the range starts and ends at IPU boundaries, else one IPU.
+  /// Operations called with it place their outputs, temporaries and
+  /// vertices on its tiles only.
   Graph createVirtualGraph(unsigned lowerTile, unsigned upperTile) {
-    (void)lowerTile;
-    (void)upperTile;
-    throw poplar_error("Graph::createVirtualGraph is not implemented (see docs/host-api.md)");
+    return virtualGraph(0, lowerTile, upperTile, nullptr, 0);
   }
-  Graph createVirtualGraph(unsigned numTilesPerIPU) {
-    (void)numTilesPerIPU;
-    throw poplar_error("Graph::createVirtualGraph is not implemented (see docs/host-api.md)");
+  /// The first numTilesPerIPU tiles of each IPU.
+  Graph createVirtualGraph(unsigned numTilesPerIPU) { return virtualGraph(1, numTilesPerIPU, 0, nullptr, 0); }
+  /// Tiles perIpuTiles (numbered within an IPU, in that order) of each IPU,
+  /// IPU by IPU.
+  Graph createVirtualGraph(const std::vector<unsigned> &perIpuTiles) {
+    std::vector<uint32_t> tiles(perIpuTiles.begin(), perIpuTiles.end());
+    return virtualGraph(2, 0, 0, tiles.data(), tiles.size());
+  }
+
+  /// This graph, while it holds nothing but codelets, split into
+  /// replicationFactor replicas of getTarget().getNumIPUs() /
+  /// replicationFactor IPUs each, as Graph(target,
+  /// replication_factor(replicationFactor)) splits it. The returned graph
+  /// is one replica's; this one can no longer add to it.
+  Graph createReplicatedGraph(unsigned replicationFactor) {
+    prs_graph *out = nullptr;
+    detail::check(prs_graph_create_replicated(handle(), replicationFactor, &out));
+    return Graph(out, target_);
   }
 
   // ---- codelets ----------------------------------------------------------
@@ -420,6 +432,21 @@ public:
   const prs_graph *handle() const { return need(); }
 
 private:
+  /// A handle the library made, with the target it reports (of the kind
+  /// of `like`: a device's or a model's).
+  Graph(prs_graph *g, const Target &like) : graph_(g), target_(like) {
+    prs_target_desc desc = like.desc();
+    detail::check(prs_graph_target(graph_, &desc));
+    desc.type = like.desc().type;
+    target_ = Target(desc);
+  }
+
+  Graph virtualGraph(int kind, unsigned a, unsigned b, const uint32_t *tiles, std::size_t n) const {
+    prs_graph *out = nullptr;
+    detail::check(prs_graph_create_virtual(handle(), kind, a, b, tiles, n, &out));
+    return Graph(out, target_);
+  }
+
   prs_graph *need() const {
     if (graph_ == nullptr)
       throw poplar_error("operation on a moved-from Graph");

@@ -127,6 +127,17 @@ int prs_graph_new(const prs_target_desc *target, uint32_t replication_factor, pr
 void prs_graph_free(prs_graph *g);
 int prs_graph_target(const prs_graph *g, prs_target_desc *out);
 uint32_t prs_graph_replication_factor(const prs_graph *g);
+/* A new handle of the same graph (freed with prs_graph_free; the graph
+ * lives while any handle does) that sees some of `g`'s tiles, numbered
+ * from 0: kind 0 is tiles a to b - 1 (createVirtualGraph(lowerTile,
+ * upperTile)); 1 is the first a tiles of each IPU (numTilesPerIPU); 2 is
+ * the n tiles at `tiles` of each IPU, in that order (perIpuTiles). Its
+ * target is prs_graph_target's. */
+int prs_graph_create_virtual(const prs_graph *g, int kind, uint32_t a, uint32_t b, const uint32_t *tiles, size_t n,
+                             prs_graph **out);
+/* createReplicatedGraph: the graph, still empty but for codelets, split
+ * into `replication_factor` replicas; `g` can no longer add to it. */
+int prs_graph_create_replicated(const prs_graph *g, uint32_t replication_factor, prs_graph **out);
 
 /* Compiles codelets now (so fields are known at connect): a `.cpp`/`.gp`
  * path (relative to the working directory), or C++ text when is_source
