@@ -165,7 +165,7 @@ impl GraphTiles {
         let per = self.target.tiles_per_ipu.max(1);
         let count = upper - lower;
         let mut target = self.target.clone();
-        if lower % per == 0 && count % per == 0 {
+        if lower.is_multiple_of(per) && count.is_multiple_of(per) {
             target.ipus = count / per;
         } else {
             target.ipus = 1;

@@ -856,3 +856,67 @@ def test_remote_buffers_against_numpy(kind: str) -> None:
         poplar.Copy(x[0], x[1], src)
     with pytest.raises(IndexError, match="repeat 3 of remote buffer 'rb' is out of range"):
         poplar.Copy(rb, x[0], 3)
+
+
+def test_virtual_graph_per_ipu_keeps_operations_on_its_tiles() -> None:
+    """One virtual graph per IPU of a two-IPU target: each one's operations
+    land on its IPU's tiles (numbered from 0 through the virtual graph),
+    match numpy, and give the same bits on sim and cpu."""
+    target = poplar.Target.ipu_model("ipu2", num_ipus=2, tiles_per_ipu=4)
+    rng = np.random.default_rng(7)
+    inputs = [
+        (rng.standard_normal((8, 6)).astype(np.float32), rng.standard_normal((6, 5)).astype(np.float32))
+        for _ in range(2)
+    ]
+    results = []
+    for device in (poplar.Device.ipu_model(num_ipus=2, tiles_per_ipu=4), poplar.Device.cpu()):
+        g = poplar.Graph(target)
+        ipus = [g.create_virtual_graph(i * 4, (i + 1) * 4) for i in range(2)]
+        assert (ipus[1].target.num_tiles, ipus[1].target.num_ipus) == (4, 1)
+        prog = poplar.Sequence()
+        for i, vg in enumerate(ipus):
+            a = vg.add_variable(np.float32, [8, 6], f"a{i}")
+            b = vg.add_variable(np.float32, [6, 5], f"b{i}")
+            vg.map_linearly(a)
+            vg.set_tile_mapping(b, 3)
+            assert [k for k, runs in enumerate(g.tile_mapping(b)) if runs] == [i * 4 + 3]
+            g.create_host_write(f"a{i}", a)
+            g.create_host_write(f"b{i}", b)
+            c = vg.matmul(a, b, prog)
+            with prog:
+                d = c + c
+            r = vg.reduce(d, [0], prog)
+            for t in (c, d, r):
+                on = [k for k, runs in enumerate(g.tile_mapping(t)) if runs]
+                assert on and all(k // 4 == i for k in on), on
+                assert len(vg.tile_mapping(t)) == 4 and any(vg.tile_mapping(t))
+            g.create_host_read(f"r{i}", r)
+        e = poplar.Engine(g, [prog], device=device)
+        for i, (av, bv) in enumerate(inputs):
+            e.write(f"a{i}", av)
+            e.write(f"b{i}", bv)
+        e.run()
+        got = [e.read(f"r{i}") for i in range(2)]
+        for (av, bv), r in zip(inputs, got):
+            np.testing.assert_allclose(r, (2 * (av @ bv)).sum(axis=0), rtol=1e-5, atol=1e-5)
+        results.append(got)
+    for s, c in zip(*results):
+        assert s.tobytes() == c.tobytes()
+
+
+def test_virtual_graph_errors() -> None:
+    g = poplar.Graph(poplar.Target.ipu_model("ipu2", num_ipus=2, tiles_per_ipu=4))
+    with pytest.raises(poplar.PoplarError, match="empty"):
+        g.create_virtual_graph(3, 3)
+    with pytest.raises(IndexError, match="has 8 tiles"):
+        g.create_virtual_graph(4, 9)
+    half = g.create_virtual_graph(4, 8)
+    with pytest.raises(IndexError, match="which has 4 tiles"):
+        half.create_virtual_graph(2, 5)
+    odd = g.create_virtual_graph([1, 3])
+    assert (odd.target.num_ipus, odd.target.num_tiles) == (2, 4)
+    t = half.add_variable(np.float32, [2])
+    with pytest.raises(poplar.GraphError, match="0 to 3"):
+        half.set_tile_mapping(t, 4)
+    r = poplar.Graph(poplar.Target.ipu_model("ipu2", num_ipus=4, tiles_per_ipu=4)).create_replicated_graph(2)
+    assert (r.replication_factor, r.target.num_ipus) == (2, 2)
