@@ -348,6 +348,10 @@ impl Graph {
         self.core()?.add_remote_buffer(name, elem, num_elements, repeats)
     }
 
+    pub fn set_stream_broadcast(&self, id: u32) -> Result<()> {
+        self.core()?.set_stream_broadcast(id)
+    }
+
     pub fn execute(&self, cs: u32) -> Result<Program> {
         self.shared().execute(cs)
     }
@@ -1174,7 +1178,7 @@ pub extern "C" fn prs_graph_add_stream(
 
 #[no_mangle]
 pub extern "C" fn prs_graph_set_stream_broadcast(g: *mut Graph, stream: u32) -> i32 {
-    guard(|| handle(g, "graph")?.core()?.set_stream_broadcast(stream))
+    guard(|| handle(g, "graph")?.set_stream_broadcast(stream))
 }
 
 #[no_mangle]
