@@ -179,7 +179,7 @@ fn check_examples(tag: &str, extra: &[&str]) {
             .unwrap_or_default();
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         // The graph the program builds, as PIR beside its codelets (removed below).
-        let dump = ex.join(format!(".host-dump-{}.pir", std::process::id()));
+        let dump = ex.join(format!(".host-dump-{tag}-{}.pir", std::process::id()));
         let (ok, out, err) = run_env(&exe, &ex, &args, &[("POPLAR_RS_DUMP_PIR", dump.as_os_str())]);
         let replayed = pir_replay(&src, &dump);
         let _ = std::fs::remove_file(&dump);
