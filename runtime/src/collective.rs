@@ -99,16 +99,23 @@ trait Elem: Copy {
     fn div(self, g: usize) -> Self;
 }
 
+/// [`Elem`]'s reading and writing of little-endian bytes.
+macro_rules! le_bytes {
+    ($t:ty) => {
+        fn get(b: &[u8]) -> Self {
+            <$t>::from_le_bytes(b.try_into().unwrap_or_default())
+        }
+        fn put(self, b: &mut [u8]) {
+            b.copy_from_slice(&self.to_le_bytes());
+        }
+    };
+}
+
 macro_rules! int_elem {
     ($($t:ty),*) => {$(
         impl Elem for $t {
             const SIZE: usize = std::mem::size_of::<$t>();
-            fn get(b: &[u8]) -> Self {
-                <$t>::from_le_bytes(b.try_into().unwrap_or_default())
-            }
-            fn put(self, b: &mut [u8]) {
-                b.copy_from_slice(&self.to_le_bytes());
-            }
+            le_bytes!($t);
             fn add(self, o: Self) -> Self {
                 self.wrapping_add(o)
             }
@@ -135,12 +142,7 @@ macro_rules! float_elem {
     ($($t:ty),*) => {$(
         impl Elem for $t {
             const SIZE: usize = std::mem::size_of::<$t>();
-            fn get(b: &[u8]) -> Self {
-                <$t>::from_le_bytes(b.try_into().unwrap_or_default())
-            }
-            fn put(self, b: &mut [u8]) {
-                b.copy_from_slice(&self.to_le_bytes());
-            }
+            le_bytes!($t);
             fn add(self, o: Self) -> Self {
                 self + o
             }
@@ -164,12 +166,7 @@ float_elem!(f32, f64);
 /// Each step in single precision, rounded back to half.
 impl Elem for f16 {
     const SIZE: usize = 2;
-    fn get(b: &[u8]) -> Self {
-        f16::from_le_bytes(b.try_into().unwrap_or_default())
-    }
-    fn put(self, b: &mut [u8]) {
-        b.copy_from_slice(&self.to_le_bytes());
-    }
+    le_bytes!(f16);
     fn add(self, o: Self) -> Self {
         f16::from_f32(self.to_f32() + o.to_f32())
     }
