@@ -109,7 +109,6 @@ pub fn lower(
     p: &Unit,
     src: &SourceMap,
     c: &Rc<ClassInst>,
-    statics_at: u32,
     opts: &crate::Options,
 ) -> Result<Lowered> {
     let (debug, want_ir) = (opts.debug, opts.emit_ir);
@@ -127,7 +126,7 @@ pub fn lower(
         let mut fctx = FunctionBuilderContext::new();
         let b = FunctionBuilder::new(&mut func, &mut fctx);
         let variant = Variant { counting, debug, vectorize, stop_checks: opts.stop_checks };
-        returns_bool = Lowerer::lower_vertex(b, p, src, c, variant, statics_at, isa.frontend_config())?;
+        returns_bool = Lowerer::lower_vertex(b, p, src, c, variant, isa.frontend_config())?;
         if want_ir && !counting {
             ir_text = format!("; vertex {}\n{}", c.name, func.display());
         }

@@ -372,7 +372,7 @@ fn drop_repeated(items: Vec<ast::Item>, again: &dyn Fn(diag::Span) -> bool) -> V
                 Item::Alias(s, ..) | Item::StaticAssert(s, ..) => Some(*s),
                 Item::Var(v) => Some(v.span),
                 Item::ExplicitInst(t) => Some(t.span),
-                Item::StaticMember(_, v) => Some(v.span),
+                Item::StaticMember(_, v, _) => Some(v.span),
                 Item::UsingNamespace(_) | Item::UsingDecl(_) => None,
             };
             (!span.is_some_and(again)).then_some(it)
@@ -447,8 +447,9 @@ fn build(
     }
     let mut seen = std::collections::HashSet::new();
     classes.retain(|c| seen.insert(c.name.clone()));
-    let (statics, statics_at) = lay_out_statics(&prog, &classes, &mut errors);
-    let compiled = compile_all(isa, &prog, sources, &classes, &statics_at, opts);
+    let compiled = compile_all(isa, &prog, sources, &classes, opts);
+    // What lowering laid out of static storage.
+    let statics = prog.storage.take().finish();
     let mut vts = Vec::new();
     let mut ir_text = String::new();
     for (c, comp) in classes.iter().zip(compiled) {
@@ -504,64 +505,6 @@ fn build(
     })
 }
 
-/// The object's static storage: each vertex class's block of static data
-/// members (`sema::ClassInst::statics`) in class order, aligned, and the
-/// offset of each class's block. A definition outside its class of a static
-/// data member no vertex class declares is an error: popc gives static
-/// storage only to vertex classes' own members.
-fn lay_out_statics(
-    prog: &sema::Unit,
-    classes: &[Rc<sema::ClassInst>],
-    errors: &mut Errors,
-) -> (linker::gp::Statics, Vec<u32>) {
-    let mut st = linker::gp::Statics::default();
-    let mut at = Vec::with_capacity(classes.len());
-    for c in classes {
-        let off = st.init.len().next_multiple_of(c.statics_align as usize);
-        at.push(off as u32);
-        if c.statics.is_empty() {
-            continue;
-        }
-        st.init.resize(off + c.statics_size as usize, 0);
-        for m in &c.statics {
-            let o = off + m.offset as usize;
-            st.init[o..o + m.init.len()].copy_from_slice(&m.init);
-        }
-        st.align = st.align.max(c.statics_align);
-    }
-    if st.init.len() > linker::gp::MAX_STATICS {
-        if let Some(c) = classes.iter().find(|c| !c.statics.is_empty()) {
-            errors.push(Diagnostic::new(
-                c.decl.ast.span,
-                format!("the object's static data members take more than {} bytes", linker::gp::MAX_STATICS),
-            ));
-        }
-    }
-    let mut defs: Vec<(&String, &ast::VarDecl)> = prog.static_defs.iter().collect();
-    defs.sort_by_key(|(_, d)| (d.span.file, d.span.lo));
-    // A constant's definition (`constexpr unsigned C::n;`) adds nothing.
-    for (q, d) in defs.into_iter().filter(|(_, d)| !d.ty.is_const && !d.is_constexpr) {
-        let declared =
-            classes.iter().any(|c| c.statics.iter().any(|m| format!("{}::{}", c.decl.qual, m.name) == *q));
-        // A vertex class that failed reports its own error.
-        let failed = q.rsplit_once("::").is_some_and(|(c, _)| {
-            prog.classes.get(c).is_some_and(|ds| ds.iter().any(|d| !d.ast.bases.is_empty()))
-                && !classes.iter().any(|k| k.decl.qual == c)
-        });
-        if !declared && !failed {
-            errors.push(Diagnostic::new(
-                d.span,
-                format!(
-                    "definition of static data member '{q}' outside its class: popc gives static storage only to \
-                     the non-constant static data members of vertex classes (a helper class's would be shared \
-                     by every vertex on a tile that uses it)"
-                ),
-            ));
-        }
-    }
-    (st, at)
-}
-
 /// Lowers each vertex class in order on this thread (the program's state
 /// is not shared) and compiles the lowered functions on rayon's pool as
 /// they come, each independently, so the code is the same whatever the
@@ -574,7 +517,6 @@ fn compile_all(
     prog: &sema::Unit,
     sources: &diag::SourceMap,
     classes: &[Rc<sema::ClassInst>],
-    statics_at: &[u32],
     opts: &Options,
 ) -> Vec<Result<codegen::Compiled, Diagnostic>> {
     type Code = std::sync::OnceLock<Result<linker::gp::Function, Diagnostic>>;
@@ -585,8 +527,8 @@ fn compile_all(
     // Per class, its lowered functions and the index of each one's code.
     let mut lowered = Vec::with_capacity(classes.len());
     rayon::in_place_scope(|s| {
-        for (c, &at) in classes.iter().zip(statics_at) {
-            let l = match codegen::lower(isa, prog, sources, c, at, opts) {
+        for c in classes {
+            let l = match codegen::lower(isa, prog, sources, c, opts) {
                 Ok(l) => l,
                 Err(mut d) => {
                     if c.name.contains('<') {

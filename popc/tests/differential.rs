@@ -1,10 +1,14 @@
 //! Differential test: the kernels in `testdata/popc/diff/` (one test per
 //! file: `kernels.cpp` PopLibs' kind of C++, `cxx.cpp` the constructs
-//! codelets from other projects use, `dispatch.cpp` virtual functions and
-//! unions) are compiled by popc and by `g++ -O2` against the stub Poplar headers in
-//! `testdata/popc/stub/`, run on the same pseudo-random inputs (fixed
-//! seed), and their outputs compared bit for bit. Skipped, with a notice,
-//! when g++ is missing.
+//! codelets from other projects use, `dispatch.cpp` virtual functions
+//! (with covariant return types) and unions, `conditional.cpp` `?:` on
+//! class objects, `statics.cpp` namespace-scope variables and static data
+//! members) are compiled by popc and by `g++ -O2` against the stub Poplar
+//! headers in `testdata/popc/stub/`, run on the same pseudo-random inputs
+//! (fixed seed), and their outputs compared bit for bit. The vertices of
+//! a file run one after another on one memory, as on one tile, so static
+//! storage keeps what each leaves, as g++'s globals do. Skipped, with a
+//! notice, when g++ is missing.
 
 mod common;
 
@@ -75,6 +79,16 @@ fn popc_matches_gxx_on_virtual_functions_and_unions() {
     check("dispatch.cpp");
 }
 
+#[test]
+fn popc_matches_gxx_on_the_conditional_operator_on_objects() {
+    check("conditional.cpp");
+}
+
+#[test]
+fn popc_matches_gxx_on_namespace_variables_and_static_members() {
+    check("statics.cpp");
+}
+
 fn check(file: &str) {
     if Command::new("g++").arg("--version").output().is_err() {
         eprintln!("NOTICE: g++ not found; skipping popc's differential test");
@@ -89,6 +103,7 @@ fn check(file: &str) {
     let mut driver = format!("#include \"{}\"\n#include <cstdio>\n#include <cstring>\n", src_path.display());
     let mut expected = String::new();
     let mut mains = String::new();
+    let mut carried = obj.statics.clone();
     for (vi, vt) in obj.vertex_types.iter().enumerate() {
         let n = 37;
         let mut fields = Vec::new();
@@ -102,12 +117,16 @@ fn check(file: &str) {
         }
         // popc side.
         let mut mem = vec![0u8; 1 << 16];
-        let statics = popc::state::place_statics(&obj.statics, &mut mem).unwrap();
+        // The static storage as the vertices before left it: they run one
+        // after another, as on one tile (g++'s globals persist likewise).
+        let statics = popc::state::place_statics(&carried, &mut mem).unwrap();
         let placed = common::layout(vt, &fields, &mut mem[..statics as usize]).unwrap();
         let mut code = popc::exec::Loaded::new(&vt.plain, vt.base == VertexBase::MultiVertex).unwrap();
         code.statics = statics;
         let r = popc::exec::run_vertex(&code, &mut mem, common::STATE);
         assert_eq!(r.status, 0, "{} trapped", vt.name);
+        let kept = statics as usize..statics as usize + carried.init.len();
+        carried.init.copy_from_slice(&mem[kept]);
         writeln!(expected, "{}", vt.name).unwrap();
         for (f, p) in vt.fields.iter().zip(&placed) {
             let sz = f.elem.size() as usize;

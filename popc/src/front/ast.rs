@@ -360,6 +360,7 @@ pub enum Item {
     ExplicitInst(TypeName),
     /// `T C::m[N] = …;` at namespace scope: the definition of static data
     /// member `m` of class `C` (the class's name as written, then the
-    /// declaration, named `m`).
-    StaticMember(String, VarDecl),
+    /// declaration, named `m`); of a class template's member, `template
+    /// <class T> T C<T>::m = …;`, with the definition's parameters.
+    StaticMember(String, VarDecl, Option<Vec<TParam>>),
 }

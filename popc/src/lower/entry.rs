@@ -27,7 +27,6 @@ impl<'a, 'b> Lowerer<'a, 'b> {
         src: &'a SourceMap,
         c: &Rc<ClassInst>,
         variant: Variant,
-        statics_at: u32,
         fc: cranelift_codegen::isa::TargetFrontendConfig,
     ) -> Result<bool> {
         let Variant { counting, debug, vectorize, stop_checks } = variant;
@@ -191,15 +190,6 @@ impl<'a, 'b> Lowerer<'a, 'b> {
                 }
             }
             l.fields.insert(f.name.clone(), v);
-        }
-        // Static data members: the object's static storage in this tile,
-        // whose address the runtime passes in the context.
-        if !c.statics.is_empty() {
-            let base = l.b.ins().load(types::I32, mflags(), ctx, abi::OFFSET_STATICS);
-            for st in &c.statics {
-                let at = l.b.ins().iadd_imm_s(base, i64::from(statics_at + st.offset));
-                l.fields.insert(st.name.clone(), V::L(st.ty.clone(), Place::Tile(at)));
-            }
         }
         // Find compute.
         let compute = c.decl.ast.members.iter().find_map(|m| match m {

@@ -1,8 +1,8 @@
-//! Lowering of expressions: literals, names, members, the logical and
-//! conditional operators, casts and `sizeof`, and the types written inside
-//! function bodies (`decltype`). Operators live in `ops`, subscripts and
-//! assignment in `place`, calls in `super::call`, the built-ins in
-//! `builtins`.
+//! Lowering of expressions: literals, names, members, the logical
+//! operators, casts and `sizeof`, and the types written inside function
+//! bodies (`decltype`). Operators live in `ops`, the conditional operator
+//! in `cond`, subscripts and assignment in `place`, calls in
+//! `super::call`, the built-ins in `builtins`.
 
 use std::rc::Rc;
 
@@ -16,6 +16,7 @@ use crate::sema::types::Scalar;
 use crate::sema::{Env, TVal, Ty, CV};
 
 mod builtins;
+mod cond;
 mod ops;
 mod place;
 mod vector;
@@ -103,6 +104,9 @@ impl Lowerer<'_, '_> {
                             }
                         }
                         let Some((t, offset)) = member_field(&c, name) else {
+                            if let Some(v) = self.static_of_object(&c, name, span)? {
+                                return Ok(v);
+                            }
                             let d = Diagnostic::new(span, format!("'{}' has no member '{name}'", c.name));
                             return Err(d.with_suggestion(name, c.fields.iter().map(|f| f.name.as_str())));
                         };
@@ -206,79 +210,7 @@ impl Lowerer<'_, '_> {
                 self.assign(l.clone(), r, span)?;
                 l
             }
-            ExprKind::Cond(c, a, b) => {
-                let cv = self.expr(c)?;
-                if let V::C(_, k) = cv {
-                    return if ceval::truthy(k) { self.expr(a) } else { self.expr(b) };
-                }
-                let c = self.cond(cv, c.span)?;
-                let tb = self.b.create_block();
-                let fb = self.b.create_block();
-                let tb2 = self.b.create_block();
-                let join = self.b.create_block();
-                self.brif(c, tb, fb);
-                self.b.switch_to_block(tb);
-                let x = self.expr(a)?;
-                if let V::List { elem, addr: xa, count: xn } = x {
-                    // `c ? list1 : list2` of vector lists: a vector list.
-                    let (va, vn) = (self.b.declare_var(types::I32), self.b.declare_var(types::I32));
-                    self.b.def_var(va, xa);
-                    self.b.def_var(vn, xn);
-                    self.jump(join, &[]);
-                    self.b.switch_to_block(fb);
-                    let V::List { elem: ye, addr: ya, count: yn } = self.expr(b)? else {
-                        return err(span, "'?:' of a vector list and something else");
-                    };
-                    if ye != elem {
-                        return err(span, "'?:' of vector lists of different element types");
-                    }
-                    self.b.def_var(va, ya);
-                    self.b.def_var(vn, yn);
-                    self.jump(join, &[]);
-                    self.b.switch_to_block(join);
-                    let (r, n) = (self.b.use_var(va), self.b.use_var(vn));
-                    self.derive(xa, r);
-                    self.derive(ya, r);
-                    return Ok(V::List { elem, addr: r, count: n });
-                }
-                if let Some((pt, xa)) = self.pointer_value(&x) {
-                    // `c ? p : q` of pointers: a pointer.
-                    let var = self.b.declare_var(types::I32);
-                    self.b.def_var(var, xa);
-                    self.jump(join, &[]);
-                    self.b.switch_to_block(fb);
-                    let y = self.expr(b)?;
-                    let Some((_, ya)) = self.pointer_value(&y) else {
-                        return err(span, "'?:' of a pointer and a non-pointer");
-                    };
-                    self.b.def_var(var, ya);
-                    self.jump(join, &[]);
-                    self.b.switch_to_block(join);
-                    let r = self.b.use_var(var);
-                    self.derive(xa, r);
-                    self.derive(ya, r);
-                    return Ok(V::Ptr(pt, r));
-                }
-                let (sx, xv) = self.rv(x, span)?;
-                let vx = self.b.declare_var(crate::lower::cl_pub(sx));
-                self.b.def_var(vx, xv);
-                self.jump(tb2, &[]);
-                self.b.switch_to_block(fb);
-                let y = self.expr(b)?;
-                let (sy, yv) = self.rv(y, span)?;
-                let t = if sx == sy { sx } else { Scalar::common(sx, sy) };
-                let yv = self.conv(yv, sy, t);
-                let var = self.b.declare_var(crate::lower::cl_pub(t));
-                self.b.def_var(var, yv);
-                self.jump(join, &[]);
-                self.b.switch_to_block(tb2);
-                let xv = self.b.use_var(vx);
-                let xv = self.conv(xv, sx, t);
-                self.b.def_var(var, xv);
-                self.jump(join, &[]);
-                self.b.switch_to_block(join);
-                V::R(t, self.b.use_var(var))
-            }
+            ExprKind::Cond(c, a, b) => self.conditional(c, a, b, span)?,
             ExprKind::Cast(_, TypeName { kind: TypeKind::Named(tp), .. }, _)
                 if ceval::is_trait(tp.last()) =>
             {
@@ -289,7 +221,9 @@ impl Lowerer<'_, '_> {
                 let ty = self.local_type(t)?;
                 if let TypeKind::Ref(_) = t.kind {
                     // A cast to a reference names the same object.
+                    // A derived object cast to a reference to its base.
                     let v = self.expr(a)?;
+                    let v = self.as_base(&ty, v);
                     return match v {
                         V::L(vt, p) if vt.same(&ty) || vt.size() == ty.size() => Ok(V::L(ty, p)),
                         V::EdgeS { elem, addr } if Ty::S(elem).same(&ty) => Ok(V::EdgeS { elem, addr }),
@@ -367,14 +301,8 @@ impl Lowerer<'_, '_> {
                 return Ok(V::C(*s, *c));
             }
         }
-        // `Vertex::member`: a static data member of the vertex being lowered.
-        if let ([cls, m], Some(c)) = (p.segs.as_slice(), self.env.class.as_ref()) {
-            let own = c.base.is_some() && (cls.name == c.name || cls.name == c.decl.ast.name);
-            if own && c.statics.iter().any(|st| st.name == m.name) {
-                if let Some(v) = self.field(&m.name) {
-                    return Ok(v);
-                }
-            }
+        if let Some(v) = self.static_name(p)? {
+            return Ok(v);
         }
         match ceval::eval(self.p, &Expr { span, kind: ExprKind::Name(p.clone()) }, &self.env) {
             Ok((s, c)) => Ok(V::C(s, c)),
@@ -398,8 +326,8 @@ impl Lowerer<'_, '_> {
                     return err(
                         span,
                         format!(
-                            "static data member '{}::{}' has no constant value: popc gives static storage only to \
-                             the non-constant static data members of vertex classes",
+                            "static data member '{}::{}' is declared but never defined: C++ needs its definition \
+                             outside the class, or an initialiser in it",
                             c.name,
                             n.join("::")
                         ),

@@ -13,8 +13,9 @@
 //! (branches and their cost), `memory` (tile accesses and traps),
 //! `convert` (scalar conversions), `inline` (calls inlined, scopes), `stmt`
 //! (statements), `decl` (declarations), `expr` (expressions, with its
-//! operators, places and built-ins), `call` (what a call names), and
-//! `vectorize` (SIMD copies of elementwise loops).
+//! operators, places and built-ins), `call` (what a call names),
+//! `statics` (names of objects in static storage), `virtuals` (virtual
+//! calls) and `vectorize` (SIMD copies of elementwise loops).
 
 mod blocks;
 mod call;
@@ -25,6 +26,7 @@ mod expr;
 pub mod half_ir;
 mod inline;
 mod memory;
+mod statics;
 mod stmt;
 pub mod vectorize;
 mod virtuals;

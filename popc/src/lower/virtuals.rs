@@ -270,6 +270,13 @@ impl Lowerer<'_, '_> {
             return Ok(None);
         }
         let Some(tag_off) = owner.tag else { return Ok(None) };
+        // The called function's return type, which an overrider's covariant
+        // one is converted to.
+        let ret = {
+            let _trial = crate::diag::trial();
+            let strip = crate::sema::ceval::strip_ref;
+            self.p.resolve_type(strip(&c.f.ret), &Self::class_env(&owner)).ok()
+        };
         // The dynamic class known here: inline its overrider alone.
         let known = match place {
             Place::Host(h) => self.exact.get(&h).cloned(),
@@ -277,7 +284,8 @@ impl Lowerer<'_, '_> {
         };
         if let Some(d) = known {
             if let Some((oc, of)) = self.overrider(&d, &c.f, &owner)? {
-                return self.call_overrider(&oc, of, place, vals, span).map(Some);
+                let v = self.call_overrider(&oc, of, place, vals, span)?;
+                return Ok(Some(self.covariant(v, ret.as_ref())));
             }
         }
         // The classes made so far that derive from `owner`, grouped by
@@ -326,6 +334,7 @@ impl Lowerer<'_, '_> {
                 self.pure_call();
             } else {
                 let v = self.call_overrider(&oc, of, place, vals, span)?;
+                let v = self.covariant(v, ret.as_ref());
                 self.join_value(&mut state, v, span)?;
             }
             self.jump(join, &[]);
@@ -346,6 +355,21 @@ impl Lowerer<'_, '_> {
             Join::Tile(var, t) => V::L(t, Place::Tile(self.b.use_var(var))),
             Join::Ptr(var, t) => V::Ptr(t, self.b.use_var(var)),
         }))
+    }
+
+    /// An overrider's result as the called function's declared return
+    /// type `ret`: a reference or pointer to a class derived from the one
+    /// declared (a covariant return type) becomes one to that base, which
+    /// is at offset 0, so at the same address.
+    fn covariant(&self, v: V, ret: Option<&Ty>) -> V {
+        match (ret, v) {
+            (Some(to @ Ty::Class(_)), v @ V::L(Ty::Class(_), _)) => self.as_base(to, v),
+            (Some(Ty::Ptr(to)), V::Ptr(Ty::Class(d), a)) => match &**to {
+                Ty::Class(b) if d.name != b.name && d.derives_from(b) => V::Ptr((**to).clone(), a),
+                _ => V::Ptr(Ty::Class(d), a),
+            },
+            (_, v) => v,
+        }
     }
 
     /// A call of a pure virtual function: aborts, as g++'s

@@ -402,7 +402,10 @@ impl Ev<'_> {
                 return Ok((e.underlying, CV::I(*v)));
             }
             if let Some((v, ns)) = p.globals.get(&q) {
-                if let Some(init) = &v.init {
+                // Only a constant's value is known before the program runs;
+                // other variables are storage (`super::statics`).
+                let constant = (v.is_constexpr || v.ty.is_const) && v.dims.is_empty();
+                if let (Some(init), true) = (&v.init, constant) {
                     let genv = Env { ns: ns.clone(), ..Env::default() };
                     let ty = p.resolve_type(&v.ty, &genv)?;
                     let r = self.expr(init, &genv)?;
@@ -468,7 +471,8 @@ impl Ev<'_> {
         }
         for m in &c.decl.ast.members {
             if let Member::Field(f) = m {
-                if f.is_static && f.names.iter().any(|x| x.0 == n) && f.init.is_some() {
+                if f.is_static && f.names.iter().any(|x| x.0 == n) && constant_init(self.p, c, f, n).is_some()
+                {
                     self.depth += 1;
                     if self.depth > crate::sema::MAX_INSTANTIATION_DEPTH {
                         let span = f.span;
@@ -481,7 +485,7 @@ impl Ev<'_> {
                         );
                     }
                     let saved = std::mem::replace(&mut self.locals, vec![HashMap::new()]);
-                    let r = self.static_member_inner(&c.decl.ast, cenv, n);
+                    let r = self.static_member_inner(c, cenv, n);
                     self.locals = saved;
                     self.depth -= 1;
                     // An instance still being built is incomplete (its
@@ -498,11 +502,11 @@ impl Ev<'_> {
         Ok(None)
     }
 
-    fn static_member_inner(&mut self, c: &Class, cenv: &Env, n: &str) -> Result<Option<(Scalar, CV)>> {
-        for m in &c.members {
+    fn static_member_inner(&mut self, c: &ClassInst, cenv: &Env, n: &str) -> Result<Option<(Scalar, CV)>> {
+        for m in &c.decl.ast.members {
             if let Member::Field(f) = m {
                 if f.is_static && f.names.iter().any(|x| x.0 == n) {
-                    if let Some(init) = &f.init {
+                    if let Some(init) = constant_init(self.p, c, f, n) {
                         let ty = self.p.resolve_type(&f.ty, cenv)?;
                         let r = self.expr(init, cenv)?;
                         let s = ty.scalar().unwrap_or(r.0);
@@ -827,4 +831,16 @@ pub fn strip_ref(t: &TypeName) -> &TypeName {
         TypeKind::Ref(i) => i,
         _ => t,
     }
+}
+
+/// The initialiser of static data member `n` (declared by `f`) of class
+/// `c` when it is a constant: `const` or `constexpr`, not an array,
+/// initialised in the class or in its definition outside.
+fn constant_init<'e>(p: &'e Unit, c: &ClassInst, f: &'e FieldDecl, n: &str) -> Option<&'e Expr> {
+    let (_, _, dims) = f.names.iter().find(|x| x.0 == n)?;
+    if !(f.is_constexpr || f.ty.is_const) || !dims.is_empty() {
+        return None;
+    }
+    let outside = || p.static_defs.get(&format!("{}::{n}", c.decl.qual)).and_then(|d| d.0.init.as_ref());
+    f.init.as_ref().or_else(outside)
 }

@@ -109,9 +109,6 @@ impl Unit {
             refs: vec![],
             size: 0,
             align: 1,
-            statics: Vec::new(),
-            statics_size: 0,
-            statics_align: 1,
             tag: None,
         };
         let provisional = Rc::new(ClassInst {
@@ -125,9 +122,6 @@ impl Unit {
             refs: vec![],
             size: 0,
             align: 1,
-            statics: Vec::new(),
-            statics_size: 0,
-            statics_align: 1,
             tag: None,
         });
         let fenv = Env { class: Some(provisional), ..env.clone() };
@@ -207,9 +201,7 @@ impl Unit {
             }
             let Member::Field(f) = m else { continue };
             if f.is_static {
-                if base.is_some() && !f.is_constexpr && !f.ty.is_const {
-                    self.add_statics(&mut inst, f, &fenv)?;
-                }
+                // Static storage, laid out where code names it (`statics.rs`).
                 continue;
             }
             if matches!(f.ty.kind, TypeKind::Ref(_)) && base.is_none() {

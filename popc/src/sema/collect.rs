@@ -53,9 +53,9 @@ impl Unit {
                 }
                 Item::StaticAssert(s, e, m) => self.asserts.push((*s, e.clone(), m.clone(), ns.to_string())),
                 Item::ExplicitInst(t) => self.insts.push((t.clone(), ns.to_string())),
-                Item::StaticMember(c, v) => {
+                Item::StaticMember(c, v, tparams) => {
                     let q = qual(&qual(ns, c), &v.name);
-                    if self.static_defs.insert(q.clone(), v.clone()).is_some() {
+                    if self.static_defs.insert(q.clone(), (v.clone(), tparams.clone())).is_some() {
                         return err(v.span, format!("redefinition of static data member '{q}'"));
                     }
                 }

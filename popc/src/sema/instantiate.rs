@@ -148,9 +148,6 @@ impl Unit {
                 refs: Vec::new(),
                 size: 0,
                 align: 1,
-                statics: Vec::new(),
-                statics_size: 0,
-                statics_align: 1,
                 tag: None,
             }));
         }

@@ -16,7 +16,7 @@ mod collect;
 mod instantiate;
 mod resolve;
 mod spec;
-mod statics;
+pub mod statics;
 pub mod types;
 
 use std::cell::RefCell;
@@ -140,20 +140,6 @@ pub enum FieldTy {
     Plain(Ty),
 }
 
-/// A vertex class's non-constant static data member: storage in the
-/// codelet object's static storage (`linker::gp::Statics`), one copy per
-/// tile, shared by every vertex of the class on that tile.
-#[derive(Clone, Debug)]
-pub struct StaticInfo {
-    pub name: String,
-    pub ty: Ty,
-    /// Offset in the class's block of static storage.
-    pub offset: u32,
-    /// Its initial bytes, as C++ initialises it before the program runs
-    /// (zero, then the constant initialiser).
-    pub init: Vec<u8>,
-}
-
 #[derive(Clone, Debug)]
 pub struct FieldInfo {
     pub name: String,
@@ -183,12 +169,6 @@ pub struct ClassInst {
     pub refs: Vec<String>,
     pub size: u32,
     pub align: u32,
-    /// A vertex class's non-constant static data members, laid out in one
-    /// block of [`ClassInst::statics_size`] bytes aligned to
-    /// [`ClassInst::statics_align`].
-    pub statics: Vec<StaticInfo>,
-    pub statics_size: u32,
-    pub statics_align: u32,
     /// A polymorphic class's (one that declares or inherits a virtual
     /// function): the offset of its dynamic-class tag, the hidden field
     /// [`TAG_FIELD`] the constructor sets ([`ClassInst::tag_value`]) and a
@@ -313,9 +293,13 @@ pub struct Unit {
     /// templates (`F<N>::v = F<N-1>::v + F<N-2>::v`) cost linear work.
     pub statics: RefCell<HashMap<(String, String), (Scalar, CV)>>,
     /// Definitions of static data members outside their class
-    /// (`float C::m[6] = {…};`), by `C::m` qualified from the namespace of
+    /// (`float C::m[6] = {…};`, `template <class T> T C<T>::m = 0;` with
+    /// its template parameters), by `C::m` qualified from the namespace of
     /// the definition.
-    pub static_defs: HashMap<String, VarDecl>,
+    pub static_defs: HashMap<String, (VarDecl, Option<Vec<TParam>>)>,
+    /// The codelet object's static storage, laid out as lowering names
+    /// each object ([`statics`]).
+    pub storage: RefCell<statics::Storage>,
 }
 
 pub const MAX_INSTANTIATION_DEPTH: u32 = 64;

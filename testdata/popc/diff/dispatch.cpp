@@ -1,6 +1,6 @@
-// Virtual functions in helper classes, and unions: compiled by popc and
-// by g++ -O2 against the stub headers, their outputs compared bit for bit
-// (popc/tests/differential.rs).
+// Virtual functions in helper classes (covariant return types too), and
+// unions: compiled by popc and by g++ -O2 against the stub headers, their
+// outputs compared bit for bit (popc/tests/differential.rs).
 #include <poplar/Vertex.hpp>
 #include <cstdint>
 using namespace poplar;
@@ -256,5 +256,84 @@ public:
       out[i] = k % 2 ? use(plain[k / 2 % 2], in[i]) : use(swapped[k / 2 % 2], in[i]);
     }
     return true;
+  }
+};
+
+// Covariant return types: overriders return references and pointers to
+// the derived class where the base returns the base; the call's result
+// has the base's type, and a call through it dispatches again.
+struct Node {
+  float v;
+  virtual Node &self() { return *this; }
+  virtual float val() const { return v; }
+  virtual Node &twin(Node &other) { return other; }
+};
+struct Leaf : Node {
+  float w;
+  Leaf &self() override {
+    w += 1.0f;
+    return *this;
+  }
+  float val() const override { return v + w; }
+};
+struct Twig final : Leaf {
+  Twig &self() override {
+    Leaf::self();
+    v *= 2.0f;
+    return *this;
+  }
+  float val() const override { return Leaf::val() * 3.0f; }
+  Twig &twin(Node &) override { return *this; }
+};
+// Pointers: the derived reader's elements are points with a third
+// coordinate, read from tile memory.
+struct P2 {
+  float x, y;
+};
+struct P3 : P2 {
+  float z;
+};
+struct Reader {
+  const float *data;
+  virtual const P2 *at(unsigned i) const { return reinterpret_cast<const P2 *>(data + 2 * i); }
+};
+struct Reader3 : Reader {
+  const P3 *at(unsigned i) const override { return reinterpret_cast<const P3 *>(data + 3 * i); }
+};
+
+class Covariant : public Vertex {
+public:
+  Input<Vector<float>> in;
+  Output<Vector<float>> out;
+  void compute() {
+    Node ns[2];
+    Leaf ls[2];
+    Twig ts[2];
+    for (unsigned i = 0; i < 2; ++i) {
+      ns[i].v = in[i];
+      ls[i].v = in[2 + i];
+      ls[i].w = in[4 + i];
+      ts[i].v = in[6 + i];
+      ts[i].w = in[8 + i];
+    }
+    for (unsigned i = 0; i < 12; ++i) {
+      unsigned k = unsigned(in[10 + i] > 0.0f ? in[10 + i] : -in[10 + i]);
+      Node &a = k % 3 == 0 ? ns[k % 2] : k % 3 == 1 ? static_cast<Node &>(ls[k % 2]) : ts[k % 2];
+      out[i] = a.self().val();
+      out[12 + i] = a.twin(ns[(k + 1) % 2]).self().val();
+    }
+    Leaf &l = ls[0].self();
+    Twig &t = ts[1].self();
+    out[24] = l.w + t.w + t.v;
+    Reader r2;
+    Reader3 r3;
+    r2.data = &in[0];
+    r3.data = &in[0];
+    for (unsigned i = 0; i < 6; ++i) {
+      const Reader &r = in[10 + i] > 0.0f ? r2 : static_cast<const Reader &>(r3);
+      const P2 *p = r.at(i);
+      out[25 + i] = p->x - p->y;
+    }
+    out[31] = r3.at(2)->z;
   }
 };

@@ -1,12 +1,15 @@
-// Static storage holds scalars and arrays of scalars; a static data member
-// of class type is refused by name.
+// Static storage is initialised from constants before the program runs:
+// an object of a class whose constructor does work is refused by name.
 #include <poplar/Vertex.hpp>
 using namespace poplar;
-struct Pair { float a, b; };
+struct Pair {
+  float a, b;
+  Pair() : a(1), b(2) {}
+};
 class Keeps : public Vertex {
 public:
   static Pair last;
   Output<float> out;
   void compute() { *out = last.a; }
 };
-Pair Keeps::last = {1, 2};
+Pair Keeps::last;

@@ -51,7 +51,7 @@ impl Parser {
             self.skip_attributes()?;
             let (name, span) = if self.at_kw("operator") { self.operator_name()? } else { self.ident()? };
             if self.at(Tok::ColonColon) && decls.is_empty() {
-                return self.member_defined_outside(name, span, dty, (tparams.is_some(), is_constexpr));
+                return self.member_defined_outside(name, span, dty, (tparams, is_constexpr));
             }
             self.skip_attributes()?;
             if tparams.is_some() {
@@ -62,13 +62,16 @@ impl Parser {
                 // template defined outside it.
                 self.template_args()?;
                 if self.at(Tok::ColonColon) {
-                    return self.member_defined_outside(name, span, dty, (true, is_constexpr));
+                    return self.member_defined_outside(name, span, dty, (tparams, is_constexpr));
                 }
             }
             if tparams.as_ref().is_some_and(|t| t.is_empty()) && self.at(Tok::Lt) {
                 // An explicit specialisation `template <> R f<A>(...)`: an
                 // overload with exactly the specialised parameter types.
                 self.template_args()?;
+                if self.at(Tok::ColonColon) && decls.is_empty() {
+                    return self.member_defined_outside(name, span, dty, (tparams, is_constexpr));
+                }
             }
             if self.at(Tok::LParen) && decls.is_empty() {
                 // Function.
@@ -281,15 +284,17 @@ impl Parser {
 impl Parser {
     /// `T C::m = …;` or `R C::f(…) { … }` at namespace scope: a member
     /// defined outside its class. The definition of a static data member
-    /// (which gives a vertex class's non-constant one its initial value) is
-    /// an [`Item::StaticMember`]; member functions, and static data members
-    /// of class templates, are refused by name.
+    /// (which gives one that is storage its initial value, `sema::statics`)
+    /// is an [`Item::StaticMember`], a class template's with the template's
+    /// parameters (`template <class T> T C<T>::m = 0;`); member functions,
+    /// and explicit specialisations of static data members, are refused by
+    /// name.
     fn member_defined_outside(
         &mut self,
         class: String,
         span: Span,
         ty: TypeName,
-        (template, is_constexpr): (bool, bool),
+        (tparams, is_constexpr): (Option<Vec<TParam>>, bool),
     ) -> Result<Item> {
         let mut name = class;
         while self.eat(Tok::ColonColon) {
@@ -305,12 +310,12 @@ impl Parser {
                 format!("member function '{name}' defined outside its class: popc needs it defined in the class body"),
             );
         }
-        if template || self.at(Tok::Lt) {
+        if tparams.as_ref().is_some_and(|t| t.is_empty()) || self.at(Tok::Lt) {
             return err(
                 span,
                 format!(
-                    "definition of a static data member of a class template ('{name}'): popc gives static storage \
-                     only to the static data members of plain vertex classes"
+                    "explicit specialisation of static data member '{name}': popc defines a class template's \
+                     static data members for all its instances at once"
                 ),
             );
         }
@@ -323,6 +328,6 @@ impl Parser {
         let (class, member) =
             name.rsplit_once("::").map(|(c, m)| (c.to_string(), m.to_string())).unwrap_or_default();
         let decl = VarDecl { span, ty, name: member, dims, init, is_constexpr, is_static: false };
-        Ok(Item::StaticMember(class, decl))
+        Ok(Item::StaticMember(class, decl, tparams))
     }
 }
