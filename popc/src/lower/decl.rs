@@ -1,7 +1,8 @@
 //! Declarations in function bodies: local scalars, pointers, references,
 //! arrays and class objects with their initialisers (braced lists, copies,
-//! constructors of helper classes run inlined), `static`/`constexpr`
-//! constants, and the zeroing and copying of local aggregates.
+//! constructors of helper classes run inlined), `constexpr` constants,
+//! `static` locals (static storage), and the zeroing and copying of local
+//! aggregates.
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -47,7 +48,15 @@ impl Lowerer<'_, '_> {
             }
         }
         let const_scalar = d.ty.is_const && ty.scalar().is_some() && !is_ref;
-        if d.is_constexpr || const_scalar {
+        // A `constexpr` array or object is an object like a `const` one.
+        let constexpr_scalar = d.is_constexpr && matches!(ty, Ty::S(_) | Ty::Enum(_) | Ty::Auto);
+        if d.is_static && !(constexpr_scalar || const_scalar) {
+            // Static storage; a constant scalar is bound as a constant.
+            let v = self.local_static(d)?;
+            self.bind(&d.name, v);
+            return Ok(());
+        }
+        if constexpr_scalar || const_scalar {
             if let Some(init) = &d.init {
                 let value = if d.is_constexpr {
                     self.const_value(init)

@@ -1,6 +1,7 @@
 //! Names of objects in static storage (`sema/statics.rs`): a
-//! namespace-scope variable, or a static data member named inside its
-//! class, as `C::m` or through an object (`obj.m`). Each is tile memory at
+//! namespace-scope variable, a static data member named inside its class,
+//! as `C::m` or through an object (`obj.m`), or a local variable declared
+//! `static`. Each is tile memory at
 //! `TileCtx::statics` plus its offset in the codelet object's block.
 
 use std::rc::Rc;
@@ -9,7 +10,7 @@ use cranelift_codegen::ir::{types, InstBuilder};
 use linker::abi;
 
 use super::{mflags, Lowerer, Place, V};
-use crate::diag::{Result, Span};
+use crate::diag::{err, Result, Span};
 use crate::front::ast::*;
 use crate::sema::ceval;
 use crate::sema::statics::StaticRef;
@@ -87,6 +88,16 @@ impl Lowerer<'_, '_> {
             }
             Found::Nothing => None,
         })
+    }
+
+    /// A local variable declared `static` (not a constant scalar, which
+    /// is bound as a constant): its object in static storage.
+    pub(crate) fn local_static(&mut self, d: &VarDecl) -> Result<V> {
+        if matches!(d.ty.kind, TypeKind::Ref(_)) {
+            return err(d.span, format!("static local reference '{}' is not supported", d.name));
+        }
+        let (t, off) = self.p.local_storage(d, &self.env)?;
+        Ok(self.static_object(t, off))
     }
 
     /// Static data member `n` of class `c` (or of a base).

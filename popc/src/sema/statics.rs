@@ -8,6 +8,8 @@
 //! on that tile that names it (the workers of a `MultiVertex` share partial
 //! results through one). A scalar declared `const` or `constexpr` with a
 //! constant initialiser is a constant ([`super::ceval`]) and takes none.
+//! A local variable declared `static` in a function is static storage too,
+//! one object per declaration (per instance of a template).
 //!
 //! An object is laid out the first time lowering names it, so a member
 //! declared but never used needs no definition, as in C++. All of them
@@ -154,6 +156,32 @@ impl Unit {
             return Ok(None);
         }
         self.lay_out(q.to_string(), &d, &env, q).map(Some)
+    }
+
+    /// The static storage of a local variable declared `static` in a
+    /// function (`static unsigned n = 0;`): one object per declaration
+    /// and instance of the templates around it, with the bindings of
+    /// `env` (the function's); its type and offset. Its initialiser must
+    /// be a constant: C++ then initialises it before the program runs,
+    /// where another would run at its first pass, which popc does not do.
+    pub fn local_storage(&self, d: &VarDecl, env: &Env) -> Result<(Ty, u32)> {
+        let mut bound: Vec<String> =
+            env.tb.iter().map(|(k, v)| format!("{k}={}", super::spell_tval(v))).collect();
+        bound.sort();
+        let class = env.class.as_ref().map_or("", |c| c.name.as_str());
+        let key =
+            format!("<static {}>@{}:{} in {class}<{}>", d.name, d.span.file, d.span.lo, bound.join(","));
+        if let Some((t, off)) = self.storage.borrow().placed.get(&key) {
+            return Ok((t.clone(), *off));
+        }
+        let def = Def {
+            span: d.span,
+            ty: &d.ty,
+            dims: &d.dims,
+            init: d.init.as_ref(),
+            is_constexpr: d.is_constexpr,
+        };
+        self.lay_out(key, &def, env, &d.name)
     }
 
     /// Whether the object `d` declares is a compile-time constant: a

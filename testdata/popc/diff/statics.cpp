@@ -1,7 +1,8 @@
 // Static storage: namespace-scope variables (mutable and constant, in
-// namespaces, arrays, an aggregate) and static data members of helper
+// namespaces, arrays, an aggregate), static data members of helper
 // classes (defined outside the class or inline, constant or not, of class
-// templates, inherited, named through an object). Compiled by popc and by
+// templates, inherited, named through an object) and `static` locals (one
+// per function template instance); `constexpr` local arrays. Compiled by popc and by
 // g++ -O2 against the stub headers, their outputs compared bit for bit
 // (popc/tests/differential.rs). The vertices run one after another as on
 // one tile, so what one leaves in a global the next one reads.
@@ -169,5 +170,60 @@ public:
     int arr[Counter::step + 1] = {};
     out[8] = float(sizeof(arr));
     out[9] = Acc<float>::count + float(Acc<int>::count);
+  }
+};
+
+unsigned bump() {
+  static unsigned n = 5;
+  return ++n;
+}
+template <class T> T tick(T step) {
+  static T c = 1;
+  c += step;
+  return c;
+}
+struct Ring {
+  float next(float x) {
+    static float last[2] = {0.25f};
+    static unsigned at;
+    float r = last[at % 2];
+    last[at++ % 2] = x;
+    return r;
+  }
+};
+
+class Locals : public Vertex {
+public:
+  Input<Vector<float>> in;
+  Output<Vector<float>> out;
+  void compute() {
+    static float acc = 1.0f;
+    static const int kTwo = 2;
+    constexpr unsigned idx[4] = {3, 0, 2, 1};
+    static constexpr float w[4] = {0.5f, 0.25f, 2.0f, -1.0f};
+    acc *= 1.5f;
+    out[0] = acc;
+    out[1] = float(bump());
+    out[2] = float(bump());
+    out[3] = float(tick(kTwo)) + tick(0.5f) + float(tick(3));
+    Ring r1, r2;
+    for (unsigned i = 0; i < 5; ++i)
+      out[4 + i] = r1.next(in[i]) + r2.next(in[5 + i]);
+    float s = 0;
+    for (unsigned i = 0; i < 4; ++i)
+      s += w[i] * in[10 + idx[i]];
+    out[9] = s;
+  }
+};
+
+// The same locals, seen by another vertex on the tile.
+class LocalsAgain : public Vertex {
+public:
+  Output<Vector<float>> out;
+  void compute() {
+    out[0] = float(bump());
+    out[1] = float(tick(1));
+    Ring r;
+    out[2] = r.next(7.0f);
   }
 };
