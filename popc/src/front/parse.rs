@@ -51,6 +51,9 @@ pub struct Parser {
     peak: u32,
     /// The deepest level reached by the last construct parsed completely.
     last_peak: u32,
+    /// Set by `typedef struct … { … } Name;` for the class it defines,
+    /// whose `}` the alias's name follows rather than `;`.
+    typedef_class: bool,
 }
 
 /// The deepest any syntax tree may nest: expressions (each operator of a
@@ -202,6 +205,7 @@ impl Parser {
                 space_before: false,
                 noexpand: false,
             },
+            typedef_class: false,
             depth: 0,
             calls: 0,
             peak: 0,

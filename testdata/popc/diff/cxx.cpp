@@ -274,3 +274,37 @@ public:
 };
 int StaticTable::seen[2][3] = {{1, 2, 3}, {4}};
 short StaticTable::last;
+
+// C's `typedef struct`: unnamed (the class takes the typedef's name),
+// tagged with another name (both name it), tagged with the same name
+// (GLM's `typedef struct type { … } type;`), and inside a class.
+typedef struct {
+  float lo, hi;
+} Bounds;
+typedef struct PairTag {
+  int a, b;
+} Pair2;
+template <class T> struct Store {
+  typedef struct type {
+    T data[2];
+  } type;
+  type s;
+};
+class TypedefStructs : public Vertex {
+public:
+  Input<Vector<float>> in;
+  Output<Vector<float>> out;
+  void compute() {
+    Bounds r{in[0], in[1]};
+    Pair2 p{int(in[2]), int(in[3])};
+    PairTag q = p;
+    q.b += 3;
+    Store<float> st;
+    st.s.data[0] = in[4];
+    st.s.data[1] = in[5];
+    Store<float>::type t = st.s;
+    out[0] = r.hi - r.lo;
+    out[1] = float(p.a + q.b);
+    out[2] = t.data[0] * t.data[1];
+  }
+};

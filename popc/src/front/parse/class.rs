@@ -73,6 +73,7 @@ impl Parser {
     }
 
     fn class_inner(&mut self, tparams: Option<Vec<TParam>>) -> Result<Class> {
+        let in_typedef = std::mem::take(&mut self.typedef_class);
         let kw = self.bump();
         let is_union = &*kw.text == "union";
         // `alignas(N)` or GCC's `__attribute__((aligned(N)))` with a
@@ -153,7 +154,7 @@ impl Parser {
             self.member(&name, &mut members, &mut virtual_dtor)?;
         }
         self.skip_attributes()?;
-        if !anonymous {
+        if !anonymous && !in_typedef {
             self.expect(Tok::Semi, "';' after class definition")?;
         }
         // Classes declared in a method's body become nested classes, which
@@ -209,7 +210,13 @@ impl Parser {
             return self.friend(members);
         }
         if self.at_kw("using") || self.at_kw("typedef") || self.at_kw("enum") || self.at_kw("static_assert") {
-            members.push(Member::Item(self.item()?));
+            match self.item()? {
+                // `typedef struct Tag { … } Name;`: the class and its alias.
+                Item::Namespace(n, items) if n.is_empty() => {
+                    members.extend(items.into_iter().map(Member::Item))
+                }
+                it => members.push(Member::Item(it)),
+            }
             return Ok(());
         }
         if self.class_head_name().is_some() {

@@ -273,6 +273,9 @@ impl Parser {
             return Ok(Item::UsingDecl(p));
         }
         if self.eat_kw("typedef") {
+            if let Some(c) = self.typedef_class()? {
+                return Ok(c);
+            }
             let ty = self.alias_type()?;
             let (name, span) = self.ident()?;
             let ty = self.alias_attributes(ty)?;
@@ -298,6 +301,39 @@ impl Parser {
         }
         // Function or variable.
         self.decl_item(None)
+    }
+
+    /// After `typedef`: C's `typedef struct [Tag] { … } Name;`, a class
+    /// definition named by the typedef. An unnamed class takes the
+    /// typedef's name (as C++ gives it for linkage); a named one keeps its
+    /// own, and the typedef is an alias of it. `None` when no class
+    /// definition follows.
+    fn typedef_class(&mut self) -> Result<Option<Item>> {
+        if !(self.at_kw("struct") || self.at_kw("class") || self.at_kw("union")) {
+            return Ok(None);
+        }
+        let i = self.attributes_end(1);
+        let defines = self.peek_at(i).is(Tok::LBrace)
+            || (self.peek_at(i).is(Tok::Ident)
+                && matches!(self.peek_at(i + 1).kind, Tok::LBrace | Tok::Colon));
+        if !defines {
+            return Ok(None);
+        }
+        self.typedef_class = true;
+        let mut c = self.class(None)?;
+        let (name, span) = self.ident()?;
+        self.expect(Tok::Semi, "';' (popc takes one name in a 'typedef' of a class definition)")?;
+        self.types.insert(name.clone());
+        if c.name.starts_with("<anonymous") {
+            c.name = name;
+            return Ok(Some(Item::Class(c)));
+        }
+        if c.name == name {
+            return Ok(Some(Item::Class(c)));
+        }
+        let path = Path { span, global: false, segs: vec![Seg { name: c.name.clone(), args: None }] };
+        let ty = TypeName { span, kind: TypeKind::Named(path), is_const: false };
+        Ok(Some(Item::Namespace(String::new(), vec![Item::Class(c), Item::Alias(span, name, None, ty)])))
     }
 
     pub(super) fn static_assert(&mut self) -> Result<(Span, Expr, Option<String>)> {
