@@ -277,7 +277,8 @@ short StaticTable::last;
 
 // C's `typedef struct`: unnamed (the class takes the typedef's name),
 // tagged with another name (both name it), tagged with the same name
-// (GLM's `typedef struct type { … } type;`), and inside a class.
+// (GLM's `typedef struct type { … } type;`), and inside a class; and
+// constructors declared `constexpr` or `inline`.
 typedef struct {
   float lo, hi;
 } Bounds;
@@ -289,6 +290,13 @@ template <class T> struct Store {
     T data[2];
   } type;
   type s;
+};
+// Constructors with specifiers (GLM writes `constexpr vec(…)`).
+struct Cx {
+  float a, b;
+  constexpr Cx() : a(1), b(2) {}
+  constexpr explicit Cx(float x) : a(x), b(-x) {}
+  inline Cx(float x, float y) : a(x), b(y) {}
 };
 class TypedefStructs : public Vertex {
 public:
@@ -306,5 +314,6 @@ public:
     out[0] = r.hi - r.lo;
     out[1] = float(p.a + q.b);
     out[2] = t.data[0] * t.data[1];
+    out[3] = Cx().a + Cx(in[6]).b + Cx(in[7], in[8]).a;
   }
 };

@@ -234,6 +234,17 @@ impl Parser {
             members.push(Member::Item(it));
             return Ok(());
         }
+        // `constexpr C(…)`, `inline explicit C(…)`: a constructor's
+        // specifiers, which change nothing here.
+        let mut i = 0;
+        while ["constexpr", "inline", "explicit"].iter().any(|k| self.peek_at(i).is_ident(k)) {
+            i += 1;
+        }
+        if i > 0 && self.peek_at(i).is_ident(class) && self.peek_at(i + 1).is(Tok::LParen) {
+            while self.at_kw("constexpr") || self.at_kw("inline") {
+                self.bump();
+            }
+        }
         // Constructors and destructors: declared only (as a vertex's are),
         // defaulted, deleted or with an empty body; one that would do
         // something is refused rather than ignored.
