@@ -1,7 +1,16 @@
-// Vertices with static data members: a per-tile call counter, and a
-// MultiVertex whose last worker sums the others' partial results.
+// Vertices with static storage: a per-tile call counter (a static data
+// member, a namespace-scope variable and a helper class's static data
+// member), and a MultiVertex whose last worker sums the others' partial
+// results.
 #include <poplar/Vertex.hpp>
 using namespace poplar;
+
+unsigned gTotal = 1000;
+struct Tally {
+  static unsigned n;
+  static unsigned next() { return n += 2; }
+};
+unsigned Tally::n = 0;
 
 class Count : public Vertex {
 public:
@@ -11,6 +20,8 @@ public:
     ++calls;
     out[0] = calls;
     out[1] = Count::calls * 10;
+    out[2] = ++gTotal;
+    out[3] = Tally::next();
   }
 };
 unsigned Count::calls = 100;
