@@ -41,6 +41,7 @@ fn target(tiles: u32) -> Target {
         exchange_bytes_per_cycle: 4,
         sync_cycles: 100,
         replicas: 1,
+        links: Default::default(),
     }
 }
 

@@ -126,7 +126,13 @@ fn engine_options(pairs: &[(String, String)]) -> Result<EngineOptions> {
     if let Ok(env) = std::env::var("POPLAR_ENGINE_OPTIONS") {
         notes.extend(o.apply_json(&env).map_err(invalid_option)?);
     }
-    // Each note once per process, however many engines a program makes.
+    note_once(notes);
+    Ok(o)
+}
+
+/// Logs each of `notes` at INFO once per process, however many engines or
+/// targets a program makes.
+pub(crate) fn note_once(notes: Vec<String>) {
     static NOTED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
     let config = report::log::LogConfig::from_env().unwrap_or_default();
     if config.enabled(report::log::LogLevel::Info) {
@@ -138,7 +144,6 @@ fn engine_options(pairs: &[(String, String)]) -> Result<EngineOptions> {
             }
         }
     }
-    Ok(o)
 }
 
 /// Compiles the graph with these programs (`prog0`, `prog1`, ...).

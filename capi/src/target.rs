@@ -8,7 +8,7 @@ use ir::{Preset, Target};
 use vocab::{ElemType, Value};
 
 use crate::status::{guard, ApiError, Result, Status};
-use crate::{put, text};
+use crate::{handle_mut, put, text};
 
 /// `prs_target_desc`.
 #[repr(C)]
@@ -23,6 +23,12 @@ pub struct TargetDesc {
     pub exchange_bytes_per_cycle: u32,
     pub sync_cycles: u32,
     pub clock_hz: f64,
+    /// The IPU-Links (`vocab::IpuLinks`): `enum prs_link_topology`, `enum
+    /// prs_link_configuration` (-1: Poplar's choice by the IPU count) and
+    /// `enum prs_sync_configuration`, each in Poplar's documentation order.
+    pub link_topology: i32,
+    pub link_configuration: i32,
+    pub sync_configuration: i32,
 }
 
 pub const TARGET_IPU: i32 = 0;
@@ -46,7 +52,7 @@ impl TargetDesc {
         for (d, s) in name.iter_mut().zip(arch.bytes()) {
             *d = s as c_char;
         }
-        TargetDesc {
+        let mut desc = TargetDesc {
             kind,
             arch: name,
             num_ipus: t.ipus,
@@ -56,7 +62,63 @@ impl TargetDesc {
             exchange_bytes_per_cycle: t.exchange_bytes_per_cycle,
             sync_cycles: t.sync_cycles,
             clock_hz: f64::from(t.clock_mhz) * 1e6,
+            link_topology: 0,
+            link_configuration: -1,
+            sync_configuration: 0,
+        };
+        desc.put_links(t.links);
+        desc
+    }
+
+    /// The IPU-Links this describes; `Err` names a code out of range.
+    fn links(&self) -> Result<vocab::IpuLinks> {
+        let pick = |code: i32, words: &'static [&'static str], what: &str| {
+            usize::try_from(code).ok().and_then(|i| words.get(i).copied()).ok_or_else(|| {
+                ApiError::new(Status::PoplarError, format!("{what} code {code} is out of range"))
+            })
+        };
+        let mut links = vocab::IpuLinks::default();
+        let set = |links: &mut vocab::IpuLinks, key: &str, word: &str| {
+            links.set(key, word).map_err(|e| ApiError::new(Status::InvalidOption, e))
+        };
+        set(
+            &mut links,
+            vocab::LinkTopology::KEY,
+            pick(self.link_topology, vocab::LinkTopology::WORDS, "link topology")?,
+        )?;
+        if self.link_configuration != -1 {
+            let word = pick(self.link_configuration, vocab::LinkConfiguration::WORDS, "link configuration")?;
+            set(&mut links, vocab::LinkConfiguration::KEY, word)?;
         }
+        let word = pick(self.sync_configuration, vocab::SyncConfiguration::WORDS, "sync configuration")?;
+        set(&mut links, vocab::SyncConfiguration::KEY, word)?;
+        Ok(links)
+    }
+
+    fn put_links(&mut self, links: vocab::IpuLinks) {
+        self.link_topology = links.topology as i32;
+        self.link_configuration = links.configuration.map_or(-1, |c| c as i32);
+        self.sync_configuration = links.sync as i32;
+    }
+
+    /// Sets Poplar's target option `key` (`createIPUTarget`'s options):
+    /// the IPU-Link keys of [`vocab::IpuLinks::OPTIONS`]; any other key is
+    /// an invalid option, with a did-you-mean.
+    pub fn set_option(&mut self, key: &str, value: &str) -> Result<()> {
+        let keys = vocab::IpuLinks::OPTIONS.map(|(k, _)| k);
+        if !keys.contains(&key) {
+            let hint = spelling::did_you_mean(key, keys)
+                .map(|s| format!("; did you mean '{s}'?"))
+                .unwrap_or_default();
+            return Err(ApiError::new(
+                Status::InvalidOption,
+                format!("unrecognised target option '{key}'{hint} (known: {})", keys.join(", ")),
+            ));
+        }
+        let mut links = self.links()?;
+        links.set(key, value).map_err(|e| ApiError::new(Status::InvalidOption, e))?;
+        self.put_links(links);
+        Ok(())
     }
 
     /// The target this describes, checked.
@@ -84,6 +146,7 @@ impl TargetDesc {
             }
         }
         t.sync_cycles = self.sync_cycles;
+        t.links = self.links()?;
         t.check().map_err(|e| ApiError::new(Status::PoplarError, e))?;
         Ok(t)
     }
@@ -191,4 +254,36 @@ impl TargetDesc {
 #[no_mangle]
 pub extern "C" fn prs_target_preset(arch: *const c_char, out: *mut TargetDesc) -> i32 {
     guard(|| put(out, TargetDesc::preset(&text(arch, "architecture")?)?))
+}
+
+/// Applies `POPLAR_TARGET_OPTIONS`, when set, to `desc`, as the compiler
+/// applies it to a PIR file's target (`compiler::driver::target_options`).
+#[no_mangle]
+pub extern "C" fn prs_target_env_options(desc: *mut TargetDesc) -> i32 {
+    guard(|| {
+        let desc = handle_mut(desc, "target description")?;
+        let Ok(json) = std::env::var("POPLAR_TARGET_OPTIONS") else {
+            return Ok(());
+        };
+        let mut t = desc.to_target()?;
+        let warnings = compiler::driver::target_options(&mut t, &json)
+            .map_err(|e| ApiError::new(Status::InvalidOption, e.to_string()))?;
+        t.check().map_err(|e| ApiError::new(Status::InvalidOption, e))?;
+        crate::engine::note_once(warnings.iter().map(ToString::to_string).collect());
+        *desc = TargetDesc::from_target(&t, desc.kind);
+        Ok(())
+    })
+}
+
+/// Sets one of Poplar's target options (`createIPUTarget`'s) on `desc`.
+#[no_mangle]
+pub extern "C" fn prs_target_set_option(
+    desc: *mut TargetDesc,
+    key: *const c_char,
+    value: *const c_char,
+) -> i32 {
+    guard(|| {
+        let (key, value) = (text(key, "option key")?, text(value, "option value")?);
+        handle_mut(desc, "target description")?.set_option(&key, &value)
+    })
 }

@@ -402,6 +402,21 @@ fn lightweight_profiling_examples_run() {
     }
 }
 
+/// Poplar's IPU-Link target options through `createIPUTarget`: getters,
+/// errors, an unconnected copy refused, barleyTwist's bandwidth on `sim`.
+#[test]
+fn ipu_link_options_decide_which_ipus_exchange() {
+    if !have_gxx() {
+        eprintln!("skipped: g++ absent");
+        return;
+    }
+    let dir = scratch("ipu-links");
+    let exe = dir.join("ipu_links");
+    build(&root().join("sdk/tests/ipu_links.cpp"), &exe, "c++11", &[]).unwrap();
+    let (ok, out, err) = run(&exe, &dir, &[]);
+    assert!(ok && out.contains("all checks passed"), "ipu_links failed:\n{out}\n{err}");
+}
+
 /// One virtual graph per IPU of a two-IPU target with PopLibs operations
 /// on each: results, tile mappings, `sim` against `cpu`, IPU-Link cost.
 #[test]

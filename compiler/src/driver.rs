@@ -150,25 +150,15 @@ fn target_override(graph: &mut ir::Graph, preset: &str) -> Result<(), CompileErr
     for (k, v) in graph.target.overrides() {
         let _ = t.set(k, v);
     }
+    t.links = graph.target.links;
     graph.target = t;
     Ok(())
 }
 
-/// Poplar's own target creation options, with the values the Poplar API
-/// documents. They configure the IPU-Links between IPUs and the hardware
-/// sync groups, which this toolchain does not model (one exchange joins all
-/// tiles of all IPUs, one sync joins them all), so they are checked and
-/// then ignored with a warning.
-const POPLAR_TARGET_OPTIONS: [(&str, &[&str]); 3] = [
-    ("ipuLinkConfiguration", &["fixedWindow", "slidingWindow", "barleyTwist"]),
-    ("syncConfiguration", &["intraReplicaAndAll", "ipuAndAll"]),
-    ("ipuLinkTopology", &["mesh", "torus", "line"]),
-];
-
 /// Applies `POPLAR_TARGET_OPTIONS`, a JSON object of PIR target keys with
 /// positive integer values and Poplar's own target options. Returns the
 /// warnings for the options that have no effect here.
-fn target_options(target: &mut ir::Target, json: &str) -> Result<Vec<Warning>, CompileError> {
+pub fn target_options(target: &mut ir::Target, json: &str) -> Result<Vec<Warning>, CompileError> {
     let err = CompileError::TargetOptions;
     let value: serde_json::Value =
         serde_json::from_str(json).map_err(|e| err(format!("not valid JSON: {e}")))?;
@@ -177,15 +167,19 @@ fn target_options(target: &mut ir::Target, json: &str) -> Result<Vec<Warning>, C
     };
     let mut warnings = Vec::new();
     for (k, v) in &map {
-        if let Some((_, values)) = POPLAR_TARGET_OPTIONS.iter().find(|(name, _)| name == k) {
-            if !v.as_str().is_some_and(|s| values.contains(&s)) {
-                return Err(err(format!("`{k}` must be one of {}, not {v}", values.join(", "))));
+        if let Some((_, values)) = vocab::IpuLinks::OPTIONS.iter().find(|(name, _)| name == k) {
+            let word = v
+                .as_str()
+                .ok_or_else(|| err(format!("`{k}` must be one of {}, not {v}", values.join(", "))))?;
+            target.links.set(k, word).map_err(err)?;
+            if k == vocab::SyncConfiguration::KEY {
+                // Both sync groups cost the same global sync here.
+                warnings.push(Warning::IgnoredTargetOption(k.clone()));
             }
-            warnings.push(Warning::IgnoredTargetOption(k.clone()));
             continue;
         }
         if !ir::target::TARGET_KEYS.contains(&k.as_str()) {
-            let poplar: Vec<&str> = POPLAR_TARGET_OPTIONS.iter().map(|(name, _)| *name).collect();
+            let poplar: Vec<&str> = vocab::IpuLinks::OPTIONS.iter().map(|(name, _)| *name).collect();
             let hint =
                 spelling::did_you_mean(k, ir::target::TARGET_KEYS.into_iter().chain(poplar.iter().copied()))
                     .map(|s| format!("; did you mean `{s}`?"))
@@ -340,7 +334,13 @@ mod tests {
         let mut t = ir::Target::preset(ir::Preset::Mk2);
         let w = target_options(&mut t, r#"{"tiles_per_ipu": 16, "ipuLinkTopology": "line"}"#).unwrap();
         assert_eq!(t.tiles_per_ipu, 16);
-        assert_eq!(w, [Warning::IgnoredTargetOption("ipuLinkTopology".into())]);
+        assert_eq!(t.links.topology, vocab::LinkTopology::Line);
+        assert!(w.is_empty(), "{w:?}");
+        let json = r#"{"ipuLinkConfiguration": "barleyTwist", "syncConfiguration": "ipuAndAll"}"#;
+        let w = target_options(&mut t, json).unwrap();
+        assert_eq!(t.links.configuration, Some(vocab::LinkConfiguration::BarleyTwist));
+        assert_eq!(t.links.sync, vocab::SyncConfiguration::IpuAndAll);
+        assert_eq!(w, [Warning::IgnoredTargetOption("syncConfiguration".into())]);
         let e = target_options(&mut t, r#"{"syncConfiguration": "everything"}"#).unwrap_err().to_string();
         assert!(e.contains("must be one of intraReplicaAndAll, ipuAndAll"), "{e}");
         let e = target_options(&mut t, r#"{"numIPUs": "2"}"#).unwrap_err().to_string();

@@ -52,10 +52,10 @@ pub enum Warning {
     /// Diagnostics against the PIR source, rendered.
     #[error("{0}")]
     Diagnostics(String),
-    /// A Poplar target option of `POPLAR_TARGET_OPTIONS`, checked but not
-    /// modelled.
+    /// A Poplar target option of `POPLAR_TARGET_OPTIONS`, checked and
+    /// recorded but with no effect on costs (`syncConfiguration`).
     #[error(
-        "POPLAR_TARGET_OPTIONS: `{0}` has no effect: this toolchain does not model IPU-Links or sync groups"
+        "POPLAR_TARGET_OPTIONS: `{0}` has no effect on costs: both hardware sync groups cost the same global sync here"
     )]
     IgnoredTargetOption(String),
 }

@@ -260,6 +260,7 @@ pub fn lower<'a>(
         exchange_bytes_per_cycle: tg.exchange_bytes_per_cycle,
         sync_cycles: tg.sync_cycles,
         replicas: tg.replication_factor,
+        links: tg.links,
     };
     let vertex_types = resolved
         .types

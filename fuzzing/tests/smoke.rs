@@ -77,6 +77,7 @@ fn image_framing_round_trips() {
             exchange_bytes_per_cycle: 4,
             sync_cycles: 0,
             replicas: 1,
+            links: Default::default(),
         },
         code: vec![fuzzing::FIXED_CODE_BYTE; 300],
         relocs: Vec::new(),

@@ -140,6 +140,9 @@ pub fn dump(g: &Graph) -> String {
     if t.replication_factor > 1 {
         let _ = writeln!(o, "replication_factor {}", t.replication_factor);
     }
+    for (key, word) in t.links.non_default() {
+        let _ = writeln!(o, "{key} {word}");
+    }
     for (id, c) in g.codelets.iter() {
         let opts: Vec<String> = c.options.iter().map(|s| quote(s)).collect();
         let _ = writeln!(o, "{id} {} [{}]", quote(&c.path), opts.join(", "));

@@ -20,10 +20,12 @@ pub fn print(g: &Graph) -> String {
     let mut o = String::new();
     let t = &g.target;
     let ov = t.overrides();
-    if ov.is_empty() {
+    let links = t.links.non_default();
+    if ov.is_empty() && links.is_empty() {
         let _ = writeln!(o, "target {}", t.preset.name());
     } else {
-        let kv: Vec<String> = ov.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+        let numbers = ov.iter().map(|(k, v)| format!("{k} = {v}"));
+        let kv: Vec<String> = numbers.chain(links.iter().map(|(k, w)| format!("{k} = {w}"))).collect();
         let _ = writeln!(o, "target {}({})", t.preset.name(), kv.join(", "));
     }
     for c in g.codelets.values() {

@@ -23,6 +23,9 @@ pub struct Target {
     /// Copies of the graph that run side by side (Poplar's
     /// `replication_factor`); every other figure is one replica's.
     pub replication_factor: u32,
+    /// The IPU-Links between one replica's IPUs (Poplar's
+    /// `ipuLinkTopology`, `ipuLinkConfiguration`, `syncConfiguration`).
+    pub links: vocab::IpuLinks,
 }
 
 /// A named target preset.
@@ -99,6 +102,7 @@ impl Target {
             exchange_bytes_per_cycle: 4,
             sync_cycles: if p == Preset::Cpu { 0 } else { DEFAULT_SYNC_CYCLES },
             replication_factor: 1,
+            links: vocab::IpuLinks::default(),
         }
     }
 
@@ -175,6 +179,7 @@ impl Target {
                 self.ipus, self.tiles_per_ipu
             ));
         }
+        self.links.check(self.ipus)?;
         if self.replication_factor > MAX_REPLICAS {
             return Err(format!(
                 "target has a replication factor of {}; at most {MAX_REPLICAS} replicas are supported",

@@ -54,7 +54,8 @@ impl Kind {
 /// 7: `Target::replicas`, `Image::replica_index`, `Step::Collective`.
 /// 8: `Step::While::until` (`RepeatWhileFalse`).
 /// 9: `Object::statics`, `VertexCode::statics`; code reads `TileCtx::statics`.
-pub const FORMAT_VERSION: u32 = 10;
+/// 10: named `Block` programs. 11: `Target::links` (the IPU-Link options).
+pub const FORMAT_VERSION: u32 = 11;
 
 /// Why a file could not be read.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

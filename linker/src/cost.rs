@@ -54,7 +54,9 @@
 //! - Exchange between IPUs: a phase whose transfers cross from one IPU of
 //!   the target to another adds, after its tiles' own exchange, a global
 //!   sync and the busiest IPU's cross traffic over its IPU-Links
-//!   ([`ipu_link_cycles`]), as global exchange.
+//!   ([`ipu_link_cycles`]; `barleyTwist` links carry twice as much), as
+//!   global exchange. Which IPUs a transfer may join is the target's
+//!   `ipuLinkConfiguration` and `ipuLinkTopology` (`crate::links`).
 //! - Cross-replica collectives: the replicas meet at a global sync
 //!   ([`GLOBAL_SYNC_CYCLES`], charged from the latest replica's arrival),
 //!   then each member moves what a ring algorithm moves over one IPU-Link
@@ -140,13 +142,15 @@ pub const IPU_LINKS_PER_IPU: u64 = 8;
 /// Cycles a phase with traffic between IPUs adds to its tiles' own
 /// exchange: a global sync, then the busiest IPU's `bytes` (the larger of
 /// what it sends to and receives from the others) over its
-/// [`IPU_LINKS_PER_IPU`] links at [`IPU_LINK_BYTES_PER_SECOND`] each; 0
-/// when no byte crosses.
-pub fn ipu_link_cycles(bytes: u64, clock_mhz: f64) -> u64 {
+/// [`IPU_LINKS_PER_IPU`] links at [`IPU_LINK_BYTES_PER_SECOND`] each,
+/// times `bandwidth_factor` (2 for `barleyTwist`,
+/// `vocab::IpuLinks::bandwidth_factor`); 0 when no byte crosses.
+pub fn ipu_link_cycles(bytes: u64, bandwidth_factor: u64, clock_mhz: f64) -> u64 {
     if bytes == 0 {
         return 0;
     }
-    let per_cycle = IPU_LINKS_PER_IPU as f64 * IPU_LINK_BYTES_PER_SECOND / (clock_mhz * 1.0e6);
+    let links = (IPU_LINKS_PER_IPU * bandwidth_factor.max(1)) as f64;
+    let per_cycle = links * IPU_LINK_BYTES_PER_SECOND / (clock_mhz * 1.0e6);
     GLOBAL_SYNC_CYCLES.saturating_add((bytes as f64 / per_cycle).ceil() as u64)
 }
 

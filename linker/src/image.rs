@@ -39,6 +39,10 @@ pub struct Target {
     /// factor); every other figure, and every tile of the image, is one
     /// replica's.
     pub replicas: u32,
+    /// The IPU-Links between one replica's IPUs: which IPUs a transfer may
+    /// join (checked by the validator) and their bandwidth (the runtime's
+    /// exchange cost).
+    pub links: vocab::IpuLinks,
 }
 
 impl Target {
@@ -413,6 +417,7 @@ mod tests {
                 exchange_bytes_per_cycle: 4,
                 sync_cycles: 100,
                 replicas: 1,
+                links: Default::default(),
             },
             code: vec![0xc3; 16],
             relocs: vec![],

@@ -29,6 +29,7 @@ pub mod host;
 pub mod image;
 pub mod isa;
 pub mod link;
+pub mod links;
 pub mod printf;
 pub mod profile;
 pub mod quarter;

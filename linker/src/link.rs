@@ -59,6 +59,9 @@ pub enum LinkError {
     /// depth, host memory), or an internal error of the compiler.
     #[error("the linked image breaks a rule of the runtime: {0}")]
     Invalid(String),
+    /// An exchange joins IPUs the target's IPU-Links do not connect.
+    #[error("{0}")]
+    IpuLinks(String),
 }
 
 fn place(code: &mut Vec<u8>, relocs: &mut Vec<CodeReloc>, f: &gp::Function) -> Result<(u32, u32), LinkError> {
@@ -113,6 +116,7 @@ pub fn link(u: Unlinked<'_>) -> Result<Image, LinkError> {
         replica_index: u.replica_index,
         isa: u.vertex_types.iter().map(|t| t.isa).max().unwrap_or_default(),
     };
+    crate::links::check(&image).map_err(LinkError::IpuLinks)?;
     crate::valid::check(&image).map_err(LinkError::Invalid)?;
     Ok(image)
 }

@@ -129,6 +129,7 @@ pub(crate) fn check(img: &Image) -> Result<(), String> {
     for x in &img.copies {
         v.exchange(x, "copy")?;
     }
+    crate::links::check(img)?;
     for p in img.programs.iter().chain(&img.functions) {
         v.steps(&p.body)?;
     }

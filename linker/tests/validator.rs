@@ -20,6 +20,7 @@ fn base() -> Image {
             exchange_bytes_per_cycle: 4,
             sync_cycles: 100,
             replicas: 1,
+            links: Default::default(),
         },
         code: vec![0xc3; 32],
         relocs: vec![],

@@ -23,14 +23,23 @@ impl Target {
 #[pymethods]
 impl Target {
     /// The target of an architecture (`"ipu1"`, `"ipu2"`, `"ipu21"`,
-    /// `"cpu"`), optionally with fewer tiles or more IPUs.
+    /// `"cpu"`), optionally with fewer tiles or more IPUs, and Poplar's
+    /// IPU-Link target options (`{"ipuLinkConfiguration": "barleyTwist"}`).
     #[staticmethod]
-    #[pyo3(signature = (version = "ipu2", num_ipus = 1, tiles_per_ipu = None))]
-    fn ipu_model(version: &str, num_ipus: u32, tiles_per_ipu: Option<u32>) -> PyResult<Target> {
+    #[pyo3(signature = (version = "ipu2", num_ipus = 1, tiles_per_ipu = None, options = None))]
+    fn ipu_model(
+        version: &str,
+        num_ipus: u32,
+        tiles_per_ipu: Option<u32>,
+        options: Option<std::collections::BTreeMap<String, String>>,
+    ) -> PyResult<Target> {
         let mut desc = TargetDesc::preset(version).or_raise()?;
         desc.num_ipus = num_ipus;
         if let Some(t) = tiles_per_ipu {
             desc.tiles_per_ipu = t;
+        }
+        for (k, v) in options.unwrap_or_default() {
+            desc.set_option(&k, &v).or_raise()?;
         }
         desc.to_target().or_raise()?;
         Ok(Target { desc })
@@ -64,6 +73,17 @@ impl Target {
     fn clock_hz(&self) -> f64 {
         self.desc.clock_hz
     }
+    /// `ipuLinkTopology`: `"mesh"`, `"torus"` or `"line"`.
+    #[getter]
+    fn ipu_link_topology(&self) -> PyResult<String> {
+        Ok(self.desc.to_target().or_raise()?.links.topology.word().to_string())
+    }
+    /// `ipuLinkConfiguration` in force (Poplar's choice by IPU count when unset).
+    #[getter]
+    fn ipu_link_configuration(&self) -> PyResult<String> {
+        let t = self.desc.to_target().or_raise()?;
+        Ok(t.links.configuration_for(t.ipus).word().to_string())
+    }
 
     fn __repr__(&self) -> String {
         format!(
@@ -86,9 +106,14 @@ pub struct Device {
 impl Device {
     /// `IPUModel(version).createDevice()`.
     #[staticmethod]
-    #[pyo3(signature = (version = "ipu2", num_ipus = 1, tiles_per_ipu = None))]
-    fn ipu_model(version: &str, num_ipus: u32, tiles_per_ipu: Option<u32>) -> PyResult<Device> {
-        let t = Target::ipu_model(version, num_ipus, tiles_per_ipu)?;
+    #[pyo3(signature = (version = "ipu2", num_ipus = 1, tiles_per_ipu = None, options = None))]
+    fn ipu_model(
+        version: &str,
+        num_ipus: u32,
+        tiles_per_ipu: Option<u32>,
+        options: Option<std::collections::BTreeMap<String, String>>,
+    ) -> PyResult<Device> {
+        let t = Target::ipu_model(version, num_ipus, tiles_per_ipu, options)?;
         Ok(Device { inner: capi::device::Device::ipu_model(t.desc).or_raise()? })
     }
 

@@ -48,6 +48,23 @@ def test_targets_and_devices() -> None:
         poplar.Target.ipu_model("ipu9")
 
 
+def test_ipu_link_options() -> None:
+    t = poplar.Target.ipu_model(num_ipus=4, tiles_per_ipu=4, options={"ipuLinkConfiguration": "barleyTwist"})
+    assert (t.ipu_link_configuration, t.ipu_link_topology) == ("barleyTwist", "mesh")
+    assert poplar.Target.ipu_model(num_ipus=32, tiles_per_ipu=2).ipu_link_configuration == "slidingWindow"
+    with pytest.raises(ValueError, match="did you mean 'ipuLinkTopology'"):
+        poplar.Target.ipu_model(num_ipus=2, options={"ipuLinkTopolgy": "line"})
+    # IPU 0 reaches IPUs 1 and 2 under a mesh's barleyTwist, not 3.
+    device = poplar.Device.ipu_model(num_ipus=4, tiles_per_ipu=4, options={"ipuLinkConfiguration": "barleyTwist"})
+    g = poplar.Graph(t)
+    a = g.add_variable(np.float32, [8], "a")
+    b = g.add_variable(np.float32, [8], "b")
+    g.set_tile_mapping(a, 0)
+    g.set_tile_mapping(b, 12)
+    with pytest.raises(poplar.CompileError, match="IPU 0 sends to IPUs 1, 2 only"):
+        poplar.Engine(g, [poplar.copy(a, b)], device=device)
+
+
 def test_elementwise_operators_match_numpy(device: poplar.Device) -> None:
     g, prog = build_axpy(device)
     e = poplar.Engine(g, [prog], device=device)

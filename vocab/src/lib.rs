@@ -11,6 +11,10 @@
 //! module of `linker` would make the graph IR depend on the file formats,
 //! and one of `ir` would put the PIR front end under the runtime.
 //!
+//! So are the IPU-Links of a target (`ipuLinkTopology` and its
+//! siblings): the IR's target, the image's and the runtime's exchange
+//! cost read the same rules.
+//!
 //! Vertex type names are shared words too: [`VertexName`] parses a name as
 //! a user or Poplar writes it and prints Poplar's canonical spelling.
 //!
@@ -21,12 +25,14 @@
 
 mod collective;
 mod elem;
+mod links;
 mod print_style;
 mod value;
 mod vertex_name;
 
 pub use collective::{CollectiveKind, CollectiveOp, CommGroup, MAX_REPLICAS};
 pub use elem::ElemType;
+pub use links::{IpuLinks, LinkConfiguration, LinkTopology, SyncConfiguration, FIXED_WINDOW_IPUS};
 pub use print_style::PrintStyle;
 pub use value::{decode, encode, encode_vec, Value};
 pub use vertex_name::{TemplateArg, VertexName};

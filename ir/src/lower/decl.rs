@@ -84,6 +84,21 @@ impl Lowerer {
                         continue;
                     }
                     seen.push(k.name);
+                    if vocab::IpuLinks::OPTIONS.iter().any(|(key, _)| *key == k.name) {
+                        // Poplar's IPU-Link options take a word: `ipuLinkTopology = torus`.
+                        let set = match &v.kind {
+                            ExprKind::Name(word) => t.links.set(k.name, word),
+                            _ => {
+                                let words = vocab::IpuLinks::OPTIONS.iter().find(|(key, _)| *key == k.name);
+                                let words = words.map(|(_, w)| w.join(", ")).unwrap_or_default();
+                                Err(format!("`{}` takes one of the words {words}, not an expression", k.name))
+                            }
+                        };
+                        if let Err(m) = set {
+                            self.err(v.span, m);
+                        }
+                        continue;
+                    }
                     let Ok(val) = self.eval_int(v) else { continue };
                     let Ok(val) = u32::try_from(val) else {
                         self.err(v.span, format!("target value {val} is out of range (1 to {})", u32::MAX));

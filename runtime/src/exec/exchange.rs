@@ -120,7 +120,8 @@ pub(super) fn exchange_info(x: &Exchange, target: &linker::image::Target) -> Exc
             }
         }
         let busiest = out.iter().zip(&inn).map(|(o, i)| *o.max(i)).max().unwrap_or(0);
-        info.external_cycles = cost::ipu_link_cycles(busiest, target.clock_mhz);
+        let factor = target.links.bandwidth_factor(target.ipus);
+        info.external_cycles = cost::ipu_link_cycles(busiest, factor, target.clock_mhz);
     }
     for (_, s, r) in x.bytes_by_tile() {
         let c = cost::exchange_tile_cycles(s, r, bpc);

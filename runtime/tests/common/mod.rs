@@ -46,6 +46,7 @@ impl Builder {
                 exchange_bytes_per_cycle: 4,
                 sync_cycles: 100,
                 replicas: 1,
+                links: Default::default(),
             },
             code: vec![],
             relocs: vec![],

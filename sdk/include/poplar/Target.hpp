@@ -6,6 +6,8 @@
 #ifndef PRS_POPLAR_TARGET_HPP
 #define PRS_POPLAR_TARGET_HPP
 
+#include <poplar/IpuLinkConfiguration.hpp>
+#include <poplar/IpuLinkTopology.hpp>
 #include <poplar/OptionFlags.hpp>
 #include <poplar/StringRef.hpp>
 #include <poplar/TargetType.hpp>
@@ -37,11 +39,16 @@ public:
   }
 
   /// A target of `numIPUs` IPUs of an architecture ("ipu1", "ipu2", "ipu21").
+  /// `opts` takes Poplar's IPU-Link options (ipuLinkTopology,
+  /// ipuLinkConfiguration, syncConfiguration); POPLAR_TARGET_OPTIONS, a
+  /// JSON object of them, overrides `opts` as in the SDK.
   static Target createIPUTarget(unsigned numIPUs, StringRef systemType, const OptionFlags &opts = {}) {
-    (void)opts;
     Target target = preset(systemType.cloneAsString());
     target.desc_.type = PRS_TARGET_IPU;
     target.desc_.num_ipus = numIPUs;
+    for (const auto &kv : opts)
+      detail::check(prs_target_set_option(&target.desc_, kv.first.c_str(), kv.second.c_str()));
+    detail::check(prs_target_env_options(&target.desc_));
     return target;
   }
   static Target createIPUTarget(StringRef systemType, const OptionFlags &opts = {}) {
@@ -75,6 +82,15 @@ public:
   std::uint64_t getMemoryBytes() const { return std::uint64_t(desc_.bytes_per_tile) * getNumTiles(); }
   unsigned getExchangeBytesPerCycle() const { return desc_.exchange_bytes_per_cycle; }
   double getTileClockFrequency() const { return desc_.clock_hz; }
+
+  IpuLinkTopology getIpuLinkTopology() const { return static_cast<IpuLinkTopology>(desc_.link_topology); }
+  /// The configuration in force: the one set, else Poplar's choice
+  /// (fixedWindow up to 16 IPUs, slidingWindow above).
+  IpuLinkConfiguration getIpuLinkConfiguration() const {
+    if (desc_.link_configuration >= 0)
+      return static_cast<IpuLinkConfiguration>(desc_.link_configuration);
+    return desc_.num_ipus <= 16 ? IpuLinkConfiguration::Default : IpuLinkConfiguration::SlidingWindow;
+  }
 
   /// Bytes of one element of `type` on the device.
   unsigned getTypeSize(const Type &type) const {

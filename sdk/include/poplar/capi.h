@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define PRS_ABI_VERSION 1
+#define PRS_ABI_VERSION 2
 
 /* Status codes: 0 is success, the others name the Poplar exception class
  * the C++ side throws (poplar/exceptions.hpp). */
@@ -80,6 +80,13 @@ typedef struct prs_target_desc {
   uint32_t exchange_bytes_per_cycle;
   uint32_t sync_cycles;
   double clock_hz;
+  /* The IPU-Links, each in the order of Poplar's documented values:
+   * ipuLinkTopology (0 mesh, 1 torus, 2 line), ipuLinkConfiguration
+   * (-1 Poplar's choice by IPU count, 0 fixedWindow, 1 slidingWindow,
+   * 2 barleyTwist), syncConfiguration (0 intraReplicaAndAll, 1 ipuAndAll). */
+  int32_t link_topology;
+  int32_t link_configuration;
+  int32_t sync_configuration;
 } prs_target_desc;
 
 typedef struct prs_graph prs_graph;
@@ -101,6 +108,11 @@ uint32_t prs_abi_version(void);
 
 /* The figures of an architecture ("ipu1", "ipu2", "ipu21", "cpu"). */
 int prs_target_preset(const char *arch, prs_target_desc *out);
+/* Sets one of Poplar's target options (ipuLinkTopology,
+ * ipuLinkConfiguration, syncConfiguration); another key is PRS_INVALID_OPTION. */
+int prs_target_set_option(prs_target_desc *desc, const char *key, const char *value);
+/* Applies POPLAR_TARGET_OPTIONS, when set (a JSON object of target keys). */
+int prs_target_env_options(prs_target_desc *desc);
 
 /* A device on which engines run: sim (IPU model and the simulated IPUs of
  * the device manager) or cpu (Target::createCPUTarget). */

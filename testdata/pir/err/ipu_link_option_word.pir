@@ -1,0 +1,1 @@
+target mk2(ipus = 2, ipuLinkTopology = ring, ipuLinkConfiguration = 2)
