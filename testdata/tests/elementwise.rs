@@ -67,14 +67,15 @@ const INT_BINARY: [&str; 7] = [
 ];
 const INT_UNARY: [&str; 3] = ["bitwise_not", "popcount", "count_leading_zeros"];
 
-/// `erf` by its Maclaurin series in `f64` (|x| < 3) or 1 beyond, where
-/// `f32` rounds it to ±1 (or less than 2e-7 from it).
+/// `erf` by its Maclaurin series in `f64` (|x| < 4, where its terms stay
+/// below 1e7, so the sum keeps nine digits), or ±1 beyond, where `erf` is
+/// within 2e-8 of it and `f32` rounds it there.
 fn erf_reference(x: f32) -> f32 {
     let x = f64::from(x);
     if x.is_nan() {
         return f32::NAN;
     }
-    if x.abs() >= 3.0 {
+    if x.abs() >= 4.0 {
         return x.signum() as f32;
     }
     let (mut term, mut sum) = (x, x);
@@ -115,7 +116,7 @@ impl Width {
     /// The value of `w` bits, sign-extended when signed, as an `i64`.
     fn value(&self, bits: u64) -> i64 {
         let bits = bits & self.mask();
-        if self.signed && self.w < 64 && bits >> (self.w - 1) & 1 == 1 {
+        if self.signed && self.w < 64 && (bits >> (self.w - 1)) & 1 == 1 {
             (bits | !self.mask()) as i64
         } else {
             bits as i64
