@@ -32,8 +32,11 @@ const A: [f32; 16] = [
 ];
 const B: [f32; 16] = [1.0, -1.0, 2.0, 0.5, -3.0, 0.25, 4.0, -2.0, 1.0, -1.0, 1.0, -0.5, 0.0, -0.0, 7.0, 3.0];
 
-/// The unary float functions: PIR name and reference.
-const FLOAT_UNARY: [(&str, fn(f32) -> f32); 12] = [
+/// A PIR function's name and its reference.
+type Function<T> = (&'static str, fn(f32) -> T);
+
+/// The unary float functions.
+const FLOAT_UNARY: [Function<f32>; 12] = [
     ("sin", f32::sin),
     ("cos", f32::cos),
     ("tan", f32::tan),
@@ -48,7 +51,7 @@ const FLOAT_UNARY: [(&str, fn(f32) -> f32); 12] = [
     ("erf", erf_reference),
 ];
 
-const PREDICATES: [(&str, fn(f32) -> bool); 3] =
+const PREDICATES: [Function<bool>; 3] =
     [("is_finite", f32::is_finite), ("is_inf", f32::is_infinite), ("is_nan", f32::is_nan)];
 
 /// Integer operands: extremes, zero, -1, and shift counts from 0 past the
