@@ -58,7 +58,8 @@ fn reading(t: &Tensor) -> MapExpr {
 }
 
 fn unary(op: UnaryOp, a: MapExpr) -> MapExpr {
-    MapExpr { elem: a.elem, kind: MapKind::Unary(op, Box::new(a)) }
+    let elem = if op.is_predicate() { ElemType::Bool } else { a.elem };
+    MapExpr { elem, kind: MapKind::Unary(op, Box::new(a)) }
 }
 
 fn binary(op: BinaryOp, a: MapExpr, b: MapExpr) -> MapExpr {
@@ -68,6 +69,80 @@ fn binary(op: BinaryOp, a: MapExpr, b: MapExpr) -> MapExpr {
 
 fn constant(v: f64, elem: ElemType) -> MapExpr {
     MapExpr { elem, kind: MapKind::Const(v) }
+}
+
+/// The operation of `enum prs_unary_op` code `code`, for the codes that
+/// are one (not `SQUARE`, `RSQRT`, `INV` and `LOGICAL_NOT`, codes 8 to 11,
+/// which [`build_expr`] writes with others).
+fn unary_op(code: i32) -> Option<UnaryOp> {
+    const CODES: [Option<UnaryOp>; 34] = [
+        Some(UnaryOp::Neg),
+        Some(UnaryOp::Abs),
+        Some(UnaryOp::Exp),
+        Some(UnaryOp::Log),
+        Some(UnaryOp::Sqrt),
+        Some(UnaryOp::Tanh),
+        Some(UnaryOp::Sigmoid),
+        Some(UnaryOp::Relu),
+        None,
+        None,
+        None,
+        None,
+        Some(UnaryOp::Signum),
+        Some(UnaryOp::Floor),
+        Some(UnaryOp::Ceil),
+        Some(UnaryOp::GeluErf),
+        Some(UnaryOp::Erf),
+        Some(UnaryOp::Sin),
+        Some(UnaryOp::Cos),
+        Some(UnaryOp::Tan),
+        Some(UnaryOp::Asin),
+        Some(UnaryOp::Cbrt),
+        Some(UnaryOp::Expm1),
+        Some(UnaryOp::Exp2),
+        Some(UnaryOp::Log1p),
+        Some(UnaryOp::IsFinite),
+        Some(UnaryOp::IsInf),
+        Some(UnaryOp::IsNan),
+        Some(UnaryOp::NearbyInt),
+        Some(UnaryOp::Round),
+        Some(UnaryOp::Trunc),
+        Some(UnaryOp::BitNot),
+        Some(UnaryOp::Popcount),
+        Some(UnaryOp::Clz),
+    ];
+    usize::try_from(code).ok().and_then(|c| CODES.get(c).copied().flatten())
+}
+
+/// The operation of `enum prs_binary_op` code `code`.
+fn binary_op(code: i32) -> Option<BinaryOp> {
+    const CODES: [BinaryOp; 24] = [
+        BinaryOp::Add,
+        BinaryOp::Sub,
+        BinaryOp::Mul,
+        BinaryOp::Div,
+        BinaryOp::Min,
+        BinaryOp::Max,
+        BinaryOp::Pow,
+        BinaryOp::Lt,
+        BinaryOp::Le,
+        BinaryOp::Gt,
+        BinaryOp::Ge,
+        BinaryOp::Eq,
+        BinaryOp::Ne,
+        BinaryOp::And,
+        BinaryOp::Or,
+        BinaryOp::Rem,
+        BinaryOp::Atan2,
+        BinaryOp::BitAnd,
+        BinaryOp::BitOr,
+        BinaryOp::BitXor,
+        BinaryOp::BitXnor,
+        BinaryOp::Shl,
+        BinaryOp::Shr,
+        BinaryOp::ShrSignExtend,
+    ];
+    usize::try_from(code).ok().and_then(|c| CODES.get(c).copied())
 }
 
 /// Builds a [`MapExpr`] from the postfix nodes of a `popops::expr` tree;
@@ -106,17 +181,14 @@ fn build_expr(nodes: &[ExprNode], inputs: &[&Tensor]) -> Result<(MapExpr, Vec<u6
                 Typed { e: constant(n.value, elem), open: !typed }
             }
             2 => {
-                let a = pop(&mut stack)?;
+                let mut a = pop(&mut stack)?;
+                if a.open && unary_op(n.op).is_some_and(UnaryOp::is_predicate) {
+                    // `IsNaN(Const(1))`: the constant is a float, the result `bool`.
+                    a.e.settle(ElemType::Float);
+                    a.open = false;
+                }
                 let x = a.e;
                 let e = match n.op {
-                    0 => unary(UnaryOp::Neg, x),
-                    1 => unary(UnaryOp::Abs, x),
-                    2 => unary(UnaryOp::Exp, x),
-                    3 => unary(UnaryOp::Log, x),
-                    4 => unary(UnaryOp::Sqrt, x),
-                    5 => unary(UnaryOp::Tanh, x),
-                    6 => unary(UnaryOp::Sigmoid, x),
-                    7 => unary(UnaryOp::Relu, x),
                     8 => binary(BinaryOp::Mul, x.clone(), x),
                     9 => {
                         let elem = x.elem;
@@ -130,22 +202,20 @@ fn build_expr(nodes: &[ExprNode], inputs: &[&Tensor]) -> Result<(MapExpr, Vec<u6
                         let elem = x.elem;
                         binary(BinaryOp::Eq, x, constant(0.0, elem))
                     }
-                    12 => unary(UnaryOp::Signum, x),
-                    13 => unary(UnaryOp::Floor, x),
-                    14 => unary(UnaryOp::Ceil, x),
-                    15 => unary(UnaryOp::GeluErf, x),
-                    other => return Err(unsupported(&format!("unary operation {other}"))),
+                    code => {
+                        let op =
+                            unary_op(code).ok_or_else(|| unsupported(&format!("unary operation {code}")))?;
+                        unary(op, x)
+                    }
                 };
-                if let MapKind::Unary(u, x) = &e.kind {
-                    let t = x.elem;
-                    let float = matches!(t, ElemType::Float | ElemType::Half);
-                    let bad = match u {
-                        UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::GeluErf => !float,
-                        UnaryOp::Signum => t == ElemType::Bool,
-                        _ => false,
-                    };
-                    if bad && !a.open {
-                        return Err(type_err(format!("{} of {} operands", u.name(), t.cpp_name())));
+                let rule = match &e.kind {
+                    MapKind::Unary(u, x) => u.result(x.elem),
+                    MapKind::Binary(b, x, _) => b.result(x.elem),
+                    _ => Ok(e.elem),
+                };
+                if let Err(m) = rule {
+                    if !a.open {
+                        return Err(type_err(m));
                     }
                 }
                 Typed { e, open: a.open }
@@ -153,25 +223,7 @@ fn build_expr(nodes: &[ExprNode], inputs: &[&Tensor]) -> Result<(MapExpr, Vec<u6
             3 => {
                 let mut b = pop(&mut stack)?;
                 let mut a = pop(&mut stack)?;
-                let op = match n.op {
-                    0 => BinaryOp::Add,
-                    1 => BinaryOp::Sub,
-                    2 => BinaryOp::Mul,
-                    3 => BinaryOp::Div,
-                    4 => BinaryOp::Min,
-                    5 => BinaryOp::Max,
-                    6 => BinaryOp::Pow,
-                    7 => BinaryOp::Lt,
-                    8 => BinaryOp::Le,
-                    9 => BinaryOp::Gt,
-                    10 => BinaryOp::Ge,
-                    11 => BinaryOp::Eq,
-                    12 => BinaryOp::Ne,
-                    13 => BinaryOp::And,
-                    14 => BinaryOp::Or,
-                    15 => BinaryOp::Rem,
-                    other => return Err(unsupported(&format!("binary operation {other}"))),
-                };
+                let op = binary_op(n.op).ok_or_else(|| unsupported(&format!("binary operation {}", n.op)))?;
                 match (a.open, b.open) {
                     (true, false) => a.e.settle(b.e.elem),
                     (false, true) => b.e.settle(a.e.elem),
@@ -185,14 +237,8 @@ fn build_expr(nodes: &[ExprNode], inputs: &[&Tensor]) -> Result<(MapExpr, Vec<u6
                         b.e.elem.cpp_name()
                     )));
                 }
-                let t = a.e.elem;
-                let bad = match op {
-                    BinaryOp::And | BinaryOp::Or => t != ElemType::Bool,
-                    BinaryOp::Rem => t == ElemType::Bool,
-                    _ => false,
-                };
-                if bad {
-                    return Err(type_err(format!("{} of {} operands", op.word(), t.cpp_name())));
+                if !(a.open && b.open) {
+                    op.result(a.e.elem).map_err(type_err)?;
                 }
                 Typed { e: binary(op, a.e, b.e), open: a.open && b.open }
             }

@@ -287,6 +287,22 @@ fn poprand_and_the_new_elementwise_operators() {
     assert!(ok && out.contains("all checks passed"), "poprand failed:\n{out}\n{err}");
 }
 
+/// popops' maths functions, tests, bitwise operators, shifts and bit
+/// counts (named functions and `popops::expr` operators) against the C++
+/// library, the same bits on `sim` and `cpu`, and their type errors.
+#[test]
+fn elementwise_functions_match_the_cpp_library() {
+    if !have_gxx() {
+        eprintln!("skipped: g++ absent");
+        return;
+    }
+    let dir = scratch("elementwise");
+    let exe = dir.join("elementwise");
+    build(&root().join("sdk/tests/elementwise.cpp"), &exe, "c++11", &[]).unwrap();
+    let (ok, out, err) = run(&exe, &dir, &[]);
+    assert!(ok && out.contains("all checks passed"), "elementwise failed:\n{out}\n{err}");
+}
+
 /// Remote buffers: copies at offsets chosen when the program runs, and one
 /// repeat of one replica from the host, on `sim` and `cpu`.
 #[test]

@@ -15,6 +15,10 @@ use crate::types::ElemType;
 use crate::view::View;
 use vocab::{CollectiveKind, CollectiveOp, CommGroup};
 
+mod map;
+
+pub use map::{expr_str, BinaryOp, MapExpr, MapKind, UnaryOp};
+
 /// A checked library operation writing `out`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Op {
@@ -349,13 +353,6 @@ impl RandomDist {
     }
 }
 
-/// A node of a fused elementwise expression with its result type.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MapExpr {
-    pub elem: ElemType,
-    pub kind: MapKind,
-}
-
 /// The shape of `matmul(a, b)`: `[m, k] x [k, n] -> [m, n]`, or grouped
 /// `[g, m, k] x [g, k, n] -> [g, m, n]`; `None` when the shapes do not
 /// multiply.
@@ -372,94 +369,6 @@ pub fn reduced_shape(shape: &[u64], dims: &[u32]) -> Vec<u64> {
     shape.iter().enumerate().filter(|(i, _)| !dims.contains(&(*i as u32))).map(|(_, &d)| d).collect()
 }
 
-impl MapExpr {
-    /// Gives every node of a literal-only tree (no type of its own yet)
-    /// the type `t`; comparisons stay `bool`.
-    pub fn settle(&mut self, t: ElemType) {
-        match &mut self.kind {
-            MapKind::Const(_) | MapKind::Input(_) => self.elem = t,
-            MapKind::Unary(_, a) => {
-                a.settle(t);
-                self.elem = t;
-            }
-            MapKind::Binary(op, a, b) => {
-                a.settle(t);
-                b.settle(t);
-                self.elem = if op.is_comparison() { ElemType::Bool } else { t };
-            }
-            MapKind::Select(a, b, c) => {
-                a.settle(t);
-                b.settle(t);
-                c.settle(ElemType::Bool);
-                self.elem = t;
-            }
-            MapKind::Cast(_) => {}
-        }
-    }
-}
-
-/// The kinds of [`MapExpr`] nodes.
-#[derive(Clone, Debug, PartialEq)]
-pub enum MapKind {
-    /// A tensor operand: same shape as the output, or one element
-    /// (a scalar broadcast over the output).
-    Input(View),
-    /// A literal, converted to the node's type.
-    Const(f64),
-    Unary(UnaryOp, Box<MapExpr>),
-    Binary(BinaryOp, Box<MapExpr>, Box<MapExpr>),
-    /// `cast<T>(x)`: the node's `elem` is `T`.
-    Cast(Box<MapExpr>),
-    /// `select(a, b, c)`: `c ? a : b`, with `c` a `bool` operand (Poplar's
-    /// `popops::expr::Select` and `popops::select`: the condition last).
-    Select(Box<MapExpr>, Box<MapExpr>, Box<MapExpr>),
-}
-
-/// Elementwise functions of one operand.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum UnaryOp {
-    Neg,
-    Abs,
-    Exp,
-    Log,
-    Sqrt,
-    Tanh,
-    Sigmoid,
-    Relu,
-    /// `-1`, `0` or `1` by the sign; `0` for NaN (PopLibs' `(0 < x) - (x < 0)`).
-    Signum,
-    Floor,
-    Ceil,
-    /// GELU in its exact form, `0.5 x (1 + erf(x / sqrt 2))`, one rounding.
-    GeluErf,
-    /// Logical negation of a `bool`.
-    Not,
-}
-
-/// Elementwise functions of two operands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BinaryOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Min,
-    Max,
-    Pow,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    Eq,
-    Ne,
-    /// `a % b`: C's `fmod` for floats (the sign of `a`), `a - (a / b) * b`
-    /// for integers (division truncating toward zero).
-    Rem,
-    /// Logical `and` / `or` of `bool` operands.
-    And,
-    Or,
-}
-
 /// Reduction operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReduceOp {
@@ -469,102 +378,6 @@ pub enum ReduceOp {
     Min,
     And,
     Or,
-}
-
-impl UnaryOp {
-    /// Every unary function with its PIR name (unary minus is `neg`).
-    pub const ALL: [(UnaryOp, &'static str); 13] = [
-        (UnaryOp::Neg, "neg"),
-        (UnaryOp::Abs, "abs"),
-        (UnaryOp::Exp, "exp"),
-        (UnaryOp::Log, "log"),
-        (UnaryOp::Sqrt, "sqrt"),
-        (UnaryOp::Tanh, "tanh"),
-        (UnaryOp::Sigmoid, "sigmoid"),
-        (UnaryOp::Relu, "relu"),
-        (UnaryOp::Signum, "signum"),
-        (UnaryOp::Floor, "floor"),
-        (UnaryOp::Ceil, "ceil"),
-        (UnaryOp::GeluErf, "gelu_erf"),
-        (UnaryOp::Not, "logical_not"),
-    ];
-
-    pub fn name(self) -> &'static str {
-        UnaryOp::ALL.iter().find(|(o, _)| *o == self).map_or("?", |(_, n)| n)
-    }
-
-    pub fn from_name(s: &str) -> Option<UnaryOp> {
-        UnaryOp::ALL.iter().find(|(_, n)| *n == s).map(|(o, _)| *o)
-    }
-
-    /// Whether the function is only defined for floating-point operands.
-    pub fn float_only(self) -> bool {
-        !matches!(self, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu | UnaryOp::Signum | UnaryOp::Not)
-    }
-}
-
-impl BinaryOp {
-    /// The spelling: an operator, or a function name for `min max pow`.
-    pub fn name(self) -> &'static str {
-        match self {
-            BinaryOp::Add => "+",
-            BinaryOp::Sub => "-",
-            BinaryOp::Mul => "*",
-            BinaryOp::Div => "/",
-            BinaryOp::Min => "min",
-            BinaryOp::Max => "max",
-            BinaryOp::Pow => "pow",
-            BinaryOp::Lt => "<",
-            BinaryOp::Le => "<=",
-            BinaryOp::Gt => ">",
-            BinaryOp::Ge => ">=",
-            BinaryOp::Eq => "==",
-            BinaryOp::Ne => "!=",
-            BinaryOp::Rem => "%",
-            BinaryOp::And => "logical_and",
-            BinaryOp::Or => "logical_or",
-        }
-    }
-
-    /// A word for names of compute sets (`add`, `lt`, …).
-    pub fn word(self) -> &'static str {
-        match self {
-            BinaryOp::Add => "add",
-            BinaryOp::Sub => "sub",
-            BinaryOp::Mul => "mul",
-            BinaryOp::Div => "div",
-            BinaryOp::Min => "min",
-            BinaryOp::Max => "max",
-            BinaryOp::Pow => "pow",
-            BinaryOp::Lt => "lt",
-            BinaryOp::Le => "le",
-            BinaryOp::Gt => "gt",
-            BinaryOp::Ge => "ge",
-            BinaryOp::Eq => "eq",
-            BinaryOp::Ne => "ne",
-            BinaryOp::Rem => "rem",
-            BinaryOp::And => "and",
-            BinaryOp::Or => "or",
-        }
-    }
-
-    /// Whether the result is `bool` (a comparison).
-    pub fn is_comparison(self) -> bool {
-        matches!(
-            self,
-            BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge | BinaryOp::Eq | BinaryOp::Ne
-        )
-    }
-
-    /// Whether it is written as a function call (`min(a, b)`).
-    pub fn is_function(self) -> bool {
-        matches!(self, BinaryOp::Min | BinaryOp::Max | BinaryOp::Pow | BinaryOp::And | BinaryOp::Or)
-    }
-
-    /// Whether it takes and gives `bool` (`logical_and`, `logical_or`).
-    pub fn is_logical(self) -> bool {
-        matches!(self, BinaryOp::And | BinaryOp::Or)
-    }
 }
 
 impl ReduceOp {
@@ -726,37 +539,4 @@ fn op_body_str(op: &Op, view: &dyn Fn(&View) -> String) -> String {
 fn list<T: std::fmt::Display>(xs: &[T]) -> String {
     let v: Vec<String> = xs.iter().map(|x| x.to_string()).collect();
     format!("[{}]", v.join(", "))
-}
-
-/// An elementwise expression as PIR text; nested binary operators are
-/// parenthesised, so the text re-parses to the same tree.
-pub fn expr_str(e: &MapExpr, view: &dyn Fn(&View) -> String, top: bool) -> String {
-    match &e.kind {
-        MapKind::Input(v) => view(v),
-        MapKind::Const(c) => match e.elem {
-            ElemType::Float | ElemType::Half => crate::print::float_str(*c),
-            ElemType::Bool => if *c != 0.0 { "true" } else { "false" }.to_string(),
-            _ => format!("{}", *c as i128),
-        },
-        MapKind::Unary(UnaryOp::Neg, a) => format!("-({})", expr_str(a, view, true)),
-        MapKind::Unary(u, a) => format!("{}({})", u.name(), expr_str(a, view, true)),
-        MapKind::Binary(b, x, y) if b.is_function() => {
-            format!("{}({}, {})", b.name(), expr_str(x, view, true), expr_str(y, view, true))
-        }
-        MapKind::Binary(b, x, y) => {
-            let s = format!("{} {} {}", expr_str(x, view, false), b.name(), expr_str(y, view, false));
-            if top {
-                s
-            } else {
-                format!("({s})")
-            }
-        }
-        MapKind::Cast(a) => format!("cast<{}>({})", e.elem.name(), expr_str(a, view, true)),
-        MapKind::Select(a, b, c) => format!(
-            "select({}, {}, {})",
-            expr_str(a, view, true),
-            expr_str(b, view, true),
-            expr_str(c, view, true)
-        ),
-    }
 }

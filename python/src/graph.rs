@@ -791,6 +791,40 @@ impl Graph {
         Graph::random_elem(slf, d, t.t.elem, reference, prog, seed, seed_modifier, name)
     }
 
+    /// `poprand::shapedDropout`: dropout of whole slices of `t`: a mask of
+    /// `reference`'s shape (each dimension `t`'s or 1), kept with
+    /// probability `keep_probability`, broadcast over `t`; kept elements
+    /// are multiplied by `scale`.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (t, reference, keep_probability, scale, prog, seed = None, seed_modifier = 0, name = "shapedDropout"))]
+    fn shaped_dropout(
+        slf: &Bound<'_, Graph>,
+        t: &Tensor,
+        reference: &Tensor,
+        keep_probability: f64,
+        scale: f64,
+        prog: &mut Program,
+        seed: Option<&Tensor>,
+        seed_modifier: u32,
+        name: &str,
+    ) -> PyResult<Tensor> {
+        let r = slf
+            .borrow_mut()
+            .g
+            .shaped_dropout(
+                &mut prog.p,
+                seed.map(|s| &s.t),
+                seed_modifier,
+                &t.t,
+                &reference.t,
+                keep_probability,
+                scale,
+                name,
+            )
+            .map_err(random_err)?;
+        Ok(Graph::tensor(slf, r))
+    }
+
     /// `poprand::setSeed`: calls without a seed that follow draw as if
     /// given `master_seed` (two uint32) and modifiers `seed_modifier`,
     /// `seed_modifier + 1`, … in turn.

@@ -144,6 +144,17 @@ impl Tensor {
         Ok(())
     }
 
+    /// The right shift numpy's `>>` is for this tensor's dtype: arithmetic
+    /// (`SHIFT_RIGHT_SIGN_EXTEND`) for signed integers, else logical.
+    fn right_shift(&self) -> i32 {
+        let signed = self.t.elem.int_range().is_some_and(|(lo, _)| lo < 0);
+        if signed {
+            23
+        } else {
+            22
+        }
+    }
+
     fn unary(&self, py: Python<'_>, op: i32, name: &str) -> PyResult<Tensor> {
         self.map(py, &[input(1), node(UNARY, op)], std::slice::from_ref(&self.t), name)
     }
@@ -384,6 +395,117 @@ impl Tensor {
     }
     fn __rmod__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
         self.binary(py, o, 15, true, "rem")
+    }
+
+    /// Bitwise operators of integer tensors (`popops::bitwiseAnd`, `bitwiseOr`,
+    /// `bitwiseXor`, `bitwiseNot`); other dtypes are a `TypeError`.
+    fn __and__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 17, false, "bitwiseAnd")
+    }
+    fn __rand__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 17, true, "bitwiseAnd")
+    }
+    fn __or__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 18, false, "bitwiseOr")
+    }
+    fn __ror__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 18, true, "bitwiseOr")
+    }
+    fn __xor__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 19, false, "bitwiseXor")
+    }
+    fn __rxor__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 19, true, "bitwiseXor")
+    }
+    fn __invert__(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 31, "bitwiseNot")
+    }
+    /// `a << n` (`popops::shiftLeft`); `a >> n` as numpy's: arithmetic for
+    /// signed dtypes (`shiftRightSignExtend`), logical for unsigned ones
+    /// (`shiftRight`). A count of at least the width shifts every bit out.
+    fn __lshift__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 21, false, "shiftLeft")
+    }
+    fn __rlshift__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 21, true, "shiftLeft")
+    }
+    fn __rshift__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, self.right_shift(), false, "shiftRight")
+    }
+    fn __rrshift__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, self.right_shift(), true, "shiftRight")
+    }
+    /// `a.bitwise_xnor(b)`: `~(a ^ b)` (`popops::bitwiseXnor`).
+    fn bitwise_xnor(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 20, false, "bitwiseXnor")
+    }
+    /// `a.shift_right_logical(n)`: zeros shift in whatever the dtype
+    /// (`popops::shiftRight`).
+    fn shift_right_logical(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 22, false, "shiftRight")
+    }
+    /// One-bit counts of integer tensors: `popops::popcount`,
+    /// `countLeadingZeros` (in the dtype's width; the width for 0).
+    fn popcount(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 32, "popcount")
+    }
+    fn count_leading_zeros(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 33, "countLeadingZeros")
+    }
+    /// Functions of float and half tensors (`popops::erf`, `sin`, …).
+    fn erf(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 16, "erf")
+    }
+    fn sin(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 17, "sin")
+    }
+    fn cos(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 18, "cos")
+    }
+    fn tan(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 19, "tan")
+    }
+    fn arcsin(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 20, "asin")
+    }
+    fn cbrt(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 21, "cbrt")
+    }
+    fn expm1(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 22, "expm1")
+    }
+    fn exp2(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 23, "exp2")
+    }
+    fn log1p(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 24, "log1p")
+    }
+    /// Bool tensors: `popops::isFinite`, `map(IS_INF)`, `map(IS_NAN)`.
+    fn isfinite(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 25, "isFinite")
+    }
+    fn isinf(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 26, "isInf")
+    }
+    fn isnan(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 27, "isNaN")
+    }
+    /// `rint()`: to the nearest integer, ties to even (`popops::nearbyint`,
+    /// numpy's `rint`); `round()`: ties away from zero (`popops::round`,
+    /// C's `round`, unlike numpy's `round`, which ties to even);
+    /// `trunc()`: toward zero (`map(TRUNC)`).
+    fn rint(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 28, "nearbyint")
+    }
+    fn round(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 29, "round")
+    }
+    fn trunc(&self, py: Python<'_>) -> PyResult<Tensor> {
+        self.unary(py, 30, "trunc")
+    }
+    /// `y.arctan2(x)`: the angle of the point `(x, y)` (`popops::atan2(y, x)`).
+    fn arctan2(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, o, 16, false, "atan2")
     }
 
     /// `cast(dtype)`: `popops::cast` into a new tensor.

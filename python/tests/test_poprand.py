@@ -26,6 +26,8 @@ def run_random(device: poplar.Device) -> Dict[str, np.ndarray]:
     g.set_tile_mapping(seed, 0)
     x = g.add_constant(np.float16, [N // 100, 100], 2.0, "x")
     g.map_linearly(x)
+    rows = g.add_variable(np.float32, [N // 100, 1], "rows")
+    g.map_linearly(rows)
     prog = poplar.Sequence()
     outs = {
         "uniform": g.uniform(ref, np.float32, 2.0, 5.0, prog, seed=seed, seed_modifier=1),
@@ -36,6 +38,8 @@ def run_random(device: poplar.Device) -> Dict[str, np.ndarray]:
         "truncated": g.truncated_normal(ref, np.float32, 0.0, 1.0, 1.0, prog, seed=seed, seed_modifier=4),
         "bernoulli": g.bernoulli(ref, np.int32, 0.75, prog, seed=seed, seed_modifier=5),
         "dropout": g.dropout(x, ref, 0.25, 4.0, prog, seed=seed, seed_modifier=6),
+        # Whole rows: a mask of shape [rows, 1] broadcast along each row.
+        "shaped": g.shaped_dropout(x, rows, 0.5, 3.0, prog, seed=seed, seed_modifier=7),
         "free0": g.uniform(ref, np.float32, 0.0, 1.0, prog),
         "free1": g.uniform(ref, np.float32, 0.0, 1.0, prog),
     }
@@ -80,6 +84,13 @@ def test_distributions_have_their_moments(results: Dict[str, Dict[str, np.ndarra
     assert set(np.unique(d)) <= {0.0, 8.0}
     assert abs((d != 0).mean() - 0.25) < 5 * math.sqrt(0.25 * 0.75 / N)
 
+    s = r["shaped"].reshape(N // 100, 100)
+    assert s.dtype == np.float16
+    assert set(np.unique(s)) <= {0.0, 6.0}
+    assert (s == s[:, :1]).all(), "each row is kept or dropped whole"
+    kept = (s[:, 0] != 0).mean()
+    assert abs(kept - 0.5) < 5 * math.sqrt(0.25 / (N // 100))
+
 
 def test_values_are_deterministic(results: Dict[str, Dict[str, np.ndarray]]) -> None:
     for k in results["sim"]:
@@ -101,6 +112,12 @@ def test_bad_parameters_raise() -> None:
         g.uniform(ref, np.float32, 3.0, 1.0, prog)
     with pytest.raises(ValueError, match="keep probability"):
         g.dropout(ref, ref, 1.5, 1.0, prog)
+    with pytest.raises(ValueError, match="keep probability"):
+        g.shaped_dropout(ref, ref, 0.0, 1.0, prog)
+    wide = g.add_variable(np.float32, [2], "wide")
+    g.set_tile_mapping(wide, 0)
+    with pytest.raises(ValueError, match="does not broadcast"):
+        g.shaped_dropout(ref, wide, 0.5, 1.0, prog)
     with pytest.raises(TypeError, match="float` or `half"):
         g.normal(ref, np.int32, 0.0, 1.0, prog)
     bad = g.add_variable(np.float32, [2], "bad")
@@ -183,7 +200,7 @@ def test_logical_operators_refuse_floats() -> None:
     g.set_tile_mapping(a, 0)
     prog = poplar.Sequence()
     with prog:
-        with pytest.raises(TypeError, match="and of float"):
+        with pytest.raises(TypeError, match="`logical_and` needs `bool` operands, not `float`"):
             a.logical_and(a)
         with pytest.raises(TypeError, match="condition"):
             poplar.where(a, a, a)

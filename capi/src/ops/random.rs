@@ -1,5 +1,6 @@
 //! `poprand` on the host API: the distributions (`prs_op_random`), the
-//! seed state of calls without a seed tensor, and `setSeed`.
+//! seed state of calls without a seed tensor, `setSeed`, and
+//! `shapedDropout` (`prs_op_shaped_dropout`).
 
 use super::*;
 
@@ -50,6 +51,40 @@ pub extern "C" fn prs_op_random(
             _ => elem_type(out_type, false)?,
         };
         let r = g.random(seq, d, elem, seed, modifier, reference, &name_of(name, "poprand")?)?;
+        put_box(out, r)
+    })
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn prs_op_shaped_dropout(
+    g: *mut Graph,
+    seq: *mut Program,
+    seed: *const Tensor,
+    modifier: u32,
+    input: *const Tensor,
+    reference: *const Tensor,
+    keep: f64,
+    scale: f64,
+    name: *const c_char,
+    out: *mut *mut Tensor,
+) -> i32 {
+    guard(|| {
+        let g = handle(g, "graph")?;
+        let seq = handle_mut(seq, "sequence")?;
+        let seed = if seed.is_null() { None } else { Some(handle(seed, "seed")?) };
+        let input = handle(input, "input")?;
+        let reference = handle(reference, "reference")?;
+        let r = g.shaped_dropout(
+            seq,
+            seed,
+            modifier,
+            input,
+            reference,
+            keep,
+            scale,
+            &name_of(name, "shapedDropout")?,
+        )?;
         put_box(out, r)
     })
 }
@@ -164,6 +199,53 @@ impl Graph {
             seq.body.push(op(tiles, &c.view, OpKind::Map(next)));
         }
         Ok(r)
+    }
+
+    /// `poprand::shapedDropout`: a `bernoulli` mask of `reference`'s shape
+    /// (each of its dimensions `input`'s or 1, the same rank), holding
+    /// `keep`'s probability, broadcast over `input`; kept elements are
+    /// multiplied by `scale`. The product is `popops::map`'s `(input *
+    /// mask) * Cast(Const(scale))`, in `input`'s type.
+    #[allow(clippy::too_many_arguments)]
+    pub fn shaped_dropout(
+        &self,
+        seq: &mut Program,
+        seed: Option<&Tensor>,
+        modifier: u32,
+        input: &Tensor,
+        reference: &Tensor,
+        keep: f64,
+        scale: f64,
+        name: &str,
+    ) -> Result<Tensor> {
+        let (shape, like) = (&input.view.shape, &reference.view.shape);
+        if shape.len() != like.len() || shape.iter().zip(like).any(|(&n, &r)| r != n && r != 1) {
+            return Err(poprand_err(format!(
+                "shapedDropout: the reference's shape {like:?} does not broadcast to the input's {shape:?}"
+            )));
+        }
+        if keep.is_nan() || keep <= 0.0 || keep > 1.0 {
+            return Err(poprand_err(format!("shapedDropout: keep probability {keep} is outside (0, 1]")));
+        }
+        let dist = RandomDist::Bernoulli { prob: keep };
+        let mut wide = self.random(seq, dist, input.elem, seed, modifier, reference, name)?;
+        for (d, (&n, &r)) in shape.iter().zip(like).enumerate() {
+            if n != r {
+                wide = wide.broadcast(n as usize, d as u32)?;
+            }
+        }
+        let node =
+            |kind: i32, op: i32, index: u32, ty: i32, value: f64| ExprNode { kind, op, index, ty, value };
+        let float = crate::target::type_code(ElemType::Float);
+        let nodes = [
+            node(0, 0, 1, -1, 0.0),
+            node(0, 0, 2, -1, 0.0),
+            node(3, 2, 0, -1, 0.0),
+            node(1, 0, 0, float, scale),
+            node(4, 0, 0, crate::target::type_code(input.elem), 0.0),
+            node(3, 2, 0, -1, 0.0),
+        ];
+        self.map(seq, &nodes, &[input, &wide], false, name)
     }
 
     /// `poprand::setSeed(master, modifier)`: calls without a seed tensor

@@ -137,7 +137,7 @@ pub fn expr(e: &MapExpr, slot_of: &mut dyn FnMut(&ir::View) -> usize, slots: &[S
         MapKind::Unary(u, a) => {
             let x = expr(a, slot_of, slots);
             let c = calc(t);
-            let f = matches!(t, ElemType::Float | ElemType::Half);
+            let f = matches!(a.elem, ElemType::Float | ElemType::Half);
             let s = match u {
                 UnaryOp::Neg => format!("({c})(-({x}))"),
                 UnaryOp::Abs if f => format!("fabsf({x})"),
@@ -157,6 +157,23 @@ pub fn expr(e: &MapExpr, slot_of: &mut dyn FnMut(&ir::View) -> usize, slots: &[S
                 // PopLibs' order of operations: `(1 + erf(x / sqrt 2)) * 0.5 * x`.
                 UnaryOp::GeluErf => format!("((1.0f + erff(0.70710677f * ({x}))) * 0.5f * ({x}))"),
                 UnaryOp::Not => format!("(!({x}))"),
+                UnaryOp::Erf => format!("erff({x})"),
+                UnaryOp::Sin => format!("sinf({x})"),
+                UnaryOp::Cos => format!("cosf({x})"),
+                UnaryOp::Tan => format!("tanf({x})"),
+                UnaryOp::Asin => format!("asinf({x})"),
+                UnaryOp::Cbrt => format!("cbrtf({x})"),
+                UnaryOp::Expm1 => format!("expm1f({x})"),
+                UnaryOp::Exp2 => format!("exp2f({x})"),
+                UnaryOp::Log1p => format!("log1pf({x})"),
+                UnaryOp::NearbyInt => format!("nearbyintf({x})"),
+                UnaryOp::Round => format!("roundf({x})"),
+                UnaryOp::Trunc => format!("truncf({x})"),
+                UnaryOp::IsNan => format!("({x} != {x})"),
+                UnaryOp::IsInf => format!("({x} == INFINITY || {x} == (-INFINITY))"),
+                UnaryOp::IsFinite => format!("({x} == {x} && {x} != INFINITY && {x} != (-INFINITY))"),
+                UnaryOp::BitNot => format!("({c})(~({x}))"),
+                UnaryOp::Popcount | UnaryOp::Clz => bit_count(*u, t, &x),
             };
             round(t, s)
         }
@@ -189,6 +206,12 @@ pub fn expr(e: &MapExpr, slot_of: &mut dyn FnMut(&ir::View) -> usize, slots: &[S
                 BinaryOp::Rem => format!("({c})({a} % {bb})"),
                 BinaryOp::And => format!("({a} && {bb})"),
                 BinaryOp::Or => format!("({a} || {bb})"),
+                BinaryOp::Atan2 => format!("atan2f({a}, {bb})"),
+                BinaryOp::BitAnd => format!("({c})({a} & {bb})"),
+                BinaryOp::BitOr => format!("({c})({a} | {bb})"),
+                BinaryOp::BitXor => format!("({c})({a} ^ {bb})"),
+                BinaryOp::BitXnor => format!("({c})(~({a} ^ {bb}))"),
+                BinaryOp::Shl | BinaryOp::Shr | BinaryOp::ShrSignExtend => shift(*b, t, &a, &bb),
             };
             if b.is_comparison() {
                 s
@@ -201,6 +224,51 @@ pub fn expr(e: &MapExpr, slot_of: &mut dyn FnMut(&ir::View) -> usize, slots: &[S
             let c = expr(cond, slot_of, slots);
             format!("(({c}) ? ({a}) : ({bb}))")
         }
+    }
+}
+
+/// The unsigned and signed C++ types of `t`'s width, and the width in bits.
+fn int_types(t: ElemType) -> (&'static str, &'static str, u32) {
+    match t.size() {
+        1 => ("unsigned char", "signed char", 8),
+        2 => ("unsigned short", "short", 16),
+        4 => ("unsigned int", "int", 32),
+        _ => ("unsigned long long", "long long", 64),
+    }
+}
+
+/// `popcount(x)` or `count_leading_zeros(x)` of an integer in its type's
+/// width (`__builtin_*` take 32 bits: a 64-bit value is counted in halves;
+/// the width for `clz(0)`).
+fn bit_count(op: UnaryOp, t: ElemType, x: &str) -> String {
+    let (u, _, w) = int_types(t);
+    let c = calc(t);
+    let v = format!("(({u})({x}))");
+    if w == 64 {
+        let (lo, hi) = (format!("((unsigned)({v}))"), format!("((unsigned)({v} >> 32))"));
+        return match op {
+            UnaryOp::Popcount => format!("({c})(__builtin_popcount({lo}) + __builtin_popcount({hi}))"),
+            _ => format!(
+                "({c})({hi} != 0u ? __builtin_clz({hi}) : ({lo} != 0u ? 32 + __builtin_clz({lo}) : 64))"
+            ),
+        };
+    }
+    match op {
+        UnaryOp::Popcount => format!("({c})__builtin_popcount((unsigned){v})"),
+        _ => format!("({c})({v} == 0u ? {w} : __builtin_clz((unsigned){v}) - {})", 32 - w),
+    }
+}
+
+/// A shift of `a` by `b` bits in `t`'s width ([`BinaryOp::Shl`]'s rules:
+/// a count of at least the width, or a negative one, shifts every bit out).
+fn shift(op: BinaryOp, t: ElemType, a: &str, b: &str) -> String {
+    let (u, sg, w) = int_types(t);
+    let c = calc(t);
+    let n = format!("(({u})({b}))");
+    match op {
+        BinaryOp::Shl => format!("({n} >= {w}u ? ({c})0 : ({c})(({u})({a}) << {n}))"),
+        BinaryOp::Shr => format!("({n} >= {w}u ? ({c})0 : ({c})(({u})({a}) >> {n}))"),
+        _ => format!("({c})(({sg})({a}) >> ({n} >= {w}u ? {}u : {n}))", w - 1),
     }
 }
 

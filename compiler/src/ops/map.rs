@@ -87,15 +87,34 @@ fn body_bytes(e: &MapExpr) -> u64 {
         MapKind::Unary(u, a) => {
             let times = match u {
                 ir::UnaryOp::Relu => 3, // `x > 0 || x != x` for floats: NaN propagates
-                ir::UnaryOp::Abs | ir::UnaryOp::GeluErf | ir::UnaryOp::Signum => 2,
+                ir::UnaryOp::Abs
+                | ir::UnaryOp::GeluErf
+                | ir::UnaryOp::Signum
+                | ir::UnaryOp::IsInf
+                | ir::UnaryOp::IsNan => 2,
+                ir::UnaryOp::IsFinite => 3,
+                // The 64-bit forms count the value in halves.
+                ir::UnaryOp::Popcount | ir::UnaryOp::Clz => 4,
                 _ => 1,
             };
-            body_bytes(a).saturating_mul(times).saturating_add(48)
+            body_bytes(a).saturating_mul(times).saturating_add(192)
         }
         MapKind::Binary(b, x, y) => {
             // `a != a || a < b ? a : b` for floats: NaN propagates.
-            let times = if matches!(b, ir::BinaryOp::Min | ir::BinaryOp::Max) { 3 } else { 1 };
-            body_bytes(x).saturating_add(body_bytes(y)).saturating_mul(times).saturating_add(48)
+            // Shifts spell the count three times.
+            let times = if matches!(
+                b,
+                ir::BinaryOp::Min
+                    | ir::BinaryOp::Max
+                    | ir::BinaryOp::Shl
+                    | ir::BinaryOp::Shr
+                    | ir::BinaryOp::ShrSignExtend
+            ) {
+                3
+            } else {
+                1
+            };
+            body_bytes(x).saturating_add(body_bytes(y)).saturating_mul(times).saturating_add(128)
         }
         MapKind::Select(a, b, c) => {
             body_bytes(a).saturating_add(body_bytes(b)).saturating_add(body_bytes(c)).saturating_add(48)

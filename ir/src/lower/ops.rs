@@ -30,10 +30,6 @@ struct Typed {
     span: Span,
 }
 
-fn is_float(t: ElemType) -> bool {
-    matches!(t, ElemType::Float | ElemType::Half)
-}
-
 impl Lowerer {
     /// `target = value` or `target op= value`.
     pub(super) fn lower_assign(
@@ -302,14 +298,7 @@ impl Lowerer {
                 let (f, args) = &**c;
                 let fname = f.name;
                 let unary = UnaryOp::from_name(fname).filter(|u| *u != UnaryOp::Neg);
-                let binary = match fname {
-                    "min" => Some(BinaryOp::Min),
-                    "max" => Some(BinaryOp::Max),
-                    "pow" => Some(BinaryOp::Pow),
-                    "logical_and" => Some(BinaryOp::And),
-                    "logical_or" => Some(BinaryOp::Or),
-                    _ => None,
-                };
+                let binary = BinaryOp::from_function_name(fname);
                 if fname == "select" {
                     return self.op_select(e, args);
                 }
@@ -324,12 +313,14 @@ impl Lowerer {
                         ));
                     }
                     if !VIEW_FUNCTIONS.contains(&fname) {
+                        let unary = UnaryOp::ALL.iter().filter(|u| u.0 != UnaryOp::Neg).map(|u| u.1);
+                        let names: Vec<&str> = unary.chain(BinaryOp::function_names()).collect();
                         return Err(self.err(
                             f.span,
                             format!(
-                                "unknown operation `{fname}` (elementwise: abs exp log sqrt tanh sigmoid relu signum floor ceil \
-                                 gelu_erf logical_not min max pow logical_and logical_or select cast<T>; \
-                                 also reduce, matmul, the random generators, and the view functions)"
+                                "unknown operation `{fname}` (elementwise: {} select cast<T>; \
+                                 also reduce, matmul, the random generators, and the view functions)",
+                                names.join(" ")
                             ),
                         ));
                     }
@@ -367,25 +358,16 @@ impl Lowerer {
     }
 
     fn unary(&mut self, op: UnaryOp, mut a: Typed, span: Span) -> R<Typed> {
-        if let Some(t) = a.elem {
-            let bad = match op {
-                UnaryOp::Not => t != ElemType::Bool,
-                _ => t == ElemType::Bool || (op.float_only() && !is_float(t)),
-            };
-            if bad {
-                let need = match op {
-                    UnaryOp::Not => "a `bool`",
-                    _ if op.float_only() => "a `float` or `half`",
-                    _ => "a numeric",
-                };
-                return Err(self.err(span, format!("`{}` needs {need} operand, not `{t}`", op.name())));
-            }
+        if a.elem.is_none() && op.is_predicate() {
+            // `is_nan(1.0)`: the literal is a float; the result is `bool`.
+            a.e.settle(ElemType::Float);
+            a.elem = Some(ElemType::Float);
         }
-        let elem = a.elem;
-        if elem.is_none() && op.float_only() {
+        let elem = match a.elem {
+            Some(t) => Some(op.result(t).map_err(|m| self.err(span, m))?),
             // `exp(1)`: literals of a float function are float until settled.
-            a.elem = None;
-        }
+            None => None,
+        };
         Ok(Typed {
             e: MapExpr { elem: elem.unwrap_or(ElemType::Float), kind: MapKind::Unary(op, Box::new(a.e)) },
             elem,
@@ -419,20 +401,7 @@ impl Lowerer {
             (None, None) => None,
         };
         if let Some(t) = elem {
-            let ok = match op {
-                BinaryOp::Eq | BinaryOp::Ne => true,
-                BinaryOp::Pow => is_float(t),
-                BinaryOp::And | BinaryOp::Or => t == ElemType::Bool,
-                _ => t != ElemType::Bool,
-            };
-            if !ok {
-                let need = match op {
-                    BinaryOp::Pow => "`float` or `half`",
-                    BinaryOp::And | BinaryOp::Or => "`bool`",
-                    _ => "numeric",
-                };
-                return Err(self.err(span, format!("`{}` needs {need} operands, not `{t}`", op.name())));
-            }
+            op.result(t).map_err(|m| self.err(span, m))?;
         }
         let shape = match (a.shape.take(), b.shape.take()) {
             (Some(x), Some(y)) if x != y => {

@@ -286,11 +286,16 @@ enum prs_expr_kind {
 };
 enum prs_unary_op {
   PRS_U_NEG = 0, PRS_U_ABS, PRS_U_EXP, PRS_U_LOG, PRS_U_SQRT, PRS_U_TANH, PRS_U_SIGMOID, PRS_U_RELU,
-  PRS_U_SQUARE, PRS_U_RSQRT, PRS_U_INV, PRS_U_NOT, PRS_U_SIGNUM, PRS_U_FLOOR, PRS_U_CEIL, PRS_U_GELU_ERF
+  PRS_U_SQUARE, PRS_U_RSQRT, PRS_U_INV, PRS_U_NOT, PRS_U_SIGNUM, PRS_U_FLOOR, PRS_U_CEIL, PRS_U_GELU_ERF,
+  PRS_U_ERF, PRS_U_SIN, PRS_U_COS, PRS_U_TAN, PRS_U_ASIN, PRS_U_CBRT, PRS_U_EXPM1, PRS_U_EXP2, PRS_U_LOG1P,
+  PRS_U_IS_FINITE, PRS_U_IS_INF, PRS_U_IS_NAN, PRS_U_NEARBYINT, PRS_U_ROUND, PRS_U_TRUNC,
+  PRS_U_BITWISE_NOT, PRS_U_POPCOUNT, PRS_U_CLZ
 };
 enum prs_binary_op {
   PRS_B_ADD = 0, PRS_B_SUB, PRS_B_MUL, PRS_B_DIV, PRS_B_MIN, PRS_B_MAX, PRS_B_POW,
-  PRS_B_LT, PRS_B_LE, PRS_B_GT, PRS_B_GE, PRS_B_EQ, PRS_B_NE, PRS_B_AND, PRS_B_OR, PRS_B_REM
+  PRS_B_LT, PRS_B_LE, PRS_B_GT, PRS_B_GE, PRS_B_EQ, PRS_B_NE, PRS_B_AND, PRS_B_OR, PRS_B_REM,
+  PRS_B_ATAN2, PRS_B_BITWISE_AND, PRS_B_BITWISE_OR, PRS_B_BITWISE_XOR, PRS_B_BITWISE_XNOR,
+  PRS_B_SHL, PRS_B_SHR, PRS_B_SHR_SE
 };
 typedef struct prs_expr_node {
   int32_t kind;
@@ -337,6 +342,12 @@ int prs_op_collective(prs_graph *g, prs_program *seq, int32_t kind, const prs_te
 int prs_op_random(prs_graph *g, prs_program *seq, int32_t dist, const prs_tensor *seed, uint32_t modifier,
                   const prs_tensor *reference, const prs_tensor *input, int32_t out_type, double a, double b,
                   double c, const char *name, prs_tensor **out);
+/* poprand::shapedDropout: a bernoulli(keep) mask of `reference`'s shape
+ * (each dimension input's or 1), broadcast over `input`; kept elements
+ * times `scale`, in input's type. Errors as prs_op_random's. */
+int prs_op_shaped_dropout(prs_graph *g, prs_program *seq, const prs_tensor *seed, uint32_t modifier,
+                          const prs_tensor *input, const prs_tensor *reference, double keep, double scale,
+                          const char *name, prs_tensor **out);
 /* poprand::setSeed: seed-less calls that follow draw as if seeded with
  * `master` (two unsigned ints) and modifiers modifier, modifier + 1, .... */
 int prs_op_set_seed(prs_graph *g, prs_program *seq, const prs_tensor *master, uint32_t modifier, const char *name);

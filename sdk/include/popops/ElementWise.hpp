@@ -128,21 +128,50 @@ inline void mapWithOutput(poplar::Graph &graph, const expr::Expr &expr, const st
   }
 
 PRS_UNARY_OPERATION(abs, ABSOLUTE)
+PRS_UNARY_OPERATION(asin, ASIN)
+PRS_UNARY_OPERATION(bitwiseNot, BITWISE_NOT)
+PRS_UNARY_OPERATION(cbrt, CBRT)
 PRS_UNARY_OPERATION(ceil, CEIL)
+PRS_UNARY_OPERATION(cos, COS)
+PRS_UNARY_OPERATION(countLeadingZeros, COUNT_LEADING_ZEROS)
+PRS_UNARY_OPERATION(erf, ERF)
 PRS_UNARY_OPERATION(exp, EXPONENT)
+PRS_UNARY_OPERATION(exp2, EXPONENT2)
+PRS_UNARY_OPERATION(expm1, EXPONENT_MINUS_ONE)
 PRS_UNARY_OPERATION(floor, FLOOR)
+PRS_UNARY_OPERATION(geluErf, GELU_ERF)
 PRS_UNARY_OPERATION(inv, INVERSE)
 PRS_UNARY_OPERATION(log, LOGARITHM)
+PRS_UNARY_OPERATION(log1p, LOGARITHM_ONE_PLUS)
 PRS_UNARY_OPERATION(logicalNot, LOGICAL_NOT)
+PRS_UNARY_OPERATION(nearbyint, NEARBY_INT)
 PRS_UNARY_OPERATION(neg, NEGATE)
+PRS_UNARY_OPERATION(popcount, POPCOUNT)
+PRS_UNARY_OPERATION(round, ROUND)
 PRS_UNARY_OPERATION(rsqrt, RSQRT)
 PRS_UNARY_OPERATION(sigmoid, SIGMOID)
 PRS_UNARY_OPERATION(signum, SIGNUM)
+PRS_UNARY_OPERATION(sin, SIN)
 PRS_UNARY_OPERATION(sqrt, SQRT)
 PRS_UNARY_OPERATION(square, SQUARE)
+PRS_UNARY_OPERATION(tan, TAN)
 PRS_UNARY_OPERATION(tanh, TANH)
 
 #undef PRS_UNARY_OPERATION
+
+/// Whether each element of `A` is neither infinite nor NaN (a BOOL tensor;
+/// no InPlace form, as in PopLibs).
+inline poplar::Tensor isFinite(poplar::Graph &graph, const poplar::Tensor &A, poplar::program::Sequence &prog,
+                               const poplar::DebugContext &debugContext = {},
+                               const poplar::OptionFlags &options = {}) {
+  return map(graph, expr::UnaryOpType::IS_FINITE, A, prog, debugContext, options);
+}
+inline void isFiniteWithOutput(poplar::Graph &graph, const poplar::Tensor &A, const poplar::Tensor &out,
+                               poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},
+                               const poplar::OptionFlags &options = {}) {
+  mapWithOutput(graph, expr::UnaryOp(expr::UnaryOpType::IS_FINITE, expr::_1), {A}, out, prog, debugContext,
+                options);
+}
 
 // ---- named binary operations -------------------------------------------------
 
@@ -202,6 +231,14 @@ PRS_BINARY_OPERATION(lt, LESS_THAN)
 PRS_BINARY_OPERATION(lteq, LESS_THAN_EQUAL)
 PRS_BINARY_OPERATION(logicalAnd, LOGICAL_AND)
 PRS_BINARY_OPERATION(logicalOr, LOGICAL_OR)
+PRS_BINARY_OPERATION(atan2, ATAN2)
+PRS_BINARY_OPERATION(bitwiseAnd, BITWISE_AND)
+PRS_BINARY_OPERATION(bitwiseOr, BITWISE_OR)
+PRS_BINARY_OPERATION(bitwiseXor, BITWISE_XOR)
+PRS_BINARY_OPERATION(bitwiseXnor, BITWISE_XNOR)
+PRS_BINARY_OPERATION(shiftLeft, SHIFT_LEFT)
+PRS_BINARY_OPERATION(shiftRight, SHIFT_RIGHT)
+PRS_BINARY_OPERATION(shiftRightSignExtend, SHIFT_RIGHT_SIGN_EXTEND)
 
 #undef PRS_BINARY_OPERATION
 

@@ -102,6 +102,42 @@ inline int32_t unaryCode(UnaryOpType op) {
     return PRS_U_SQUARE;
   case UnaryOpType::TANH:
     return PRS_U_TANH;
+  case UnaryOpType::ASIN:
+    return PRS_U_ASIN;
+  case UnaryOpType::BITWISE_NOT:
+    return PRS_U_BITWISE_NOT;
+  case UnaryOpType::CBRT:
+    return PRS_U_CBRT;
+  case UnaryOpType::COS:
+    return PRS_U_COS;
+  case UnaryOpType::COUNT_LEADING_ZEROS:
+    return PRS_U_CLZ;
+  case UnaryOpType::ERF:
+    return PRS_U_ERF;
+  case UnaryOpType::EXPONENT_MINUS_ONE:
+    return PRS_U_EXPM1;
+  case UnaryOpType::EXPONENT2:
+    return PRS_U_EXP2;
+  case UnaryOpType::IS_FINITE:
+    return PRS_U_IS_FINITE;
+  case UnaryOpType::IS_INF:
+    return PRS_U_IS_INF;
+  case UnaryOpType::IS_NAN:
+    return PRS_U_IS_NAN;
+  case UnaryOpType::LOGARITHM_ONE_PLUS:
+    return PRS_U_LOG1P;
+  case UnaryOpType::NEARBY_INT:
+    return PRS_U_NEARBYINT;
+  case UnaryOpType::POPCOUNT:
+    return PRS_U_POPCOUNT;
+  case UnaryOpType::SIN:
+    return PRS_U_SIN;
+  case UnaryOpType::TAN:
+    return PRS_U_TAN;
+  case UnaryOpType::ROUND:
+    return PRS_U_ROUND;
+  case UnaryOpType::TRUNC:
+    return PRS_U_TRUNC;
   default:
     unsupported("unary operator #" + std::to_string(static_cast<int>(op)) + " of UnaryOpType");
   }
@@ -142,6 +178,22 @@ inline int32_t binaryCode(BinaryOpType op) {
     return PRS_B_REM;
   case BinaryOpType::SUBTRACT:
     return PRS_B_SUB;
+  case BinaryOpType::ATAN2:
+    return PRS_B_ATAN2;
+  case BinaryOpType::BITWISE_AND:
+    return PRS_B_BITWISE_AND;
+  case BinaryOpType::BITWISE_OR:
+    return PRS_B_BITWISE_OR;
+  case BinaryOpType::BITWISE_XOR:
+    return PRS_B_BITWISE_XOR;
+  case BinaryOpType::BITWISE_XNOR:
+    return PRS_B_BITWISE_XNOR;
+  case BinaryOpType::SHIFT_LEFT:
+    return PRS_B_SHL;
+  case BinaryOpType::SHIFT_RIGHT:
+    return PRS_B_SHR;
+  case BinaryOpType::SHIFT_RIGHT_SIGN_EXTEND:
+    return PRS_B_SHR_SE;
   default:
     unsupported("binary operator #" + std::to_string(static_cast<int>(op)) + " of BinaryOpType");
   }

@@ -88,25 +88,11 @@ inline poplar::Tensor shapedDropout(poplar::Graph &graph, const poplar::Tensor *
                                     const poplar::Tensor &input, const poplar::Tensor &reference,
                                     double keepProbability, double scale, poplar::program::Sequence &prog,
                                     const poplar::DebugContext &debugContext = {}) {
-  std::vector<std::size_t> in = input.shape(), ref = reference.shape();
-  bool fits = in.size() == ref.size();
-  for (std::size_t d = 0; fits && d < in.size(); ++d)
-    fits = ref[d] == in[d] || ref[d] == 1;
-  if (!fits)
-    throw poputil::poplibs_error("poprand::shapedDropout: the reference's shape does not broadcast to the input's");
-  if (!(keepProbability > 0.0 && keepProbability <= 1.0))
-    throw poputil::poplibs_error("poprand::shapedDropout: keep probability " + std::to_string(keepProbability) +
-                                 " is outside (0, 1]");
-  // The mask holds `scale` where kept, else 0: one product per element.
-  poplar::Tensor mask = detail::random(graph, seed, seedModifier, reference, nullptr, input.elementType().abiTag(),
-                                       detail::BERNOULLI, keepProbability, 0.0, 0.0, prog, debugContext);
-  poplar::Tensor wide = mask;
-  for (std::size_t d = 0; d < in.size(); ++d)
-    if (ref[d] != in[d])
-      wide = wide.broadcast(static_cast<unsigned>(in[d]), static_cast<unsigned>(d));
-  namespace expr = popops::expr;
-  return popops::map(graph, expr::Mul(expr::Mul(expr::_1, expr::_2), expr::Cast(expr::Const(scale), input.elementType())),
-                     {input, wide}, prog, debugContext);
+  prs_tensor *out = nullptr;
+  detail::check(prs_op_shaped_dropout(graph.handle(), prog.handle(), seed != nullptr ? seed->handle() : nullptr,
+                                      seedModifier, input.handle(), reference.handle(), keepProbability, scale,
+                                      debugContext.getPathName().c_str(), &out));
+  return poplar::Tensor(out);
 }
 
 /// Uniform in [minVal, maxVal] (float, half, int).

@@ -50,3 +50,14 @@ program random {
   z = logical_or(logical_and(a > b, logical_not(a < b)), g)
   y = gelu_erf(h) + signum(h)
 }
+// The rest of popops' element-wise functions: maths, tests, integer bits.
+var n: uint[6] @ linear
+program functions {
+  fm = erf(a) + sin(a) * cos(b) - tan(a) + asin(b) + cbrt(a) + expm1(a) - exp2(b) + log1p(a)
+  fa = atan2(a, b) + nearbyint(a) + round(b) - trunc(a)
+  ft = logical_or(is_finite(a), logical_and(is_inf(b), is_nan(a)))
+  fh = is_nan(h)
+  ib = bitwise_xnor(bitwise_and(i, 12), bitwise_or(i, bitwise_xor(i, -1)))
+  is = shift_left(i, 2) + shift_right(i, 1) + shift_right_sign_extend(i, 31) + bitwise_not(i)
+  ic = popcount(n) + count_leading_zeros(n)
+}
