@@ -190,5 +190,5 @@ impl TargetDesc {
 
 #[no_mangle]
 pub extern "C" fn prs_target_preset(arch: *const c_char, out: *mut TargetDesc) -> i32 {
-    guard(|| put(out, TargetDesc::preset(&text(arch, "architecture")?)?))
+    guard(|| put(out, TargetDesc::preset(text(arch, "architecture")?)?))
 }
