@@ -772,11 +772,7 @@ pub extern "C" fn prs_engine_connect_stream_replica(
                 ),
             ));
         }
-        e.connect(
-            &name,
-            replica_arg(replica),
-            Box::new(UserMemory { base: begin.cast(), len: bytes, pos: 0 }),
-        )
+        e.connect(name, replica_arg(replica), Box::new(UserMemory { base: begin.cast(), len: bytes, pos: 0 }))
     })
 }
 
