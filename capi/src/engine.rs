@@ -111,7 +111,9 @@ fn option_pairs(
     n: usize,
 ) -> Result<Vec<(String, String)>> {
     let (k, v) = (slice(keys, n), slice(values, n));
-    (0..n).map(|i| Ok((text(k[i], "option name")?, text(v[i], "option value")?))).collect()
+    (0..n)
+        .map(|i| Ok((text(k[i], "option name")?.to_string(), text(v[i], "option value")?.to_string())))
+        .collect()
 }
 
 fn invalid_option(message: String) -> ApiError {
@@ -168,8 +170,7 @@ pub fn compile_named(
     passes: report::progress::Progress,
 ) -> Result<Executable> {
     engine_options(&pairs)?;
-    let core = g.shared();
-    let (graph, spans) = core.builder.finish_named(programs);
+    let mut core = g.shared();
     let codelets = compiler::Codelets {
         objects: core.codelets.iter().map(|c| c.object.clone()).collect(),
         aliases: core.codelets.iter().flat_map(|c| c.aliases.iter().cloned()).collect(),
@@ -177,8 +178,9 @@ pub fn compile_named(
     };
     let opts = compiler::Options { report: true, progress: passes, ..Default::default() };
     progress(0, 2);
-    let described = core.builder.described();
-    let compiled = compiler::compile("<graph>", described, &graph, &spans, &codelets, &opts);
+    let compiled = core.builder.with_programs(programs, |graph, spans, described| {
+        compiler::compile("<graph>", described, graph, spans, &codelets, &opts)
+    });
     opts.progress.finish();
     let compiled =
         compiled.map_err(|e| ApiError::new(Status::GraphProgramCompilationError, e.to_string()))?;
@@ -671,7 +673,7 @@ pub extern "C" fn prs_engine_write_tensor(
 ) -> i32 {
     guard(|| {
         let name = text(name, "handle")?;
-        handle_mut(e, "engine")?.write_tensor(&name, slice(data.cast::<u8>(), bytes))
+        handle_mut(e, "engine")?.write_tensor(name, slice(data.cast::<u8>(), bytes))
     })
 }
 
@@ -684,7 +686,7 @@ pub extern "C" fn prs_engine_read_tensor(
 ) -> i32 {
     guard(|| {
         let name = text(name, "handle")?;
-        let got = handle_mut(e, "engine")?.read_tensor(&name)?;
+        let got = handle_mut(e, "engine")?.read_tensor(name)?;
         if got.len() != bytes {
             return Err(ApiError::new(
                 Status::PoplarError,
@@ -714,7 +716,7 @@ pub extern "C" fn prs_engine_copy_to_remote_buffer(
 ) -> i32 {
     guard(|| {
         let name = text(name, "remote buffer")?;
-        handle_mut(e, "engine")?.write_remote(&name, repeat, replica, slice(data.cast::<u8>(), bytes))
+        handle_mut(e, "engine")?.write_remote(name, repeat, replica, slice(data.cast::<u8>(), bytes))
     })
 }
 
@@ -729,7 +731,7 @@ pub extern "C" fn prs_engine_copy_from_remote_buffer(
 ) -> i32 {
     guard(|| {
         let name = text(name, "remote buffer")?;
-        let got = handle_mut(e, "engine")?.read_remote(&name, repeat, replica)?;
+        let got = handle_mut(e, "engine")?.read_remote(name, repeat, replica)?;
         if got.len() != bytes {
             return Err(ApiError::new(
                 Status::PoplarError,
@@ -766,7 +768,7 @@ pub extern "C" fn prs_engine_connect_stream_replica(
     guard(|| {
         let e = handle_mut(e, "engine")?;
         let name = text(name, "handle")?;
-        let block = e.block_bytes(&name).unwrap_or(0);
+        let block = e.block_bytes(name).unwrap_or(0);
         if begin.is_null() || bytes == 0 || (block > 0 && !bytes.is_multiple_of(block) && bytes < block) {
             return Err(ApiError::new(
                 Status::StreamConnectionError,
@@ -775,11 +777,7 @@ pub extern "C" fn prs_engine_connect_stream_replica(
                 ),
             ));
         }
-        e.connect(
-            &name,
-            replica_arg(replica),
-            Box::new(UserMemory { base: begin.cast(), len: bytes, pos: 0 }),
-        )
+        e.connect(name, replica_arg(replica), Box::new(UserMemory { base: begin.cast(), len: bytes, pos: 0 }))
     })
 }
 
@@ -787,7 +785,7 @@ pub extern "C" fn prs_engine_connect_stream_replica(
 pub extern "C" fn prs_engine_handle_bytes(e: *const Engine, name: *const c_char, out: *mut usize) -> i32 {
     guard(|| {
         let name = text(name, "handle")?;
-        put(out, handle(e, "engine")?.handle_bytes(&name)?)
+        put(out, handle(e, "engine")?.handle_bytes(name)?)
     })
 }
 
@@ -810,7 +808,7 @@ pub extern "C" fn prs_engine_connect_stream_callback_replica(
     guard(move || {
         let e = handle_mut(e, "engine")?;
         let name = text(name, "handle")?;
-        e.connect(&name, replica_arg(replica), Box::new(cb))
+        e.connect(name, replica_arg(replica), Box::new(cb))
     })
 }
 

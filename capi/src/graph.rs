@@ -64,6 +64,20 @@ pub struct Core {
     /// How many times `createReplicatedGraph` remade the graph: a handle
     /// made before the last time is the parent of the replicas.
     generation: u32,
+    /// Vertex type names as `addVertex` was given them, each with its
+    /// canonical spelling and its number of fields once the codelets were
+    /// found to define it: a loop adding vertices of one type parses and
+    /// looks up the name once.
+    vertex_names: HashMap<Box<str>, (ir::Name, usize)>,
+}
+
+/// What `connect` checks of a vertex type's field.
+#[derive(Clone, Copy)]
+struct FieldInfo {
+    /// `None` for a plain member.
+    direction: Option<gp::Direction>,
+    elem: ElemType,
+    kind: gp::FieldKind,
 }
 
 /// A graph handle (`prs_graph`): the shared graph, and the tiles this
@@ -397,6 +411,7 @@ impl Core {
             broadcast: Vec::new(),
             hw_seed: None,
             generation: 0,
+            vertex_names: HashMap::new(),
         })
     }
 
@@ -517,17 +532,17 @@ impl Core {
             .ok_or_else(|| ApiError::new(Status::Internal, "vertex type vanished"))
     }
 
-    fn field(&mut self, v: u32, field: &str) -> Result<gp::Field> {
+    fn field(&mut self, v: u32, field: &str) -> Result<FieldInfo> {
         let vertex = self
             .builder
             .graph()
             .vertices
             .get(VertexId(v))
             .ok_or_else(|| ApiError::new(Status::IndexError, format!("vertex {v} does not exist")))?;
-        let vtype = vertex.vtype.to_string();
+        let vtype = vertex.vtype.clone();
         let t = self.vertex_type(&vtype)?;
         match t.fields.iter().find(|f| f.name == field) {
-            Some(f) => Ok(f.clone()),
+            Some(f) => Ok(FieldInfo { direction: f.direction, elem: f.elem, kind: f.kind }),
             None => {
                 let hint = spelling::did_you_mean(field, t.fields.iter().map(|f| f.name.as_str()))
                     .map(|s| format!("; did you mean '{s}'?"))
@@ -568,9 +583,15 @@ impl Core {
                 ));
             }
         }
-        if let Some(&size) = self.field_sizes.get(&(v, name.to_string())) {
-            if list && ts.len() != size {
-                return Err(field_err(format!("{} was given size {size} but {} tensors", what(), ts.len())));
+        if list {
+            if let Some(&size) = self.field_sizes.get(&(v, name.to_string())) {
+                if ts.len() != size {
+                    return Err(field_err(format!(
+                        "{} was given size {size} but {} tensors",
+                        what(),
+                        ts.len()
+                    )));
+                }
             }
         }
         let value = match (f.kind, list) {
@@ -692,11 +713,17 @@ impl Core {
 
     /// `addVertex(cs, type)`: checks the type against the codelets.
     pub fn add_vertex(&mut self, cs: u32, vertex_type: &str) -> Result<u32> {
-        let canonical = vocab::VertexName::parse(vertex_type)
-            .map(|n| n.to_string())
-            .unwrap_or_else(|_| vertex_type.to_string());
-        self.vertex_type(&canonical)?;
-        Ok(self.builder.add_vertex(ComputeSetId(cs), &canonical)?.0)
+        let (canonical, fields) = match self.vertex_names.get(vertex_type) {
+            Some(known) => known.clone(),
+            None => {
+                let canonical: ir::Name = vocab::VertexName::parse(vertex_type)
+                    .map_or_else(|_| vertex_type.into(), |n| n.to_string().into());
+                let fields = self.vertex_type(&canonical)?.fields.len();
+                self.vertex_names.insert(vertex_type.into(), (canonical.clone(), fields));
+                (canonical, fields)
+            }
+        };
+        Ok(self.builder.add_vertex(ComputeSetId(cs), &canonical, fields)?.0)
     }
 
     /// `setInitialValue` / a plain member's value: one host value.

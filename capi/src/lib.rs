@@ -48,16 +48,15 @@ use std::ffi::{c_char, CStr};
 
 use status::{ApiError, Result, Status};
 
-/// A C string argument as UTF-8; NULL is an error.
-pub(crate) fn text(p: *const c_char, what: &str) -> Result<String> {
+/// A C string argument as UTF-8, borrowed for the call; NULL is an error.
+pub(crate) fn text<'a>(p: *const c_char, what: &str) -> Result<&'a str> {
     if p.is_null() {
         return Err(ApiError::new(Status::PoplarError, format!("{what} is NULL")));
     }
-    // SAFETY: the caller passes a NUL-terminated string (capi.h).
+    // SAFETY: the caller passes a NUL-terminated string that lives for the
+    // call (capi.h).
     let s = unsafe { CStr::from_ptr(p) };
-    s.to_str()
-        .map(str::to_string)
-        .map_err(|_| ApiError::new(Status::PoplarError, format!("{what} is not valid UTF-8")))
+    s.to_str().map_err(|_| ApiError::new(Status::PoplarError, format!("{what} is not valid UTF-8")))
 }
 
 /// `n` values at `p` (NULL allowed when `n` is 0).

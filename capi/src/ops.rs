@@ -340,7 +340,7 @@ fn name_of(name: *const c_char, default: &str) -> Result<String> {
         return Ok(default.to_string());
     }
     let n = text(name, "name")?;
-    Ok(if n.is_empty() { default.to_string() } else { n })
+    Ok(if n.is_empty() { default.to_string() } else { n.to_string() })
 }
 
 #[no_mangle]

@@ -404,7 +404,7 @@ pub extern "C" fn prs_program_print_tensor(
     t: *const Tensor,
     out: *mut *mut Program,
 ) -> i32 {
-    make(out, || Ok(Program::print_tensor(&text(title, "title")?, handle(t, "tensor")?)))
+    make(out, || Ok(Program::print_tensor(text(title, "title")?, handle(t, "tensor")?)))
 }
 
 #[no_mangle]
@@ -428,5 +428,5 @@ pub extern "C" fn prs_program_block(
     name: *const c_char,
     out: *mut *mut Program,
 ) -> i32 {
-    make(out, || Ok(Program::block(handle(body, "body")?, &text(name, "block name")?)))
+    make(out, || Ok(Program::block(handle(body, "body")?, text(name, "block name")?)))
 }

@@ -212,7 +212,7 @@ fn report_path(path: &str) -> std::path::PathBuf {
 pub extern "C" fn prs_report_open(path: *const c_char, out: *mut ReportInfo) -> i32 {
     guard(|| {
         let path = text(path, "report path")?;
-        let file = report_path(&path);
+        let file = report_path(path);
         let json = std::fs::read_to_string(&file).map_err(|e| {
             ApiError::new(
                 Status::PoplarError,

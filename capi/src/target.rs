@@ -253,7 +253,7 @@ impl TargetDesc {
 
 #[no_mangle]
 pub extern "C" fn prs_target_preset(arch: *const c_char, out: *mut TargetDesc) -> i32 {
-    guard(|| put(out, TargetDesc::preset(&text(arch, "architecture")?)?))
+    guard(|| put(out, TargetDesc::preset(text(arch, "architecture")?)?))
 }
 
 /// Applies `POPLAR_TARGET_OPTIONS`, when set, to `desc`, as the compiler

@@ -25,6 +25,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
+use std::sync::Arc;
 
 use crate::diag::{Span, Spans};
 use crate::graph::*;
@@ -225,6 +226,11 @@ pub struct Builder {
     /// Per tensor, the tile of each element once mapped (`u32::MAX`: not
     /// mapped), allocated at the first mapping.
     tiles: HashMap<TensorId, Vec<u32>>,
+    /// Vertex type and field names, one allocation each.
+    names: Interner,
+    /// The last vertex's type, compute set and line of `described`: the
+    /// vertices a loop adds share their line.
+    last_vertex: Option<(Name, ComputeSetId, Span)>,
 }
 
 impl Builder {
@@ -238,6 +244,8 @@ impl Builder {
             taken: HashSet::new(),
             host_names: HashSet::new(),
             tiles: HashMap::new(),
+            names: Interner::default(),
+            last_vertex: None,
         })
     }
 
@@ -374,9 +382,10 @@ impl Builder {
             ));
         }
         if let Mapping::Tile(tile) = mapping {
-            for (t, e) in view.elements() {
-                let len = self.graph.tensors[t].num_elements() as usize;
-                self.tiles.entry(t).or_insert_with(|| vec![u32::MAX; len])[e as usize] = tile;
+            for r in view.runs() {
+                let len = self.graph.tensors[r.tensor].num_elements() as usize;
+                let tiles = self.tiles.entry(r.tensor).or_insert_with(|| vec![u32::MAX; len]);
+                tiles[r.start as usize..(r.start + r.len) as usize].fill(tile);
             }
         } else {
             // Spread mappings are resolved by the compiler; queries see them
@@ -442,21 +451,31 @@ impl Builder {
         id
     }
 
-    /// A vertex of type `vtype` (Poplar's spelling) in `cs`, not yet mapped.
-    pub fn add_vertex(&mut self, cs: ComputeSetId, vtype: &str) -> R<VertexId> {
+    /// A vertex of type `vtype` (Poplar's spelling) in `cs`, not yet
+    /// mapped, with room for `fields` fields (its type's count: a vertex's
+    /// fields are most of a large graph's memory).
+    pub fn add_vertex(&mut self, cs: ComputeSetId, vtype: &str, fields: usize) -> R<VertexId> {
         if cs.0 as usize >= self.graph.compute_sets.len() {
             return Err(Builder::index_err(format!("compute set {} does not exist", cs.0)));
         }
-        let start = self.described.len();
-        let cs_name = self.graph.compute_sets[cs].name.clone();
-        let _ = write!(self.described, "vertex {vtype} in compute set {cs_name}");
-        let span = Span::new(start, self.described.len());
-        self.described.push('\n');
+        let vtype = self.names.intern(vtype);
+        let span = match &self.last_vertex {
+            Some((t, c, span)) if Arc::ptr_eq(t, &vtype) && *c == cs => *span,
+            _ => {
+                let start = self.described.len();
+                let cs_name = &self.graph.compute_sets[cs].name;
+                let _ = write!(self.described, "vertex {vtype} in compute set {cs_name}");
+                let span = Span::new(start, self.described.len());
+                self.described.push('\n');
+                self.last_vertex = Some((vtype.clone(), cs, span));
+                span
+            }
+        };
         let id = self.graph.vertices.push(Vertex {
-            vtype: vtype.into(),
+            vtype,
             compute_set: cs,
             tile: None,
-            fields: Vec::new(),
+            fields: Vec::with_capacity(fields),
             cycles: None,
         });
         self.graph.compute_sets[cs].vertices.push(id);
@@ -477,7 +496,10 @@ impl Builder {
         let vertex = self.vertex_mut(v)?;
         match vertex.fields.iter_mut().find(|f| &*f.name == name) {
             Some(f) => f.value = value,
-            None => vertex.fields.push(Field { name: name.into(), value }),
+            None => {
+                let name = self.names.intern(name);
+                self.graph.vertices[v].fields.push(Field { name, value });
+            }
         }
         Ok(())
     }
@@ -598,16 +620,86 @@ impl Builder {
     pub fn finish_named(&self, programs: Vec<(String, Vec<Stmt>)>) -> (Graph, Spans) {
         let mut graph = self.graph.clone();
         let mut spans = self.spans.clone();
-        for (name, body) in programs {
-            let id = graph.programs.push(Program { name, body });
-            spans.programs.set(id, Span::default());
-        }
-        graph.number_copies();
+        add_programs(&mut graph, &mut spans, programs);
         (graph, spans)
     }
+
+    /// Calls `f` with what [`Builder::finish_named`] returns and
+    /// [`Builder::described`], without copying the graph: the programs are
+    /// the graph's only while `f` runs (compiling a graph of a million
+    /// vertices should not first copy it).
+    pub fn with_programs<T>(
+        &mut self,
+        programs: Vec<(String, Vec<Stmt>)>,
+        f: impl FnOnce(&Graph, &Spans, &str) -> T,
+    ) -> T {
+        /// Takes the programs back out, however `f` ends.
+        struct Lent<'a>(&'a mut Builder);
+        impl Drop for Lent<'_> {
+            fn drop(&mut self) {
+                self.0.graph.programs = Default::default();
+                self.0.spans.programs = Default::default();
+            }
+        }
+        let lent = Lent(self);
+        add_programs(&mut lent.0.graph, &mut lent.0.spans, programs);
+        let b = &*lent.0;
+        f(&b.graph, &b.spans, &b.described)
+    }
+}
+
+/// Adds the entry programs to a builder's graph (which has none) and
+/// numbers its copies.
+fn add_programs(graph: &mut Graph, spans: &mut Spans, programs: Vec<(String, Vec<Stmt>)>) {
+    for (name, body) in programs {
+        let id = graph.programs.push(Program { name, body });
+        spans.programs.set(id, Span::default());
+    }
+    graph.number_copies();
 }
 
 /// The row-major shape of a view as `u64`s from host sizes.
 pub fn shape_u64(shape: &[usize]) -> Vec<u64> {
     shape.iter().map(|&d| d as u64).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::Preset;
+
+    fn two_vertices() -> Builder {
+        let mut b = Builder::new(Target::preset(Preset::Mk2)).unwrap();
+        let cs = b.add_compute_set("cs");
+        for _ in 0..2 {
+            let v = b.add_vertex(cs, "Scale", 1).unwrap();
+            b.set_field(v, "k", FieldValue::Literal(Literal::Float(2.0))).unwrap();
+        }
+        b
+    }
+
+    #[test]
+    fn vertices_of_a_loop_share_names_and_their_line() {
+        let b = two_vertices();
+        let g = b.graph();
+        let (v0, v1) = (&g.vertices[VertexId(0)], &g.vertices[VertexId(1)]);
+        assert!(Arc::ptr_eq(&v0.vtype, &v1.vtype));
+        assert!(Arc::ptr_eq(&v0.fields[0].name, &v1.fields[0].name));
+        let span = *b.spans.vertices.get(VertexId(1));
+        assert_eq!(span, *b.spans.vertices.get(VertexId(0)));
+        assert_eq!(&b.described()[span.start as usize..span.end as usize], "vertex Scale in compute set cs");
+    }
+
+    #[test]
+    fn with_programs_sees_what_finish_returns_and_leaves_no_program() {
+        let mut b = two_vertices();
+        let programs = vec![("main".to_string(), vec![Stmt::Execute(ComputeSetId(0))])];
+        let (finished, _) = b.finish_named(programs.clone());
+        let lent = b.with_programs(programs, |g, spans, _| {
+            assert_eq!(*spans.programs.get(ProgramId(0)), Span::default());
+            g.clone()
+        });
+        assert_eq!(lent, finished);
+        assert!(b.graph().programs.is_empty());
+    }
 }

@@ -12,6 +12,7 @@
 //! agree, predicates are scalar, mapping tiles exist and calls are acyclic.
 //! Vertex fields are *not* checked against codelets (the compiler does that).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::entity::{entity_id, PrimaryMap};
@@ -21,6 +22,44 @@ use crate::view::View;
 
 /// A shared, immutable name (vertex type names and field names repeat a lot).
 pub type Name = Arc<str>;
+
+/// How many recently interned names [`Interner::intern`] checks before
+/// hashing.
+const RECENT_NAMES: usize = 8;
+
+/// One [`Name`] per distinct text: the vertex type and field names of a
+/// graph share their allocations, however many vertices repeat them. The
+/// PIR lowering and the host API's builder both intern through one.
+#[derive(Clone, Debug, Default)]
+pub struct Interner {
+    names: HashMap<Box<str>, Name>,
+    /// A few recently interned names, checked before `names`.
+    recent: Vec<Name>,
+}
+
+impl Interner {
+    /// The shared name spelled `s`.
+    pub fn intern(&mut self, s: &str) -> Name {
+        // Vertex type and field names repeat: look at the recently used ones
+        // before hashing.
+        if let Some(n) = self.recent.iter().find(|n| &***n == s) {
+            return n.clone();
+        }
+        let n = match self.names.get(s) {
+            Some(n) => n.clone(),
+            None => {
+                let n: Name = Arc::from(s);
+                self.names.insert(s.into(), n.clone());
+                n
+            }
+        };
+        if self.recent.len() >= RECENT_NAMES {
+            self.recent.remove(0);
+        }
+        self.recent.push(n.clone());
+        n
+    }
+}
 
 entity_id!(
     /// A tensor (`var` or `const`), printed `t0`, `t1`, …

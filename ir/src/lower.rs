@@ -20,7 +20,6 @@
 //! views, `program` lowers program bodies, `ops` the tensor operations.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use crate::ast::{self, BinOp, CsItem, Expr, ExprKind, For, Item, MappingAst, Sub, TArg};
 use crate::diag::{Diagnostic, Span, Spans};
@@ -73,9 +72,6 @@ impl Default for CheckOptions {
 /// Errors after which lowering stops.
 pub const MAX_ERRORS: usize = 50;
 
-/// How many recently interned names [`Lowerer::intern`] checks first.
-const RECENT_NAMES: usize = 8;
-
 /// Marker: a diagnostic has been recorded.
 #[derive(Debug)]
 pub struct Reported;
@@ -108,11 +104,9 @@ struct Lowerer {
     /// The most `budget` may reach.
     limit: u64,
     aborted: bool,
-    names: HashMap<String, Name>,
+    names: Interner,
     /// Whole views of tensors, for `t[…]`.
     whole_views: Vec<Option<View>>,
-    /// A few recently interned names, checked before `names`.
-    recent_names: Vec<Name>,
     /// Scratch buffer for vertex type names.
     name_buf: String,
     /// Call sites per function: (caller, callee, span).
@@ -145,9 +139,8 @@ pub fn lower(
         budget: 0,
         limit: opts.expansion_limit,
         aborted: false,
-        names: HashMap::new(),
+        names: Interner::default(),
         whole_views: Vec::new(),
-        recent_names: Vec::new(),
         name_buf: String::new(),
         calls: Vec::new(),
         current_fn: None,
@@ -299,24 +292,7 @@ impl Lowerer {
     }
 
     fn intern(&mut self, s: &str) -> Name {
-        // Vertex type and field names repeat: look at the recently used ones
-        // before hashing.
-        if let Some(n) = self.recent_names.iter().find(|n| &***n == s) {
-            return n.clone();
-        }
-        let n = match self.names.get(s) {
-            Some(n) => n.clone(),
-            None => {
-                let n: Name = Arc::from(s);
-                self.names.insert(s.to_string(), n.clone());
-                n
-            }
-        };
-        if self.recent_names.len() >= RECENT_NAMES {
-            self.recent_names.remove(0);
-        }
-        self.recent_names.push(n.clone());
-        n
+        self.names.intern(s)
     }
 }
 

@@ -84,11 +84,11 @@ pub extern "C" fn prs_graph_add_codelets(
     guard(|| {
         let g = handle(g, "graph")?;
         let arg = text(path_or_source, "codelets")?;
-        let flags = if flags.is_null() { String::new() } else { text(flags, "flags")? };
+        let flags = if flags.is_null() { "" } else { text(flags, "flags")? };
         if is_source != 0 {
-            g.add_codelets_source(arg, &flags)
+            g.add_codelets_source(arg.to_string(), flags)
         } else {
-            g.add_codelets_path(&arg, &flags)
+            g.add_codelets_path(arg, flags)
         }
     })
 }
@@ -102,7 +102,7 @@ pub extern "C" fn prs_graph_has_vertex_type(
     guard(|| {
         let g = handle(g, "graph")?;
         let name = text(vertex_type, "vertex type")?;
-        put(out, i32::from(g.shared().codelets.iter().any(|c| c.vertex_type(&name).is_some())))
+        put(out, i32::from(g.shared().codelets.iter().any(|c| c.vertex_type(name).is_some())))
     })
 }
 
@@ -121,10 +121,10 @@ fn new_tensor(
         let g = handle(g, "graph")?;
         let elem = elem_type(ty, false)?;
         let shape = shape_u64(slice(shape, rank));
-        let name = if name.is_null() { String::new() } else { text(name, "name")? };
+        let name = if name.is_null() { "" } else { text(name, "name")? };
         let n = ir::view::checked_num_elements(&shape).unwrap_or(u64::MAX);
         let init = init(elem, n)?;
-        put_box(out, g.add_tensor(&name, kind, elem, &shape, init)?)
+        put_box(out, g.add_tensor(name, kind, elem, &shape, init)?)
     })
 }
 
@@ -136,7 +136,7 @@ pub extern "C" fn prs_graph_add_replication_index_constant(
 ) -> i32 {
     guard(|| {
         let name = text(name, "name")?;
-        let t = handle(g, "graph")?.add_replication_index(&name)?;
+        let t = handle(g, "graph")?.add_replication_index(name)?;
         put_box(out, t)
     })
 }
@@ -243,8 +243,8 @@ pub extern "C" fn prs_graph_get_tile_mapping(
 pub extern "C" fn prs_graph_add_compute_set(g: *mut Graph, name: *const c_char, out: *mut u32) -> i32 {
     guard(|| {
         let g = handle(g, "graph")?;
-        let name = if name.is_null() { String::new() } else { text(name, "name")? };
-        put(out, g.core()?.builder.add_compute_set(&name).0)
+        let name = if name.is_null() { "" } else { text(name, "name")? };
+        put(out, g.core()?.builder.add_compute_set(name).0)
     })
 }
 
@@ -269,7 +269,7 @@ pub extern "C" fn prs_graph_add_vertex(
 ) -> i32 {
     guard(|| {
         let name = text(vertex_type, "vertex type")?;
-        put(out, handle(g, "graph")?.add_vertex(cs, &name)?)
+        put(out, handle(g, "graph")?.add_vertex(cs, name)?)
     })
 }
 
@@ -283,7 +283,7 @@ pub extern "C" fn prs_graph_connect(
     guard(|| {
         let g = handle(g, "graph")?;
         let field = text(field, "field")?;
-        g.connect(vertex, &field, &[handle(t, "tensor")?], false)
+        g.connect(vertex, field, &[handle(t, "tensor")?], false)
     })
 }
 
@@ -298,7 +298,7 @@ pub extern "C" fn prs_graph_connect_list(
     guard(|| {
         let g = handle(g, "graph")?;
         let field = text(field, "field")?;
-        g.connect(vertex, &field, &tensors(ts, n)?, true)
+        g.connect(vertex, field, &tensors(ts, n)?, true)
     })
 }
 
@@ -313,7 +313,7 @@ pub extern "C" fn prs_graph_connect_value(
     guard(|| {
         let name = text(field, "field")?;
         let v = host_values(value, host_type, 1)?[0];
-        handle(g, "graph")?.connect_value(vertex, &name, v)
+        handle(g, "graph")?.connect_value(vertex, name, v)
     })
 }
 
@@ -326,7 +326,7 @@ pub extern "C" fn prs_graph_set_field_size(
 ) -> i32 {
     guard(|| {
         let name = text(field, "field")?;
-        handle(g, "graph")?.set_field_size(vertex, &name, size)
+        handle(g, "graph")?.set_field_size(vertex, name, size)
     })
 }
 
@@ -348,7 +348,7 @@ fn host_handle(g: *mut Graph, name: *const c_char, t: *const Tensor, direction: 
         let g = handle(g, "graph")?;
         let name = text(name, "handle")?;
         let t = handle(t, "tensor")?;
-        g.core()?.builder.add_host_handle(&name, &t.view, t.elem, direction)?;
+        g.core()?.builder.add_host_handle(name, &t.view, t.elem, direction)?;
         Ok(())
     })
 }
@@ -375,7 +375,7 @@ pub extern "C" fn prs_graph_add_stream(
     guard(|| {
         let name = text(name, "handle")?;
         let dir = if to_device != 0 { HostDirection::ToDevice } else { HostDirection::ToHost };
-        let id = handle(g, "graph")?.add_stream(&name, elem_type(ty, false)?, num_elements as u64, dir)?;
+        let id = handle(g, "graph")?.add_stream(name, elem_type(ty, false)?, num_elements as u64, dir)?;
         put(out, id)
     })
 }
@@ -397,7 +397,7 @@ pub extern "C" fn prs_graph_add_remote_buffer(
     guard(|| {
         let name = text(name, "handle")?;
         let id = handle(g, "graph")?.add_remote_buffer(
-            &name,
+            name,
             elem_type(ty, false)?,
             num_elements as u64,
             repeats as u64,
