@@ -140,6 +140,12 @@ fn scan_body(src: &str, item_start: usize, open_end: usize) -> Option<Body> {
     let (mut depth, mut in_vertex, mut items) = (1u32, false, 0usize);
     let mut i = open_end;
     while i < b.len() {
+        // Inside an item's braces only braces, strings, comments and `=`
+        // matter: skip the rest a byte at a time without the match below.
+        if depth != 1 && !matches!(b[i], b'{' | b'}' | b'"' | b'/' | b'=') {
+            i += 1;
+            continue;
+        }
         match b[i] {
             b'{' => depth += 1,
             b'}' => {
