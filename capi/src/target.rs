@@ -284,6 +284,6 @@ pub extern "C" fn prs_target_set_option(
 ) -> i32 {
     guard(|| {
         let (key, value) = (text(key, "option key")?, text(value, "option value")?);
-        handle_mut(desc, "target description")?.set_option(&key, &value)
+        handle_mut(desc, "target description")?.set_option(key, value)
     })
 }
