@@ -117,6 +117,7 @@ impl TargetDesc {
         }
         let mut links = self.links()?;
         links.set(key, value).map_err(|e| ApiError::new(Status::InvalidOption, e))?;
+        links.check(self.num_ipus).map_err(|e| ApiError::new(Status::InvalidOption, e))?;
         self.put_links(links);
         Ok(())
     }
