@@ -62,7 +62,7 @@ def test_ipu_link_options() -> None:
     g.set_tile_mapping(a, 0)
     g.set_tile_mapping(b, 12)
     with pytest.raises(poplar.CompileError, match="IPU 0 sends to IPUs 1, 2 only"):
-        poplar.Engine(g, [poplar.copy(a, b)], device=device)
+        poplar.Engine(g, [poplar.Copy(a, b)], device=device)
 
 
 def test_elementwise_operators_match_numpy(device: poplar.Device) -> None:
