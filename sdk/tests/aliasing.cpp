@@ -17,17 +17,12 @@
 #include <string>
 #include <vector>
 
+#include "check.hpp"
+
 using namespace poplar;
 using namespace poplar::program;
 
 namespace {
-
-int failures = 0;
-
-void report(const std::string &check, bool ok, const std::string &detail = "") {
-  if (!ok) ++failures;
-  std::cout << (ok ? "ok    " : "FAIL  ") << check << (detail.empty() ? "" : ": " + detail) << "\n";
-}
 
 std::string show(const std::vector<float> &v) {
   std::string s;

@@ -12,17 +12,12 @@
 #include <iostream>
 #include <string>
 
+#include "check.hpp"
+
 using namespace poplar;
 using namespace poplar::program;
 
 namespace {
-
-int failures = 0;
-
-void report(const std::string &check, bool ok, const std::string &detail = "") {
-  if (!ok) ++failures;
-  std::cout << (ok ? "ok    " : "FAIL  ") << check << (detail.empty() ? "" : ": " + detail) << "\n";
-}
 
 struct Counts {
   int condRuns;

@@ -21,18 +21,13 @@
 #include <string>
 #include <vector>
 
+#include "check.hpp"
+
 using namespace poplar;
 using namespace poplar::program;
 namespace pe = popops::expr;
 
 namespace {
-
-int failures = 0;
-
-void report(const std::string &what, bool ok, const std::string &detail = "") {
-  if (!ok) ++failures;
-  std::cout << (ok ? "ok    " : "FAIL  ") << what << (detail.empty() ? "" : ": " + detail) << "\n";
-}
 
 const std::vector<float> A = {0.0f, -0.0f, 0.5f, -1.25f, 3.0f, 100.0f, 1e-3f, -7.5f,
                               INFINITY, -INFINITY, NAN, 2.5f, -0.75f, 0.999f, -2.5f, 1e20f};

@@ -13,29 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "check.hpp"
+
 using namespace poplar;
 using namespace poplar::program;
 
 namespace {
-
-int failures = 0;
-
-void report(const std::string &check, bool ok, const std::string &detail = "") {
-  if (!ok)
-    ++failures;
-  std::cout << (ok ? "ok    " : "FAIL  ") << check << (detail.empty() ? "" : ": " + detail) << "\n";
-}
-
-template <class E, class F> void expectThrow(const std::string &check, const std::string &needle, F f) {
-  try {
-    f();
-    report(check, false, "no exception");
-  } catch (const E &e) {
-    report(check, std::string(e.what()).find(needle) != std::string::npos, e.what());
-  } catch (const std::exception &e) {
-    report(check, false, std::string("wrong exception: ") + e.what());
-  }
-}
 
 const unsigned kTilesPerIpu = 4;
 const std::size_t kN = 1024;

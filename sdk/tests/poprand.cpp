@@ -24,17 +24,12 @@
 #include <string>
 #include <vector>
 
+#include "check.hpp"
+
 using namespace poplar;
 using namespace poplar::program;
 
 namespace {
-
-int failures = 0;
-
-void report(const std::string &check, bool ok, const std::string &detail = "") {
-  if (!ok) ++failures;
-  std::cout << (ok ? "ok    " : "FAIL  ") << check << (detail.empty() ? "" : ": " + detail) << "\n";
-}
 
 const std::size_t N = 100000;
 
