@@ -74,6 +74,11 @@ pub(crate) fn handle<'a, T>(p: *const T, what: &str) -> Result<&'a T> {
     unsafe { p.as_ref() }.ok_or_else(|| ApiError::new(Status::PoplarError, format!("{what} is NULL")))
 }
 
+/// A reference to a handle, or `None` for NULL (an argument C may leave out).
+pub(crate) fn optional_handle<'a, T>(p: *const T, what: &str) -> Result<Option<&'a T>> {
+    (!p.is_null()).then(|| handle(p, what)).transpose()
+}
+
 /// A mutable reference to a handle; NULL is an error.
 pub(crate) fn handle_mut<'a, T>(p: *mut T, what: &str) -> Result<&'a mut T> {
     // SAFETY: as `handle`, and the caller does not share it during the call.

@@ -15,7 +15,7 @@ use crate::program::Program;
 use crate::status::{guard, ApiError, Result, Status};
 use crate::target::elem_type;
 use crate::tensor::{tensors, Tensor};
-use crate::{handle, handle_mut, put, put_box, slice, text};
+use crate::{handle, handle_mut, optional_handle, put, put_box, slice, text};
 
 mod random;
 

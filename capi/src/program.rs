@@ -11,7 +11,7 @@ use vocab::{ElemType, PrintStyle};
 use crate::graph::Graph;
 use crate::status::{guard, ApiError, Result, Status};
 use crate::tensor::Tensor;
-use crate::{free, handle, handle_mut, put_box, slice, text};
+use crate::{free, handle, handle_mut, optional_handle, put_box, slice, text};
 
 /// A program handle (`prs_program`).
 #[derive(Clone, Debug, Default)]
@@ -373,7 +373,7 @@ pub extern "C" fn prs_program_if(
     out: *mut *mut Program,
 ) -> i32 {
     make(out, || {
-        let else_ = if else_.is_null() { None } else { Some(handle(else_, "else")?) };
+        let else_ = optional_handle(else_, "else")?;
         Program::if_else(handle(pred, "predicate")?, handle(then_, "then")?, else_)
     })
 }
@@ -393,7 +393,7 @@ pub extern "C" fn prs_program_switch(
         for (i, &b) in slice(bodies, n).iter().enumerate() {
             cases.push((i64::from(values[i]), handle(b, "case body")?));
         }
-        let default = if default_.is_null() { None } else { Some(handle(default_, "default")?) };
+        let default = optional_handle(default_, "default")?;
         Program::switch(handle(selector, "selector")?, &cases, default)
     })
 }

@@ -43,8 +43,8 @@ pub extern "C" fn prs_op_random(
         let g = handle(g, "graph")?;
         let seq = handle_mut(seq, "sequence")?;
         let reference = handle(reference, "reference")?;
-        let seed = if seed.is_null() { None } else { Some(handle(seed, "seed")?) };
-        let input = if input.is_null() { None } else { Some(handle(input, "input")?) };
+        let seed = optional_handle(seed, "seed")?;
+        let input = optional_handle(input, "input")?;
         let d = random_dist(dist, a, b, c, input)?;
         let elem = match (&d, input) {
             (RandomDist::Dropout { .. }, Some(t)) => t.elem,
@@ -72,7 +72,7 @@ pub extern "C" fn prs_op_shaped_dropout(
     guard(|| {
         let g = handle(g, "graph")?;
         let seq = handle_mut(seq, "sequence")?;
-        let seed = if seed.is_null() { None } else { Some(handle(seed, "seed")?) };
+        let seed = optional_handle(seed, "seed")?;
         let input = handle(input, "input")?;
         let reference = handle(reference, "reference")?;
         let r = g.shaped_dropout(
