@@ -64,8 +64,50 @@ pub enum ProgramType {
     Block,
 }
 
+impl ProgramType {
+    /// Every type, in the header's order (`ALL[t as usize] == t`).
+    const ALL: [ProgramType; 15] = [
+        ProgramType::Empty,
+        ProgramType::OnTileExecute,
+        ProgramType::Repeat,
+        ProgramType::Sequence,
+        ProgramType::Switch,
+        ProgramType::Copy,
+        ProgramType::Call,
+        ProgramType::DoExchange,
+        ProgramType::GlobalExchange,
+        ProgramType::StreamCopyBegin,
+        ProgramType::StreamCopyMid,
+        ProgramType::StreamCopyEnd,
+        ProgramType::Sync,
+        ProgramType::Other,
+        ProgramType::Block,
+    ];
+
+    /// The enumerator's name in `pva::Program::Type`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProgramType::Empty => "Empty",
+            ProgramType::OnTileExecute => "OnTileExecute",
+            ProgramType::Repeat => "Repeat",
+            ProgramType::Sequence => "Sequence",
+            ProgramType::Switch => "Switch",
+            ProgramType::Copy => "Copy",
+            ProgramType::Call => "Call",
+            ProgramType::DoExchange => "DoExchange",
+            ProgramType::GlobalExchange => "GlobalExchange",
+            ProgramType::StreamCopyBegin => "StreamCopyBegin",
+            ProgramType::StreamCopyMid => "StreamCopyMid",
+            ProgramType::StreamCopyEnd => "StreamCopyEnd",
+            ProgramType::Sync => "Sync",
+            ProgramType::Other => "Other",
+            ProgramType::Block => "Block",
+        }
+    }
+}
+
 /// `prs_block`: one block, its program's name and type, and what kind of
-/// block it is (`PRS_BLOCK_*`: [`block_kind`]). `name` lives as long as the
+/// block it is (`PRS_BLOCK_*`: [`BLOCK_COMMON`] and the rest). `name` lives as long as the
 /// report.
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -78,14 +120,36 @@ pub struct Block {
     pub name: *const c_char,
 }
 
-/// `PRS_BLOCK_COMMON` (0), `_STREAM_COPY` (1), `_BLOCK_FLUSH` (2),
-/// `_OVERFLOW` (3).
+/// `PRS_BLOCK_COMMON`: a `Block` program or a program the filter matched.
+pub const BLOCK_COMMON: u32 = 0;
+/// `PRS_BLOCK_STREAM_COPY`: a phase of a host transfer.
+pub const BLOCK_STREAM_COPY: u32 = 1;
+/// `PRS_BLOCK_FLUSH`: a phase of a flush of the block buffers.
+pub const BLOCK_FLUSH: u32 = 2;
+/// `PRS_BLOCK_OVERFLOW`: the span whose blocks a full buffer dropped.
+pub const BLOCK_OVERFLOW: u32 = 3;
+
 fn block_kind(k: BlockKind) -> u32 {
     match k {
-        BlockKind::Common => 0,
-        BlockKind::StreamCopyBegin | BlockKind::StreamCopyMid | BlockKind::StreamCopyEnd => 1,
-        BlockKind::FlushBegin | BlockKind::FlushMid | BlockKind::FlushEnd => 2,
-        BlockKind::Overflow => 3,
+        BlockKind::Common => BLOCK_COMMON,
+        BlockKind::StreamCopyBegin | BlockKind::StreamCopyMid | BlockKind::StreamCopyEnd => BLOCK_STREAM_COPY,
+        BlockKind::FlushBegin | BlockKind::FlushMid | BlockKind::FlushEnd => BLOCK_FLUSH,
+        BlockKind::Overflow => BLOCK_OVERFLOW,
+    }
+}
+
+impl Block {
+    /// The name of the block's program (a stream's for a transfer).
+    pub fn name(&self) -> &str {
+        // SAFETY: `name` points into a NUL-terminated string the report
+        // owns (`Report::_names`), which outlives the borrow of `self`
+        // the caller took from that report.
+        unsafe { std::ffi::CStr::from_ptr(self.name) }.to_str().unwrap_or_default()
+    }
+
+    /// `pva::Program::Type` of the block's program, by its header name.
+    pub fn program_type_name(&self) -> &'static str {
+        ProgramType::ALL.get(self.program_type as usize).map_or("Other", |t| t.name())
     }
 }
 
@@ -116,7 +180,31 @@ pub struct Report {
     _names: Vec<CString>,
 }
 
+// SAFETY: the only pointers a report holds are its blocks' names, which
+// point into the heap buffers of `_names`: the report owns them, never
+// changes them, and moving the report does not move them.
+unsafe impl Send for Report {}
+unsafe impl Sync for Report {}
+
+impl ReportInfo {
+    /// `poplarVersion().string()`.
+    pub fn version(&self) -> String {
+        let bytes: Vec<u8> = self.version.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
 impl Report {
+    /// What the report says of the compilation.
+    pub fn info(&self) -> &ReportInfo {
+        &self.info
+    }
+
+    /// The target's tiles.
+    pub fn num_tiles(&self) -> u32 {
+        self.tiles
+    }
+
     /// A snapshot of a loaded engine's report.
     pub fn of_engine(e: &Engine) -> Result<Report> {
         let r = e.runtime().ok_or_else(|| {

@@ -42,6 +42,8 @@ from ._poplar import (  # noqa: E402
     GraphError,
     PoplarError,
     Program,
+    PvaBlock,
+    PvaReport,
     RemoteBuffer,
     RunError,
     StreamError,
@@ -53,6 +55,7 @@ from ._poplar import (  # noqa: E402
     where,
 )
 from ._poplar import Function  # noqa: E402
+from ._poplar import block as Block  # noqa: E402
 from ._poplar import call as Call  # noqa: E402
 from ._poplar import copy as Copy  # noqa: E402
 from ._poplar import execute as Execute  # noqa: E402
@@ -66,6 +69,7 @@ from ._poplar import switch as Switch  # noqa: E402
 from .profile import ExecutionProfile, GraphProfile, Report, profiles  # noqa: E402
 
 __all__ = [
+    "Block",
     "Call",
     "CompileError",
     "ComputeSet",
@@ -84,6 +88,8 @@ __all__ = [
     "PoplarError",
     "PrintTensor",
     "Program",
+    "PvaBlock",
+    "PvaReport",
     "RemoteBuffer",
     "Repeat",
     "RepeatWhileFalse",

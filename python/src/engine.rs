@@ -535,6 +535,13 @@ impl Engine {
         py.import("json")?.call_method1("loads", (text,))
     }
 
+    /// `Engine::getReport()`: the compilation's counts and the lightweight
+    /// profiler's blocks so far, as a snapshot (`PoplarError` before the
+    /// engine is loaded on a device).
+    fn get_report(&self) -> PyResult<crate::report::PvaReport> {
+        Ok(crate::report::PvaReport { r: capi::report::Report::of_engine(&self.e).or_raise()? })
+    }
+
     /// The graph profile (memory per tile, vertices, compute sets) as parsed JSON.
     fn graph_profile<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let text = self.e.executable().graph_profile.clone().unwrap_or_else(|| "null".into());

@@ -14,6 +14,7 @@ mod engine;
 mod errors;
 mod graph;
 mod program;
+mod report;
 mod sigint;
 mod tensor;
 
@@ -39,6 +40,8 @@ fn _poplar(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<program::Program>()?;
     m.add_class::<engine::Executable>()?;
     m.add_class::<engine::Engine>()?;
+    m.add_class::<report::PvaReport>()?;
+    m.add_class::<report::PvaBlock>()?;
     m.add_function(wrap_pyfunction!(tensor::concat, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::where_, m)?)?;
     m.add_function(wrap_pyfunction!(program::sequence, m)?)?;
@@ -51,6 +54,7 @@ fn _poplar(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(program::switch, m)?)?;
     m.add_function(wrap_pyfunction!(program::print_tensor, m)?)?;
     m.add_function(wrap_pyfunction!(program::call, m)?)?;
+    m.add_function(wrap_pyfunction!(program::block, m)?)?;
     m.add_function(wrap_pyfunction!(engine::compile_pir, m)?)?;
     Ok(())
 }

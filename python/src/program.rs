@@ -232,3 +232,11 @@ pub fn call(f: &crate::graph::Function) -> Program {
 pub fn print_tensor(title: &str, t: &Tensor) -> Program {
     Program { p: capi::program::Program::print_tensor(title, &t.t) }
 }
+
+/// `Block(p, name)`: runs `p`; the lightweight profiler records it as a
+/// block named `name` when the engine option `profiler.blocks.filter`
+/// matches the name (docs/host-api.md).
+#[pyfunction]
+pub fn block(body: &Program, name: &str) -> Program {
+    Program { p: capi::program::Program::block(&body.p, name) }
+}
