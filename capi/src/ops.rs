@@ -116,7 +116,7 @@ fn unary_op(code: i32) -> Option<UnaryOp> {
 
 /// The operation of `enum prs_binary_op` code `code`.
 fn binary_op(code: i32) -> Option<BinaryOp> {
-    const CODES: [BinaryOp; 24] = [
+    const CODES: [BinaryOp; 26] = [
         BinaryOp::Add,
         BinaryOp::Sub,
         BinaryOp::Mul,
@@ -141,6 +141,8 @@ fn binary_op(code: i32) -> Option<BinaryOp> {
         BinaryOp::Shl,
         BinaryOp::Shr,
         BinaryOp::ShrSignExtend,
+        BinaryOp::VarianceToInvStdDev,
+        BinaryOp::InvStdDevToVariance,
     ];
     usize::try_from(code).ok().and_then(|c| CODES.get(c).copied())
 }

@@ -507,6 +507,16 @@ impl Tensor {
     fn arctan2(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
         self.binary(py, o, 16, false, "atan2")
     }
+    /// `var.variance_to_inv_std_dev(eps)`: `1 / sqrt(var + eps)`
+    /// (`popops::varianceToInvStdDev`); float and half.
+    fn variance_to_inv_std_dev(&self, py: Python<'_>, eps: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, eps, 24, false, "variance_to_inv_std_dev")
+    }
+    /// `isd.inv_std_dev_to_variance(eps)`: `1 / isd**2 - eps`
+    /// (`popops::invStdDevToVariance`); float and half.
+    fn inv_std_dev_to_variance(&self, py: Python<'_>, eps: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+        self.binary(py, eps, 25, false, "inv_std_dev_to_variance")
+    }
 
     /// `cast(dtype)`: `popops::cast` into a new tensor.
     fn cast(&self, py: Python<'_>, dtype: &Bound<'_, PyAny>) -> PyResult<Tensor> {

@@ -131,3 +131,34 @@ def test_bitwise_operators_refuse_floats_and_maths_refuses_integers() -> None:
             ~a
         with pytest.raises(TypeError, match="`sin` needs a `float` or `half` operand, not `int`"):
             i.sin()
+
+
+def test_variance_conversions_match_numpy(device: poplar.Device) -> None:
+    var = np.array([0.0, 0.25, 1.0, 4.0, 1e-6, 100.0, np.inf, np.nan], np.float32)
+    isd = np.array([1.0, 2.0, 0.5, 1e-3, 4.0, -3.0, np.inf, 0.0], np.float32)
+    eps = np.float32(1e-5)
+
+    def build(g: poplar.Graph) -> Dict[str, poplar.Tensor]:
+        v, s = constant(g, var, "var"), constant(g, isd, "isd")
+        e = constant(g, np.array(eps, np.float32), "eps")  # a scalar: it broadcasts
+        return {
+            "to_isd": v.variance_to_inv_std_dev(e),
+            "to_isd_const": v.variance_to_inv_std_dev(1e-5),
+            "to_var": s.inv_std_dev_to_variance(e),
+            "to_var_half": s.cast(np.float16).inv_std_dev_to_variance(0.5),
+        }
+
+    got = run(device, build)
+    with np.errstate(all="ignore"):
+        to_isd = (np.float32(1) / np.sqrt(var + eps)).astype(np.float32)
+        to_var = (np.float32(1) / (isd * isd) - eps).astype(np.float32)
+        h = isd.astype(np.float16).astype(np.float32)
+        to_var_half = (np.float32(1) / (h * h) - np.float32(0.5)).astype(np.float16)
+    np.testing.assert_array_equal(got["to_isd"], to_isd)
+    np.testing.assert_array_equal(got["to_isd_const"], to_isd)
+    np.testing.assert_array_equal(got["to_var"], to_var)
+    np.testing.assert_array_equal(got["to_var_half"], to_var_half)
+    g = poplar.Graph(device.target)
+    with poplar.Sequence(), pytest.raises(TypeError, match="variance_to_inv_std_dev"):
+        i = constant(g, np.array([1, 2], np.int32), "i")
+        i.variance_to_inv_std_dev(i)

@@ -3,11 +3,14 @@
 // cbrt, expm1, exp2, log1p, nearbyint, round, trunc, isFinite, IS_INF,
 // IS_NAN), bitwise operators, shifts and bit counts of integers (as named
 // functions and as popops::expr operators), against the C++ library, with
-// the same bits on `sim` and `cpu`; and the type errors. Prints one line
+// the same bits on `sim` and `cpu`; the variance conversions
+// (varianceToInvStdDev, invStdDevToVariance, with and without an output
+// type); and the type errors. Prints one line
 // per check; exits non-zero if any fails. Run by `cargo test -p capi`.
 #include <poplar/Engine.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/IPUModel.hpp>
+#include <popops/Cast.hpp>
 #include <popops/ElementWise.hpp>
 #include <popops/codelets.hpp>
 
@@ -65,6 +68,13 @@ Results runAll(Device &device) {
   f["round"] = popops::round(graph, a, prog);
   f["trunc"] = popops::map(graph, pe::Trunc(pe::_1), {a}, prog);
   f["atan2"] = popops::atan2(graph, a, b, prog);
+  // With an output type (PopLibs' older form) and with options (the map).
+  f["varianceToInvStdDev"] = popops::varianceToInvStdDev(graph, a, b, prog, FLOAT);
+  f["invStdDevToVariance"] = popops::invStdDevToVariance(graph, a, b, prog, DebugContext("isd"));
+  f["varianceExpr"] = popops::map(graph, pe::VarianceToInvStdDev(pe::_1, pe::_2), {a, b}, prog);
+  Tensor halfIsd = popops::varianceToInvStdDev(graph, a, 0.5f, prog);
+  f["varianceHalf"] = popops::cast(graph, halfIsd, FLOAT, prog);
+  if (halfIsd.elementType() != HALF) report("varianceToInvStdDev gives HALF by default", false);
   bools["isFinite"] = popops::isFinite(graph, a, prog);
   bools["isInf"] = popops::map(graph, pe::IsInf(pe::_1), {a}, prog);
   bools["isNaN"] = popops::map(graph, pe::UnaryOpType::IS_NAN, a, prog);
@@ -153,6 +163,22 @@ void check(const Results &r, const std::string &where) {
   for (std::size_t k = 0; k < A.size(); ++k)
     if (!same(r.f.at("atan2")[k], std::atan2(A[k], B[k]))) detail += " [" + std::to_string(k) + "]";
   report(where + ": atan2", detail.empty(), detail);
+  std::string variance;
+  for (std::size_t k = 0; k < A.size(); ++k) {
+    float isd = 1.0f / std::sqrt(A[k] + B[k]), var = 1.0f / (A[k] * A[k]) - B[k];
+    if (!same(r.f.at("varianceToInvStdDev")[k], isd) || !same(r.f.at("varianceExpr")[k], isd))
+      variance += " varianceToInvStdDev[" + std::to_string(k) + "]";
+    if (!same(r.f.at("invStdDevToVariance")[k], var)) variance += " invStdDevToVariance[" + std::to_string(k) + "]";
+    // Computed in float, rounded once to half: within half an ulp of
+    // half (2^-11 relative) where half reaches.
+    float h = 1.0f / std::sqrt(A[k] + 0.5f), got = r.f.at("varianceHalf")[k];
+    bool near = std::isnan(h) ? std::isnan(got)
+                : std::fabs(h) > 65504.0f || std::fabs(h) < 6.1e-5f
+                    ? true
+                    : std::fabs(got - h) <= std::ldexp(std::fabs(h), -11);
+    if (!near) variance += " varianceToInvStdDev to half[" + std::to_string(k) + "]";
+  }
+  report(where + ": variance conversions", variance.empty(), variance);
   bool ok = true;
   for (std::size_t k = 0; k < A.size(); ++k) {
     ok = ok && bool(r.b.at("isFinite")[k]) == bool(std::isfinite(A[k]));
@@ -209,6 +235,9 @@ void checkErrors(Device &device) {
   expectTypeError("popcount of a float", [&] { popops::popcount(graph, a, prog); });
   expectTypeError("sin of an int", [&] { popops::sin(graph, i, prog); });
   expectTypeError("isFinite of an int", [&] { popops::isFinite(graph, i, prog); });
+  expectTypeError("invStdDevToVariance of ints", [&] { popops::invStdDevToVariance(graph, i, i, prog, INT); });
+  expectThrow<poplar_error>("varianceToInvStdDev into an int", "must be half or the input's type float",
+                            [&] { popops::varianceToInvStdDev(graph, a, a, prog, INT); });
 }
 
 } // namespace

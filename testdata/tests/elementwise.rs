@@ -34,6 +34,7 @@ const B: [f32; 16] = [1.0, -1.0, 2.0, 0.5, -3.0, 0.25, 4.0, -2.0, 1.0, -1.0, 1.0
 
 /// A PIR function's name and its reference.
 type Function<T> = (&'static str, fn(f32) -> T);
+type Function2 = (&'static str, fn(f32, f32) -> f32);
 
 /// The unary float functions.
 const FLOAT_UNARY: [Function<f32>; 12] = [
@@ -58,6 +59,12 @@ const PREDICATES: [Function<bool>; 3] =
 /// widths (negative counts too).
 const I: [i64; 12] = [7, -7, 0, -1, 12345, i64::MIN, i64::MAX, 256, 0x5555, -0x1234, 1, 99];
 const J: [i64; 12] = [0, 1, 3, 7, 8, -1, 5, 15, 16, 31, 32, 63];
+
+/// PopLibs' variance conversions, computed in float as its C++ path does.
+const VARIANCE: [Function2; 2] = [
+    ("variance_to_inv_std_dev", |v, eps| 1.0 / (v + eps).sqrt()),
+    ("inv_std_dev_to_variance", |isd, eps| 1.0 / (isd * isd) - eps),
+];
 
 const INT_BINARY: [&str; 7] = [
     "bitwise_and",
@@ -177,6 +184,9 @@ fn program() -> String {
         out(&mut decl, f, "bool", n, format!("{f}(a)"));
     }
     out(&mut decl, "atan2", "float", n, "atan2(a, b)".into());
+    for (f, _) in VARIANCE {
+        out(&mut decl, f, "float", n, format!("{f}(a, b)"));
+    }
     for (ty, ..) in INT_TYPES {
         let m = I.len();
         decl.push_str(&format!(
@@ -235,6 +245,7 @@ fn the_functions_agree_with_the_host_on_both_devices() {
         .map(|f| f.0)
         .chain(PREDICATES.iter().map(|p| p.0))
         .chain(["atan2"])
+        .chain(VARIANCE.iter().map(|v| v.0))
         .map(String::from)
         .chain(
             INT_TYPES
@@ -269,6 +280,14 @@ fn the_functions_agree_with_the_host_on_both_devices() {
     for ((&x, &y), &g) in A.iter().zip(&B).zip(&got) {
         if !same(g, x.atan2(y)) {
             failures.push(format!("atan2({x:?}, {y:?}) = {g:?}, want {:?}", x.atan2(y)));
+        }
+    }
+    for (f, reference) in VARIANCE {
+        let got: Vec<f32> = sim.read_values(f).unwrap();
+        for ((&x, &y), &g) in A.iter().zip(&B).zip(&got) {
+            if !same(g, reference(x, y)) {
+                failures.push(format!("{f}({x:?}, {y:?}) = {g:?}, want {:?}", reference(x, y)));
+            }
         }
     }
     for (ty, w, signed) in INT_TYPES {

@@ -207,6 +207,8 @@ pub fn expr(e: &MapExpr, slot_of: &mut dyn FnMut(&ir::View) -> usize, slots: &[S
                 BinaryOp::And => format!("({a} && {bb})"),
                 BinaryOp::Or => format!("({a} || {bb})"),
                 BinaryOp::Atan2 => format!("atan2f({a}, {bb})"),
+                BinaryOp::VarianceToInvStdDev => format!("(1.0f / sqrtf({a} + {bb}))"),
+                BinaryOp::InvStdDevToVariance => format!("(1.0f / ({a} * {a}) - {bb})"),
                 BinaryOp::BitAnd => format!("({c})({a} & {bb})"),
                 BinaryOp::BitOr => format!("({c})({a} | {bb})"),
                 BinaryOp::BitXor => format!("({c})({a} ^ {bb})"),

@@ -143,6 +143,12 @@ pub enum BinaryOp {
     Shl,
     Shr,
     ShrSignExtend,
+    /// `1 / sqrt(a + b)`: a variance and an epsilon to an inverse
+    /// standard deviation (PopLibs' `VARIANCE_TO_INV_STD_DEV`).
+    VarianceToInvStdDev,
+    /// `1 / (a * a) - b`: an inverse standard deviation and an epsilon to
+    /// a variance (PopLibs' `INV_STD_DEV_TO_VARIANCE`).
+    InvStdDevToVariance,
 }
 
 /// Which operand types a function takes.
@@ -260,7 +266,7 @@ impl UnaryOp {
 impl BinaryOp {
     /// Every binary function with its spelling: an operator, or a PIR
     /// function name for those written as calls.
-    const ALL: [(BinaryOp, &'static str, &'static str); 24] = [
+    const ALL: [(BinaryOp, &'static str, &'static str); 26] = [
         (BinaryOp::Add, "+", "add"),
         (BinaryOp::Sub, "-", "sub"),
         (BinaryOp::Mul, "*", "mul"),
@@ -285,6 +291,8 @@ impl BinaryOp {
         (BinaryOp::Shl, "shift_left", "shift_left"),
         (BinaryOp::Shr, "shift_right", "shift_right"),
         (BinaryOp::ShrSignExtend, "shift_right_sign_extend", "shift_right_sign_extend"),
+        (BinaryOp::VarianceToInvStdDev, "variance_to_inv_std_dev", "variance_to_inv_std_dev"),
+        (BinaryOp::InvStdDevToVariance, "inv_std_dev_to_variance", "inv_std_dev_to_variance"),
     ];
 
     /// The spelling: an operator, or a function name for `min max pow …`.
@@ -341,7 +349,10 @@ impl BinaryOp {
     fn operands(self) -> Operands {
         match self {
             BinaryOp::Eq | BinaryOp::Ne => Operands::Any,
-            BinaryOp::Pow | BinaryOp::Atan2 => Operands::Float,
+            BinaryOp::Pow
+            | BinaryOp::Atan2
+            | BinaryOp::VarianceToInvStdDev
+            | BinaryOp::InvStdDevToVariance => Operands::Float,
             BinaryOp::And | BinaryOp::Or => Operands::Bool,
             BinaryOp::BitAnd
             | BinaryOp::BitOr

@@ -239,8 +239,61 @@ PRS_BINARY_OPERATION(bitwiseXnor, BITWISE_XNOR)
 PRS_BINARY_OPERATION(shiftLeft, SHIFT_LEFT)
 PRS_BINARY_OPERATION(shiftRight, SHIFT_RIGHT)
 PRS_BINARY_OPERATION(shiftRightSignExtend, SHIFT_RIGHT_SIGN_EXTEND)
+PRS_BINARY_OPERATION(varianceToInvStdDev, VARIANCE_TO_INV_STD_DEV)
+PRS_BINARY_OPERATION(invStdDevToVariance, INV_STD_DEV_TO_VARIANCE)
 
 #undef PRS_BINARY_OPERATION
+
+// ---- variance conversions with an output type ------------------------------------
+//
+// PopLibs' older forms take the result's element type instead of options:
+// `varianceToInvStdDev` gives HALF unless asked (HALF or the input's type),
+// `invStdDevToVariance` FLOAT (FLOAT or the input's type). The function is
+// computed in float and rounded once to the result's type.
+
+namespace detail {
+inline poplar::Tensor varianceConversion(poplar::Graph &graph, expr::BinaryOpType op, const char *name,
+                                         const poplar::Tensor &src, const expr::Expr &epsilon,
+                                         std::vector<poplar::Tensor> inputs, poplar::program::Sequence &prog,
+                                         const poplar::Type &allowed, const poplar::Type &dstType,
+                                         const poplar::DebugContext &debugContext) {
+  if (dstType != allowed && dstType != src.elementType()) {
+    throw poplar::poplar_error(std::string("popops::") + name + ": the output type " + dstType.toString() +
+                               " must be " + allowed.toString() + " or the input's type " +
+                               src.elementType().toString());
+  }
+  return map(graph, expr::Cast(expr::BinaryOp(op, expr::_1, epsilon), dstType), inputs, prog, debugContext);
+}
+} // namespace detail
+
+inline poplar::Tensor varianceToInvStdDev(poplar::Graph &graph, const poplar::Tensor &src,
+                                          const poplar::Tensor &epsilon, poplar::program::Sequence &prog,
+                                          const poplar::Type dstType = poplar::HALF,
+                                          const poplar::DebugContext &debugContext = {}) {
+  return detail::varianceConversion(graph, expr::BinaryOpType::VARIANCE_TO_INV_STD_DEV, "varianceToInvStdDev", src,
+                                    expr::_2, {src, epsilon}, prog, poplar::HALF, dstType, debugContext);
+}
+inline poplar::Tensor varianceToInvStdDev(poplar::Graph &graph, const poplar::Tensor &src, const float epsilon,
+                                          poplar::program::Sequence &prog, const poplar::Type dstType = poplar::HALF,
+                                          const poplar::DebugContext &debugContext = {}) {
+  return detail::varianceConversion(graph, expr::BinaryOpType::VARIANCE_TO_INV_STD_DEV, "varianceToInvStdDev", src,
+                                    detail::scalar(epsilon, src.elementType()), {src}, prog, poplar::HALF, dstType,
+                                    debugContext);
+}
+inline poplar::Tensor invStdDevToVariance(poplar::Graph &graph, const poplar::Tensor &src,
+                                          const poplar::Tensor &epsilon, poplar::program::Sequence &prog,
+                                          const poplar::Type dstType = poplar::FLOAT,
+                                          const poplar::DebugContext &debugContext = {}) {
+  return detail::varianceConversion(graph, expr::BinaryOpType::INV_STD_DEV_TO_VARIANCE, "invStdDevToVariance", src,
+                                    expr::_2, {src, epsilon}, prog, poplar::FLOAT, dstType, debugContext);
+}
+inline poplar::Tensor invStdDevToVariance(poplar::Graph &graph, const poplar::Tensor &src, const float epsilon,
+                                          poplar::program::Sequence &prog, const poplar::Type dstType = poplar::FLOAT,
+                                          const poplar::DebugContext &debugContext = {}) {
+  return detail::varianceConversion(graph, expr::BinaryOpType::INV_STD_DEV_TO_VARIANCE, "invStdDevToVariance", src,
+                                    detail::scalar(epsilon, src.elementType()), {src}, prog, poplar::FLOAT, dstType,
+                                    debugContext);
+}
 
 // ---- ternary operations -----------------------------------------------------------
 

@@ -194,6 +194,10 @@ inline int32_t binaryCode(BinaryOpType op) {
     return PRS_B_SHR;
   case BinaryOpType::SHIFT_RIGHT_SIGN_EXTEND:
     return PRS_B_SHR_SE;
+  case BinaryOpType::VARIANCE_TO_INV_STD_DEV:
+    return PRS_B_VARIANCE_TO_INV_STD_DEV;
+  case BinaryOpType::INV_STD_DEV_TO_VARIANCE:
+    return PRS_B_INV_STD_DEV_TO_VARIANCE;
   default:
     unsupported("binary operator #" + std::to_string(static_cast<int>(op)) + " of BinaryOpType");
   }

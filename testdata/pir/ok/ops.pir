@@ -55,6 +55,8 @@ var n: uint[6] @ linear
 program functions {
   fm = erf(a) + sin(a) * cos(b) - tan(a) + asin(b) + cbrt(a) + expm1(a) - exp2(b) + log1p(a)
   fa = atan2(a, b) + nearbyint(a) + round(b) - trunc(a)
+  fv = variance_to_inv_std_dev(a, b) + inv_std_dev_to_variance(a, 0.001)
+  hv = variance_to_inv_std_dev(h, h)
   ft = logical_or(is_finite(a), logical_and(is_inf(b), is_nan(a)))
   fh = is_nan(h)
   ib = bitwise_xnor(bitwise_and(i, 12), bitwise_or(i, bitwise_xor(i, -1)))
