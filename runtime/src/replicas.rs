@@ -311,9 +311,7 @@ impl LocalFabric {
                 let latest = cycles.iter().copied().max().unwrap_or(0);
                 let local = self.first as usize..self.first as usize + s.results.len();
                 let mine = match &self.transport {
-                    None => {
-                        Ok(collective::outputs(step.kind, step.op, step.group, step.elem, &inputs, local))
-                    }
+                    None => Ok(collective::outputs(step.kind, step.op, step.group, step.elem, inputs, local)),
                     Some(t) => over_ranks(t.as_ref(), step, held, cycles.len(), local),
                 };
                 let mine = match mine {
@@ -427,7 +425,7 @@ fn over_ranks(
             }
             inputs.extend((0..per).map(|j| m[j * len..(j + 1) * len].to_vec()));
         }
-        return Ok(collective::outputs(step.kind, step.op, step.group, step.elem, &inputs, keep));
+        return Ok(collective::outputs(step.kind, step.op, step.group, step.elem, inputs, keep));
     }
     let size = step.elem.size() as usize;
     let n = len / size;

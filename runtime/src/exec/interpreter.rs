@@ -479,7 +479,7 @@ impl Machine {
         let (output, latest) =
             match &self.fabric {
                 None => {
-                    let out = crate::collective::outputs(c.kind, c.op, c.group, c.elem, &[input], 0..1);
+                    let out = crate::collective::outputs(c.kind, c.op, c.group, c.elem, vec![input], 0..1);
                     (out.into_iter().next().unwrap_or_default(), arrived)
                 }
                 Some(fabric) => {
