@@ -473,7 +473,8 @@ impl Machine {
         path: &[usize],
         step: &Step,
     ) -> Result<(), RunError> {
-        let input = self.gather(&c.input);
+        let mut input = std::mem::take(&mut self.collective_buffer);
+        self.gather_into(&c.input, &mut input);
         let in_bytes = input.len() as u64;
         let arrived = self.totals.cycles;
         let (output, latest) =
@@ -492,6 +493,8 @@ impl Machine {
                 }
             };
         self.scatter(&c.output, &output);
+        let out_bytes = output.len() as u64;
+        self.collective_buffer = output;
         if self.kind == DeviceKind::Sim {
             let wait = latest.saturating_sub(arrived);
             if wait > 0 {
@@ -506,7 +509,6 @@ impl Machine {
             let target = &self.loaded.image.target;
             let g = u64::from(c.group.size(target.replicas).unwrap_or(1));
             if g > 1 {
-                let out_bytes = output.len() as u64;
                 let link = cost::collective_cycles(c.kind, g, in_bytes, out_bytes, target.clock_mhz);
                 let total = cost::GLOBAL_SYNC_CYCLES.saturating_add(link);
                 let from = self.totals.cycles;

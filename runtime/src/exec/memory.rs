@@ -123,11 +123,19 @@ pub(super) fn words_as_bytes_mut(words: &mut [u64]) -> &mut [u8] {
 impl Machine {
     /// Copies tile memory regions, in order, into one buffer.
     pub(crate) fn gather(&self, regions: &[Region]) -> Vec<u8> {
-        let mut out = Vec::with_capacity(regions.iter().map(|r| r.bytes as usize).sum());
+        let mut out = Vec::new();
+        self.gather_into(regions, &mut out);
+        out
+    }
+
+    /// [`Machine::gather`] into `out`, which it empties first (its memory
+    /// is reused).
+    pub(crate) fn gather_into(&self, regions: &[Region], out: &mut Vec<u8>) {
+        out.clear();
+        out.reserve(regions.iter().map(|r| r.bytes as usize).sum());
         for r in regions {
             out.extend_from_slice(&self.tile_bytes(r.tile)[r.offset as usize..(r.offset + r.bytes) as usize]);
         }
-        out
     }
 
     /// Writes `data` across tile memory regions, in order.

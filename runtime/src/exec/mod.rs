@@ -127,6 +127,10 @@ pub struct Machine {
     /// replicas at collectives (`None`: the only replica).
     pub(crate) replica: u32,
     pub(crate) fabric: Option<Arc<dyn crate::replicas::Fabric>>,
+    /// The memory of the last collective's output, reused for the next
+    /// one's input (a large buffer freshly allocated each time would be
+    /// faulted in page by page).
+    pub(crate) collective_buffer: Vec<u8>,
 }
 
 /// The stop word's value once a run is interrupted (a passed deadline sets 1).
@@ -265,6 +269,7 @@ impl Machine {
             uninstrumented: false,
             replica: 0,
             fabric: None,
+            collective_buffer: Vec::new(),
             loaded,
         }
     }
