@@ -61,13 +61,18 @@ pub struct DataInfo {
 /// copies of its tensor (shape `[r, …]`), writing one takes one copy (for
 /// every replica) or r; a stream connected to one buffer feeds (or fills)
 /// every replica's own copy of it; program output is each replica's in
-/// turn. Profiles and the summary are replica 0's; every replica's cycle
-/// count is the same, since a run ends with a sync of all replicas.
+/// turn. Profiles, the summary and the lightweight profiler's blocks are
+/// those of one replica, `profiler.replicaToProfile` (0 by default); every
+/// replica's cycle count is the same, since a run ends with a sync of all
+/// replicas.
 pub struct Engine {
-    /// Replica 0, the one that records profiles.
+    /// This process's first replica.
     machine: Machine,
     /// This process's other replicas, in order.
     others: Vec<Machine>,
+    /// Which of this process's replicas records profiles: 0 for `machine`,
+    /// `i` for `others[i - 1]`.
+    profiled: usize,
     /// Replicas of the job, in all processes.
     total: u32,
     /// The other processes of the job, when it spans several.
@@ -168,31 +173,39 @@ impl Engine {
         let mut machine = make();
         machine.replica = first;
         machine.write_replica_index();
-        let others = (1..replicas)
+        let mut others: Vec<Machine> = (1..replicas)
             .map(|i| {
                 let mut m = make();
                 m.become_replica(first + i, &machine);
                 m
             })
             .collect();
-        if opts.profile && opts.device == DeviceKind::Sim {
-            let mut rec = Recorder::new(&loaded.image);
-            if opts.trace {
-                rec.trace = Some(crate::trace::TraceRec::new(&loaded.image));
-            }
-            machine.rec = Some(rec);
-        }
-        let mut blocks_error = None;
-        if opts.device == DeviceKind::Sim {
-            match crate::blocks::Blocks::new(&loaded.image, &loaded.tree, &opts.blocks) {
-                Ok(b) => machine.blocks = b,
-                Err(e) => blocks_error = Some(e),
-            }
-        }
         let total = loaded.image.target.replicas.max(1);
+        let (profiled, mut blocks_error) =
+            match profiled_replica(opts.replica_to_profile, first, local, total) {
+                Ok(p) => (p, None),
+                Err(e) => (None, Some(e)),
+            };
+        if let Some(p) = profiled {
+            let m = if p == 0 { &mut machine } else { &mut others[p - 1] };
+            if opts.profile && opts.device == DeviceKind::Sim {
+                let mut rec = Recorder::new(&loaded.image);
+                if opts.trace {
+                    rec.trace = Some(crate::trace::TraceRec::new(&loaded.image));
+                }
+                m.rec = Some(rec);
+            }
+            if opts.device == DeviceKind::Sim {
+                match crate::blocks::Blocks::new(&loaded.image, &loaded.tree, &opts.blocks) {
+                    Ok(b) => m.blocks = b,
+                    Err(e) => blocks_error = Some(e),
+                }
+            }
+        }
         Engine {
             machine,
             others,
+            profiled: profiled.unwrap_or(0),
             total,
             transport,
             graph: None,
@@ -202,8 +215,9 @@ impl Engine {
         }
     }
 
-    /// Why the lightweight profiler's options do not fit the image (a
-    /// `profiler.blocks.tile` past an IPU's tiles); every run then fails
+    /// Why the profiler's options do not fit the image (a
+    /// `profiler.blocks.tile` past an IPU's tiles, a
+    /// `profiler.replicaToProfile` past the replicas); every run then fails
     /// with it.
     pub fn blocks_error(&self) -> Option<&str> {
         self.blocks_error.as_deref()
@@ -213,7 +227,7 @@ impl Engine {
     /// by the cycle they began ([`crate::blocks::Blocks::by_tile`]); `None`
     /// when the engine records none (not `sim`, or no profiler option asks).
     pub fn blocks(&self) -> Option<Vec<crate::blocks::BlockRecord>> {
-        Some(self.machine.blocks.as_ref()?.by_tile())
+        Some(self.profiled().blocks.as_ref()?.by_tile())
     }
 
     /// The replication factor: how many copies of the graph run (in all
@@ -834,7 +848,15 @@ impl Engine {
 
     /// Cycle and step totals so far.
     pub fn totals(&self) -> &Totals {
-        &self.machine.totals
+        &self.profiled().totals
+    }
+
+    /// The replica that records profiles (`profiler.replicaToProfile`).
+    fn profiled(&self) -> &Machine {
+        match self.profiled {
+            0 => &self.machine,
+            i => &self.others[i - 1],
+        }
     }
 
     /// The execution profile (sim with profiling on), else a CPU-mode stub;
@@ -842,20 +864,21 @@ impl Engine {
     pub fn profile_json(&self) -> serde_json::Value {
         let image_hash = Some(self.image_hash().to_string());
         let stopped_by = self.stopped.clone();
-        let value = match &self.machine.rec {
+        let m = self.profiled();
+        let value = match &m.rec {
             Some(rec) => serde_json::to_value(report::schema::ExecutionProfile {
                 image_hash,
                 partial: stopped_by.is_some(),
                 stopped_by,
-                blocks: self.machine.blocks.as_ref().map(|b| b.to_profile()).unwrap_or_default(),
-                ..rec.to_profile(self.image(), &self.machine.loaded.tree, &self.machine.totals)
+                blocks: m.blocks.as_ref().map(|b| b.to_profile()).unwrap_or_default(),
+                ..rec.to_profile(self.image(), &m.loaded.tree, &m.totals)
             }),
             None => serde_json::to_value(report::schema::StepsOnlyProfile {
                 image_hash,
                 partial: stopped_by.is_some(),
                 stopped_by,
                 profiler_mode: if self.device() == DeviceKind::Cpu { "CPU" } else { "NONE" }.into(),
-                steps_executed: self.machine.totals.steps,
+                steps_executed: m.totals.steps,
             }),
         };
         value.unwrap_or_default()
@@ -865,19 +888,19 @@ impl Engine {
     /// a run stopped; `None` when the engine records none (not `sim`, or no
     /// `trace` option).
     pub fn write_trace(&self, out: &mut dyn std::io::Write) -> Option<std::io::Result<()>> {
-        let t = self.machine.rec.as_ref()?.trace.as_ref()?;
+        let t = self.profiled().rec.as_ref()?.trace.as_ref()?;
         Some(t.write(out, self.stopped.as_deref()))
     }
 
     /// A `printProfileSummary`-style text summary (its Graph and Memory
     /// sections need the graph profile: [`Engine::set_graph_profile`]).
     pub fn summary(&self) -> String {
-        let loaded = &self.machine.loaded;
+        let m = self.profiled();
         profile::summary(
-            &loaded.image,
-            &loaded.tree,
-            &self.machine.totals,
-            self.machine.rec.as_ref(),
+            &m.loaded.image,
+            &m.loaded.tree,
+            &m.totals,
+            m.rec.as_ref(),
             self.device().name(),
             self.graph.as_ref(),
             self.stopped.as_deref(),
@@ -898,7 +921,7 @@ impl Engine {
         if g.image_hash.is_none() {
             g.image_hash = Some(self.image_hash().to_string());
         }
-        if let Some(rec) = &self.machine.rec {
+        if let Some(rec) = &self.profiled().rec {
             g.compute_sets.cycle_estimates = rec.cycle_estimates();
         }
         Some(g)
@@ -946,4 +969,31 @@ impl HostStream for BroadcastEnd {
     fn drain(&mut self, _block: &[u8]) -> Result<(), String> {
         Err("a broadcast stream carries data to the device only".into())
     }
+}
+
+/// Which of a process's replicas (`first` and the `local - 1` after it, of
+/// `total`) records profiles for `profiler.replicaToProfile` = `replica`:
+/// 0 for the first, `i` for the `i`-th after it; `None` when another
+/// process of the job holds it, which then records it. A replica past the
+/// job's, or one held elsewhere when this process writes the job's files
+/// (its first replica is 0), is an error.
+fn profiled_replica(replica: u32, first: u32, local: u32, total: u32) -> Result<Option<usize>, String> {
+    if replica >= total {
+        return Err(format!(
+            "engine option profiler.replicaToProfile is {replica}, but the graph has {total} replica{} (0 to {})",
+            if total == 1 { "" } else { "s" },
+            total - 1
+        ));
+    }
+    if (first..first + local).contains(&replica) {
+        return Ok(Some((replica - first) as usize));
+    }
+    if first == 0 {
+        return Err(format!(
+            "engine option profiler.replicaToProfile is {replica}, which another process of the job runs; \
+             this process writes the job's profiles and runs replicas 0 to {}",
+            local - 1
+        ));
+    }
+    Ok(None)
 }

@@ -33,6 +33,9 @@ pub struct EngineOptions {
     /// The lightweight profiler's `profiler.*` options and
     /// `debug.instrumentExternalExchange` (sim only: [`crate::blocks`]).
     pub blocks: BlockOptions,
+    /// `profiler.replicaToProfile`: the replica whose execution profile,
+    /// summary and blocks are recorded (0 by default).
+    pub replica_to_profile: u32,
 }
 
 /// The `POPLAR_ENGINE_OPTIONS` keys this runtime accepts. Those of Poplar
@@ -42,7 +45,7 @@ pub struct EngineOptions {
 /// `debug.instrumentExternalExchange` and `profiler.*` drive the
 /// lightweight profiler ([`crate::blocks`]); host transfers are modelled
 /// whatever they say.
-pub const ENGINE_KEYS: [&str; 15] = [
+pub const ENGINE_KEYS: [&str; 16] = [
     "autoReport.all",
     "autoReport.directory",
     "autoReport.outputExecutionProfile",
@@ -57,6 +60,7 @@ pub const ENGINE_KEYS: [&str; 15] = [
     "profiler.blocks.implicitFlush",
     "profiler.blocks.tile",
     "profiler.programs.filter",
+    "profiler.replicaToProfile",
     "target.deterministicWorkers",
 ];
 
@@ -64,7 +68,7 @@ pub const ENGINE_KEYS: [&str; 15] = [
 /// (compilation strategies, hardware tracing, profiler filters, stream
 /// callback threading): accepted, with a note for the log, so programs
 /// written for the SDK run unchanged.
-pub const POPLAR_ONLY_KEYS: [&str; 41] = [
+pub const POPLAR_ONLY_KEYS: [&str; 40] = [
     "autoReport.executionProfileProgramRunCount",
     "autoReport.outputArchive",
     "autoReport.outputDebugInfo",
@@ -98,7 +102,6 @@ pub const POPLAR_ONLY_KEYS: [&str; 41] = [
     "opt.useAutoloader",
     "profiler.format",
     "profiler.perExecutionStreamCopyCycles",
-    "profiler.replicaToProfile",
     "streamCallbacks.multiThreadMode",
     "streamCallbacks.numWorkerThreads",
     "streamCallbacks.numaAware",
@@ -119,6 +122,7 @@ impl Default for EngineOptions {
             trace: false,
             auto_report: AutoReport::default(),
             blocks: BlockOptions::default(),
+            replica_to_profile: 0,
         }
     }
 }
@@ -186,6 +190,7 @@ impl EngineOptions {
                 }
                 "profiler.blocks.tile" => self.blocks.tile = count_u32(k, v)?,
                 "profiler.blocks.bufferSize" => self.blocks.buffer_bytes = count_u32(k, v)?,
+                "profiler.replicaToProfile" => self.replica_to_profile = count_u32(k, v)?,
                 "debug.computeInstrumentationLevel" => match v.as_str() {
                     Some("tile" | "vertex" | "device" | "ipu") => notes
                         .push(format!("{k}: cycles are kept per tile and per vertex type at every level")),

@@ -299,3 +299,57 @@ fn each_process_connects_the_streams_of_its_replicas() {
         assert_eq!(t.join().unwrap(), want, "a process's read of the job's streams");
     }
 }
+
+/// `profiler.replicaToProfile` picks the replica whose profile and summary
+/// are recorded: here only replica 2 runs the compute set `extra`, so only
+/// its profile charges it. A replica past the graph's is an error of every
+/// run.
+#[test]
+fn replica_to_profile_picks_the_recorded_replica() {
+    let pir = "target mk2(tiles_per_ipu = 2, replication_factor = 3)\nconst r: uint = replication_index\n\
+               map r -> tile 0\nvar x: float[4] @ tile 0\nvar two: bool @ tile 0\n\
+               program main {\n  two = r == 2\n  if two {\n    x = x + 1.0\n  }\n  x = all_reduce(x, add)\n}\n";
+    let run = |replica: u32| -> Engine {
+        let (image, _, _) = compiler::driver::compile_source_for_run(
+            "<replicas>",
+            pir.as_bytes().to_vec(),
+            Path::new("r.pir"),
+            false,
+        )
+        .unwrap();
+        let mut opts = EngineOptions { device: DeviceKind::Sim, profile: true, ..Default::default() };
+        let pairs = [("profiler.replicaToProfile".to_string(), replica.to_string())];
+        opts.apply_pairs(&pairs).unwrap();
+        let mut e = Engine::new(runtime::load_image(image).unwrap(), &opts);
+        e.run(0).unwrap();
+        e
+    };
+    let charged = |e: &Engine| -> u64 {
+        let p = e.profile_json();
+        let names = p["computeSets"].as_array().unwrap();
+        let cycles = p["computeSetCycles"].as_array().unwrap();
+        names
+            .iter()
+            .zip(cycles)
+            .filter(|(n, _)| n.as_str().is_some_and(|n| n.contains("add")))
+            .map(|(_, c)| c.as_u64().unwrap())
+            .sum()
+    };
+    let (r0, r2) = (run(0), run(2));
+    assert_eq!(charged(&r0), 0, "replica 0 does not add");
+    assert!(charged(&r2) > 0, "replica 2 adds");
+    assert!(r2.summary().contains("add"), "{}", r2.summary());
+    assert_eq!(r0.totals().cycles, r2.totals().cycles, "a run ends with every replica in step");
+    let (image, _, _) = compiler::driver::compile_source_for_run(
+        "<replicas>",
+        pir.as_bytes().to_vec(),
+        Path::new("r.pir"),
+        false,
+    )
+    .unwrap();
+    let mut opts = EngineOptions { device: DeviceKind::Sim, ..Default::default() };
+    opts.apply_pairs(&[("profiler.replicaToProfile".to_string(), "3".to_string())]).unwrap();
+    let mut e = Engine::new(runtime::load_image(image).unwrap(), &opts);
+    let err = e.run(0).unwrap_err().to_string();
+    assert!(err.contains("profiler.replicaToProfile is 3, but the graph has 3 replicas (0 to 2)"), "{err}");
+}
