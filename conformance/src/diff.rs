@@ -435,22 +435,26 @@ fn check_vertex(
     // popc's code runs on its own thread, only on the seeds g++'s build
     // finished or exited on: should it still not return, the check reports
     // it and moves on (the thread is left to the end of the process).
-    let jobs: Vec<(usize, Vec<u8>)> = gxx
+    // A seed after one that ended g++'s process (an exit, a crash, undefined
+    // behaviour, a timeout) ran in a new process: it starts from the
+    // initial static storage, as `inputs` lay it out.
+    let jobs: Vec<(usize, bool, Vec<u8>)> = gxx
         .iter()
         .enumerate()
         .filter(|(_, g)| matches!(g, Gxx::Memory(_) | Gxx::Exit))
-        .map(|(k, _)| (k, inputs[k].mem.clone()))
+        .map(|(k, _)| (k, k == 0 || !matches!(gxx[k - 1], Gxx::Memory(_)), inputs[k].mem.clone()))
         .collect();
     let expected = jobs.len();
     let (tx, rx) = std::sync::mpsc::channel();
     // g++'s driver runs the seeds one after another in one process, whose
-    // static storage carries over from seed to seed: so does popc's.
+    // static storage carries over from seed to seed: so does popc's, along
+    // the same runs of seeds.
     let (at, len) = (inputs.first().map_or(0, |i| i.statics) as usize, statics.init.len());
     code.statics = at as u32;
     let spawned = std::thread::Builder::new().name("popc-run".into()).spawn(move || {
         let mut carried: Option<Vec<u8>> = None;
-        for (k, mut mem) in jobs {
-            if let Some(c) = &carried {
+        for (k, fresh, mut mem) in jobs {
+            if let Some(c) = carried.as_ref().filter(|_| !fresh) {
                 mem[at..at + len].copy_from_slice(c);
             }
             let r = popc::exec::run_vertex(&code, &mut mem, popc::state::STATE);
