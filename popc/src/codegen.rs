@@ -6,7 +6,6 @@
 //! `POPLAR_HOST_ISA` does not lower it. The object's header records the
 //! level, so it runs on every machine that has that level.
 
-use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -20,6 +19,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use linker::gp::{Function, Reloc, VertexBase};
 
 use crate::diag::{Diagnostic, Result, SourceMap};
+use crate::hash::{FastHasher, HashMap};
 use crate::lower::{entry_signature, Lowerer, Variant};
 use crate::sema::{ClassInst, Unit};
 
@@ -210,7 +210,11 @@ pub fn emit_one(
 /// when every function is compiled.
 #[derive(Default)]
 pub struct Distinct {
-    /// Indices into `funcs` by the hash of their contents.
+    /// Indices into `funcs` by the hash of their contents
+    /// ([`FastHasher`]: equal hashes are only candidates, compared in
+    /// full, so its quality decides no output; SipHash took a tenth of
+    /// lowering's time over the tens of kilobytes of tables a function
+    /// holds).
     by_hash: HashMap<u64, Vec<usize>>,
     funcs: Vec<Arc<ir::Function>>,
 }
@@ -219,7 +223,7 @@ impl Distinct {
     /// The index of the function equal to `f`, and whether it is new
     /// (added by this call).
     pub fn add(&mut self, f: &Arc<ir::Function>) -> (usize, bool) {
-        let mut h = Fingerprint(0);
+        let mut h = FastHasher::default();
         f.stencil.hash(&mut h);
         let same = self.by_hash.entry(h.finish()).or_default();
         if let Some(&i) = same.iter().find(|&&i| *self.funcs[i] == **f) {
@@ -228,52 +232,6 @@ impl Distinct {
         same.push(self.funcs.len());
         self.funcs.push(f.clone());
         (self.funcs.len() - 1, true)
-    }
-}
-
-/// A fast, non-cryptographic hash of a function's contents (the
-/// multiply-rotate scheme of rustc's FxHasher) for [`Distinct`]: equal
-/// hashes are only candidates, compared in full, so its quality decides
-/// no output; std's SipHash took a tenth of lowering's time over the tens
-/// of kilobytes of tables a function holds.
-struct Fingerprint(u64);
-
-impl Fingerprint {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for Fingerprint {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.add(u64::from_le_bytes(c.try_into().unwrap()));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut last = [0u8; 8];
-            last[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(last) ^ ((rest.len() as u64) << 56));
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-    fn write_u16(&mut self, i: u16) {
-        self.add(u64::from(i));
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.add(u64::from(i));
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
     }
 }
 

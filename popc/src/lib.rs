@@ -30,6 +30,7 @@ mod codegen;
 pub mod diag;
 pub mod exec;
 mod front;
+mod hash;
 mod lower;
 mod sema;
 pub mod state;
@@ -316,7 +317,7 @@ fn compile_units(
         if first_new == 0 {
             items = unit;
         } else {
-            let seen: std::collections::HashSet<&str> =
+            let seen: crate::hash::HashSet<&str> =
                 sources.files[..first_new as usize].iter().map(|(n, _)| n.as_str()).collect();
             let again = |span: diag::Span| {
                 span.file >= first_new && seen.contains(sources.files[span.file as usize].0.as_str())
@@ -445,7 +446,7 @@ fn build(
             Err(error) => unresolved.push(Unresolved { requested: r.clone(), error }),
         }
     }
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = crate::hash::HashSet::default();
     classes.retain(|c| seen.insert(c.name.clone()));
     let compiled = compile_all(isa, &prog, sources, &classes, opts);
     // What lowering laid out of static storage.

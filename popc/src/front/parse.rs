@@ -7,12 +7,12 @@
 //! rejected here when they are purely syntactic (`virtual`, `try`, `goto`,
 //! `asm`, `new`, …), with a message naming them.
 
-use std::collections::HashSet;
 use std::rc::Rc;
 
 use crate::diag::{err, Result, Span};
 use crate::front::ast::*;
 use crate::front::lex::{Tok, Token};
+use crate::hash::HashSet;
 use crate::sema::types::Scalar;
 
 mod class;

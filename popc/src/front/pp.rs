@@ -8,12 +8,12 @@
 //! [`IncludeResolver`](crate::IncludeResolver); the preprocessor itself never
 //! touches the file system.
 
-use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use crate::diag::{err, Diagnostic, Result, SourceMap, Span};
 use crate::front::headers::builtin_header;
 use crate::front::lex::{invalid_token, lex, lex_lenient, Tok, Token};
+use crate::hash::{HashMap, HashSet};
 use crate::IncludeResolver;
 
 #[derive(Clone, Debug)]
@@ -63,10 +63,10 @@ impl<'a> Preprocessor<'a> {
     ) -> Self {
         let mut pp = Preprocessor {
             sources: SourceMap::default(),
-            macros: HashMap::new(),
+            macros: HashMap::default(),
             include_dirs: include_dirs.to_vec(),
             resolver,
-            pragma_once: HashSet::new(),
+            pragma_once: HashSet::default(),
             out: Vec::new(),
             budget: MAX_STEPS,
             produced: 0,

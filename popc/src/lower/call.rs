@@ -16,7 +16,6 @@
 //! template of the same rank. Two best candidates with the same rank are an
 //! ambiguity error.
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use cranelift_codegen::ir::{types, InstBuilder};
@@ -24,6 +23,7 @@ use cranelift_codegen::ir::{types, InstBuilder};
 use crate::cost;
 use crate::diag::{err, Diagnostic, Result, Span};
 use crate::front::ast::*;
+use crate::hash::HashMap;
 use crate::lower::{Lowerer, Place, V};
 use crate::sema::ceval;
 use crate::sema::types::Scalar;
@@ -342,7 +342,7 @@ impl Lowerer<'_, '_> {
             if let Some(a) = explicit.get(i) {
                 // The argument is the caller's; the parameter's type is
                 // looked up where the template is declared.
-                let mut one = HashMap::new();
+                let mut one = HashMap::default();
                 self.p.bind_args_in(
                     std::slice::from_ref(t),
                     std::slice::from_ref(a),

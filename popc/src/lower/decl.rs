@@ -4,7 +4,6 @@
 //! `static` locals (static storage), and the zeroing and copying of local
 //! aggregates.
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use cranelift_codegen::ir::{types, InstBuilder, Value};
@@ -12,6 +11,7 @@ use cranelift_codegen::ir::{types, InstBuilder, Value};
 use super::{mflags, Lowerer, Place, V};
 use crate::diag::{err, Result, Span};
 use crate::front::ast::*;
+use crate::hash::HashMap;
 use crate::sema::ceval::{self, convert};
 use crate::sema::types::Scalar;
 use crate::sema::{ClassInst, Env, FieldTy, Ty, CV};
@@ -270,7 +270,7 @@ impl Lowerer<'_, '_> {
         let ty = Ty::Class(c.clone());
         self.zero(h, ty.size());
         self.stamp_as(&ty, h, complete, span)?;
-        let mut refs = HashMap::new();
+        let mut refs = HashMap::default();
         let mut body = Vec::new();
         // The base's constructor first: the one the initialiser list names
         // (`D(...) : B(a, b)`), else its default constructor if it has one.

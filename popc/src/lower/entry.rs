@@ -4,7 +4,6 @@
 //! stubs, the trap block recording the address and line, the counting
 //! variant's count added to the tile context).
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder};
@@ -16,6 +15,7 @@ use super::{mflags, Lowerer, Place, Variant, V};
 use crate::cost;
 use crate::diag::{err, Result, SourceMap};
 use crate::front::ast::*;
+use crate::hash::HashMap;
 use crate::sema::types::Scalar;
 use crate::sema::{ClassInst, Env, FieldTy, Ty, Unit};
 
@@ -84,29 +84,29 @@ impl<'a, 'b> Lowerer<'a, 'b> {
             deferred: 0,
             trap,
             line: 0,
-            scopes: vec![HashMap::new()],
-            fields: HashMap::new(),
+            scopes: vec![HashMap::default()],
+            fields: HashMap::default(),
             frames: Vec::new(),
             loops: Vec::new(),
             calls: Vec::new(),
             env: Env { class: Some(c.clone()), ..c.env.clone() },
             next_base: None,
             next_this: None,
-            obj_refs: HashMap::new(),
+            obj_refs: HashMap::default(),
             readonly: Default::default(),
             readonly_vars: Default::default(),
-            half_src: HashMap::new(),
-            metadata: HashMap::new(),
+            half_src: HashMap::default(),
+            metadata: HashMap::default(),
             region: None,
-            checked: HashMap::new(),
-            addr_memo: HashMap::new(),
-            load_memo: HashMap::new(),
+            checked: HashMap::default(),
+            addr_memo: HashMap::default(),
+            load_memo: HashMap::default(),
             lims,
             slots,
-            aligned: HashMap::new(),
+            aligned: HashMap::default(),
             trap_stubs: Default::default(),
             inlined: 0,
-            exact: HashMap::new(),
+            exact: HashMap::default(),
             dyn_classes: Vec::new(),
         };
         l.line = src.line(c.decl.ast.span);

@@ -4,7 +4,6 @@
 //! pointers and references) joined at the frame's exit block, and the
 //! bounds on recursion and on inlined code. Also the scopes names live in.
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use cranelift_codegen::ir::{types, InstBuilder, Value};
@@ -13,6 +12,7 @@ use linker::abi;
 use super::{cl, Frame, LambdaVal, Lowerer, Place, RetOther, MAX_INLINED_CALLS, V};
 use crate::diag::{err, Result, Span};
 use crate::front::ast::*;
+use crate::hash::HashMap;
 use crate::sema::types::Scalar;
 use crate::sema::{Env, FieldTy, Ty, CV};
 
@@ -75,7 +75,7 @@ impl Lowerer<'_, '_> {
         // makes its fields names (parameters shadow them).
         let this = self.next_this.take();
         let saved_env = std::mem::replace(&mut self.env, fenv);
-        let mut bound = HashMap::new();
+        let mut bound = HashMap::default();
         if let Some(obj) = this {
             self.bind_members(&obj, &mut bound);
         }
@@ -276,7 +276,7 @@ impl Lowerer<'_, '_> {
             };
             if let (true, Ty::Class(_)) = (f.name.starts_with(crate::front::parse::ANON_FIELD), t) {
                 // An anonymous struct or union: its members are the class's.
-                let mut inner = HashMap::new();
+                let mut inner = HashMap::default();
                 self.bind_members(&V::L(t.clone(), at), &mut inner);
                 inner.remove("<this>");
                 for (k, v) in inner {
@@ -288,7 +288,7 @@ impl Lowerer<'_, '_> {
         }
         // The base's members, where the class does not hide them.
         if let Some(b @ Ty::Class(_)) = c.helper_base() {
-            let mut inherited = HashMap::new();
+            let mut inherited = HashMap::default();
             self.bind_members(&V::L(b.clone(), *place), &mut inherited);
             inherited.remove("<this>");
             for (k, v) in inherited {

@@ -31,7 +31,6 @@ mod stmt;
 pub mod vectorize;
 mod virtuals;
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use cranelift_codegen::ir::{self, types, AbiParam, Block, MemFlagsData, Signature, Value};
@@ -39,6 +38,7 @@ use cranelift_frontend::{FunctionBuilder, Variable};
 
 use crate::diag::SourceMap;
 use crate::front::ast::*;
+use crate::hash::HashMap;
 use crate::sema::types::Scalar;
 use crate::sema::{Env, Ty, Unit, CV};
 
@@ -179,9 +179,9 @@ pub struct Lowerer<'a, 'b> {
     /// Tile addresses of `Input` edge data and addresses derived from them
     /// (elements, pointer arithmetic, casts): a write through one is a
     /// compile error, never a silent change of a `const` tensor.
-    pub(crate) readonly: std::collections::HashSet<Value>,
+    pub(crate) readonly: crate::hash::HashSet<Value>,
     /// Pointer variables that have held such an address.
-    pub(crate) readonly_vars: std::collections::HashSet<usize>,
+    pub(crate) readonly_vars: crate::hash::HashSet<usize>,
     /// For values rounded to half: the value before rounding, so a store
     /// converts it to half bits directly (the rounding is then often dead).
     half_src: HashMap<Value, Value>,

@@ -2,7 +2,6 @@
 //! and elementwise-copy handling of `for`), range-for, `switch`, `return`,
 //! and `static_assert`. Declarations are in `decl`.
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use cranelift_codegen::ir::{self, condcodes::IntCC, types, InstBuilder};
@@ -11,6 +10,7 @@ use super::{cl, Lowerer, Place, RetOther, V};
 use crate::cost;
 use crate::diag::{err, Result};
 use crate::front::ast::*;
+use crate::hash::HashMap;
 use crate::sema::ceval::truthy;
 use crate::sema::types::Scalar;
 use crate::sema::{Ty, CV};
@@ -24,7 +24,7 @@ impl Lowerer<'_, '_> {
     }
 
     pub(crate) fn scoped(&mut self, s: &Stmt) -> Result<()> {
-        self.scopes.push(HashMap::new());
+        self.scopes.push(HashMap::default());
         let r = self.stmt(s);
         self.scopes.pop();
         r
@@ -47,7 +47,7 @@ impl Lowerer<'_, '_> {
                 }
             }
             StmtKind::Block(b) => {
-                self.scopes.push(HashMap::new());
+                self.scopes.push(HashMap::default());
                 let r = self.stmts(b);
                 self.scopes.pop();
                 r?;
@@ -71,7 +71,7 @@ impl Lowerer<'_, '_> {
                 }
             },
             StmtKind::If { init, cond, then, els, is_constexpr } => {
-                self.scopes.push(HashMap::new());
+                self.scopes.push(HashMap::default());
                 if let Some(i) = init {
                     self.stmt(i)?;
                 }
@@ -147,7 +147,7 @@ impl Lowerer<'_, '_> {
                 self.b.switch_to_block(exit);
             }
             StmtKind::For { init, cond, step, body } => {
-                self.scopes.push(HashMap::new());
+                self.scopes.push(HashMap::default());
                 if let Some(i) = init {
                     self.stmt(i)?;
                 }
@@ -366,7 +366,7 @@ impl Lowerer<'_, '_> {
         self.cost(cost::COMPARE);
         self.brif(c, bb, exit);
         self.b.switch_to_block(bb);
-        self.scopes.push(HashMap::new());
+        self.scopes.push(HashMap::default());
         let esz = elem_ty.size();
         let off = self.b.ins().imul_imm_s(iv, esz as i64);
         let place = if host {
@@ -447,7 +447,7 @@ impl Lowerer<'_, '_> {
         // describes (a compare and a branch per label, in order) costs:
         // each target goes through a block adding its own count.
         let mut table = cranelift_frontend::Switch::new();
-        let mut values = std::collections::HashSet::new();
+        let mut values = crate::hash::HashSet::default();
         let mut landings = Vec::new();
         let mut tested = 0;
         for (v, blk) in &labels {
@@ -488,7 +488,7 @@ impl Lowerer<'_, '_> {
             self.b.switch_to_block(dead);
         }
         self.loops.push((exit, self.loops.last().map_or(self.trap, |l| l.1)));
-        self.scopes.push(HashMap::new());
+        self.scopes.push(HashMap::default());
         let mut li = 0;
         let mut r = Ok(());
         for st in stmts {

@@ -7,11 +7,11 @@
 //! constant loop is a diagnostic, not a hang.
 
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::diag::{err, Result, Span};
 use crate::front::ast::*;
+use crate::hash::HashMap;
 use crate::sema::types::Scalar;
 use crate::sema::{ClassInst, Env, TVal, Ty, Unit, CV};
 
@@ -72,7 +72,7 @@ pub fn truthy(v: CV) -> bool {
 /// Evaluates a constant expression.
 pub fn eval(p: &Unit, e: &Expr, env: &Env) -> Result<(Scalar, CV)> {
     STEPS.with(|s| s.set(0));
-    Ev { p, locals: vec![HashMap::new()], depth: 0, project: None, calls: 0 }.expr(e, env)
+    Ev { p, locals: vec![HashMap::default()], depth: 0, project: None, calls: 0 }.expr(e, env)
 }
 
 struct Ev<'a> {
@@ -484,7 +484,7 @@ impl Ev<'_> {
                             ),
                         );
                     }
-                    let saved = std::mem::replace(&mut self.locals, vec![HashMap::new()]);
+                    let saved = std::mem::replace(&mut self.locals, vec![HashMap::default()]);
                     let r = self.static_member_inner(c, cenv, n);
                     self.locals = saved;
                     self.depth -= 1;
@@ -600,14 +600,14 @@ impl Ev<'_> {
                     if let Some(fd) =
                         fs.iter().find(|f| f.ast.params.len() >= args.len() && f.ast.body.is_some())
                     {
-                        let mut tb = HashMap::new();
+                        let mut tb = HashMap::default();
                         if let Some(tp) = &fd.ast.tparams {
                             let targs = path.segs.last().unwrap().args.clone().unwrap_or_default();
                             if targs.len() < tp.len() {
                                 // Deduce from argument types.
                                 for (i, t) in tp.iter().enumerate() {
                                     if let Some(a) = targs.get(i) {
-                                        let mut one = HashMap::new();
+                                        let mut one = HashMap::default();
                                         p.bind_args(
                                             std::slice::from_ref(t),
                                             std::slice::from_ref(a),
@@ -649,7 +649,7 @@ impl Ev<'_> {
         if self.depth > 256 {
             return err(span, "constant evaluation nested too deeply");
         }
-        let mut frame = HashMap::new();
+        let mut frame = HashMap::default();
         for (i, prm) in fun.params.iter().enumerate() {
             let ty = p.resolve_type(&prm.ty, &fenv)?;
             let v = match vals.get(i) {
@@ -746,13 +746,13 @@ impl Ev<'_> {
                 }
             }
             StmtKind::Block(b) => {
-                self.locals.push(HashMap::new());
+                self.locals.push(HashMap::default());
                 let r = self.stmts(b, env);
                 self.locals.pop();
                 r
             }
             StmtKind::For { init, cond, step: st, body } => {
-                self.locals.push(HashMap::new());
+                self.locals.push(HashMap::default());
                 let r = (|| -> Result<Flow> {
                     if let Some(i) = init {
                         self.stmt(i, env)?;
@@ -795,7 +795,7 @@ impl Ev<'_> {
     }
 
     fn scoped(&mut self, s: &Stmt, env: &Env) -> Result<Flow> {
-        self.locals.push(HashMap::new());
+        self.locals.push(HashMap::default());
         let r = self.stmt(s, env);
         self.locals.pop();
         r

@@ -3,7 +3,6 @@
 //! for vertices the edge types (`Input`, `Vector<…, Layout>`, …) of their
 //! state.
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use linker::gp::{self, Direction, FieldKind, Layout, VertexBase};
@@ -15,6 +14,7 @@ use super::{
 };
 use crate::diag::{err, Result, Span};
 use crate::front::ast::*;
+use crate::hash::HashMap;
 
 impl Unit {
     pub(super) fn build_class(

@@ -3,7 +3,6 @@
 //! specialised matching specialisation, memoised and bounded
 //! ([`MAX_INSTANTIATIONS`], [`MAX_INSTANTIATION_DEPTH`]).
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::types::Scalar;
@@ -13,6 +12,7 @@ use super::{
 };
 use crate::diag::{err, Result, Span};
 use crate::front::ast::*;
+use crate::hash::HashMap;
 
 impl Unit {
     /// Binds template parameters to arguments (with defaults).

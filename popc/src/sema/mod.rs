@@ -20,13 +20,13 @@ pub mod statics;
 pub mod types;
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use linker::gp::{Direction, FieldKind, VertexBase};
 
 use crate::diag::Span;
 use crate::front::ast::*;
+use crate::hash::HashMap;
 use types::Scalar;
 
 /// A compile-time constant.
@@ -283,7 +283,7 @@ pub struct Unit {
     pub asserts: Vec<(Span, Expr, Option<String>, String)>,
     pub cache: RefCell<HashMap<String, Rc<ClassInst>>>,
     /// Classes whose instantiation is under way.
-    pub building: RefCell<std::collections::HashSet<String>>,
+    pub building: RefCell<crate::hash::HashSet<String>>,
     /// `NDEBUG` is defined on the command line: `assert` does nothing
     /// (its argument is not evaluated), as with `<cassert>`.
     pub ndebug: bool,

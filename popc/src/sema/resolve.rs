@@ -3,7 +3,6 @@
 //! written types (aliases, template parameters, members of instantiated
 //! classes, template arguments) resolved to [`Ty`] in an [`Env`].
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::types::Scalar;
@@ -11,6 +10,7 @@ use super::{ceval, qual, ClassDecl, ClassInst, Env, TVal, Ty, Unit, CV, MAX_OBJE
 use crate::diag::{err, Diagnostic, Result, Span};
 use crate::front::ast::*;
 use crate::front::vector_types::VECTOR_TYPES;
+use crate::hash::HashMap;
 
 impl Unit {
     /// Candidate qualified names for `name` seen from namespace `ns`.
@@ -276,7 +276,7 @@ impl Unit {
                 return Ok(Ty::Enum(e.clone()));
             }
             if let Some((tp, ty, ns)) = self.aliases.get(&q) {
-                let mut tb = HashMap::new();
+                let mut tb = HashMap::default();
                 if let Some(tp) = tp {
                     let args = last.args.clone().unwrap_or_default();
                     self.bind_args(tp, &args, env, &mut tb, p.span)?;

@@ -12,11 +12,11 @@
 //! a silent choice. Full specialisations (`template <>`) take the same path
 //! with no parameters.
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::diag::{err, Result, Span};
 use crate::front::ast::*;
+use crate::hash::HashMap;
 use crate::sema::types::Scalar;
 use crate::sema::{ClassDecl, EnumInfo, Env, TVal, Ty, Unit, CV};
 
@@ -83,7 +83,7 @@ impl Unit {
             return None;
         }
         let params: Vec<TParam> = d.ast.tparams.clone().unwrap_or_default();
-        let mut bound = HashMap::new();
+        let mut bound = HashMap::default();
         for (pat, k) in sa.iter().zip(key) {
             deduce(pat, k, &params, &mut bound)?;
         }
@@ -112,7 +112,7 @@ impl Unit {
     /// The specialisation's own arguments with each parameter replaced by
     /// a unique stand-in, for partial ordering.
     fn unique_key(&self, d: &ClassDecl) -> Option<Vec<TVal>> {
-        let mut tb = HashMap::new();
+        let mut tb = HashMap::default();
         for (i, p) in d.ast.tparams.clone().unwrap_or_default().iter().enumerate() {
             let v = match &p.kind {
                 TParamKind::Type => TVal::Type(Ty::Enum(Rc::new(EnumInfo {

@@ -18,13 +18,13 @@
 //! `TileCtx::statics` plus its offset. Vertices are lowered in order on one
 //! thread, so the layout is the same on every run.
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::types::Scalar;
 use super::{ceval, type_words, ClassInst, Env, FieldTy, Ty, Unit, BASE_FIELD, CV, TAG_FIELD};
 use crate::diag::{err, Result, Span};
 use crate::front::ast::*;
+use crate::hash::HashMap;
 
 /// The codelet object's static storage as laid out so far.
 #[derive(Default)]
