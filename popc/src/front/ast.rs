@@ -332,6 +332,8 @@ pub struct Class {
     pub align: Option<u32>,
     /// A `union` rather than a `class` or `struct`.
     pub is_union: bool,
+    /// Has a body: a definition, not a forward declaration (`class X;`).
+    pub defined: bool,
     /// Declares a virtual destructor (which does nothing: only declared,
     /// defaulted or empty); the class is polymorphic.
     pub virtual_dtor: bool,

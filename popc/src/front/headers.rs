@@ -36,8 +36,12 @@ pub fn builtin_header(name: &str) -> Option<&'static str> {
         | "poplar/Alignment.hpp"
         | "poplar/IeeeHalf.hpp"
          => "#pragma once\n",
-        "ipudef.h" | "poplar/VectorTypes.hpp" => super::vector_types::ipudef(),
-        "ipu_vector_math" | "ipu_builtins.h" | "ipu_memory_intrinsics" => super::vector_types::ipu_helpers(),
+        // One text under several names: the other names include it, so
+        // `#pragma once` keeps its classes to one definition.
+        "ipudef.h" => super::vector_types::ipudef(),
+        "poplar/VectorTypes.hpp" => "#pragma once\n#include <ipudef.h>\n",
+        "ipu_vector_math" => super::vector_types::ipu_helpers(),
+        "ipu_builtins.h" | "ipu_memory_intrinsics" => "#pragma once\n#include <ipu_vector_math>\n",
         "poplar/QuarterFloat.hpp" => QUARTER_FLOAT,
         "cmath" | "math.h" => {
             "#pragma once\n#define M_PI 3.14159265358979323846\n#define M_E 2.7182818284590452354\n\

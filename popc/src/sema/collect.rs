@@ -66,9 +66,17 @@ impl Unit {
 
     fn add_class(&mut self, c: &Class, ns: &str) -> Result<()> {
         let q = qual(ns, &c.name);
-        if c.members.is_empty() && c.bases.is_empty() && c.tparams.is_none() && self.classes.contains_key(&q)
-        {
+        if !c.defined && c.tparams.is_none() && self.classes.contains_key(&q) {
             return Ok(());
+        }
+        // One definition per class (a specialisation is its own class).
+        let defines = |d: &Class| d.defined && d.spec_args.is_none();
+        if defines(c) && self.classes.get(&q).is_some_and(|v| v.iter().any(|d| defines(&d.ast))) {
+            let what = if c.is_union { "union" } else { "class" };
+            return err(
+                c.span,
+                format!("redefinition of {what} '{q}': a class has one definition (an earlier one is in this file or its includes)"),
+            );
         }
         for m in &c.members {
             if let Member::Item(it) = m {

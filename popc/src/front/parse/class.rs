@@ -132,6 +132,7 @@ impl Parser {
                 members: Vec::new(),
                 align,
                 is_union,
+                defined: false,
                 virtual_dtor: false,
             });
         }
@@ -166,7 +167,18 @@ impl Parser {
             }
         }
         members.extend(local.into_iter().map(|c| Member::Item(Item::Class(c))));
-        Ok(Class { span, name, tparams, spec_args, bases, members, align, is_union, virtual_dtor })
+        Ok(Class {
+            span,
+            name,
+            tparams,
+            spec_args,
+            bases,
+            members,
+            align,
+            is_union,
+            defined: true,
+            virtual_dtor,
+        })
     }
 
     /// After `friend`: a function defined here is kept as a hidden friend
