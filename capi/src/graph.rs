@@ -21,7 +21,7 @@ use vocab::{ElemType, Value};
 
 use crate::program::Program;
 use crate::status::{guard, ApiError, Result, Status};
-use crate::target::{elem_type, encode_values, host_values, TargetDesc};
+use crate::target::{elem_type, encode_values, host_value, host_values, TargetDesc};
 use crate::tensor::{tensors, Tensor};
 use crate::{free, handle, put, put_box, put_string, sizes_out, slice, text};
 
@@ -69,6 +69,13 @@ pub struct Core {
     /// found to define it: a loop adding vertices of one type parses and
     /// looks up the name once.
     vertex_names: HashMap<Box<str>, (ir::Name, usize)>,
+    /// The entry of `vertex_names` the last `addVertex` used: a loop adding
+    /// vertices of one type does not hash its name each time.
+    last_vertex_name: Option<(Box<str>, (ir::Name, usize))>,
+    /// The fields of the vertex type `connect` and `setInitialValue` last
+    /// looked at, by name: a loop over vertices of one type finds a field
+    /// without searching the codelets.
+    last_fields: Option<(ir::Name, Vec<(String, FieldInfo)>)>,
 }
 
 /// What `connect` checks of a vertex type's field.
@@ -412,6 +419,8 @@ impl Core {
             hw_seed: None,
             generation: 0,
             vertex_names: HashMap::new(),
+            last_vertex_name: None,
+            last_fields: None,
         })
     }
 
@@ -532,6 +541,19 @@ impl Core {
             .ok_or_else(|| ApiError::new(Status::Internal, "vertex type vanished"))
     }
 
+    /// The fields of vertex type `vtype`, kept for the next call.
+    fn fields_of(&mut self, vtype: &ir::Name) -> Result<&[(String, FieldInfo)]> {
+        let known = matches!(&self.last_fields, Some((t, _)) if Arc::ptr_eq(t, vtype));
+        if !known {
+            let fields =
+                self.vertex_type(vtype)?.fields.iter().map(|f| {
+                    (f.name.clone(), FieldInfo { direction: f.direction, elem: f.elem, kind: f.kind })
+                });
+            self.last_fields = Some((vtype.clone(), fields.collect()));
+        }
+        Ok(self.last_fields.as_ref().map_or(&[], |(_, fields)| fields.as_slice()))
+    }
+
     fn field(&mut self, v: u32, field: &str) -> Result<FieldInfo> {
         let vertex = self
             .builder
@@ -540,19 +562,19 @@ impl Core {
             .get(VertexId(v))
             .ok_or_else(|| ApiError::new(Status::IndexError, format!("vertex {v} does not exist")))?;
         let vtype = vertex.vtype.clone();
-        let t = self.vertex_type(&vtype)?;
-        match t.fields.iter().find(|f| f.name == field) {
-            Some(f) => Ok(FieldInfo { direction: f.direction, elem: f.elem, kind: f.kind }),
+        let fields = self.fields_of(&vtype)?;
+        match fields.iter().find(|f| f.0 == field) {
+            Some(f) => Ok(f.1),
             None => {
-                let hint = spelling::did_you_mean(field, t.fields.iter().map(|f| f.name.as_str()))
+                let names = || fields.iter().map(|f| f.0.as_str());
+                let hint = spelling::did_you_mean(field, names())
                     .map(|s| format!("; did you mean '{s}'?"))
                     .unwrap_or_default();
-                let names: Vec<&str> = t.fields.iter().map(|f| f.name.as_str()).collect();
                 Err(ApiError::new(
                     Status::UnknownField,
                     format!(
                         "vertex type '{vtype}' has no field '{field}'{hint} (its fields: {})",
-                        names.join(", ")
+                        names().collect::<Vec<_>>().join(", ")
                     ),
                 ))
             }
@@ -713,17 +735,28 @@ impl Core {
 
     /// `addVertex(cs, type)`: checks the type against the codelets.
     pub fn add_vertex(&mut self, cs: u32, vertex_type: &str) -> Result<u32> {
-        let (canonical, fields) = match self.vertex_names.get(vertex_type) {
-            Some(known) => known.clone(),
-            None => {
-                let canonical: ir::Name = vocab::VertexName::parse(vertex_type)
-                    .map_or_else(|_| vertex_type.into(), |n| n.to_string().into());
-                let fields = self.vertex_type(&canonical)?.fields.len();
-                self.vertex_names.insert(vertex_type.into(), (canonical.clone(), fields));
-                (canonical, fields)
+        let (canonical, fields) = match &self.last_vertex_name {
+            Some((name, known)) if **name == *vertex_type => known.clone(),
+            _ => {
+                let known = self.vertex_name(vertex_type)?;
+                self.last_vertex_name = Some((vertex_type.into(), known.clone()));
+                known
             }
         };
         Ok(self.builder.add_vertex(ComputeSetId(cs), &canonical, fields)?.0)
+    }
+
+    /// The canonical spelling of vertex type `vertex_type` and its number
+    /// of fields, found in the codelets the first time it is asked for.
+    fn vertex_name(&mut self, vertex_type: &str) -> Result<(ir::Name, usize)> {
+        if let Some(known) = self.vertex_names.get(vertex_type) {
+            return Ok(known.clone());
+        }
+        let canonical: ir::Name = vocab::VertexName::parse(vertex_type)
+            .map_or_else(|_| vertex_type.into(), |n| n.to_string().into());
+        let fields = self.vertex_type(&canonical)?.fields.len();
+        self.vertex_names.insert(vertex_type.into(), (canonical.clone(), fields));
+        Ok((canonical, fields))
     }
 
     /// `setInitialValue` / a plain member's value: one host value.

@@ -201,13 +201,26 @@ pub fn type_code(e: ElemType) -> i32 {
 
 /// `n` host values of type `host` at `p` (host byte order), as values.
 pub fn host_values(p: *const std::ffi::c_void, host: i32, n: usize) -> Result<Vec<Value>> {
+    let (he, bytes) = host_bytes(p, host, n)?;
+    Ok(bytes.chunks_exact(he.size() as usize).map(|c| vocab::decode(he, c)).collect())
+}
+
+/// The one value of type `host` at `p` (a field's value), as
+/// [`host_values`] reads it.
+pub fn host_value(p: *const std::ffi::c_void, host: i32) -> Result<Value> {
+    let (he, bytes) = host_bytes(p, host, 1)?;
+    Ok(vocab::decode(he, bytes))
+}
+
+/// The bytes of `n` values of type `host` at `p`, with their type.
+fn host_bytes<'a>(p: *const std::ffi::c_void, host: i32, n: usize) -> Result<(ElemType, &'a [u8])> {
     let he = elem_type(host, true)?;
     let size = he.size() as usize;
     let bytes = crate::slice(p.cast::<u8>(), n.checked_mul(size).unwrap_or(0));
     if bytes.len() != n * size {
         return Err(ApiError::new(Status::PoplarError, "host values pointer is NULL"));
     }
-    Ok(bytes.chunks_exact(size).map(|c| vocab::decode(he, c)).collect())
+    Ok((he, bytes))
 }
 
 /// Values converted to `elem`'s bytes; a value out of `elem`'s range is

@@ -51,8 +51,13 @@ impl Tensor {
                 "slice [{begin}, {end}) of dimension {dim} is out of range: its size is {size}"
             )));
         }
-        let mut subs = vec![Subscript::Slice { start: None, end: None, step: None }; self.view.rank()];
-        subs[d] = Subscript::Slice { start: Some(begin as i64), end: Some(end as i64), step: None };
+        // Whole dimensions before `d`; those after it it may leave out.
+        let cut = Subscript::Slice { start: Some(begin as i64), end: Some(end as i64), step: None };
+        if d == 0 {
+            return self.index(&[cut]);
+        }
+        let mut subs = vec![Subscript::Slice { start: None, end: None, step: None }; d + 1];
+        subs[d] = cut;
         self.index(&subs)
     }
 

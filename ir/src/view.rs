@@ -507,8 +507,71 @@ impl View {
         }
     }
 
+    /// `v[i, j, a:b]` of a view that is one contiguous run of one tensor,
+    /// when the subscripts keep it one (leading indices, then at most one
+    /// slice of step 1, then whole dimensions) and are in range: the
+    /// commonest subscript, a vertex's slice of its tensor, as one piece
+    /// without [`View::apply`]'s bookkeeping. `None` otherwise: the
+    /// general path then gives the same view, or the error.
+    fn contiguous_index(&self, subs: &[Subscript]) -> Option<View> {
+        if subs.len() > self.rank() {
+            return None;
+        }
+        let (tensor, mut start, len) = self.is_contiguous_single_tensor()?;
+        // Elements under one index of the dimension at hand; no dimension
+        // is 0, since the view has a piece.
+        let mut block = len;
+        let mut rest = self.shape.as_slice();
+        let mut cut = None;
+        let mut subs = subs.iter();
+        for sub in subs.by_ref() {
+            let (&dim, tail) = rest.split_first()?;
+            block /= dim;
+            rest = tail;
+            match *sub {
+                Subscript::Index(i) if i >= 0 && (i as u64) < dim => start += i as u64 * block,
+                Subscript::Slice { start: s, end: e, step: None | Some(1) } => {
+                    let (s, e) = (s.unwrap_or(0), e.unwrap_or(dim as i64));
+                    if s < 0 || e < s || e as u64 > dim {
+                        return None;
+                    }
+                    start += s as u64 * block;
+                    cut = Some((e - s) as u64);
+                    break;
+                }
+                _ => return None,
+            }
+        }
+        // What follows the slice must take whole dimensions.
+        for (sub, &dim) in subs.zip(rest) {
+            let whole = matches!(*sub, Subscript::Slice { start: None | Some(0), end, step: None | Some(1) }
+                if end.is_none_or(|e| e == dim as i64));
+            if !whole {
+                return None;
+            }
+        }
+        let mut shape = Vec::with_capacity(rest.len() + 1);
+        shape.extend(cut);
+        shape.extend_from_slice(rest);
+        let n = cut.unwrap_or(1) * block;
+        let pieces = match n {
+            0 => Vec::new(),
+            1 => vec![Piece { tensor, offset: start, dims: Vec::new() }],
+            _ => vec![Piece { tensor, offset: start, dims: vec![(n, 1)] }],
+        };
+        Some(View { shape, pieces })
+    }
+
     /// `v[subscripts]`: indexes and slices the leading dimensions.
     pub fn index(&self, subs: &[Subscript]) -> Result<View, ViewError> {
+        match self.contiguous_index(subs) {
+            Some(v) => Ok(v),
+            None => self.index_general(subs),
+        }
+    }
+
+    /// [`View::index`] of any view, through an [`AxisMap`].
+    fn index_general(&self, subs: &[Subscript]) -> Result<View, ViewError> {
         if subs.len() > self.rank() {
             return Err(format!(
                 "{} subscripts for a view of rank {} (shape {})",
@@ -857,40 +920,4 @@ impl Iterator for Runs<'_> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The element offsets of `t[subs]` for a `[4, 6]` tensor.
-    fn offsets(subs: &[Subscript]) -> Result<Vec<u64>, ViewError> {
-        let v = View::whole(TensorId(0), &[4, 6]).index(subs)?;
-        Ok(v.elements().map(|(_, e)| e).collect())
-    }
-
-    fn slice(start: Option<i64>, end: Option<i64>, step: i64) -> Subscript {
-        Subscript::Slice { start, end, step: Some(step) }
-    }
-
-    #[test]
-    fn negative_steps_count_down_as_pythons_slices() {
-        // t[::-1]: the rows backwards, as reverse.
-        let rows: Vec<u64> = [3u64, 2, 1, 0].iter().flat_map(|r| (0..6).map(move |c| r * 6 + c)).collect();
-        assert_eq!(offsets(&[slice(None, None, -1)]).unwrap(), rows);
-        // t[3:0:-2, 5::-4]: rows 3, 1; columns 5, 1.
-        assert_eq!(
-            offsets(&[slice(Some(3), Some(0), -2), slice(Some(5), None, -4)]).unwrap(),
-            vec![23, 19, 11, 7]
-        );
-        // t[2, ::-3]: columns 5, 2 of row 2.
-        assert_eq!(offsets(&[Subscript::Index(2), slice(None, None, -3)]).unwrap(), vec![17, 14]);
-        // t[1:1:-1] is empty.
-        assert_eq!(offsets(&[slice(Some(1), Some(1), -1)]).unwrap(), Vec::<u64>::new());
-    }
-
-    #[test]
-    fn negative_steps_keep_strict_bounds() {
-        assert!(offsets(&[slice(Some(4), None, -1)]).unwrap_err().contains("slice start 4 is out of range"));
-        assert!(offsets(&[slice(None, Some(-1), -1)]).unwrap_err().contains("slice end -1 is out of range"));
-        assert!(offsets(&[slice(Some(1), Some(3), -1)]).unwrap_err().contains("reversed"));
-        assert!(offsets(&[slice(None, None, 0)]).unwrap_err().contains("must not be 0"));
-    }
-}
+mod tests;

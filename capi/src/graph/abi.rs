@@ -312,7 +312,7 @@ pub extern "C" fn prs_graph_connect_value(
 ) -> i32 {
     guard(|| {
         let name = text(field, "field")?;
-        let v = host_values(value, host_type, 1)?[0];
+        let v = host_value(value, host_type)?;
         handle(g, "graph")?.connect_value(vertex, name, v)
     })
 }
