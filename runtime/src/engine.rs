@@ -182,7 +182,7 @@ impl Engine {
             .collect();
         let total = loaded.image.target.replicas.max(1);
         let (profiled, mut blocks_error) =
-            match profiled_replica(opts.replica_to_profile, first, local, total) {
+            match crate::replicas::profiled_replica(opts.replica_to_profile, first, local, total) {
                 Ok(p) => (p, None),
                 Err(e) => (None, Some(e)),
             };
@@ -969,31 +969,4 @@ impl HostStream for BroadcastEnd {
     fn drain(&mut self, _block: &[u8]) -> Result<(), String> {
         Err("a broadcast stream carries data to the device only".into())
     }
-}
-
-/// Which of a process's replicas (`first` and the `local - 1` after it, of
-/// `total`) records profiles for `profiler.replicaToProfile` = `replica`:
-/// 0 for the first, `i` for the `i`-th after it; `None` when another
-/// process of the job holds it, which then records it. A replica past the
-/// job's, or one held elsewhere when this process writes the job's files
-/// (its first replica is 0), is an error.
-fn profiled_replica(replica: u32, first: u32, local: u32, total: u32) -> Result<Option<usize>, String> {
-    if replica >= total {
-        return Err(format!(
-            "engine option profiler.replicaToProfile is {replica}, but the graph has {total} replica{} (0 to {})",
-            if total == 1 { "" } else { "s" },
-            total - 1
-        ));
-    }
-    if (first..first + local).contains(&replica) {
-        return Ok(Some((replica - first) as usize));
-    }
-    if first == 0 {
-        return Err(format!(
-            "engine option profiler.replicaToProfile is {replica}, which another process of the job runs; \
-             this process writes the job's profiles and runs replicas 0 to {}",
-            local - 1
-        ));
-    }
-    Ok(None)
 }
