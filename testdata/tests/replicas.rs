@@ -309,7 +309,7 @@ fn replica_to_profile_picks_the_recorded_replica() {
     let pir = "target mk2(tiles_per_ipu = 2, replication_factor = 3)\nconst r: uint = replication_index\n\
                map r -> tile 0\nvar x: float[4] @ tile 0\nvar two: bool @ tile 0\n\
                program main {\n  two = r == 2\n  if two {\n    x = x + 1.0\n  }\n  x = all_reduce(x, add)\n}\n";
-    let run = |replica: u32| -> Engine {
+    let engine_for = |replica: u32| -> Engine {
         let (image, _, _) = compiler::driver::compile_source_for_run(
             "<replicas>",
             pir.as_bytes().to_vec(),
@@ -320,7 +320,10 @@ fn replica_to_profile_picks_the_recorded_replica() {
         let mut opts = EngineOptions { device: DeviceKind::Sim, profile: true, ..Default::default() };
         let pairs = [("profiler.replicaToProfile".to_string(), replica.to_string())];
         opts.apply_pairs(&pairs).unwrap();
-        let mut e = Engine::new(runtime::load_image(image).unwrap(), &opts);
+        Engine::new(runtime::load_image(image).unwrap(), &opts)
+    };
+    let run = |replica: u32| -> Engine {
+        let mut e = engine_for(replica);
         e.run(0).unwrap();
         e
     };
@@ -340,16 +343,6 @@ fn replica_to_profile_picks_the_recorded_replica() {
     assert!(charged(&r2) > 0, "replica 2 adds");
     assert!(r2.summary().contains("add"), "{}", r2.summary());
     assert_eq!(r0.totals().cycles, r2.totals().cycles, "a run ends with every replica in step");
-    let (image, _, _) = compiler::driver::compile_source_for_run(
-        "<replicas>",
-        pir.as_bytes().to_vec(),
-        Path::new("r.pir"),
-        false,
-    )
-    .unwrap();
-    let mut opts = EngineOptions { device: DeviceKind::Sim, ..Default::default() };
-    opts.apply_pairs(&[("profiler.replicaToProfile".to_string(), "3".to_string())]).unwrap();
-    let mut e = Engine::new(runtime::load_image(image).unwrap(), &opts);
-    let err = e.run(0).unwrap_err().to_string();
+    let err = engine_for(3).run(0).unwrap_err().to_string();
     assert!(err.contains("profiler.replicaToProfile is 3, but the graph has 3 replicas (0 to 2)"), "{err}");
 }
