@@ -158,6 +158,9 @@ fn check_examples(tag: &str, extra: &[&str]) {
         return;
     }
     let bless = std::env::var_os("BLESS").is_some() && extra.is_empty();
+    // Under the sanitizers: LeakSanitizer's suppressions (the file says why).
+    let lsan =
+        std::ffi::OsString::from(format!("suppressions={}", root().join("sdk/tests/lsan.supp").display()));
     let dir = scratch(tag);
     let mut failures = Vec::new();
     let mut ran = 0;
@@ -180,7 +183,11 @@ fn check_examples(tag: &str, extra: &[&str]) {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         // The graph the program builds, as PIR beside its codelets (removed below).
         let dump = ex.join(format!(".host-dump-{tag}-{}.pir", std::process::id()));
-        let (ok, out, err) = run_env(&exe, &ex, &args, &[("POPLAR_RS_DUMP_PIR", dump.as_os_str())]);
+        let mut env = vec![("POPLAR_RS_DUMP_PIR", dump.as_os_str())];
+        if !extra.is_empty() {
+            env.push(("LSAN_OPTIONS", lsan.as_os_str()));
+        }
+        let (ok, out, err) = run_env(&exe, &ex, &args, &env);
         let replayed = pir_replay(&src, &dump);
         let _ = std::fs::remove_file(&dump);
         ran += 1;
