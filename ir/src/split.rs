@@ -24,6 +24,8 @@
 
 use rayon::prelude::*;
 
+mod quick;
+
 use crate::ast::CsItem;
 use crate::lexer::{LexError, Tok, Tokens};
 
@@ -195,8 +197,12 @@ pub fn parse_batch<'a>(src: &'a str, chunks: &[(usize, usize)]) -> Option<Vec<Ve
     chunks
         .par_iter()
         .map(|&(s, e)| {
-            // Inside the body's braces, as the whole file's lexer would be.
-            crate::grammar::CsBodyParser::new().parse(crate::lexer::tokens_within(src, s, e, 1)).ok()
+            // The common forms by hand; the rest (and every error) by the
+            // grammar, inside the body's braces as the whole file's lexer
+            // would be.
+            quick::parse_items(src, s, e).or_else(|| {
+                crate::grammar::CsBodyParser::new().parse(crate::lexer::tokens_within(src, s, e, 1)).ok()
+            })
         })
         .collect()
 }
