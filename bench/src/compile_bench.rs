@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::tools::{cargo, generate_big, timed, Stats};
+use crate::tools::{cargo, generate_big, pass_times, timed, Stats};
 
 /// The codelets `gen_big`'s graph names.
 pub const BIG_CODELETS: &str = r#"// Codelets for the compiler benchmark's generated graph.
@@ -73,15 +73,7 @@ struct Measured {
 
 fn compile_once(exe: &Path, pir: &Path, out: &Path) -> Result<Measured, String> {
     let t = timed(exe, &[pir.as_os_str(), "-o".as_ref(), out.as_os_str(), "--time-passes".as_ref()])?;
-    let passes = t
-        .stderr
-        .lines()
-        .filter_map(|l| l.strip_prefix("time: "))
-        .filter_map(|l| {
-            let (ms, name) = l.trim().split_once(" ms ")?;
-            Some((name.trim().to_string(), format!("{} ms", ms.trim())))
-        })
-        .collect();
+    let passes = pass_times(&t.stderr).map(|(name, ms)| (name.to_string(), format!("{ms:.3} ms"))).collect();
     let exe_bytes = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
     Ok(Measured { wall_s: t.wall_s, peak_kib: t.peak_kib, exe_bytes, passes })
 }

@@ -2,23 +2,25 @@
 //!
 //! Generates graphs of 100k and 1M vertices with `ir`'s `gen_big` (1472-tile
 //! mk2 target, elementwise vertices over a linearly mapped 16M-element
-//! tensor, plus a split matrix-vector product) and times `ir::parse_bytes`
-//! on each in a child process (`check_time`) for wall time and peak memory.
+//! tensor, plus a split matrix-vector product) and times the front end on
+//! each with `poplar-compile --check --time-passes`, which parses and checks
+//! only: the pass's own time, and the process's peak memory.
 //! Figures: seconds, MB/s, vertices/s, peak RSS, growth from the small size
 //! to the large one (linear is 10x). `--quick` uses 10k and 100k vertices.
 
 use std::path::PathBuf;
 
-use crate::tools::{cargo, generate_big, timed};
+use crate::tools::{cargo, generate_big, pass_times, timed};
 
 pub fn run(quick: bool) -> Vec<(String, String)> {
     run_inner(quick).unwrap_or_else(|e| vec![("PIR parse + check".into(), format!("failed: {e}"))])
 }
 
 fn run_inner(quick: bool) -> Result<Vec<(String, String)>, String> {
-    cargo(&["build", "--release", "-q", "-p", "ir", "--example", "gen_big", "--example", "check_time"])?;
+    cargo(&["build", "--release", "-q", "-p", "ir", "--example", "gen_big"])?;
+    cargo(&["build", "--release", "-q", "-p", "compiler", "--bin", "poplar-compile"])?;
     let dir = PathBuf::from("target/bench");
-    let check = PathBuf::from("target/release/examples/check_time");
+    let check = PathBuf::from("target/release/poplar-compile");
     let (small, large) = if quick { (10_000u64, 100_000u64) } else { (100_000, 1_000_000) };
     let reps = if quick { 1 } else { 3 };
     let mut rows = Vec::new();
@@ -28,15 +30,11 @@ fn run_inner(quick: bool) -> Result<Vec<(String, String)>, String> {
         let bytes = std::fs::metadata(&pir).map_err(|e| e.to_string())?.len();
         let mut runs = Vec::new();
         for _ in 0..reps {
-            let t = timed(&check, &[pir.as_os_str()])?;
-            // check_time prints "…: parse+check S s, R MB/s": the in-process figure.
-            let s: f64 = t
-                .stdout
-                .split("parse+check ")
-                .nth(1)
-                .and_then(|r| r.split_whitespace().next())
-                .and_then(|v| v.parse().ok())
-                .ok_or("check_time printed no time")?;
+            let t = timed(&check, &[pir.as_os_str(), "--check".as_ref(), "--time-passes".as_ref()])?;
+            let s = pass_times(&t.stderr)
+                .find(|(name, _)| name.starts_with("parse_and_check"))
+                .map(|(_, ms)| ms / 1e3)
+                .ok_or("poplar-compile --check printed no time")?;
             runs.push((s, t.peak_kib));
         }
         runs.sort_by(|a, b| a.0.total_cmp(&b.0));

@@ -25,6 +25,8 @@ pub struct Timed {
     pub wall_s: f64,
     /// Peak resident set size, when `/usr/bin/time` could measure it.
     pub peak_kib: Option<u64>,
+    /// The child's stdout (only the tests read it now).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub stdout: String,
     /// The child's own stderr (with `/usr/bin/time`'s report appended).
     pub stderr: String,
@@ -112,6 +114,15 @@ pub fn generate_big_with(gen: &Path, dir: &Path, n: u64) -> Result<std::path::Pa
         return Err("gen_big failed".into());
     }
     Ok(pir)
+}
+
+/// The passes `--time-passes` printed to `stderr` (`time: 12.345 ms  name`
+/// lines), with their milliseconds.
+pub fn pass_times(stderr: &str) -> impl Iterator<Item = (&str, f64)> {
+    stderr.lines().filter_map(|l| {
+        let (ms, name) = l.strip_prefix("time: ")?.trim().split_once(" ms ")?;
+        Some((name.trim(), ms.trim().parse().ok()?))
+    })
 }
 
 /// Median and range of repeated timings, in seconds.

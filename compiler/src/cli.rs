@@ -69,6 +69,15 @@ struct Cli {
     expansion_limit: Option<u64>,
 }
 
+/// `--time-passes`: each pass's time, then their total, to `stderr`.
+fn write_timings(stderr: &mut String, timings: &[(&str, std::time::Duration)]) {
+    let total: f64 = timings.iter().map(|t| t.1.as_secs_f64()).sum();
+    for (name, d) in timings {
+        let _ = writeln!(stderr, "time: {:>9.3} ms  {name}", d.as_secs_f64() * 1e3);
+    }
+    let _ = writeln!(stderr, "time: {:>9.3} ms  total", total * 1e3);
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same folder,
 /// renamed over it. A path that is there and is not a regular file
 /// (`/dev/null`, a pipe) is written in place: renaming over it would put a
@@ -127,16 +136,25 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
     };
     if cli.check {
         let file_name = cli.input.display().to_string();
-        return match std::fs::read(&cli.input) {
-            Err(source) => (1, String::new(), CompileError::Read { path: file_name, source }.render(PROGRAM)),
-            Ok(bytes) => match ir::parse_bytes_with(
-                &file_name,
-                &bytes,
-                &Options { expansion_limit, ..Default::default() }.check_options(),
-            ) {
-                Ok(_) => (0, String::new(), String::new()),
-                Err(d) => (1, String::new(), d.render()),
-            },
+        let bytes = match std::fs::read(&cli.input) {
+            Err(source) => {
+                return (1, String::new(), CompileError::Read { path: file_name, source }.render(PROGRAM))
+            }
+            Ok(bytes) => bytes,
+        };
+        let t = std::time::Instant::now();
+        let checked = ir::parse_bytes_with(
+            &file_name,
+            &bytes,
+            &Options { expansion_limit, ..Default::default() }.check_options(),
+        );
+        let mut stderr = String::new();
+        if cli.time_passes {
+            write_timings(&mut stderr, &[("parse_and_check (ir)", t.elapsed())]);
+        }
+        return match checked {
+            Ok(_) => (0, String::new(), stderr),
+            Err(d) => (1, String::new(), d.render() + &stderr),
         };
     }
     // `autoReport.outputGraphProfile` (or `.all`) in POPLAR_ENGINE_OPTIONS
@@ -207,11 +225,7 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
         _ => {}
     }
     if opts.time_passes {
-        let total: f64 = timings.iter().map(|t| t.1.as_secs_f64()).sum();
-        for (name, d) in &timings {
-            let _ = writeln!(stderr, "time: {:>9.3} ms  {name}", d.as_secs_f64() * 1e3);
-        }
-        let _ = writeln!(stderr, "time: {:>9.3} ms  total", total * 1e3);
+        write_timings(&mut stderr, &timings);
     }
     match &log.dest {
         report::log::LogDest::Stderr => stderr.insert_str(0, &logged),
