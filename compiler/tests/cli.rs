@@ -60,5 +60,10 @@ fn expansion_limit_is_an_option() {
     assert_eq!(compile(&["--expansion-limit", "1700"], Some("1000")).0, Some(0));
     let (code, err) = compile(&[], Some("lots"));
     assert!(code == Some(1) && err.contains("POPLAR_EXPANSION_LIMIT: `lots` is not a whole number"), "{err}");
+    // `--check --time-passes`: the front end's time, and nothing else.
+    let (code, err) = compile(&["--time-passes"], None);
+    assert_eq!(code, Some(0), "{err}");
+    let passes: Vec<&str> = err.lines().filter_map(|l| l.split(" ms  ").nth(1)).collect();
+    assert_eq!(passes, ["parse_and_check (ir)", "total"], "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
