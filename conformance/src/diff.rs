@@ -3,8 +3,10 @@
 //! run on the same tile memory, and the memories compared afterwards.
 //!
 //! Inputs: per seed, an edge length `n` and field values drawn per element
-//! type ([`Rng`]); [`popc::state::layout`] writes them, and the state, into a
-//! 64 KiB tile memory, the encoding popc's own tests use. The g++ side gets
+//! type ([`Rng`]), and for the vertex families whose plain fields encode
+//! strides and worklists, [`contract`] seeds on top, whose values are a
+//! well-formed small problem; [`popc::state::layout`] writes them, and the
+//! state, into a 64 KiB tile memory, the encoding popc's own tests use. The g++ side gets
 //! that same memory (one generated driver per file, which includes the
 //! codelet source and points each field into the memory at popc's
 //! addresses), so even a read past an edge sees the same bytes on both
@@ -32,6 +34,7 @@ use std::time::{Duration, Instant};
 use linker::gp::{ElemType, FieldKind, Object, Statics, VertexBase, VertexType};
 use popc::state::{layout, Placed};
 
+mod contract;
 mod driver;
 pub use driver::clip;
 use driver::{build_driver, run_gxx, Gxx};
@@ -152,7 +155,8 @@ impl Input {
     }
 }
 
-fn make_input(vt: &VertexType, statics: &Statics, seed: u64) -> Result<Input, String> {
+/// The field values of drawn seed `seed`.
+fn drawn_fields(vt: &VertexType, seed: u64) -> Vec<(String, String)> {
     // Unit seeds (after the drawn ones): every integer is 1 and every edge
     // has 6 or 12 elements, in 6 sub-vectors, the smallest well-formed
     // worklists and counts (a count of 1, a step of 1, a size that 2 and 3
@@ -205,11 +209,16 @@ fn make_input(vt: &VertexType, statics: &Statics, seed: u64) -> Result<Input, St
             fields.push((format!("{}.metadata", f.name), md.to_string()));
         }
     }
+    fields
+}
+
+/// The tile memory laid out from named field values.
+fn place(vt: &VertexType, statics: &Statics, fields: &[(String, String)]) -> Result<Input, String> {
     let mut mem = vec![0u8; MEM];
     // The object's static storage on top, as popc's code sees it; g++'s
     // build has its own, in the driver's process.
     let top = popc::state::place_statics(statics, &mut mem)?;
-    let placed = layout(vt, &fields, &mut mem[..top as usize])?;
+    let placed = layout(vt, fields, &mut mem[..top as usize])?;
     let mut addrs = Vec::new();
     let mut regions = Vec::new();
     for (i, (f, p)) in vt.fields.iter().zip(&placed).enumerate() {
@@ -421,8 +430,10 @@ fn check_vertex(
 ) -> Outcome {
     let dir = b.scratch;
     let mut inputs = Vec::new();
-    for &s in seeds {
-        match make_input(vt, statics, s) {
+    // The drawn seeds, then the contract seeds of the vertex's family.
+    let contract = (0..contract::SEEDS).filter_map(|c| contract::fields(vt, c));
+    for fields in seeds.iter().map(|&s| drawn_fields(vt, s)).chain(contract) {
+        match place(vt, statics, &fields) {
             Ok(i) => inputs.push(i),
             Err(e) => return Outcome::NotDriven(format!("cannot lay out its state: {e}")),
         }

@@ -44,7 +44,8 @@ use corpus::{Origin, SourceFile};
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Seeds per vertex in a full run and in `--quick`: seeds 0 to 5 are drawn
-/// at random, 6 and 7 are unit seeds (see `diff::make_input`).
+/// at random, 6 and 7 are unit seeds (see `diff::drawn_fields`); vertex
+/// families with a contract get its seeds on top (`diff::contract`).
 const SEEDS_FULL: &[u64] = &[0, 1, 2, 3, 4, 5, 6, 7];
 const SEEDS_QUICK: &[u64] = &[0, 6];
 

@@ -469,7 +469,15 @@ pub fn markdown(
          memory, laid out by `popc::state` (the encoding of popc's own run tests) with edge lengths and \
          field values drawn per element type, {seeds} seeds per vertex (in a full run, six drawn at random and two unit seeds, \
          whose integers are all 1, floats non-negative and edges 6 or 12 elements long, so that worklist-driven \
-         vertices get well-formed worklists and casts to unsigned types a defined result). The whole memory must agree bit \
+         vertices get well-formed worklists and casts to unsigned types a defined result). Vertex families whose plain fields \
+         encode packed strides and worklists, which drawn values never satisfy, get two contract seeds on top, whose field \
+         values are a well-formed small convolution derived from the template arguments and the C++ path: for poplin's \
+         `ConvPartialnx1`, one conv group and input group, AMP kernel height 1, channels per group that make every offset \
+         division exact, strides packed as `ConvPartialsStridesPacking.cpp` packs them (all 1 on one seed; input stride 2, \
+         a flipped output stride 2, two output groups and a 1x2 kernel on the other) and per-context worklists of \
+         (output offset, count − 3, input offset) triples within the fields; for `ConvPartial1xNSLIC`, one or two conv \
+         group groups and sub-kernels, a channel mode its conv groups per group allow and (input offset, output offset, \
+         count) worklists within the fields; element data is drawn. The whole memory must agree bit \
          for bit afterwards, except that vertices calling a host maths function (`exp`, `log`, `tanh`, \
          `pow`, …) may differ by {ULP_FLOAT} ulp in `float`/`double` and {ULP_HALF} ulp in `half` \
          elements ({} passing vertices needed that bound). `half` goes through the same \
