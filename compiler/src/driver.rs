@@ -322,6 +322,9 @@ pub fn compile_source(
     c.timings.insert(0, ("parse_and_check (ir)", parse_time));
     warnings.append(&mut c.warnings);
     c.warnings = warnings;
+    if module.graph.vertices.len() >= crate::pipeline::BACKGROUND_DROP_VERTICES {
+        crate::pipeline::drop_in_background(module);
+    }
     Ok(c)
 }
 

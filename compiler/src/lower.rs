@@ -13,6 +13,8 @@
 //! transfers sorted by destination, contiguous ones merged. Statements
 //! become steps; `undef` becomes nothing, nested blocks are flattened.
 
+use std::sync::Mutex;
+
 use rayon::prelude::*;
 
 use ir::{ComputeSetId, EntityRef, FieldValue, Graph, Init, Stmt, TensorId, VertexId, View};
@@ -159,7 +161,6 @@ pub fn lower<'a>(
         per_tile[mapping.vertex_tiles[v].index()] += 1;
     }
     let mut instances: Vec<Vec<VertexInstance>> = per_tile.iter().map(|&k| Vec::with_capacity(k)).collect();
-    let mut on_tile: Vec<Vec<VertexId>> = per_tile.iter().map(|&k| Vec::with_capacity(k)).collect();
     let mut compute_sets = Vec::with_capacity(graph.compute_sets.len());
     let mut touched: Vec<u32> = Vec::new();
     let mut start = vec![0u32; n];
@@ -193,9 +194,7 @@ pub fn lower<'a>(
         lowered.in_by_tile = in_by_tile(&cx, cs, &c.vertices, &lowered);
         compute_sets.push(lowered);
     }
-    for v in graph.vertices.keys() {
-        on_tile[mapping.vertex_tiles[v].index()].push(v);
-    }
+    let states = vertex_states(&cx);
 
     // Tensor initial values per tile.
     let mut inits: Vec<Vec<Segment>> = vec![Vec::new(); n];
@@ -242,9 +241,9 @@ pub fn lower<'a>(
     let tiles: Vec<TileImage> = instances
         .into_par_iter()
         .zip(inits)
-        .zip(on_tile)
+        .zip(states)
         .enumerate()
-        .map(|(t, ((vertices, init), verts))| lower_tile(&cx, t, vertices, init, &verts))
+        .map(|(t, ((vertices, init), state))| lower_tile(&cx, t, vertices, init, state))
         .collect();
 
     let copies = plan.copies.values().map(|m| cx.exchange(m)).collect();
@@ -318,28 +317,48 @@ pub fn lower<'a>(
     }
 }
 
-/// One tile's image: memory size, initial contents, vertex instances.
+/// Every tile's vertex states and descriptor arrays (its memory from
+/// `states_base` to `arena_base`), written vertex by vertex in id order
+/// over rayon's threads. Walking each tile's vertices instead reads the
+/// graph, the plan and the layout, all stored by vertex id, at a stride
+/// of the tile count: a cache miss at every table for every vertex (most
+/// of this pass at ten million vertices). A vertex's bytes are its own
+/// (no two vertices' states or descriptors overlap), so the order the
+/// threads write them in leaves the same bytes.
+fn vertex_states(cx: &Ctx<'_>) -> Vec<Vec<u8>> {
+    let regions: Vec<Mutex<Vec<u8>>> = cx
+        .layout
+        .tiles
+        .values()
+        .map(|m| Mutex::new(vec![0u8; (m.arena_base - m.states_base) as usize]))
+        .collect();
+    let ids: Vec<VertexId> = cx.graph.vertices.keys().collect();
+    ids.par_iter().with_min_len(4096).for_each(|&v| {
+        let t = cx.mapping.vertex_tiles[v];
+        let base = cx.layout.tiles[t].states_base;
+        // A poisoned lock only means another vertex's writer panicked,
+        // which the pass reports anyway; the bytes are still plain bytes.
+        let mut region = regions[t.index()].lock().unwrap_or_else(|e| e.into_inner());
+        write_state(cx, v, base, &mut region);
+    });
+    regions.into_iter().map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner())).collect()
+}
+
+/// One tile's image: memory size, initial contents (`region`: its vertex
+/// states, from [`vertex_states`]), vertex instances.
 fn lower_tile(
     cx: &Ctx<'_>,
     tile: usize,
     vertices: Vec<VertexInstance>,
     mut init: Vec<Segment>,
-    on_tile: &[VertexId],
+    mut region: Vec<u8>,
 ) -> TileImage {
     let mem = &cx.layout.tiles[TileId::new(tile)];
-    if !on_tile.is_empty() {
-        let base = mem.states_base;
-        let mut region = vec![0u8; (mem.arena_base - base) as usize];
-        for &v in on_tile {
-            write_state(cx, v, base, &mut region);
-        }
-        // Trailing padding before the arena need not be stored.
-        while region.last() == Some(&0) {
-            region.pop();
-        }
-        if !region.is_empty() {
-            init.push(Segment { offset: base as u32, bytes: region });
-        }
+    // Trailing padding before the arena need not be stored.
+    let used = region.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+    region.truncate(used);
+    if !region.is_empty() {
+        init.push(Segment { offset: mem.states_base as u32, bytes: region });
     }
     init.sort_by_key(|s| s.offset);
     TileImage { mem_size: mem.total as u32, init, vertices }

@@ -177,7 +177,24 @@ pub fn compile(
 
     let rendered = warnings.iter().map(|w| w.render(file_name, source)).collect::<String>();
     let warnings = if rendered.is_empty() { Vec::new() } else { vec![Warning::Diagnostics(rendered)] };
+    if graph.vertices.len() >= BACKGROUND_DROP_VERTICES {
+        drop_in_background((plan, layout, mapping, resolved));
+    }
     Ok(Compiled { image, warnings, dumps, report: report_json, timings })
+}
+
+/// Graphs from this many vertices up have their compile's tables freed on
+/// a thread of their own ([`drop_in_background`]).
+pub const BACKGROUND_DROP_VERTICES: usize = 100_000;
+
+/// Frees `x` on a thread of its own, so that the caller goes on (writing
+/// the image, exiting) while millions of small allocations are returned:
+/// at ten million vertices the graph and the exchange plan take seconds
+/// to free.
+pub fn drop_in_background<T: Send + 'static>(x: T) {
+    // Where the thread cannot start, the closure, and `x` with it, is
+    // dropped here.
+    let _ = std::thread::Builder::new().name("drop".into()).spawn(move || drop(x));
 }
 
 impl Compiled {
