@@ -29,6 +29,8 @@
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
+
 use ir::{
     walk_stmts, ComputeSetId, CopyEnd, EntityRef, FieldValue, Graph, PrimaryMap, SecondaryMap, Spans, Stmt,
     TensorId, VertexId, View,
@@ -183,6 +185,12 @@ pub fn schedule_exchange(
     let mut writes: Vec<Vec<Access>> = shared.counts.writes.iter().map(|&n| Vec::with_capacity(n)).collect();
     let mut reads: Vec<Vec<Access>> = shared.counts.reads.iter().map(|&n| Vec::with_capacity(n)).collect();
     plan.edges.reserve_exact(shared.counts.edges);
+    plan.buffers.reserve_exact(shared.counts.buffers);
+    for (cs, (&ins, &outs)) in shared.counts.ins.iter().zip(&shared.counts.outs).enumerate() {
+        let x = plan.compute_sets.get_mut(ComputeSetId(cs as u32));
+        x.ins.reserve_exact(ins);
+        x.outs.reserve_exact(outs);
+    }
     let mut region_buf: Vec<Option<BufferId>> = vec![None; shared.regions.len()];
     let mut next_assign = 0usize;
     let mut same: HashMap<ListKey, BufferId> = HashMap::new();
@@ -279,6 +287,13 @@ struct EdgeCounts {
     edges: usize,
     writes: Vec<usize>,
     reads: Vec<usize>,
+    /// At most how many moves each compute set's exchange-in and
+    /// exchange-out get, and how many buffers there are: what the edges
+    /// that are not one segment on their own tile would move (shared
+    /// regions merge some), reserved once (untouched room costs no memory).
+    ins: Vec<usize>,
+    outs: Vec<usize>,
+    buffers: usize,
 }
 
 /// Finds every input edge that needs a buffer and whose elements are one
@@ -291,19 +306,29 @@ fn shared_input_regions(
     mapping: &TileMapping,
 ) -> SharedInputs {
     let mut pending: Vec<Pending> = Vec::new();
+    let n = graph.compute_sets.len();
     let mut counts = EdgeCounts {
         edges: 0,
-        writes: vec![0; graph.compute_sets.len()],
-        reads: vec![0; graph.compute_sets.len()],
+        writes: vec![0; n],
+        reads: vec![0; n],
+        ins: vec![0; n],
+        outs: vec![0; n],
+        buffers: 0,
     };
     walk_edges(graph, resolved, codelets, mapping, |e, segs| {
         counts.edges += 1;
-        let n = if matches!(e.dir, gp::Direction::Output | gp::Direction::InOut) {
-            &mut counts.writes
-        } else {
-            &mut counts.reads
-        };
+        let writes = matches!(e.dir, gp::Direction::Output | gp::Direction::InOut);
+        let n = if writes { &mut counts.writes } else { &mut counts.reads };
         n[e.cs.index()] += segs.len();
+        if !matches!(segs, [s] if s.tile == e.tile) {
+            counts.buffers += 1;
+            if e.dir != gp::Direction::Output {
+                counts.ins[e.cs.index()] += segs.len();
+            }
+            if writes {
+                counts.outs[e.cs.index()] += segs.len();
+            }
+        }
         // An edge asking for alignment gets a buffer of its own.
         if e.dir != gp::Direction::Input || e.min_align != 0 {
             return;
@@ -326,7 +351,9 @@ fn shared_input_regions(
             }
         }
     });
-    pending.sort_unstable_by_key(|p| (p.cs, p.tile, p.tensor, p.size, p.start, p.end, p.edge));
+    // Keys are unique (the edge is in them): the order is the same on any
+    // number of threads, as for the other sorts here (stable ones).
+    pending.par_sort_unstable_by_key(|p| (p.cs, p.tile, p.tensor, p.size, p.start, p.end, p.edge));
     let mut out = SharedInputs { regions: Vec::new(), assign: Vec::with_capacity(pending.len()), counts };
     let mut i = 0;
     while i < pending.len() {
@@ -348,7 +375,7 @@ fn shared_input_regions(
         out.regions.push(Pending { start, end, edge: u32::MAX, ..*p });
         i = j;
     }
-    out.assign.sort_unstable_by_key(|a| a.0);
+    out.assign.par_sort_unstable_by_key(|a| a.0);
     out
 }
 
@@ -509,7 +536,7 @@ fn check_conflicts(
             format!("{}[{}]", t.name, flat_to_index(&t.shape, a.start))
         }
     };
-    writes.sort_by_key(|a| (a.tensor, a.start, a.vertex));
+    writes.par_sort_by_key(|a| (a.tensor, a.start, a.vertex));
     let mut reported = 0;
     let mut prev: Option<usize> = None; // index of the write reaching furthest
     for i in 0..writes.len() {
@@ -553,7 +580,7 @@ fn check_conflicts(
     }
     // Writes are now disjoint and sorted: a read overlaps a write only if
     // it overlaps the last write starting before its end.
-    reads.sort_by_key(|a| (a.tensor, a.start, a.vertex));
+    reads.par_sort_by_key(|a| (a.tensor, a.start, a.vertex));
     for r in reads.iter() {
         let j = writes.partition_point(|w| (w.tensor, w.start) < (r.tensor, r.end));
         let Some(w) = j.checked_sub(1).map(|j| &writes[j]) else { continue };
