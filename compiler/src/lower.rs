@@ -68,8 +68,12 @@ impl Ctx<'_> {
     }
 
     fn exchange(&self, moves: &[Move]) -> Exchange {
+        // Over rayon's threads, a compute set's moves being millions at
+        // most sizes: the collected order and the sort's (destinations are
+        // unique: no two moves write one byte) are the same on any number.
         let mut transfers: Vec<Transfer> = moves
-            .iter()
+            .par_iter()
+            .with_min_len(1 << 14)
             .filter(|m| m.bytes > 0)
             .map(|m| {
                 let (st, so) = self.loc(m.src);
@@ -83,7 +87,7 @@ impl Ctx<'_> {
                 }
             })
             .collect();
-        transfers.sort_unstable_by_key(|t| (t.dst_tile, t.dst_offset));
+        transfers.par_sort_unstable_by_key(|t| (t.dst_tile, t.dst_offset));
         // Merged in place (a compute set may have ten million transfers):
         // `t` joins the last kept one `l` when it continues it on both ends.
         transfers.dedup_by(|t, l| {
