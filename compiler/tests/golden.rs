@@ -156,6 +156,61 @@ fn output_independent_of_thread_count() {
     assert!(images[0] == images[1], "images differ between 1 and 2 threads");
 }
 
+/// A graph large enough for the passes' parallel paths (vertex states,
+/// transfers, sorts, the front end's chunks) to split their work: the same
+/// image on 1, 2 and 3 threads.
+#[test]
+fn large_graph_independent_of_thread_count() {
+    pin_baseline_isa();
+    let out = out_dir("threads-large");
+    let codelets = root().join("common/codelets.cpp");
+    let n = 40_000u64;
+    let mut pir = format!(
+        "target mk2\ncodelets \"{}\"\nvar x: float[{}]\nvar s: float[{n}]\nmap x -> linear\nmap s -> linear\n\
+         compute_set cs {{\n",
+        codelets.display(),
+        16 * n
+    );
+    for i in 0..n {
+        // In-out edges mostly off their tile (buffers, moves both ways),
+        // and inputs read across tiles into shared regions.
+        let t = (i * 7) % 1472;
+        pir.push_str(&format!(
+            "  vertex Scale<float> @ tile {t} {{ data = x[{}:{}], k = 2 }}\n",
+            16 * i,
+            16 * i + 16
+        ));
+    }
+    pir.push_str("}\ncompute_set sum {\n");
+    for i in 0..n {
+        let a = (i * 13) % (16 * n - 8);
+        pir.push_str(&format!(
+            "  vertex SumVertex @ tile {} {{ in = x[{a}:{}], out = s[{i}] }}\n",
+            (i * 3) % 1472,
+            a + 8
+        ));
+    }
+    pir.push_str("}\nprogram main { execute cs\n execute sum }\n");
+    let path = out.join("graph.pir");
+    fs::write(&path, pir).expect("write graph.pir");
+    let images: Vec<Vec<u8>> = [1, 2, 3]
+        .into_iter()
+        .map(|threads| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| {
+                compiler::compile_path(&path, &compiler::Options::default())
+                    .unwrap_or_else(|e| panic!("{e}"))
+                    .image
+                    .expect("image")
+                    .to_bytes()
+            })
+        })
+        .collect();
+    assert!(images[0] == images[1], "images differ between 1 and 2 threads");
+    assert!(images[0] == images[2], "images differ between 1 and 3 threads");
+    let _ = fs::remove_dir_all(&out);
+}
+
 /// `--allow-out-of-memory` turns the overflow into a warning: the profile
 /// is written, the image is not.
 #[test]
