@@ -85,9 +85,20 @@ impl<'a> Parser<'a> {
         Some(t)
     }
 
-    /// Takes the next token if it is `tok`.
+    /// Whether the next token is `tok`, a token without a value (compared
+    /// by kind alone, cheaper than `Tok`'s `PartialEq`).
+    fn at(&self, tok: &Tok<'_>) -> bool {
+        self.peek().is_some_and(|t| std::mem::discriminant(t) == std::mem::discriminant(tok))
+    }
+
+    /// Whether the token after the next is `tok` (as [`Parser::at`]).
+    fn at2(&self, tok: &Tok<'_>) -> bool {
+        self.peek2().is_some_and(|t| std::mem::discriminant(t) == std::mem::discriminant(tok))
+    }
+
+    /// Takes the next token if it is `tok` (a token without a value).
     fn eat(&mut self, tok: &Tok<'_>) -> bool {
-        let hit = self.peek() == Some(tok);
+        let hit = self.at(tok);
         if hit {
             self.bump();
         }
@@ -123,7 +134,7 @@ impl<'a> Parser<'a> {
         mut f: impl FnMut(&mut Self) -> Option<T>,
     ) -> Option<Vec<T>> {
         let mut v = Vec::new();
-        while self.peek() != Some(close) {
+        while !self.at(close) {
             v.push(f(self)?);
             if !self.eat(&Tok::Comma) {
                 break;
@@ -205,7 +216,7 @@ impl<'a> Parser<'a> {
         let mut path = Cow::Borrowed(*first);
         let mut segments = 1;
         self.bump();
-        while self.peek() == Some(&Tok::ColonColon) {
+        while self.at(&Tok::ColonColon) {
             self.bump();
             let Some(&Tok::Ident(next)) = self.peek() else { return None };
             self.bump();
@@ -242,7 +253,7 @@ impl<'a> Parser<'a> {
             }
             (Tok::Ident(_), Some(Tok::Lt | Tok::ColonColon)) => {
                 let l = self.start();
-                let one = self.peek2() == Some(&Tok::Lt);
+                let one = self.at2(&Tok::Lt);
                 let path = self.path(if one { 1 } else { 2 })?;
                 let args = self.template_args()?;
                 Some(TArg::Type(VType { path, args, span: self.span(l) }))
@@ -287,7 +298,7 @@ impl<'a> Parser<'a> {
     }
 
     fn unary(&mut self) -> Option<Expr<'a>> {
-        if self.peek() != Some(&Tok::Minus) {
+        if !self.at(&Tok::Minus) {
             return self.postfix();
         }
         let l = self.start();
@@ -344,7 +355,7 @@ impl<'a> Parser<'a> {
             Tok::False => ExprKind::Bool(false),
             Tok::Str(s) => ExprKind::Str(s.clone()),
             &Tok::TargetProp(p) => ExprKind::TargetProp(p),
-            Tok::Ident(_) if self.peek2() == Some(&Tok::LParen) => {
+            Tok::Ident(_) if self.at2(&Tok::LParen) => {
                 let f = self.ident()?;
                 self.bump();
                 let args = self.nested(|p| p.comma(&Tok::RParen, false, Self::arg))?;
