@@ -15,6 +15,7 @@
 //! which PIR field sets each codelet field.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use ir::{EntityRef, FieldValue, Graph, Literal, PrimaryMap, SecondaryMap, Spans, TensorKind, VertexId};
 use linker::gp;
@@ -114,16 +115,28 @@ pub fn resolve_vertices(graph: &Graph, spans: &Spans, codelets: &Codelets) -> Re
     // Cache per spelling: most graphs repeat a few type names many times.
     let mut cache: HashMap<&str, Option<TypeRef>> = HashMap::new();
     let mut unknown: HashMap<&str, ir::Diagnostic> = HashMap::new();
+    let mut last: Option<(&ir::Name, Option<TypeRef>, Option<VertexTypeId>)> = None;
     let n = graph.vertices.len();
     out.field_start.reserve(n);
 
     for (v, vx) in graph.vertices.iter() {
         let vspan = *spans.vertices.get(v);
         let iteration = || spans.vertex_iterations.get(v.index());
-        let tr =
-            *cache.entry(&vx.vtype).or_insert_with(|| by_name.get(&normalize_type_name(&vx.vtype)).copied());
+        // A vertex usually has its predecessor's type name (the same
+        // interned string): then neither table is looked up.
+        let (tr, ti) = match last {
+            Some((name, tr, ti)) if Arc::ptr_eq(name, &vx.vtype) => (tr, ti),
+            _ => {
+                let tr = *cache
+                    .entry(&vx.vtype)
+                    .or_insert_with(|| by_name.get(&normalize_type_name(&vx.vtype)).copied());
+                let ti = tr.map(|tr| *used.entry(tr).or_insert_with(|| out.types.push(tr)));
+                last = Some((&vx.vtype, tr, ti));
+                (tr, ti)
+            }
+        };
         out.field_start.push(out.field_source.len() as u32);
-        let Some(tr) = tr else {
+        let (Some(tr), Some(ti)) = (tr, ti) else {
             // Built once per spelling: a loop repeats it.
             let d =
                 unknown.entry(&vx.vtype).or_insert_with(|| unknown_vertex_type(&vx.vtype, codelets)).clone();
@@ -131,7 +144,6 @@ pub fn resolve_vertices(graph: &Graph, spans: &Spans, codelets: &Codelets) -> Re
             errs.push(d.in_iteration(iteration()));
             continue;
         };
-        let ti = *used.entry(tr).or_insert_with(|| out.types.push(tr));
         out.vertex_type.set(v, ti);
         let vt = &codelets.objects[tr.object as usize].vertex_types[tr.index as usize];
 
