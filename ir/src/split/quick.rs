@@ -262,39 +262,42 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `a + b`, `a - b` over products, left to right.
+    /// `a + b`, `a - b` over products.
     fn expr(&mut self) -> Option<Expr<'a>> {
-        self.nested(|p| {
-            let l = p.start();
-            let mut a = p.product()?;
-            loop {
-                let op = match p.peek() {
-                    Some(Tok::Plus) => BinOp::Add,
-                    Some(Tok::Minus) => BinOp::Sub,
-                    _ => return Some(a),
-                };
-                p.bump();
-                let b = p.product()?;
-                a = Expr { kind: ExprKind::Bin(op, Box::new(a), Box::new(b)), span: p.span(l) };
-            }
-        })
+        let op = |t: &Tok<'_>| match t {
+            Tok::Plus => Some(BinOp::Add),
+            Tok::Minus => Some(BinOp::Sub),
+            _ => None,
+        };
+        self.nested(|p| p.binary(op, Self::product))
     }
 
-    /// `a * b`, `a / b`, `a % b` over unary terms, left to right.
+    /// `a * b`, `a / b`, `a % b` over unary terms.
     fn product(&mut self) -> Option<Expr<'a>> {
+        let op = |t: &Tok<'_>| match t {
+            Tok::Star => Some(BinOp::Mul),
+            Tok::Slash => Some(BinOp::Div),
+            Tok::Percent => Some(BinOp::Rem),
+            _ => None,
+        };
+        self.binary(op, Self::unary)
+    }
+
+    /// `a op b op c …` left to right: the operators `op` names, between
+    /// the operands `operand` parses.
+    fn binary(
+        &mut self,
+        op: fn(&Tok<'_>) -> Option<BinOp>,
+        operand: fn(&mut Self) -> Option<Expr<'a>>,
+    ) -> Option<Expr<'a>> {
         let l = self.start();
-        let mut a = self.unary()?;
-        loop {
-            let op = match self.peek() {
-                Some(Tok::Star) => BinOp::Mul,
-                Some(Tok::Slash) => BinOp::Div,
-                Some(Tok::Percent) => BinOp::Rem,
-                _ => return Some(a),
-            };
+        let mut a = operand(self)?;
+        while let Some(op) = self.peek().and_then(op) {
             self.bump();
-            let b = self.unary()?;
+            let b = operand(self)?;
             a = Expr { kind: ExprKind::Bin(op, Box::new(a), Box::new(b)), span: self.span(l) };
         }
+        Some(a)
     }
 
     fn unary(&mut self) -> Option<Expr<'a>> {
