@@ -74,18 +74,25 @@ pub enum FormatError {
 
 /// Serialises `payload` behind a header for `kind` and `target`.
 pub fn seal<T: Serialize>(kind: Kind, target: &str, payload: &T) -> Vec<u8> {
-    let body = bincode::serde::encode_to_vec(payload, bincode::config::standard())
-        .expect("encoding into a Vec cannot fail");
     let triple = target.as_bytes();
     assert!(triple.len() <= 255, "target triple too long");
-    let mut out = Vec::with_capacity(26 + triple.len() + body.len());
+    let mut out = Vec::new();
     out.extend_from_slice(kind.magic());
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     out.extend_from_slice(&(triple.len() as u16).to_le_bytes());
     out.extend_from_slice(triple);
-    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    out.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
-    out.extend_from_slice(&body);
+    // The payload is encoded in place after its length and checksum, which
+    // are filled in once it is there: an image of ten million vertices is
+    // half a gigabyte, not to be encoded apart and copied.
+    let lengths = out.len();
+    out.extend_from_slice(&[0; 12]);
+    let body = out.len();
+    bincode::serde::encode_into_std_write(payload, &mut out, bincode::config::standard())
+        .expect("encoding into a Vec cannot fail");
+    let len = (out.len() - body) as u64;
+    let crc = crc32fast::hash(&out[body..]);
+    out[lengths..lengths + 8].copy_from_slice(&len.to_le_bytes());
+    out[lengths + 8..body].copy_from_slice(&crc.to_le_bytes());
     out
 }
 
