@@ -280,10 +280,9 @@ pub extern "C" fn prs_target_env_options(desc: *mut TargetDesc) -> i32 {
             return Ok(());
         };
         let mut t = desc.to_target()?;
-        let warnings = compiler::driver::target_options(&mut t, &json)
+        compiler::driver::target_options(&mut t, &json)
             .map_err(|e| ApiError::new(Status::InvalidOption, e.to_string()))?;
         t.check().map_err(|e| ApiError::new(Status::InvalidOption, e))?;
-        crate::engine::note_once(warnings.iter().map(ToString::to_string).collect());
         *desc = TargetDesc::from_target(&t, desc.kind);
         Ok(())
     })

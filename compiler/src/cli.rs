@@ -189,7 +189,7 @@ pub fn run_cli(args: &[String]) -> (i32, String, String) {
     let mut stderr = String::new();
     // Warnings and log lines: written where POPLAR_LOG_DEST says, at the end.
     let mut logged =
-        if log.enabled(report::log::LogLevel::Warn) { c.render_warnings(PROGRAM) } else { String::new() };
+        if log.enabled(report::log::LogLevel::Warn) { c.render_warnings() } else { String::new() };
     for (stage, text) in &c.dumps {
         if c.dumps.len() > 1 {
             let _ = writeln!(stdout, "== {} ==", stage.name());

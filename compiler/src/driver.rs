@@ -156,26 +156,20 @@ fn target_override(graph: &mut ir::Graph, preset: &str) -> Result<(), CompileErr
 }
 
 /// Applies `POPLAR_TARGET_OPTIONS`, a JSON object of PIR target keys with
-/// positive integer values and Poplar's own target options. Returns the
-/// warnings for the options that have no effect here.
-pub fn target_options(target: &mut ir::Target, json: &str) -> Result<Vec<Warning>, CompileError> {
+/// positive integer values and Poplar's own target options.
+pub fn target_options(target: &mut ir::Target, json: &str) -> Result<(), CompileError> {
     let err = CompileError::TargetOptions;
     let value: serde_json::Value =
         serde_json::from_str(json).map_err(|e| err(format!("not valid JSON: {e}")))?;
     let serde_json::Value::Object(map) = value else {
         return Err(err("expected a JSON object of target keys, e.g. {\"tiles_per_ipu\": 16}".into()));
     };
-    let mut warnings = Vec::new();
     for (k, v) in &map {
         if let Some((_, values)) = vocab::IpuLinks::OPTIONS.iter().find(|(name, _)| name == k) {
             let word = v
                 .as_str()
                 .ok_or_else(|| err(format!("`{k}` must be one of {}, not {v}", values.join(", "))))?;
             target.links.set(k, word).map_err(err)?;
-            if k == vocab::SyncConfiguration::KEY {
-                // Both sync groups cost the same global sync here.
-                warnings.push(Warning::IgnoredTargetOption(k.clone()));
-            }
             continue;
         }
         if !ir::target::TARGET_KEYS.contains(&k.as_str()) {
@@ -196,7 +190,7 @@ pub fn target_options(target: &mut ir::Target, json: &str) -> Result<Vec<Warning
             .ok_or_else(|| err(format!("`{k}` must be an integer from 1 to {}, not {v}", u32::MAX)))?;
         target.set(k, n).map_err(err)?;
     }
-    Ok(warnings)
+    Ok(())
 }
 
 /// The compile function `poplar-run` injects for a `.pir` input (and the
@@ -255,7 +249,7 @@ pub fn compile_source_for_run_with(
     opts.progress.finish();
     let compiled = compiled.map_err(|e| e.to_string())?;
     // Rendered as `poplar-run`, the program the user ran, writes them.
-    let rendered = compiled.render_warnings("poplar-run");
+    let rendered = compiled.render_warnings();
     let warnings = if rendered.trim().is_empty() { vec![] } else { vec![rendered.trim_end().to_string()] };
     let image = compiled.image.ok_or_else(|| CompileError::DoesNotFit(name.to_string()).to_string())?;
     Ok((image, warnings, compiled.report))
@@ -304,7 +298,7 @@ pub fn compile_source(
         target_override(&mut module.graph, p)?;
     }
     if let Some(json) = &opts.target_options {
-        warnings.extend(target_options(&mut module.graph.target, json)?);
+        target_options(&mut module.graph.target, json)?;
     }
     module.graph.target.check().map_err(CompileError::Target)?;
     if module.graph.target != file_target && source.contains("target.") {
@@ -335,15 +329,13 @@ mod tests {
     #[test]
     fn target_options_take_pir_keys_and_poplars() {
         let mut t = ir::Target::preset(ir::Preset::Mk2);
-        let w = target_options(&mut t, r#"{"tiles_per_ipu": 16, "ipuLinkTopology": "line"}"#).unwrap();
+        target_options(&mut t, r#"{"tiles_per_ipu": 16, "ipuLinkTopology": "line"}"#).unwrap();
         assert_eq!(t.tiles_per_ipu, 16);
         assert_eq!(t.links.topology, vocab::LinkTopology::Line);
-        assert!(w.is_empty(), "{w:?}");
         let json = r#"{"ipuLinkConfiguration": "barleyTwist", "syncConfiguration": "ipuAndAll"}"#;
-        let w = target_options(&mut t, json).unwrap();
+        target_options(&mut t, json).unwrap();
         assert_eq!(t.links.configuration, Some(vocab::LinkConfiguration::BarleyTwist));
         assert_eq!(t.links.sync, vocab::SyncConfiguration::IpuAndAll);
-        assert_eq!(w, [Warning::IgnoredTargetOption("syncConfiguration".into())]);
         let e = target_options(&mut t, r#"{"syncConfiguration": "everything"}"#).unwrap_err().to_string();
         assert!(e.contains("must be one of intraReplicaAndAll, ipuAndAll"), "{e}");
         let e = target_options(&mut t, r#"{"numIPUs": "2"}"#).unwrap_err().to_string();

@@ -52,22 +52,13 @@ pub enum Warning {
     /// Diagnostics against the PIR source, rendered.
     #[error("{0}")]
     Diagnostics(String),
-    /// A Poplar target option of `POPLAR_TARGET_OPTIONS`, checked and
-    /// recorded but with no effect on costs (`syncConfiguration`).
-    #[error(
-        "POPLAR_TARGET_OPTIONS: `{0}` has no effect on costs: both hardware sync groups cost the same global sync here"
-    )]
-    IgnoredTargetOption(String),
 }
 
 impl Warning {
-    /// The warning as a command line writes it: diagnostics as rendered,
-    /// the others as `{program}: warning: {message}` and a newline.
-    pub fn render(&self, program: &str) -> String {
-        match self {
-            Warning::Diagnostics(text) => text.clone(),
-            _ => format!("{program}: warning: {self}\n"),
-        }
+    /// The warning as a command line writes it: diagnostics as rendered.
+    pub fn render(&self) -> String {
+        let Warning::Diagnostics(text) = self;
+        text.clone()
     }
 }
 

@@ -198,9 +198,8 @@ pub fn drop_in_background<T: Send + 'static>(x: T) {
 }
 
 impl Compiled {
-    /// Every warning as text, in order, those without a position under
-    /// `program`'s name.
-    pub fn render_warnings(&self, program: &str) -> String {
-        self.warnings.iter().map(|w| w.render(program)).collect()
+    /// Every warning as text, in order.
+    pub fn render_warnings(&self) -> String {
+        self.warnings.iter().map(Warning::render).collect()
     }
 }

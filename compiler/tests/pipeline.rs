@@ -148,7 +148,7 @@ program main {
     Image::from_bytes(&img.to_bytes()).expect("valid image");
     // The overlapping copy goes through a temporary: two phases.
     assert_eq!(img.copies.len(), 3);
-    let warnings: String = c.warnings.iter().map(|w| w.render("poplar-compile")).collect();
+    let warnings: String = c.warnings.iter().map(|w| w.render()).collect();
     assert!(warnings.contains("flag"), "{warnings}");
 }
 

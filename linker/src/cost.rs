@@ -59,11 +59,18 @@
 //!   `ipuLinkConfiguration` and `ipuLinkTopology` (`crate::links`).
 //! - Cross-replica collectives: the replicas meet at a global sync
 //!   ([`GLOBAL_SYNC_CYCLES`], charged from the latest replica's arrival),
-//!   then each member moves what a ring algorithm moves over one IPU-Link
-//!   ([`IPU_LINK_BYTES_PER_SECOND`]): all-reduce `2 (g-1)/g` of its input,
-//!   reduce-scatter and all-gather `(g-1)/g` of the larger of input and
-//!   output, all-to-all `(g-1)/g` of its input, broadcast its input
-//!   ([`collective_cycles`]). A group of one costs nothing.
+//!   then each member moves what a ring algorithm moves: all-reduce
+//!   `2 (g-1)/g` of its input, reduce-scatter and all-gather `(g-1)/g` of
+//!   the larger of input and output, all-to-all `(g-1)/g` of its input,
+//!   broadcast its input ([`collective_cycles`]), over the IPU-Links its
+//!   group's rings have ([`collective_links`]: the rings the topology
+//!   runs at once, each one link of [`IPU_LINK_BYTES_PER_SECOND`]).
+//!   A group of one costs nothing.
+//! - Syncs of all replicas: a replicated run's replicas also meet, each
+//!   waiting for the latest as sync time, at the syncs Poplar's second
+//!   sync group makes: host transfers (unless the engine option
+//!   `target.syncReplicasIndependently` is set) and, under
+//!   `syncConfiguration` `ipuAndAll`, exchange between a replica's IPUs.
 //!
 //! Cycle sums saturate at `u64::MAX` rather than wrap.
 
@@ -154,14 +161,39 @@ pub fn ipu_link_cycles(bytes: u64, bandwidth_factor: u64, clock_mhz: f64) -> u64
     GLOBAL_SYNC_CYCLES.saturating_add((bytes as f64 / per_cycle).ceil() as u64)
 }
 
+/// IPU-Links' worth of bandwidth each member of a collective's `group`
+/// moves its bytes over, among `replicas` replicas of `ipus` IPUs each,
+/// laid along the system's ladder in replica order.
+///
+/// A replica's IPUs each run the collective on their own part of the
+/// tensor, with the same IPU of the other members; those rings share the
+/// links between members, so a replica's bytes together cross them as if
+/// its IPUs were one. The rings the topology runs at once over the IPUs a
+/// group spans ([`vocab::IpuLinks::collective_rings`]) each add a link,
+/// and `barleyTwist` links carry twice as much; the groups of
+/// `orthogonal(n)`, spread over the same stretch of the ladder, share its
+/// links (`consecutive(n)` groups lie on their own).
+pub fn collective_links(links: &vocab::IpuLinks, group: vocab::CommGroup, replicas: u32, ipus: u32) -> f64 {
+    let r = replicas.max(1);
+    let g = group.size(r).unwrap_or(r).max(1);
+    let (span, sharing) = match group {
+        vocab::CommGroup::Orthogonal(_) => (r, r / g),
+        vocab::CommGroup::All | vocab::CommGroup::Consecutive(_) => (g, 1),
+    };
+    let rings = links.collective_rings(span.saturating_mul(ipus.max(1)));
+    (rings * links.bandwidth_factor(ipus)) as f64 / f64::from(sharing.max(1))
+}
+
 /// Link cycles of a collective among `g` replicas that reads `input` and
-/// writes `output` bytes on each, at a clock of `clock_mhz` (the sync that
-/// starts it is [`GLOBAL_SYNC_CYCLES`], charged apart).
+/// writes `output` bytes on each, over `links` IPU-Links' worth of
+/// bandwidth ([`collective_links`]), at a clock of `clock_mhz` (the sync
+/// that starts it is [`GLOBAL_SYNC_CYCLES`], charged apart).
 pub fn collective_cycles(
     kind: vocab::CollectiveKind,
     g: u64,
     input: u64,
     output: u64,
+    links: f64,
     clock_mhz: f64,
 ) -> u64 {
     use vocab::CollectiveKind as K;
@@ -175,7 +207,7 @@ pub fn collective_cycles(
         K::AllToAll => share(input),
         K::Broadcast { .. } => input as f64,
     };
-    let per_cycle = IPU_LINK_BYTES_PER_SECOND / (clock_mhz * 1.0e6);
+    let per_cycle = links.max(f64::MIN_POSITIVE) * IPU_LINK_BYTES_PER_SECOND / (clock_mhz * 1.0e6);
     // `as` saturates for out-of-range floats.
     (bytes / per_cycle).ceil() as u64
 }
@@ -235,5 +267,30 @@ mod tests {
         assert_eq!(exchange_tile_cycles(u64::MAX, 0, 1), u64::MAX);
         // 64 KB at 1 GHz: 1 µs of bandwidth plus the latency.
         assert_eq!(host_transfer_cycles(64_000, 1000.0), 1000 + 500);
+    }
+
+    #[test]
+    fn a_collective_has_the_links_of_its_rings() {
+        use vocab::{CommGroup as G, IpuLinks, LinkConfiguration, LinkTopology};
+        let on = |topology| IpuLinks { topology, ..IpuLinks::default() };
+        let mesh = on(LinkTopology::Mesh);
+        assert_eq!(collective_links(&mesh, G::All, 2, 1), 1.0);
+        assert_eq!(collective_links(&mesh, G::All, 4, 1), 2.0);
+        // Two IPUs per replica: two replicas already span two rungs.
+        assert_eq!(collective_links(&mesh, G::All, 2, 2), 2.0);
+        assert_eq!(collective_links(&on(LinkTopology::Torus), G::All, 8, 1), 4.0);
+        assert_eq!(collective_links(&on(LinkTopology::Line), G::All, 8, 1), 1.0);
+        let twisted = IpuLinks { configuration: Some(LinkConfiguration::BarleyTwist), ..mesh };
+        assert_eq!(collective_links(&twisted, G::All, 8, 1), 4.0);
+        // Pairs of neighbours lie on one rung each; pairs 4 apart share
+        // the ladder with the three other pairs.
+        assert_eq!(collective_links(&mesh, G::Consecutive(2), 8, 1), 1.0);
+        assert_eq!(collective_links(&mesh, G::Orthogonal(2), 8, 1), 0.5);
+        // An all-reduce of 32 KB among 4 replicas moves 48 KB: 1.5 µs over
+        // one 32 GB/s link, half that over two.
+        let ar = vocab::CollectiveKind::AllReduce;
+        assert_eq!(collective_cycles(ar, 4, 32_000, 32_000, 1.0, 1000.0), 1500);
+        assert_eq!(collective_cycles(ar, 4, 32_000, 32_000, 2.0, 1000.0), 750);
+        assert_eq!(collective_cycles(ar, 1, 32_000, 32_000, 2.0, 1000.0), 0);
     }
 }

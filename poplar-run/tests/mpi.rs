@@ -33,14 +33,18 @@ fn dir(name: &str, pir: &str) -> PathBuf {
 
 /// The program: every replica makes its data from its index, then every
 /// collective combines them; its outputs are read to `.npy` files.
+/// Replica 1 then works alone before the prints, which every replica
+/// meets at (a host sync), so the others' waits show in the summary.
 fn program(replicas: u32) -> String {
     format!(
         "target mk2(tiles_per_ipu = 4, replication_factor = {replicas})\nconst r: uint = replication_index\n\
          map r -> tile 0\nconst j: uint[6] = [0, 1, 2, 3, 4, 5]\nmap j -> tile 1\nvar x: float[6] @ linear\n\
+         var one: bool @ tile 0\n\
          host_read \"x\" <- x\nhost_read \"s\" <- s\nhost_read \"g\" <- g\nprogram main {{\n  \
          x = (cast<float>(r) + 1.0) * 0.1 + cast<float>(j) * 1000.0\n  s = all_reduce(x, add)\n  \
          m = all_reduce(x, mean, group = consecutive({half}))\n  g = all_gather(x[0:2])\n  \
-         q = reduce_scatter(x, add)\n  b = replica_broadcast(x, root = 1)\n  print \"m\" m\n  print \"q\" q\n  \
+         q = reduce_scatter(x, add)\n  b = replica_broadcast(x, root = 1)\n  one = r == 1\n  \
+         if one {{\n    x = x * 3.0\n  }}\n  print \"m\" m\n  print \"q\" q\n  \
          print \"b\" b\n}}\n",
         half = if replicas.is_multiple_of(2) { 2 } else { 1 }
     )

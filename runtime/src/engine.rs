@@ -168,6 +168,11 @@ impl Engine {
             let mut m = Machine::new(loaded.clone(), opts.device, threads);
             m.max_cycles = opts.max_cycles;
             m.uninstrumented = !opts.instrument_compute;
+            m.spans = crate::exec::SyncSpans::new(
+                loaded.image.target.replicas,
+                &loaded.image.target.links,
+                opts.sync_replicas_independently,
+            );
             m
         };
         let mut machine = make();
@@ -773,8 +778,7 @@ impl Engine {
         // A replica's own error first; else why the replicas could not
         // meet, as the first replica that waited in vain reports it (the
         // same in every process of a job).
-        let own =
-            results.iter().position(|r| matches!(r, Err(e) if !matches!(e, RunError::Collective { .. })));
+        let own = results.iter().position(|r| matches!(r, Err(e) if !matches!(e, RunError::Meeting { .. })));
         if let Some(i) = own {
             if let Err(error) = std::mem::replace(&mut results[i], Ok(())) {
                 return Err(RunError::Replica { replica: first + i as u32, error: Box::new(error) });

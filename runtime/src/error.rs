@@ -101,10 +101,11 @@ pub enum RunError {
     Stream { stream: String, message: String, step: StepPath },
     #[error("{0}")]
     Program(String),
-    /// A collective that could not complete because another replica
+    /// A meeting of the replicas (`what`: `collective 'LABEL'`, or a sync
+    /// of all replicas) that could not complete because another replica
     /// stopped or stands at another step.
-    #[error("collective '{label}' failed: {message} (at {step})")]
-    Collective { label: String, message: String, step: String },
+    #[error("{what} failed: {message} (at {step})")]
+    Meeting { what: String, message: String, step: String },
     /// What stopped replica `replica` of a replicated run.
     #[error("replica {replica}: {error}")]
     Replica { replica: u32, error: Box<RunError> },

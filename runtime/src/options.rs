@@ -36,6 +36,10 @@ pub struct EngineOptions {
     /// `profiler.replicaToProfile`: the replica whose execution profile,
     /// summary and blocks are recorded (0 by default).
     pub replica_to_profile: u32,
+    /// `target.syncReplicasIndependently`: host transfers sync each
+    /// replica's IPUs with the host alone (Poplar's first sync group)
+    /// instead of every replica together (false, Poplar's default).
+    pub sync_replicas_independently: bool,
 }
 
 /// The `POPLAR_ENGINE_OPTIONS` keys this runtime accepts. Those of Poplar
@@ -45,7 +49,7 @@ pub struct EngineOptions {
 /// `debug.instrumentExternalExchange` and `profiler.*` drive the
 /// lightweight profiler ([`crate::blocks`]); host transfers are modelled
 /// whatever they say.
-pub const ENGINE_KEYS: [&str; 16] = [
+pub const ENGINE_KEYS: [&str; 17] = [
     "autoReport.all",
     "autoReport.directory",
     "autoReport.outputExecutionProfile",
@@ -62,13 +66,14 @@ pub const ENGINE_KEYS: [&str; 16] = [
     "profiler.programs.filter",
     "profiler.replicaToProfile",
     "target.deterministicWorkers",
+    "target.syncReplicasIndependently",
 ];
 
 /// Engine options Poplar documents that have no effect on this runtime
 /// (compilation strategies, hardware tracing, profiler filters, stream
 /// callback threading): accepted, with a note for the log, so programs
 /// written for the SDK run unchanged.
-pub const POPLAR_ONLY_KEYS: [&str; 40] = [
+pub const POPLAR_ONLY_KEYS: [&str; 39] = [
     "autoReport.executionProfileProgramRunCount",
     "autoReport.outputArchive",
     "autoReport.outputDebugInfo",
@@ -107,7 +112,6 @@ pub const POPLAR_ONLY_KEYS: [&str; 40] = [
     "streamCallbacks.numaAware",
     "target.extendedMemory",
     "target.hostSyncTimeout",
-    "target.syncReplicasIndependently",
     "target.maxStreamCallbackThreadsPerNumaNode",
 ];
 
@@ -123,6 +127,7 @@ impl Default for EngineOptions {
             auto_report: AutoReport::default(),
             blocks: BlockOptions::default(),
             replica_to_profile: 0,
+            sync_replicas_independently: false,
         }
     }
 }
@@ -191,6 +196,7 @@ impl EngineOptions {
                 "profiler.blocks.tile" => self.blocks.tile = count_u32(k, v)?,
                 "profiler.blocks.bufferSize" => self.blocks.buffer_bytes = count_u32(k, v)?,
                 "profiler.replicaToProfile" => self.replica_to_profile = count_u32(k, v)?,
+                "target.syncReplicasIndependently" => self.sync_replicas_independently = flag(k, v)?,
                 "debug.computeInstrumentationLevel" => match v.as_str() {
                     Some("tile" | "vertex" | "device" | "ipu") => notes
                         .push(format!("{k}: cycles are kept per tile and per vertex type at every level")),

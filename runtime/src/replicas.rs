@@ -11,13 +11,15 @@
 //! ([`crate::collective::outputs`], in the documented order, the same bits
 //! in every process) and wakes the others. All replicas meet at every
 //! collective (a group collective still waits for all): on the IPU the
-//! sync that starts it spans the replicas' IPUs. A run ends with one more
-//! meeting, once every replica has finished, that agrees on the latest
-//! replica's cycle count.
+//! sync that starts it spans the replicas' IPUs. They meet the same way,
+//! with no data, at the other syncs of all replicas ([`Fabric::sync`]:
+//! host transfers, and exchange between IPUs under `ipuAndAll`). A run
+//! ends with one more meeting, once every replica has finished, that
+//! agrees on the latest replica's cycle count.
 //!
 //! A replica that stops with an error, or finishes its program while
 //! others wait at a collective, ends the run of every replica: in one
-//! process the others return [`RunError::Collective`] and the engine
+//! process the others return [`RunError::Meeting`] and the engine
 //! reports the first replica's own error; across processes a replica's
 //! own error stops the whole job ([`Transport::abort`]), and a divergence
 //! is an error on every process.
@@ -31,6 +33,9 @@ use vocab::{CollectiveKind, CollectiveOp};
 
 use crate::collective;
 use crate::error::RunError;
+
+/// What a sync of every replica's IPUs is called in messages.
+pub const ALL_REPLICAS_SYNC: &str = "the sync of all replicas";
 
 /// What one replica brings to a collective.
 pub struct Arrival {
@@ -76,6 +81,12 @@ pub trait Fabric: Send + Sync {
     /// cannot happen (another replica stopped, or stands elsewhere).
     fn meet(&self, replica: u32, step: &Collective, arrival: Arrival) -> Result<Departure, String>;
 
+    /// Blocks until every replica has arrived at a sync that spans all
+    /// their IPUs (Poplar's second sync group: `syncConfiguration`,
+    /// `target.syncReplicasIndependently`); returns the latest arrival's
+    /// cycle count. `Err` as for [`Fabric::meet`].
+    fn sync(&self, replica: u32, arrival: Arrival) -> Result<u64, String>;
+
     /// Replica `replica`'s run ended at cycle `cycles`, with its error if
     /// it failed.
     fn leave(&self, replica: u32, cycles: u64, error: Option<&RunError>);
@@ -100,21 +111,19 @@ fn meeting(rounds: &mut [Round]) -> Result<Option<(Vec<u64>, Vec<Vec<u8>>)>, Fai
     let done =
         rounds.iter().find_map(|r| if let Round::Done { first, .. } = r { Some(*first) } else { None });
     let meet = rounds.iter().find_map(|r| match r {
-        Round::Meet { first, label, step, .. } => Some((*first, label, step)),
+        Round::Meet { first, what, step, .. } => Some((*first, what, step)),
         _ => None,
     });
     match (done, meet) {
         (_, None) => Ok(None),
-        (Some(d), Some((w, label, step))) => Err(Failure {
+        (Some(d), Some((w, what, step))) => Err(Failure {
             replica: w,
-            label: label.clone(),
+            what: what.clone(),
             step: step.clone(),
-            message: format!(
-                "replica {d} finished its program while replica {w} waits at collective '{label}'"
-            ),
+            message: format!("replica {d} finished its program while replica {w} waits at {what}"),
         }),
-        (None, Some((w, label, step))) => {
-            let (label, step) = (label.clone(), step.clone());
+        (None, Some((w, what, step))) => {
+            let (what, step) = (what.clone(), step.clone());
             let mut cycles = Vec::new();
             let mut inputs = Vec::new();
             for r in rounds.iter_mut() {
@@ -122,7 +131,7 @@ fn meeting(rounds: &mut [Round]) -> Result<Option<(Vec<u64>, Vec<Vec<u8>>)>, Fai
                     if *other != step {
                         return Err(Failure {
                             replica: w,
-                            label,
+                            what,
                             message: format!(
                                 "the replicas diverged: replica {w} is at {step} while replica {first} is at {other}"
                             ),
@@ -157,10 +166,23 @@ struct State {
     /// Per local replica: its end cycle once it finished.
     finished: Vec<Option<u64>>,
     failed: bool,
-    /// The label of the collective the waiting replicas stand at.
+    /// What the waiting replicas stand at: `collective 'LABEL'`, or a
+    /// sync of all replicas.
     waiting_at: String,
     latest_end: u64,
     failure: Option<Failure>,
+}
+
+/// Why the replicas meet.
+#[derive(Clone, Copy)]
+enum Purpose<'a> {
+    /// At a collective, whose outputs the meeting computes.
+    Collective(&'a Collective),
+    /// At a sync that spans every replica's IPUs: only the latest arrival
+    /// matters.
+    Sync,
+    /// At the end of the run, when the last local replica leaves.
+    End,
 }
 
 impl Round {
@@ -183,8 +205,9 @@ impl Round {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Failure {
     pub replica: u32,
-    /// The collective it waited at, and where that is in the program.
-    pub label: String,
+    /// What it waited at (`collective 'LABEL'`, or a sync of all
+    /// replicas), and where that is in the program.
+    pub what: String,
     pub step: String,
     pub message: String,
 }
@@ -194,8 +217,8 @@ impl Failure {
     pub fn error(&self) -> RunError {
         RunError::Replica {
             replica: self.replica,
-            error: Box::new(RunError::Collective {
-                label: self.label.clone(),
+            error: Box::new(RunError::Meeting {
+                what: self.what.clone(),
                 message: self.message.clone(),
                 step: self.step.clone(),
             }),
@@ -206,12 +229,12 @@ impl Failure {
 /// What a process brings to a meeting across processes.
 #[derive(Serialize, Deserialize)]
 enum Round {
-    /// Every local replica stands at `step` (the collective `label`), with
-    /// these cycles and inputs; `first` is the first local replica. The
-    /// inputs stay with the process ([`Round::encode`]).
+    /// Every local replica stands at `step` (`what`: a collective or a
+    /// sync), with these cycles and inputs; `first` is the first local
+    /// replica. The inputs stay with the process ([`Round::encode`]).
     Meet {
         first: u32,
-        label: String,
+        what: String,
         step: String,
         cycles: Vec<u64>,
         #[serde(skip)]
@@ -265,8 +288,9 @@ impl LocalFabric {
     }
 
     /// The meeting, once every local replica has arrived or left: the
-    /// outputs of a collective, the end of the run, or why neither.
-    fn hold(&self, s: &mut State, step: Option<&Collective>) {
+    /// outputs of a collective, the end of a sync, the end of the run, or
+    /// why none of them.
+    fn hold(&self, s: &mut State, purpose: Purpose) {
         let mut mine = self.round(s);
         let mut held = Vec::new();
         let rounds = match &self.transport {
@@ -281,7 +305,7 @@ impl LocalFabric {
                         Round::decode(b).unwrap_or_else(|e| {
                             Round::Failed(Failure {
                                 replica: self.first,
-                                label: s.waiting_at.clone(),
+                                what: s.waiting_at.clone(),
                                 step: String::new(),
                                 message: format!("a process sent an unreadable message: {e}"),
                             })
@@ -307,19 +331,26 @@ impl LocalFabric {
                     .unwrap_or(0);
             }
             Ok(Some((cycles, inputs))) => {
-                let Some(step) = step else { return };
                 let latest = cycles.iter().copied().max().unwrap_or(0);
                 let local = self.first as usize..self.first as usize + s.results.len();
-                let mine = match &self.transport {
-                    None => Ok(collective::outputs(step.kind, step.op, step.group, step.elem, inputs, local)),
-                    Some(t) => over_ranks(t.as_ref(), step, held, cycles.len(), local),
+                let mine = match (purpose, &self.transport) {
+                    // Every replica finished or every one arrived: a
+                    // leaving replica cannot make a meeting.
+                    (Purpose::End, _) => return,
+                    (Purpose::Sync, _) => Ok(vec![Vec::new(); local.len()]),
+                    (Purpose::Collective(step), None) => {
+                        Ok(collective::outputs(step.kind, step.op, step.group, step.elem, inputs, local))
+                    }
+                    (Purpose::Collective(step), Some(t)) => {
+                        over_ranks(t.as_ref(), step, held, cycles.len(), local)
+                    }
                 };
                 let mine = match mine {
                     Ok(mine) => mine,
                     Err(message) => {
                         let failure = Failure {
                             replica: self.first,
-                            label: step.label.clone(),
+                            what: s.waiting_at.clone(),
                             step: String::new(),
                             message,
                         };
@@ -350,10 +381,10 @@ impl LocalFabric {
                 let at = s.arrivals[a].as_ref().map(|x| x.step.clone()).unwrap_or_default();
                 Round::Failed(Failure {
                     replica: first + a as u32,
-                    label: s.waiting_at.clone(),
+                    what: s.waiting_at.clone(),
                     step: at,
                     message: format!(
-                        "replica {} finished its program while replica {} waits at collective '{}'",
+                        "replica {} finished its program while replica {} waits at {}",
                         first + d as u32,
                         first + a as u32,
                         s.waiting_at
@@ -365,7 +396,7 @@ impl LocalFabric {
                 if let Some(j) = arrivals.iter().position(|a| a.step != arrivals[0].step) {
                     return Round::Failed(Failure {
                         replica: first,
-                        label: s.waiting_at.clone(),
+                        what: s.waiting_at.clone(),
                         step: arrivals[0].step.clone(),
                         message: format!(
                             "the replicas diverged: replica {first} is at {} while replica {} is at {}",
@@ -377,13 +408,43 @@ impl LocalFabric {
                 }
                 Round::Meet {
                     first,
-                    label: s.waiting_at.clone(),
+                    what: s.waiting_at.clone(),
                     step: arrivals[0].step.clone(),
                     cycles: arrivals.iter().map(|a| a.cycles).collect(),
                     inputs: s.arrivals.iter_mut().flatten().map(|a| std::mem::take(&mut a.input)).collect(),
                 }
             }
         }
+    }
+
+    /// Replica `replica` arrives at a meeting (`what`, for messages) and
+    /// blocks until every replica of the job has arrived; the last local
+    /// arrival holds it.
+    fn gather(
+        &self,
+        replica: u32,
+        what: String,
+        arrival: Arrival,
+        purpose: Purpose,
+    ) -> Result<Departure, String> {
+        let local = (replica - self.first) as usize;
+        let mut s = self.lock();
+        if let Some(why) = &s.abort {
+            return Err(why.clone());
+        }
+        s.waiting_at = what;
+        s.arrivals[local] = Some(arrival);
+        let generation = s.generation;
+        if LocalFabric::all_in(&s) && !s.failed {
+            self.hold(&mut s, purpose);
+        }
+        while s.generation == generation && s.abort.is_none() {
+            s = self.wake.wait(s).unwrap_or_else(|p| p.into_inner());
+        }
+        if s.generation == generation {
+            return Err(s.abort.clone().unwrap_or_default());
+        }
+        s.results[local].take().ok_or_else(|| "the meeting lost its result".to_string())
     }
 
     /// Whether every local replica has arrived at a meeting or left.
@@ -490,24 +551,11 @@ fn over_ranks(
 
 impl Fabric for LocalFabric {
     fn meet(&self, replica: u32, step: &Collective, arrival: Arrival) -> Result<Departure, String> {
-        let local = (replica - self.first) as usize;
-        let mut s = self.lock();
-        if let Some(why) = &s.abort {
-            return Err(why.clone());
-        }
-        s.waiting_at = step.label.clone();
-        s.arrivals[local] = Some(arrival);
-        let generation = s.generation;
-        if LocalFabric::all_in(&s) && !s.failed {
-            self.hold(&mut s, Some(step));
-        }
-        while s.generation == generation && s.abort.is_none() {
-            s = self.wake.wait(s).unwrap_or_else(|p| p.into_inner());
-        }
-        if s.generation == generation {
-            return Err(s.abort.clone().unwrap_or_default());
-        }
-        s.results[local].take().ok_or_else(|| "the collective lost its result".to_string())
+        self.gather(replica, format!("collective '{}'", step.label), arrival, Purpose::Collective(step))
+    }
+
+    fn sync(&self, replica: u32, arrival: Arrival) -> Result<u64, String> {
+        Ok(self.gather(replica, ALL_REPLICAS_SYNC.to_string(), arrival, Purpose::Sync)?.cycles)
     }
 
     fn leave(&self, replica: u32, cycles: u64, error: Option<&RunError>) {
@@ -515,7 +563,7 @@ impl Fabric for LocalFabric {
         let mut s = self.lock();
         s.finished[local] = Some(cycles);
         if let Some(e) = error {
-            if !matches!(e, RunError::Collective { .. }) {
+            if !matches!(e, RunError::Meeting { .. }) {
                 if let Some(t) = &self.transport {
                     t.abort(&format!("replica {replica}: {e}"));
                 }
@@ -525,7 +573,7 @@ impl Fabric for LocalFabric {
             return;
         }
         if s.abort.is_none() && !s.failed && LocalFabric::all_in(&s) {
-            self.hold(&mut s, None);
+            self.hold(&mut s, Purpose::End);
         }
         self.wake.notify_all();
     }

@@ -346,3 +346,81 @@ fn replica_to_profile_picks_the_recorded_replica() {
     let err = engine_for(3).run(0).unwrap_err().to_string();
     assert!(err.contains("profiler.replicaToProfile is 3, but the graph has 3 replicas (0 to 2)"), "{err}");
 }
+
+/// The cycles of a 2-replica run whose replicas each do one extra
+/// compute set, replica 1 before `middle` (a host transfer or an exchange
+/// between IPUs) and replica 0 after it, under these engine options.
+fn cycles_around(target: &str, middle: &str, options: &[(&str, &str)], device: DeviceKind) -> u64 {
+    let pir = format!(
+        "target mk2({target}, replication_factor = 2)\nconst r: uint = replication_index\nmap r -> tile 0\n\
+         var x: float[4] @ tile 0\nvar y: float[4] @ tile 2\nvar one: bool @ tile 0\nvar zero: bool @ tile 0\n\
+         program main {{\n  one = r == 1\n  zero = r == 0\n  if one {{\n    x = x * 3.0 + 1.0\n  }}\n\
+         {middle}\n  if zero {{\n    x = x * 3.0 + 1.0\n  }}\n}}\n"
+    );
+    let (image, _, _) =
+        compiler::driver::compile_source_for_run("<syncs>", pir.into_bytes(), Path::new("s.pir"), false)
+            .unwrap();
+    let mut opts = EngineOptions { device, ..Default::default() };
+    let pairs: Vec<(String, String)> = options.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    opts.apply_pairs(&pairs).unwrap();
+    let mut e = Engine::new(runtime::load_image(image).unwrap(), &opts);
+    e.run(0).unwrap();
+    e.totals().cycles
+}
+
+#[test]
+fn replicas_meet_at_the_syncs_of_the_second_group() {
+    let independent = [("target.syncReplicasIndependently", "true")];
+    // A host transfer syncs every replica unless they sync with the host
+    // independently: replica 0 then waits for replica 1's extra work
+    // before doing its own, and the run takes that much longer.
+    let one_ipu = "tiles_per_ipu = 4";
+    let print = "  print \"x\" x";
+    let together = cycles_around(one_ipu, print, &[], DeviceKind::Sim);
+    let apart = cycles_around(one_ipu, print, &independent, DeviceKind::Sim);
+    assert!(together > apart, "{together} {apart}");
+    // Exchange between a replica's IPUs syncs every replica only under
+    // ipuAndAll, whose first sync group holds one IPU.
+    let two_ipus = "ipus = 2, tiles_per_ipu = 2";
+    let copy = "  y = x";
+    let intra = cycles_around(two_ipus, copy, &independent, DeviceKind::Sim);
+    let all = format!("{two_ipus}, syncConfiguration = ipuAndAll");
+    let every_ipu = cycles_around(&all, copy, &independent, DeviceKind::Sim);
+    assert!(every_ipu > intra, "{every_ipu} {intra}");
+    // The difference is the extra work replica 0 now does after waiting:
+    // the same in both cases.
+    assert_eq!(together - apart, every_ipu - intra);
+    // Without a sync of all replicas in between, the options change nothing.
+    let host = cycles_around(two_ipus, copy, &[], DeviceKind::Sim);
+    assert_eq!(host, intra);
+    // The cpu device meets as well (it has no cycles to show for it).
+    cycles_around(&all, copy, &independent, DeviceKind::Cpu);
+}
+
+#[test]
+fn a_replica_that_skips_a_sync_of_all_replicas_stops_the_run() {
+    let pir = "target mk2(tiles_per_ipu = 2, replication_factor = 2)\nconst r: uint = replication_index\n\
+               map r -> tile 0\nvar x: float[4] @ tile 0\nvar one: bool @ tile 0\n\
+               program main {\n  one = r == 1\n  if one {\n    print \"x\" x\n  }\n}\n";
+    for device in [DeviceKind::Sim, DeviceKind::Cpu] {
+        let err = engine(pir, device, 1).run(0).unwrap_err().to_string();
+        assert!(
+            err.contains(
+                "the sync of all replicas failed: replica 0 finished its program while replica 1 waits at the \
+                 sync of all replicas"
+            ),
+            "{err}"
+        );
+    }
+    // Replicas that sync with the host independently do not meet there.
+    let (image, _, _) = compiler::driver::compile_source_for_run(
+        "<syncs>",
+        pir.as_bytes().to_vec(),
+        Path::new("s.pir"),
+        false,
+    )
+    .unwrap();
+    let mut opts = EngineOptions { device: DeviceKind::Sim, ..Default::default() };
+    opts.apply_pairs(&[("target.syncReplicasIndependently".into(), "true".into())]).unwrap();
+    Engine::new(runtime::load_image(image).unwrap(), &opts).run(0).unwrap();
+}

@@ -185,6 +185,25 @@ impl IpuLinks {
         }
     }
 
+    /// How many rings a collective runs at once over a ladder section of
+    /// `span` IPUs of this topology, each over its own links in one
+    /// direction (links carry both directions at once):
+    ///
+    /// - `line`: one ring, which comes back along the line the other way;
+    /// - `mesh`: from two rungs up, the ring up one side of the ladder and
+    ///   down the other, run both ways (two rings);
+    /// - `torus`: from three rungs up, each side of the ladder is a ring
+    ///   of its own through the wrap-round links, run both ways (four);
+    ///
+    /// and one ring on anything smaller (one rung of two IPUs).
+    pub fn collective_rings(&self, span: u32) -> u64 {
+        match self.topology {
+            LinkTopology::Torus if span >= 6 => 4,
+            LinkTopology::Mesh | LinkTopology::Torus if span >= 4 => 2,
+            _ => 1,
+        }
+    }
+
     /// Whether IPU `from` may send to IPU `to` of a replica of `ipus`
     /// IPUs (an IPU always reaches itself).
     pub fn connects(&self, from: u32, to: u32, ipus: u32) -> bool {
@@ -249,6 +268,14 @@ mod tests {
         assert_eq!(l.reached_from(0, 64), (1..8).collect::<Vec<_>>());
         let torus = links(LinkTopology::Torus, LinkConfiguration::SlidingWindow);
         assert_eq!(torus.reached_from(0, 64), (1..8).chain(56..64).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_collective_runs_more_rings_on_a_larger_ladder_and_a_torus() {
+        let rings = |topology, span| IpuLinks { topology, ..IpuLinks::default() }.collective_rings(span);
+        assert_eq!([2, 4, 16].map(|n| rings(LinkTopology::Line, n)), [1, 1, 1]);
+        assert_eq!([2, 4, 16].map(|n| rings(LinkTopology::Mesh, n)), [1, 2, 2]);
+        assert_eq!([2, 4, 6, 16].map(|n| rings(LinkTopology::Torus, n)), [1, 2, 4, 4]);
     }
 
     #[test]

@@ -16,6 +16,10 @@ use crate::error::{RunError, StepPath};
 use crate::format;
 use crate::replicas::Arrival;
 
+/// Where a step stands, for messages: its program's label, its path of
+/// step indices, the step.
+type Here<'a> = (&'a str, &'a [usize], &'a Step);
+
 /// Program output waiting in memory is written out once it reaches this
 /// many bytes (and at the end of each run), so long runs print as they go.
 const OUTPUT_CHUNK: usize = 64 * 1024;
@@ -221,12 +225,22 @@ impl Machine {
         }
     }
 
-    /// A host transfer: `node` is its `StreamCopy` in the profiles.
-    fn host_transfer(&mut self, program: u32, node: u32, regions: &[Region]) {
-        if self.kind != DeviceKind::Sim {
-            return;
-        }
+    /// A host transfer: `node` is its `StreamCopy` in the profiles, `here`
+    /// the step (for a meeting of the replicas: [`Machine::sync_replicas`]).
+    fn host_transfer(
+        &mut self,
+        program: u32,
+        node: u32,
+        regions: &[Region],
+        here: Here,
+    ) -> Result<(), RunError> {
         let start = self.totals.cycles;
+        if self.spans.host {
+            self.sync_replicas(program, here)?;
+        }
+        if self.kind != DeviceKind::Sim {
+            return Ok(());
+        }
         self.sync(program);
         let synced = self.totals.cycles;
         let bytes: u64 = regions.iter().map(|r| u64::from(r.bytes)).sum();
@@ -257,6 +271,42 @@ impl Machine {
                 b.transfer(node, [start, synced, synced.saturating_add(data), synced.saturating_add(c)]);
             }
         }
+        Ok(())
+    }
+
+    /// A sync of every replica's IPUs (Poplar's second sync group,
+    /// [`super::SyncSpans`]): this replica waits at `here` until the
+    /// latest replica arrives, on both devices, as at a collective; on
+    /// `sim` the wait is sync time.
+    fn sync_replicas(&mut self, program: u32, (label, path, step): Here) -> Result<(), RunError> {
+        let Some(fabric) = self.fabric.clone() else {
+            return Ok(());
+        };
+        let at = self.where_(label, path, step);
+        let arrived = self.totals.cycles;
+        let arrival = Arrival { step: at.to_string(), cycles: arrived, input: Vec::new() };
+        let latest = fabric.sync(self.replica, arrival).map_err(|message| RunError::Meeting {
+            what: crate::replicas::ALL_REPLICAS_SYNC.to_string(),
+            message,
+            step: at.to_string(),
+        })?;
+        self.wait_until(program, arrived, latest);
+        Ok(())
+    }
+
+    /// Charges the wait from `arrived` until `latest` (another replica's
+    /// arrival at a meeting) as sync time, on `sim`.
+    fn wait_until(&mut self, program: u32, arrived: u64, latest: u64) {
+        let wait = latest.saturating_sub(arrived);
+        if self.kind == DeviceKind::Sim && wait > 0 {
+            self.totals.charge(program, |t| {
+                t.cycles = t.cycles.saturating_add(wait);
+                t.sync = t.sync.saturating_add(wait);
+            });
+            if let Some(rec) = &mut self.rec {
+                rec.sync(arrived, wait);
+            }
+        }
     }
 
     fn step(
@@ -277,6 +327,9 @@ impl Machine {
                 let cs = *cs as usize;
                 let (xin, xout) = self.cs_info[cs].clone();
                 let name = &image.compute_sets[cs].name;
+                if self.spans.ipus && xin.external_cycles > 0 {
+                    self.sync_replicas(program, (label, path, step))?;
+                }
                 self.sync(program);
                 let x = &image.compute_sets[cs];
                 if let Some(node) = id.pre {
@@ -302,6 +355,9 @@ impl Machine {
                 }
                 if let Some(node) = id.post {
                     let at = self.block_begin();
+                    if self.spans.ipus && xout.external_cycles > 0 {
+                        self.sync_replicas(program, (label, path, step))?;
+                    }
                     self.sync(program);
                     self.exchange(&image.compute_sets[cs].exchange_out, &xout, 2 * cs + 1, program, node);
                     self.block_end(node, at);
@@ -309,6 +365,9 @@ impl Machine {
             }
             Step::Copy(c) => {
                 let info = self.copy_info[*c as usize].clone();
+                if self.spans.ipus && info.external_cycles > 0 {
+                    self.sync_replicas(program, (label, path, step))?;
+                }
                 self.sync(program);
                 let xi = 2 * image.compute_sets.len() + *c as usize;
                 self.exchange(&image.copies[*c as usize], &info, xi, program, id.node);
@@ -324,7 +383,7 @@ impl Machine {
                         step: self.where_(label, path, step),
                     })?;
                     self.scatter(regions, &data);
-                    self.host_transfer(program, id.node, regions);
+                    self.host_transfer(program, id.node, regions, (label, path, step))?;
                     self.block_end(id.node, started);
                     return Ok(());
                 }
@@ -342,7 +401,7 @@ impl Machine {
                     *pos = (*pos + take) % buf.len();
                 }
                 self.scatter(regions, &data);
-                self.host_transfer(program, id.node, regions);
+                self.host_transfer(program, id.node, regions, (label, path, step))?;
             }
             Step::StreamOut { stream, regions } => {
                 let data = self.gather(regions);
@@ -352,7 +411,7 @@ impl Machine {
                         message,
                         step: self.where_(label, path, step),
                     })?;
-                    self.host_transfer(program, id.node, regions);
+                    self.host_transfer(program, id.node, regions, (label, path, step))?;
                     self.block_end(id.node, started);
                     return Ok(());
                 }
@@ -368,7 +427,7 @@ impl Machine {
                 } else {
                     buf.extend_from_slice(&data);
                 }
-                self.host_transfer(program, id.node, regions);
+                self.host_transfer(program, id.node, regions, (label, path, step))?;
             }
             Step::RemoteRead { buffer, repeat, regions } => {
                 let b = &image.remote_buffers[*buffer as usize];
@@ -376,7 +435,7 @@ impl Machine {
                 let at = block * *repeat as usize;
                 let data = self.host.remote_read(*buffer as usize, at, block)?;
                 self.scatter(regions, &data);
-                self.host_transfer(program, id.node, regions);
+                self.host_transfer(program, id.node, regions, (label, path, step))?;
             }
             Step::RemoteWrite { buffer, repeat, regions } => {
                 let b = &image.remote_buffers[*buffer as usize];
@@ -384,13 +443,13 @@ impl Machine {
                 let at = block * *repeat as usize;
                 let data = self.gather(regions);
                 self.host.remote_mut(*buffer as usize)?[at..at + block].copy_from_slice(&data);
-                self.host_transfer(program, id.node, regions);
+                self.host_transfer(program, id.node, regions, (label, path, step))?;
             }
             Step::Print { label: text, style, elem, shape, regions } => {
                 let data = self.gather(regions);
                 let s = format::print_tensor_as(*style, text, *elem, shape, &data);
                 self.host.output.extend_from_slice(s.as_bytes());
-                self.host_transfer(program, id.node, regions);
+                self.host_transfer(program, id.node, regions, (label, path, step))?;
             }
             Step::Repeat { count, body } => {
                 for _ in 0..*count {
@@ -477,39 +536,32 @@ impl Machine {
         self.gather_into(&c.input, &mut input);
         let in_bytes = input.len() as u64;
         let arrived = self.totals.cycles;
-        let (output, latest) =
-            match &self.fabric {
-                None => {
-                    let out = crate::collective::outputs(c.kind, c.op, c.group, c.elem, vec![input], 0..1);
-                    (out.into_iter().next().unwrap_or_default(), arrived)
-                }
-                Some(fabric) => {
-                    let at = self.where_(label, path, step);
-                    let arrival = Arrival { step: at.to_string(), cycles: arrived, input };
-                    let d = fabric.meet(self.replica, c, arrival).map_err(|message| {
-                        RunError::Collective { label: c.label.clone(), message, step: at.to_string() }
-                    })?;
-                    (d.output, d.cycles)
-                }
-            };
+        let (output, latest) = match &self.fabric {
+            None => {
+                let out = crate::collective::outputs(c.kind, c.op, c.group, c.elem, vec![input], 0..1);
+                (out.into_iter().next().unwrap_or_default(), arrived)
+            }
+            Some(fabric) => {
+                let at = self.where_(label, path, step);
+                let arrival = Arrival { step: at.to_string(), cycles: arrived, input };
+                let d = fabric.meet(self.replica, c, arrival).map_err(|message| RunError::Meeting {
+                    what: format!("collective '{}'", c.label),
+                    message,
+                    step: at.to_string(),
+                })?;
+                (d.output, d.cycles)
+            }
+        };
         self.scatter(&c.output, &output);
         let out_bytes = output.len() as u64;
         self.collective_buffer = output;
+        self.wait_until(program, arrived, latest);
         if self.kind == DeviceKind::Sim {
-            let wait = latest.saturating_sub(arrived);
-            if wait > 0 {
-                self.totals.charge(program, |t| {
-                    t.cycles = t.cycles.saturating_add(wait);
-                    t.sync = t.sync.saturating_add(wait);
-                });
-                if let Some(rec) = &mut self.rec {
-                    rec.sync(arrived, wait);
-                }
-            }
             let target = &self.loaded.image.target;
             let g = u64::from(c.group.size(target.replicas).unwrap_or(1));
             if g > 1 {
-                let link = cost::collective_cycles(c.kind, g, in_bytes, out_bytes, target.clock_mhz);
+                let links = cost::collective_links(&target.links, c.group, target.replicas, target.ipus);
+                let link = cost::collective_cycles(c.kind, g, in_bytes, out_bytes, links, target.clock_mhz);
                 let total = cost::GLOBAL_SYNC_CYCLES.saturating_add(link);
                 let from = self.totals.cycles;
                 self.totals.charge(program, |t| {

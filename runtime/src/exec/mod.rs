@@ -72,6 +72,33 @@ impl DeviceKind {
 /// Most worker contexts a target may have (checked by the validator).
 pub const MAX_WORKERS: usize = linker::valid::MAX_WORKERS as usize;
 
+/// Which of a replicated run's syncs use Poplar's second sync group, the
+/// one of all IPUs, so that every replica waits there for the latest (on
+/// both devices, as at a collective; `sim` charges the wait as sync time).
+/// The first group is `syncConfiguration`'s: the IPUs of one replica
+/// (`intraReplicaAndAll`) or each IPU alone (`ipuAndAll`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SyncSpans {
+    /// Host transfers: unless `target.syncReplicasIndependently` puts
+    /// host syncs in the first group.
+    pub host: bool,
+    /// Exchange between the IPUs of a replica: under `ipuAndAll`, whose
+    /// first group cannot join two IPUs.
+    pub ipus: bool,
+}
+
+impl SyncSpans {
+    /// The spans of a run of `replicas` replicas with these links, whose
+    /// host syncs are in the first group when `independent`.
+    pub fn new(replicas: u32, links: &vocab::IpuLinks, independent: bool) -> SyncSpans {
+        let replicated = replicas > 1;
+        SyncSpans {
+            host: replicated && !independent,
+            ipus: replicated && links.sync == vocab::SyncConfiguration::IpuAndAll,
+        }
+    }
+}
+
 /// A loaded image on a device, with its memory.
 pub struct Machine {
     pub(crate) loaded: Arc<Loaded>,
@@ -127,6 +154,9 @@ pub struct Machine {
     /// replicas at collectives (`None`: the only replica).
     pub(crate) replica: u32,
     pub(crate) fabric: Option<Arc<dyn crate::replicas::Fabric>>,
+    /// Which syncs of a replicated run on `sim` span every replica, so
+    /// that the replicas meet there (Poplar's second sync group).
+    pub(crate) spans: SyncSpans,
     /// The memory of the last collective's output, reused for the next
     /// one's input (a large buffer freshly allocated each time would be
     /// faulted in page by page).
@@ -269,6 +299,7 @@ impl Machine {
             uninstrumented: false,
             replica: 0,
             fabric: None,
+            spans: SyncSpans::default(),
             collective_buffer: Vec::new(),
             loaded,
         }
