@@ -6,16 +6,22 @@
 #   g++ -std=c++11 prog.cpp -lpoplar -lpopops -lpoplin -lpoputil -o prog
 # builds a Poplar program with no -I or -L. Every -l name is the one
 # library, libpoplar. POPLAR_RS_PROFILE=dev uses the debug build instead
-# of the release one (faster to build, slower to run).
+# of the release one (faster to build, slower to run). POPLAR_RS_MPI=1
+# builds libpoplar and poplar-run with MPI (Open MPI's headers and libclang
+# needed), so that `poprun` can launch them as the instances of one job
+# (docs/scale-out.md).
 # shellcheck shell=bash
 _poplar_rs_root=$(cd "$(dirname "${BASH_SOURCE[0]:-$0}")" && pwd)
 _poplar_rs_enable() {
-  local root=$1 profile=${POPLAR_RS_PROFILE:-release} dir
+  local root=$1 profile=${POPLAR_RS_PROFILE:-release} dir features=()
   case $profile in
     dev | debug) profile=dev dir=debug ;;
     *) dir=$profile ;;
   esac
-  if ! (cd "$root" && cargo build --quiet --profile "$profile" -p capi -p popc -p compiler -p poplar-run -p report); then
+  if [ "${POPLAR_RS_MPI:-0}" = 1 ]; then
+    features=(--features capi/mpi,poplar-run/mpi)
+  fi
+  if ! (cd "$root" && cargo build --quiet --profile "$profile" -p capi -p popc -p compiler -p poplar-run -p report "${features[@]}"); then
     echo "enable.sh: the build failed; the SDK environment is not set" >&2
     return 1
   fi

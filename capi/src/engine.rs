@@ -325,7 +325,8 @@ impl Engine {
             .map_err(|err| ApiError::new(Status::LinkError, err.to_string()))?;
         let mut opts = self.options.clone();
         opts.device = d.kind;
-        let mut engine = runtime::Engine::new(loaded, &opts);
+        let mut engine =
+            crate::job::engine(loaded, &opts).map_err(|e| ApiError::new(Status::PoplarError, e))?;
         if let Some(json) = &self.exe.graph_profile {
             if let Ok(p) = serde_json::from_str(json) {
                 engine.set_graph_profile(p);
@@ -525,6 +526,8 @@ impl Engine {
 /// Connects `end` to the loaded engine's stream `name` for `which` replicas.
 fn bind(engine: &mut runtime::Engine, name: &str, which: StreamEnd, end: Box<dyn HostStream>) -> Result<()> {
     match which {
+        // Another instance of the job runs that replica and connects it.
+        StreamEnd::Replica(i) if i < engine.replicas() && !engine.holds_replica(i) => Ok(()),
         StreamEnd::Replica(i) => engine.connect_stream_outside_replica(name, i, Some(end)),
         StreamEnd::Broadcast => engine.connect_stream_broadcast(name, end),
     }
@@ -831,7 +834,7 @@ pub extern "C" fn prs_engine_profile_summary(
             }
         }
         let text = match &e.running {
-            Some(r) => r.summary(),
+            Some(r) => r.summary_in_every_process(),
             None => {
                 return Err(ApiError::new(
                     Status::PoplarError,

@@ -36,6 +36,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 pub mod device;
 pub mod engine;
 pub mod graph;
+pub mod job;
 pub mod ops;
 pub mod program;
 pub mod report;

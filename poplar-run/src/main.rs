@@ -11,9 +11,6 @@
 
 #![forbid(unsafe_code)]
 
-#[cfg(feature = "mpi")]
-mod mpi_transport;
-
 /// The allocator `poplar-compile` uses (a `.pir` input is compiled here too).
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -64,7 +61,7 @@ fn join_job(env: &mut runtime::cli::Env) -> Result<Option<std::thread::JoinHandl
     if instances()?.is_none() {
         return Ok(None);
     }
-    let (transport, service) = mpi_transport::start()?;
+    let (transport, service) = runtime::mpi::start("poplar-run")?;
     let replicas = match std::env::var("POPDIST_NUM_TOTAL_REPLICAS") {
         Ok(v) => Some(v.parse().map_err(|_| format!("POPDIST_NUM_TOTAL_REPLICAS='{v}' is not a number"))?),
         Err(_) => None,

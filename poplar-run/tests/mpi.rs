@@ -4,7 +4,9 @@
 //! the `--summary` figures equal the single-process run's byte for byte,
 //! on both devices; a replica count the image does not have is refused;
 //! a trap on one rank ends the job with a non-zero status in time; replicas
-//! that diverge across ranks report what one process reports.
+//! that diverge across ranks report what one process reports; a C++ host
+//! program (`sdk/tests/mpi_job.cpp`, against libpoplar built with MPI)
+//! prints in each instance what it prints in one process.
 //!
 //! Built only with `--features mpi` (`.ci/run` does); without `mpirun` on
 //! the path each test says it is skipped. `mpirun` runs with
@@ -226,4 +228,90 @@ fn ranks_connect_the_streams_of_their_replicas() {
             assert_eq!(String::from_utf8_lossy(&many.stdout), text, "{n} ranks on {device}");
         }
     }
+}
+
+/// The repository's root.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// `sdk/tests/mpi_job.cpp` built against libpoplar with MPI (built here
+/// with the cargo running us, in this test's profile), or why not.
+fn cpp_job() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    // target/<profile>/deps/mpi-… -> target/<profile>
+    let lib = exe.parent().and_then(Path::parent).ok_or("no target folder")?.to_path_buf();
+    let mut cargo = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cargo.args(["build", "--quiet", "-p", "capi", "--lib", "--features", "mpi"]).current_dir(root());
+    if lib.file_name().is_some_and(|n| n == "release") {
+        cargo.arg("--release");
+    }
+    if let Some(target) = lib.parent() {
+        cargo.env("CARGO_TARGET_DIR", target);
+    }
+    let o = cargo.output().map_err(|e| e.to_string())?;
+    if !o.status.success() {
+        return Err(format!("cargo build -p capi --features mpi:\n{}", String::from_utf8_lossy(&o.stderr)));
+    }
+    let out = std::env::temp_dir().join(format!("poplar-mpi-job-{}", std::process::id()));
+    let o = Command::new("g++")
+        .args(["-std=c++11", "-Wall", "-Wextra", "-Werror", "-I"])
+        .arg(root().join("sdk/include"))
+        .arg(root().join("sdk/tests/mpi_job.cpp"))
+        .arg("-L")
+        .arg(&lib)
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .args(["-lpoplar", "-o"])
+        .arg(&out)
+        .output()
+        .map_err(|e| format!("g++: {e}"))?;
+    if !o.status.success() {
+        return Err(format!("g++ mpi_job.cpp:\n{}", String::from_utf8_lossy(&o.stderr)));
+    }
+    Ok(out)
+}
+
+/// A C++ host program launched by `poprun` runs its instance's share of
+/// the replicas: each instance prints what one process prints (results,
+/// program output and the summary's cycles), and `poprun
+/// --only-output-from-instance 0` shows it once.
+#[test]
+fn a_host_program_runs_its_share_of_the_replicas() {
+    if !have_mpirun() {
+        return;
+    }
+    if !Command::new("g++").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: g++ absent");
+        return;
+    }
+    let exe = cpp_job().unwrap();
+    let one = Command::new(&exe).output().expect("run");
+    let text = String::from_utf8_lossy(&one.stdout).into_owned();
+    assert!(one.status.success(), "{}", String::from_utf8_lossy(&one.stderr));
+    assert!(text.contains("x of replica 1: 4.25 4.25") && text.contains("Total cycles"), "{text}");
+    for n in [2u32, 4] {
+        let many = Command::new(env!("CARGO_BIN_EXE_poprun"))
+            .args([
+                "--num-instances",
+                &n.to_string(),
+                "--num-replicas",
+                "4",
+                "--only-output-from-instance",
+                "0",
+            ])
+            .arg(&exe)
+            .output()
+            .expect("poprun");
+        assert!(many.status.success(), "{n} instances: {}", String::from_utf8_lossy(&many.stderr));
+        assert_eq!(String::from_utf8_lossy(&many.stdout), text, "{n} instances");
+    }
+    // Every instance prints it, without the option.
+    let all = Command::new(env!("CARGO_BIN_EXE_poprun"))
+        .args(["--num-instances", "2", "--num-replicas", "4"])
+        .arg(&exe)
+        .output()
+        .expect("poprun");
+    assert!(all.status.success(), "{}", String::from_utf8_lossy(&all.stderr));
+    assert_eq!(String::from_utf8_lossy(&all.stdout).matches("Total cycles").count(), 2);
+    let _ = std::fs::remove_file(exe);
 }

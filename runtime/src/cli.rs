@@ -687,7 +687,7 @@ fn run(args: &Args, env: &Env, compile: Compile, log: &mut Log) -> Result<(), St
 /// This process's share of a job's replicas, after checking that every
 /// process runs the same image with the replica count the job was
 /// launched with (each process finds the same answer).
-fn job_engine(job: &Job, loaded: crate::Loaded, opts: &EngineOptions) -> Result<Engine, String> {
+pub fn job_engine(job: &Job, loaded: crate::Loaded, opts: &EngineOptions) -> Result<Engine, String> {
     let have = loaded.image.target.replicas;
     if let Some(want) = job.replicas.filter(|&w| w != have) {
         return Err(format!(

@@ -73,6 +73,9 @@ pub struct Engine {
     /// Which of this process's replicas records profiles: 0 for `machine`,
     /// `i` for `others[i - 1]`.
     profiled: usize,
+    /// Whether this process holds the profiled replica (another process
+    /// of the job may).
+    records: bool,
     /// Replicas of the job, in all processes.
     total: u32,
     /// The other processes of the job, when it spans several.
@@ -211,6 +214,7 @@ impl Engine {
             machine,
             others,
             profiled: profiled.unwrap_or(0),
+            records: profiled.is_some(),
             total,
             transport,
             graph: None,
@@ -909,6 +913,21 @@ impl Engine {
             self.graph.as_ref(),
             self.stopped.as_deref(),
         )
+    }
+
+    /// [`Engine::summary`] in every process of a job, each of which must
+    /// call it: the text of the process that records the profiled
+    /// replica. In one process, the summary.
+    pub fn summary_in_every_process(&self) -> String {
+        let mine = if self.records { self.summary() } else { String::new() };
+        match &self.transport {
+            None => mine,
+            Some(t) => {
+                let all = t.all_gather(mine.into_bytes());
+                let text = all.into_iter().find(|s| !s.is_empty()).unwrap_or_default();
+                String::from_utf8_lossy(&text).into_owned()
+            }
+        }
     }
 
     /// Gives the engine the graph profile of its image (as `poplar-compile

@@ -36,6 +36,8 @@ pub mod format;
 pub mod hardware;
 pub mod hostfns;
 pub mod loader;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod options;
 pub mod profile;
 pub mod replicas;

@@ -27,6 +27,9 @@ options:
   --num-replicas R        replicas of the job, shared equally by the instances (default N)
   --ipus-per-replica K    IPUs of each replica (default 1), passed on as POPDIST_NUM_IPUS_PER_REPLICA
   --mpi-global-args ARGS  more arguments for mpirun (one string, split at spaces)
+  --only-output-from-instance I
+                          discard the standard output of every instance but I
+                          (their standard error is kept)
   -h, --help              this text
 ";
 
@@ -35,12 +38,19 @@ struct Args {
     replicas: u32,
     ipus_per_replica: u32,
     mpi_args: Vec<String>,
+    /// The instance whose standard output is shown (all when `None`).
+    output_from: Option<u32>,
     command: Vec<String>,
 }
 
+/// What `poprun` puts before the command it runs on each rank.
+const INSTANCE: &str = "--instance";
+/// The instance wrapper's option: the instance whose output is kept.
+const OUTPUT_FROM: &str = "--only-output-from-instance";
+
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    if argv.first().map(String::as_str) == Some("--instance") {
+    if argv.first().map(String::as_str) == Some(INSTANCE) {
         instance(&argv[1..]);
     }
     let args = match parse(&argv) {
@@ -58,8 +68,14 @@ fn main() {
 }
 
 fn parse(argv: &[String]) -> Result<Option<Args>, String> {
-    let mut a =
-        Args { instances: 1, replicas: 0, ipus_per_replica: 1, mpi_args: Vec::new(), command: Vec::new() };
+    let mut a = Args {
+        instances: 1,
+        replicas: 0,
+        ipus_per_replica: 1,
+        mpi_args: Vec::new(),
+        output_from: None,
+        command: Vec::new(),
+    };
     let mut it = argv.iter();
     let number = |flag: &str, v: Option<&String>| -> Result<u32, String> {
         let v = v.ok_or_else(|| format!("{flag} needs a number"))?;
@@ -79,6 +95,11 @@ fn parse(argv: &[String]) -> Result<Option<Args>, String> {
             "--num-instances" => a.instances = number(flag, value().as_ref())?,
             "--num-replicas" => a.replicas = number(flag, value().as_ref())?,
             "--ipus-per-replica" => a.ipus_per_replica = number(flag, value().as_ref())?,
+            OUTPUT_FROM => {
+                let v = value().ok_or_else(|| format!("{OUTPUT_FROM} needs an instance index"))?;
+                a.output_from =
+                    Some(v.parse().map_err(|_| format!("{OUTPUT_FROM} '{v}' is not an instance index"))?);
+            }
             "--mpi-global-args" => {
                 let v = value().ok_or("--mpi-global-args needs a string")?;
                 a.mpi_args.extend(v.split_whitespace().map(str::to_string));
@@ -98,6 +119,13 @@ fn parse(argv: &[String]) -> Result<Option<Args>, String> {
     }
     if a.replicas == 0 {
         a.replicas = a.instances;
+    }
+    if let Some(i) = a.output_from.filter(|&i| i >= a.instances) {
+        return Err(format!(
+            "{OUTPUT_FROM} {i} is not one of the {} instances (0 to {})",
+            a.instances,
+            a.instances - 1
+        ));
     }
     if !a.replicas.is_multiple_of(a.instances) {
         return Err(format!(
@@ -126,7 +154,11 @@ fn launch(a: &Args) -> i32 {
     ] {
         cmd.arg("-x").arg(format!("{k}={v}"));
     }
-    cmd.args(&a.mpi_args).arg(me).arg("--instance").args(&a.command);
+    cmd.args(&a.mpi_args).arg(me).arg(INSTANCE);
+    if let Some(i) = a.output_from {
+        cmd.arg(OUTPUT_FROM).arg(i.to_string());
+    }
+    cmd.args(&a.command);
     match cmd.status() {
         Ok(s) => s.code().unwrap_or(1),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -143,20 +175,28 @@ fn launch(a: &Args) -> i32 {
 }
 
 /// On each rank: sets the instance's own `POPDIST_*` variables from its MPI
-/// rank, then becomes the command.
+/// rank (and discards its standard output when `poprun` kept only another
+/// instance's), then becomes the command.
 fn instance(command: &[String]) -> ! {
     let rank: u32 = std::env::var("OMPI_COMM_WORLD_RANK").ok().and_then(|r| r.parse().ok()).unwrap_or(0);
     let local: u32 =
         std::env::var("POPDIST_NUM_LOCAL_REPLICAS").ok().and_then(|r| r.parse().ok()).unwrap_or(1);
+    let (shown, command) = match command {
+        [flag, i, rest @ ..] if flag == OUTPUT_FROM => (i.parse::<u32>().ok() == Some(rank), rest),
+        _ => (true, command),
+    };
     let Some((program, args)) = command.split_first() else {
         eprintln!("poprun: error: no command to launch");
         std::process::exit(2);
     };
-    let err = Command::new(program)
-        .args(args)
+    let mut cmd = Command::new(program);
+    cmd.args(args)
         .env("POPDIST_INSTANCE_INDEX", rank.to_string())
-        .env("POPDIST_REPLICA_INDEX_OFFSET", (rank * local).to_string())
-        .exec();
+        .env("POPDIST_REPLICA_INDEX_OFFSET", (rank * local).to_string());
+    if !shown {
+        cmd.stdout(std::process::Stdio::null());
+    }
+    let err = cmd.exec();
     eprintln!("poprun: error: cannot run {program}: {err}");
     std::process::exit(1);
 }
@@ -189,5 +229,10 @@ mod tests {
         );
         assert_eq!(err("--num-instances 2"), "no command to launch");
         assert_eq!(err("--bogus x"), "unknown option '--bogus'");
+        let a = parse(&args("--num-instances 2 --only-output-from-instance 1 prog")).unwrap().unwrap();
+        assert_eq!(a.output_from, Some(1));
+        assert!(
+            err("--num-instances 2 --only-output-from-instance 2 x").contains("not one of the 2 instances")
+        );
     }
 }

@@ -1,12 +1,14 @@
-//! The MPI side of a job launched by `poprun`: each `poplar-run` process
-//! is an MPI rank running its share of the replicas, and
-//! [`runtime::replicas::Transport`] over MPI joins the shares.
+//! The MPI side of a job launched by `poprun` (the `mpi` feature): each
+//! process (`poplar-run`, or a C++ host program through libpoplar) is an
+//! MPI rank running its share of the replicas, and
+//! [`crate::replicas::Transport`] over MPI joins the shares.
 //!
 //! One service thread owns MPI: it initialises it, performs every
 //! collective the replicas' threads ask for (an `MPI_Allgatherv` of
 //! variable-length messages), and finalises it when the transport is
-//! dropped. MPI handles cannot move between threads, so no other thread
-//! calls MPI, and MPI needs no thread support beyond a single thread.
+//! dropped or [`MpiTransport::finish`] asks. MPI handles cannot move
+//! between threads, so no other thread calls MPI, and MPI needs no thread
+//! support beyond a single thread.
 
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Mutex};
@@ -24,18 +26,24 @@ enum Request {
     AllToAll(Vec<Vec<u8>>, Sender<Vec<Vec<u8>>>),
     /// End the job with status 1.
     Abort,
+    /// Finalise MPI and end the service thread.
+    Finish,
 }
 
-/// [`runtime::replicas::Transport`] over MPI's world communicator.
+/// [`crate::replicas::Transport`] over MPI's world communicator.
 pub struct MpiTransport {
     rank: u32,
     ranks: u32,
     service: Mutex<Sender<Request>>,
+    /// The program that names itself in messages (`poplar-run`, `poplar`).
+    program: &'static str,
 }
 
-/// Starts MPI on a service thread. Returns the transport and the thread,
-/// which ends (finalising MPI) once every clone of the transport is dropped.
-pub fn start() -> Result<(Arc<MpiTransport>, JoinHandle<()>), String> {
+/// Starts MPI on a service thread for `program` (named in its messages).
+/// Returns the transport and the thread, which ends (finalising MPI) once
+/// every clone of the transport is dropped, or [`MpiTransport::finish`]
+/// is called.
+pub fn start(program: &'static str) -> Result<(Arc<MpiTransport>, JoinHandle<()>), String> {
     let (to_service, requests) = channel::<Request>();
     let (ready, started) = channel::<Result<(u32, u32), String>>();
     let service = std::thread::Builder::new()
@@ -56,13 +64,25 @@ pub fn start() -> Result<(Arc<MpiTransport>, JoinHandle<()>), String> {
                         let _ = answer.send(all_to_all(&world, &to_each));
                     }
                     Request::Abort => world.abort(1),
+                    Request::Finish => break,
                 }
             }
             // Dropping `universe` finalises MPI.
         })
         .map_err(|e| format!("cannot start the MPI thread: {e}"))?;
     let (rank, ranks) = started.recv().map_err(|_| "the MPI thread stopped".to_string())??;
-    Ok((Arc::new(MpiTransport { rank, ranks, service: Mutex::new(to_service) }), service))
+    Ok((Arc::new(MpiTransport { rank, ranks, service: Mutex::new(to_service), program }), service))
+}
+
+impl MpiTransport {
+    /// Asks the service thread to finalise MPI and end, whatever clones of
+    /// the transport remain (a process that ends while an engine is still
+    /// alive); every later collective returns nothing.
+    pub fn finish(&self) {
+        if let Ok(s) = self.service.lock() {
+            let _ = s.send(Request::Finish);
+        }
+    }
 }
 
 /// Message `k` to rank `k`, and every rank's message to this one, in rank
@@ -121,7 +141,7 @@ fn all_gather(world: &mpi::topology::SimpleCommunicator, mine: &[u8]) -> Vec<Vec
     out
 }
 
-impl runtime::replicas::Transport for MpiTransport {
+impl crate::replicas::Transport for MpiTransport {
     fn rank(&self) -> u32 {
         self.rank
     }
@@ -149,7 +169,10 @@ impl runtime::replicas::Transport for MpiTransport {
     }
 
     fn abort(&self, message: &str) -> ! {
-        eprintln!("poplar-run: error: {message} (on process {} of {}; the job stops)", self.rank, self.ranks);
+        eprintln!(
+            "{}: error: {message} (on process {} of {}; the job stops)",
+            self.program, self.rank, self.ranks
+        );
         if let Ok(s) = self.service.lock() {
             let _ = s.send(Request::Abort);
         }
