@@ -11,6 +11,11 @@ use std::path::Path;
 use runtime::{DeviceKind, Engine, EngineOptions};
 
 fn engine(pir: &str, device: DeviceKind, threads: usize) -> Engine {
+    engine_with(pir, EngineOptions { device, threads, ..Default::default() }, &[])
+}
+
+/// The engine of `pir` with `opts` and these engine options on top.
+fn engine_with(pir: &str, mut opts: EngineOptions, options: &[(&str, &str)]) -> Engine {
     let (image, _, _) = compiler::driver::compile_source_for_run(
         "<replicas>",
         pir.as_bytes().to_vec(),
@@ -18,8 +23,9 @@ fn engine(pir: &str, device: DeviceKind, threads: usize) -> Engine {
         false,
     )
     .unwrap_or_else(|e| panic!("{e}\n{pir}"));
-    let loaded = runtime::load_image(image).expect("load");
-    Engine::new(loaded, &EngineOptions { device, threads, ..Default::default() })
+    let pairs: Vec<(String, String)> = options.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    opts.apply_pairs(&pairs).unwrap();
+    Engine::new(runtime::load_image(image).expect("load"), &opts)
 }
 
 fn floats(b: &[u8]) -> Vec<f32> {
@@ -310,17 +316,8 @@ fn replica_to_profile_picks_the_recorded_replica() {
                map r -> tile 0\nvar x: float[4] @ tile 0\nvar two: bool @ tile 0\n\
                program main {\n  two = r == 2\n  if two {\n    x = x + 1.0\n  }\n  x = all_reduce(x, add)\n}\n";
     let engine_for = |replica: u32| -> Engine {
-        let (image, _, _) = compiler::driver::compile_source_for_run(
-            "<replicas>",
-            pir.as_bytes().to_vec(),
-            Path::new("r.pir"),
-            false,
-        )
-        .unwrap();
-        let mut opts = EngineOptions { device: DeviceKind::Sim, profile: true, ..Default::default() };
-        let pairs = [("profiler.replicaToProfile".to_string(), replica.to_string())];
-        opts.apply_pairs(&pairs).unwrap();
-        Engine::new(runtime::load_image(image).unwrap(), &opts)
+        let opts = EngineOptions { device: DeviceKind::Sim, profile: true, ..Default::default() };
+        engine_with(pir, opts, &[("profiler.replicaToProfile", &replica.to_string())])
     };
     let run = |replica: u32| -> Engine {
         let mut e = engine_for(replica);
@@ -357,13 +354,7 @@ fn cycles_around(target: &str, middle: &str, options: &[(&str, &str)], device: D
          program main {{\n  one = r == 1\n  zero = r == 0\n  if one {{\n    x = x * 3.0 + 1.0\n  }}\n\
          {middle}\n  if zero {{\n    x = x * 3.0 + 1.0\n  }}\n}}\n"
     );
-    let (image, _, _) =
-        compiler::driver::compile_source_for_run("<syncs>", pir.into_bytes(), Path::new("s.pir"), false)
-            .unwrap();
-    let mut opts = EngineOptions { device, ..Default::default() };
-    let pairs: Vec<(String, String)> = options.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    opts.apply_pairs(&pairs).unwrap();
-    let mut e = Engine::new(runtime::load_image(image).unwrap(), &opts);
+    let mut e = engine_with(&pir, EngineOptions { device, ..Default::default() }, options);
     e.run(0).unwrap();
     e.totals().cycles
 }
@@ -413,14 +404,6 @@ fn a_replica_that_skips_a_sync_of_all_replicas_stops_the_run() {
         );
     }
     // Replicas that sync with the host independently do not meet there.
-    let (image, _, _) = compiler::driver::compile_source_for_run(
-        "<syncs>",
-        pir.as_bytes().to_vec(),
-        Path::new("s.pir"),
-        false,
-    )
-    .unwrap();
-    let mut opts = EngineOptions { device: DeviceKind::Sim, ..Default::default() };
-    opts.apply_pairs(&[("target.syncReplicasIndependently".into(), "true".into())]).unwrap();
-    Engine::new(runtime::load_image(image).unwrap(), &opts).run(0).unwrap();
+    let opts = EngineOptions { device: DeviceKind::Sim, ..Default::default() };
+    engine_with(pir, opts, &[("target.syncReplicasIndependently", "true")]).run(0).unwrap();
 }
