@@ -314,6 +314,9 @@ pub enum Member {
 #[derive(Clone, Debug)]
 pub struct Ctor {
     pub span: Span,
+    /// A constructor template's parameters (`template <class T> C(T x)`),
+    /// deduced from the arguments of each construction.
+    pub tparams: Option<Vec<TParam>>,
     pub params: Vec<Param>,
     /// Member initialisers: member name, its span, the arguments.
     pub inits: Vec<(String, Span, Vec<Expr>)>,

@@ -334,7 +334,16 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    fn deduce(&mut self, f: &Function, mut env: Env, p: &Path, vals: &[V], span: Span) -> Result<Env> {
+    /// `env` with `f`'s template parameters bound: explicit arguments of
+    /// `p`'s last segment first, then deduced from the argument values.
+    pub(crate) fn deduce(
+        &mut self,
+        f: &Function,
+        mut env: Env,
+        p: &Path,
+        vals: &[V],
+        span: Span,
+    ) -> Result<Env> {
         let Some(tp) = &f.tparams else { return Ok(env) };
         let explicit = p.segs.last().and_then(|s| s.args.clone()).unwrap_or_default();
         let mut tb: HashMap<String, TVal> = (*env.tb).clone();
@@ -819,9 +828,15 @@ impl Lowerer<'_, '_> {
         let h = self.stack(ty.size(), ty.align());
         if c.has_ctor() {
             let vals = self.args(args)?;
-            if let [v @ V::L(Ty::Class(_), _)] = vals.as_slice() {
+            // A copy of an object of the class (or of a class derived
+            // from it); an object of another class goes to a constructor.
+            let copied = match vals.as_slice() {
+                [v @ V::L(Ty::Class(from), _)] if from.derives_from(c) => Some(v.clone()),
+                _ => None,
+            };
+            if let Some(v) = copied {
                 self.zero(h, ty.size());
-                self.copy_aggregate(ty, h, v.clone(), span)?;
+                self.copy_aggregate(ty, h, v, span)?;
                 self.stamp(ty, h, span)?;
             } else {
                 self.run_ctor(c, h, vals, span)?;

@@ -197,10 +197,12 @@ impl Lowerer<'_, '_> {
                 let h = self.stack(ty.size(), ty.align());
                 if let Ty::Class(c) = &ty {
                     if c.has_ctor() {
-                        // `S s{a, b}`, `S s(a)`: the constructor; `S s = t`: a copy.
+                        // `S s{a, b}`, `S s(a)`: the constructor; `S s = t`
+                        // of an `S` (or a class derived from it): a copy.
                         let args = match (&d.init, init) {
                             (Some(Expr { kind: ExprKind::InitList(l), .. }), _) => self.args(l)?,
-                            (_, Some(v @ V::L(Ty::Class(_), _))) => {
+                            (_, Some(v @ V::L(Ty::Class(_), _))) if matches!(&v, V::L(Ty::Class(from), _) if from.derives_from(c)) =>
+                            {
                                 self.zero(h, ty.size());
                                 self.copy_aggregate(&ty, h, v, d.span)?;
                                 self.stamp(&ty, h, d.span)?;
@@ -334,7 +336,7 @@ impl Lowerer<'_, '_> {
         let f = Function {
             span: k.span,
             name: c.name.clone(),
-            tparams: None,
+            tparams: k.tparams.clone(),
             ret: TypeName { span: k.span, kind: TypeKind::Void, is_const: false },
             params: k.params.clone(),
             body: Some(body.into()),
@@ -343,8 +345,10 @@ impl Lowerer<'_, '_> {
             is_friend: false,
             quals: FnQuals::default(),
         };
-        self.next_this = Some(V::L(ty, Place::Host(h)));
         let env = Env { class: Some(c.clone()), ..c.env.clone() };
+        // A constructor template's parameters, from the arguments.
+        let env = self.deduce(&f, env, &Path::simple_name(&c.name, span), &args, span)?;
+        self.next_this = Some(V::L(ty, Place::Host(h)));
         self.inline(&f, env, args, span)?;
         Ok(())
     }

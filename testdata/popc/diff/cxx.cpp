@@ -317,3 +317,30 @@ public:
     out[3] = Cx().a + Cx(in[6]).b + Cx(in[7], in[8]).a;
   }
 };
+// Constructor templates (GLM's `template <typename A, typename B> vec(A x,
+// B y)` and its conversions from another vector type), deduced from the
+// arguments; a class object of another class goes to the constructor, an
+// object of the class itself is copied.
+struct Ints2 {
+  int x, y;
+};
+struct Vec2T {
+  float x, y;
+  template <typename A, typename B> constexpr Vec2T(A a, B b) : x(static_cast<float>(a)), y(static_cast<float>(b)) {}
+  template <typename V> explicit Vec2T(const V &v) : x(static_cast<float>(v.x)), y(static_cast<float>(v.y) * 2) {}
+};
+class ConstructorTemplates : public Vertex {
+public:
+  Input<Vector<float>> in;
+  Output<Vector<float>> out;
+  void compute() {
+    Vec2T a(int(in[0]), in[1]);
+    Ints2 i{int(in[2]), int(in[3])};
+    Vec2T b(i);
+    Vec2T c(a);
+    Vec2T d = Vec2T(int(in[4]) % 7, 0.5f);
+    out[0] = a.x + a.y;
+    out[1] = b.x - b.y;
+    out[2] = c.x * c.y + d.x + d.y;
+  }
+};

@@ -53,6 +53,81 @@ impl Parser {
         t.is(Tok::Colon) || (t.is(Tok::LBrace) && !self.peek_at(i + 1).is(Tok::RBrace))
     }
 
+    /// A constructor after its class name (at `span`): the parameters,
+    /// the member initialisers and the body, with `tparams` when it is a
+    /// constructor template.
+    fn ctor_rest(&mut self, span: Span, tparams: Option<Vec<TParam>>) -> Result<Ctor> {
+        let params = self.params()?;
+        while self.eat_kw("noexcept") || self.eat_kw("constexpr") {}
+        self.skip_attributes()?;
+        let mut inits = Vec::new();
+        if self.eat(Tok::Colon) {
+            loop {
+                let (name, nspan) = self.ident()?;
+                let args = if self.at(Tok::LBrace) {
+                    match self.init_list()?.kind {
+                        ExprKind::InitList(l) => l,
+                        _ => unreachable!(),
+                    }
+                } else {
+                    self.expect(Tok::LParen, "'(' or '{' after a member name")?;
+                    let mut args = Vec::new();
+                    while !self.eat(Tok::RParen) {
+                        args.push(self.assign_expr()?);
+                        if !self.eat(Tok::Comma) {
+                            self.expect(Tok::RParen, "')'")?;
+                            break;
+                        }
+                    }
+                    args
+                };
+                inits.push((name, nspan, args));
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        let body = if self.eat(Tok::Assign) {
+            if !self.eat_kw("default") {
+                return err(self.span(), "a constructor template may be '= default' only");
+            }
+            self.expect(Tok::Semi, "';'")?;
+            Vec::new()
+        } else {
+            self.block()?
+        };
+        Ok(Ctor { span, tparams, params, inits, body })
+    }
+
+    /// `template <…> C(…)` ahead, a constructor template of `class`:
+    /// parsed whole; `None`, with nothing consumed, when the template
+    /// ahead declares something else.
+    fn ctor_template(&mut self, class: &str) -> Result<Option<Ctor>> {
+        let start = self.pos;
+        self.bump(); // template
+        let tparams = match self.at(Tok::Lt).then(|| self.template_params()) {
+            Some(Ok(t)) => t,
+            // Not a template head here: `template_item` reports it.
+            _ => {
+                self.pos = start;
+                return Ok(None);
+            }
+        };
+        let mut i = 0;
+        while ["constexpr", "inline", "explicit"].iter().any(|k| self.peek_at(i).is_ident(k)) {
+            i += 1;
+        }
+        if !(self.peek_at(i).is_ident(class) && self.peek_at(i + 1).is(Tok::LParen)) {
+            self.pos = start;
+            return Ok(None);
+        }
+        for _ in 0..i {
+            self.bump();
+        }
+        let span = self.bump().span;
+        self.ctor_rest(span, Some(tparams)).map(Some)
+    }
+
     pub(crate) fn skip_parens(&mut self) -> Result<()> {
         self.expect(Tok::LParen, "'('")?;
         let mut level = 1;
@@ -242,6 +317,10 @@ impl Parser {
             return self.anonymous_member(members);
         }
         if self.at_kw("template") {
+            if let Some(k) = self.ctor_template(class)? {
+                members.push(Member::Ctor(k));
+                return Ok(());
+            }
             let it = self.template_item()?;
             members.push(Member::Item(it));
             return Ok(());
@@ -273,38 +352,7 @@ impl Parser {
                 );
             }
             self.bump();
-            let params = self.params()?;
-            while self.eat_kw("noexcept") || self.eat_kw("constexpr") {}
-            self.skip_attributes()?;
-            let mut inits = Vec::new();
-            if self.eat(Tok::Colon) {
-                loop {
-                    let (name, nspan) = self.ident()?;
-                    let args = if self.at(Tok::LBrace) {
-                        match self.init_list()?.kind {
-                            ExprKind::InitList(l) => l,
-                            _ => unreachable!(),
-                        }
-                    } else {
-                        self.expect(Tok::LParen, "'(' or '{' after a member name")?;
-                        let mut args = Vec::new();
-                        while !self.eat(Tok::RParen) {
-                            args.push(self.assign_expr()?);
-                            if !self.eat(Tok::Comma) {
-                                self.expect(Tok::RParen, "')'")?;
-                                break;
-                            }
-                        }
-                        args
-                    };
-                    inits.push((name, nspan, args));
-                    if !self.eat(Tok::Comma) {
-                        break;
-                    }
-                }
-            }
-            let body = self.block()?;
-            members.push(Member::Ctor(Ctor { span, params, inits, body }));
+            members.push(Member::Ctor(self.ctor_rest(span, None)?));
             return Ok(());
         }
         if ctor {

@@ -6,7 +6,7 @@
 use super::*;
 
 impl Parser {
-    fn template_params(&mut self) -> Result<Vec<TParam>> {
+    pub(super) fn template_params(&mut self) -> Result<Vec<TParam>> {
         self.expect(Tok::Lt, "'<'")?;
         let mut ps = Vec::new();
         if self.at(Tok::Gt) {
