@@ -387,6 +387,8 @@ impl Lowerer<'_, '_> {
                             found = match (v, ptr) {
                                 (V::Ptr(ty, _) | V::Local { ty, .. }, true) => Some(ty.clone()),
                                 (V::L(Ty::Ptr(ty), _), true) => Some((**ty).clone()),
+                                // An array decays to a pointer to its first element.
+                                (V::L(Ty::Array(ty, _), _), true) => Some((**ty).clone()),
                                 (v, false) => match v {
                                     V::L(t, _) => Some(t.clone()),
                                     V::Ptr(t, _) => Some(Ty::Ptr(Box::new(t.clone()))),

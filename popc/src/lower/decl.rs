@@ -246,6 +246,44 @@ impl Lowerer<'_, '_> {
         self.run_ctor_as(c, h, args, true, span)
     }
 
+    /// The constructor of `c` that `args` call, and the environment its
+    /// body runs in (a constructor template's parameters deduced). The one
+    /// constructor that takes this many arguments, else the best of them
+    /// by the arguments' types, as a call chooses among overloads.
+    fn pick_ctor<'c>(&mut self, c: &'c Rc<ClassInst>, args: &[V], span: Span) -> Result<(&'c Ctor, Env)> {
+        let env = Env { class: Some(c.clone()), ..c.env.clone() };
+        let name = Path::simple_name(&c.name, span);
+        let ctors: Vec<&Ctor> = c
+            .decl
+            .ast
+            .members
+            .iter()
+            .filter_map(|m| match m {
+                Member::Ctor(k) if super::call::takes(&ctor_signature(c, k), args.len()) => Some(k),
+                _ => None,
+            })
+            .collect();
+        if let [k] = ctors.as_slice() {
+            let env = self.deduce(&ctor_signature(c, k), env, &name, args, span)?;
+            return Ok((k, env));
+        }
+        let cands = ctors
+            .iter()
+            .map(|k| super::call::Callee {
+                f: ctor_signature(c, k),
+                env: env.clone(),
+                this: None,
+                direct: true,
+            })
+            .collect();
+        let Some(chosen) = self.choose(cands, &name, args, span)? else {
+            let what = if ctors.is_empty() { "takes" } else { "takes these" };
+            return err(span, format!("no constructor of '{}' {what} {} argument(s)", c.name, args.len()));
+        };
+        let k = ctors.into_iter().find(|k| k.span == chosen.f.span).expect("a candidate's span");
+        Ok((k, chosen.env))
+    }
+
     /// [`Self::run_ctor`]; `complete` is false for a base subobject.
     fn run_ctor_as(
         &mut self,
@@ -255,20 +293,7 @@ impl Lowerer<'_, '_> {
         complete: bool,
         span: Span,
     ) -> Result<()> {
-        let fits = |k: &Ctor| {
-            let required = k.params.iter().filter(|p| p.default.is_none()).count();
-            (required..=k.params.len()).contains(&args.len())
-        };
-        let mut ctors = c.decl.ast.members.iter().filter_map(|m| match m {
-            Member::Ctor(k) if fits(k) => Some(k),
-            _ => None,
-        });
-        let (Some(k), None) = (ctors.next(), ctors.next()) else {
-            return err(
-                span,
-                format!("no single constructor of '{}' takes {} argument(s)", c.name, args.len()),
-            );
-        };
+        let (k, env) = self.pick_ctor(c, &args, span)?;
         let ty = Ty::Class(c.clone());
         self.zero(h, ty.size());
         self.stamp_as(&ty, h, complete, span)?;
@@ -333,21 +358,7 @@ impl Lowerer<'_, '_> {
         }
         self.obj_refs.insert(h, Rc::new(refs));
         body.extend(k.body.iter().cloned());
-        let f = Function {
-            span: k.span,
-            name: c.name.clone(),
-            tparams: k.tparams.clone(),
-            ret: TypeName { span: k.span, kind: TypeKind::Void, is_const: false },
-            params: k.params.clone(),
-            body: Some(body.into()),
-            is_constexpr: false,
-            is_static: false,
-            is_friend: false,
-            quals: FnQuals::default(),
-        };
-        let env = Env { class: Some(c.clone()), ..c.env.clone() };
-        // A constructor template's parameters, from the arguments.
-        let env = self.deduce(&f, env, &Path::simple_name(&c.name, span), &args, span)?;
+        let f = Function { body: Some(body.into()), ..ctor_signature(c, k) };
         self.next_this = Some(V::L(ty, Place::Host(h)));
         self.inline(&f, env, args, span)?;
         Ok(())
@@ -541,3 +552,20 @@ impl Lowerer<'_, '_> {
 
 /// The name of the call a constructor's base initialiser becomes.
 pub(crate) const BASE_CTOR: &str = "<base constructor>";
+
+/// Constructor `k` of `c` as a function without a body: what overload
+/// resolution and deduction look at, and the frame its body is inlined in.
+fn ctor_signature(c: &ClassInst, k: &Ctor) -> Function {
+    Function {
+        span: k.span,
+        name: c.name.clone(),
+        tparams: k.tparams.clone(),
+        ret: TypeName { span: k.span, kind: TypeKind::Void, is_const: false },
+        params: k.params.clone(),
+        body: None,
+        is_constexpr: false,
+        is_static: false,
+        is_friend: false,
+        quals: FnQuals::default(),
+    }
+}

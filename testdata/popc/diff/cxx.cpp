@@ -344,3 +344,36 @@ public:
     out[2] = c.x * c.y + d.x + d.y;
   }
 };
+// Constructors overloaded on their parameters' types, chosen as a call
+// chooses among overloads (GLM's vectors have one per kind of argument);
+// a local array given for a template's `const T *` decays, in a
+// constructor as in a function.
+template <typename T> float firstPlusLast(const T *p, int n) { return static_cast<float>(p[0] + p[n - 1]); }
+struct Both {
+  float x, y;
+  Both(float s) : x(s), y(-s) {}
+  Both(const Ints2 &i) : x(static_cast<float>(i.x)), y(static_cast<float>(i.y)) {}
+  Both(float a, float b) : x(a), y(b) {}
+  Both(Ints2 a, float k) : x(static_cast<float>(a.x) * k), y(static_cast<float>(a.y) + k) {}
+  template <typename T> Both(const T *p, int n) : x(static_cast<float>(p[0])), y(static_cast<float>(p[n - 1])) {}
+};
+class OverloadedConstructors : public Vertex {
+public:
+  Input<Vector<float>> in;
+  Output<Vector<float>> out;
+  void compute() {
+    Ints2 i{int(in[0]), int(in[1])};
+    float local[3] = {in[2], in[3], in[4]};
+    Both a(in[5]);
+    Both b(i);
+    Both c(in[6], in[7]);
+    Both d(i, in[8]);
+    Both e(local, 3);
+    out[0] = a.x + a.y * 2;
+    out[1] = b.x - b.y;
+    out[2] = c.x * c.y;
+    out[3] = d.x + d.y;
+    out[4] = e.x - e.y;
+    out[5] = firstPlusLast(local, 3);
+  }
+};
