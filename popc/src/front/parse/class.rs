@@ -93,6 +93,12 @@ impl Parser {
             }
             self.expect(Tok::Semi, "';'")?;
             Vec::new()
+        } else if self.at(Tok::Semi) && tparams.is_some() {
+            return err(
+                span,
+                "a constructor template declared in its class and defined outside it is not supported in \
+                 codelets: define it in the class",
+            );
         } else {
             self.block()?
         };
