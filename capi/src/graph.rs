@@ -22,7 +22,7 @@ use vocab::{ElemType, Value};
 use crate::program::Program;
 use crate::status::{guard, ApiError, Result, Status};
 use crate::target::{elem_type, encode_values, host_value, host_values, TargetDesc};
-use crate::tensor::{tensors, Tensor};
+use crate::tensor::{tensors, Run, Tensor};
 use crate::{free, handle, put, put_box, put_string, sizes_out, slice, text};
 
 mod abi;
@@ -345,6 +345,10 @@ impl Graph {
         self.core()?.connect(v, name, ts, list)
     }
 
+    pub fn connect_tensor(&self, v: u32, name: &str, t: Tensor) -> Result<()> {
+        self.core()?.connect_tensor(v, name, t)
+    }
+
     pub fn connect_value(&self, vertex: u32, name: &str, v: Value) -> Result<()> {
         self.core()?.connect_value(vertex, name, v)
     }
@@ -635,6 +639,23 @@ impl Core {
         };
         self.builder.set_field(VertexId(v), name, value)?;
         Ok(())
+    }
+
+    /// [`Core::connect`] of one tensor, taken: a view of rank 1 connected
+    /// to a vector field (what a loop of `connect(v["in"], t.slice(a, b))`
+    /// does) is stored as it is, where `connect` stores a copy; any other
+    /// connection is `connect`'s, errors included.
+    pub fn connect_tensor(&mut self, v: u32, name: &str, t: Tensor) -> Result<()> {
+        if t.view.rank() == 1 && list_entry(name).is_none() {
+            let f = self.field(v, name)?;
+            if f.direction.is_some() && f.elem == t.elem && matches!(f.kind, gp::FieldKind::Vector(_)) {
+                // What `connect` stores: the view flattened, which a view
+                // of rank 1 already is.
+                self.builder.set_field(VertexId(v), name, FieldValue::Edge(t.view))?;
+                return Ok(());
+            }
+        }
+        self.connect(v, name, &[&t], false)
     }
 
     /// `v["field"][i]`: entry `i` of a vector-list field whose size

@@ -126,7 +126,7 @@ pub extern "C" fn prs_last_error() -> *const c_char {
 
 #[no_mangle]
 pub extern "C" fn prs_abi_version() -> u32 {
-    2
+    3
 }
 
 #[no_mangle]
