@@ -703,7 +703,7 @@ impl Core {
         }
         let mut entries = match self.builder.graph().vertices[VertexId(v)].field(name).map(|f| &f.value) {
             Some(FieldValue::EdgeList(l)) if l.len() == size => l.clone(),
-            _ => vec![ir::View { shape: vec![0], pieces: Vec::new() }; size],
+            _ => vec![ir::View { shape: vec![0], pieces: Default::default() }; size],
         };
         entries[index] = t.view.flatten();
         self.builder.set_interned_field(VertexId(v), f.name, FieldValue::EdgeList(entries))?;

@@ -4,7 +4,7 @@
 
 use std::ffi::c_char;
 
-use ir::view::{Piece, Subscript, View};
+use ir::view::{Subscript, View};
 use ir::TensorId;
 use vocab::ElemType;
 
@@ -47,9 +47,7 @@ impl Run {
                 format!("invalid run: {} elements from element {}", self.len, self.offset),
             ));
         }
-        let dims = if self.len == 1 { Vec::new() } else { vec![(self.len, 1)] };
-        let piece = Piece { tensor: TensorId(self.tensor), offset: self.offset, dims };
-        Ok(Tensor { view: View { shape: vec![self.len], pieces: vec![piece] }, elem })
+        Ok(Tensor { view: View::run(TensorId(self.tensor), self.offset, self.len), elem })
     }
 }
 
