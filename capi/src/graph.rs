@@ -22,7 +22,7 @@ use vocab::{ElemType, Value};
 use crate::program::Program;
 use crate::status::{guard, ApiError, Result, Status};
 use crate::target::{elem_type, encode_values, host_value, host_values, TargetDesc};
-use crate::tensor::{tensors, Tensor};
+use crate::tensor::{tensors, Run, Tensor};
 use crate::{free, handle, put, put_box, put_string, sizes_out, slice, text};
 
 mod abi;
@@ -65,22 +65,24 @@ pub struct Core {
     /// made before the last time is the parent of the replicas.
     generation: u32,
     /// Vertex type names as `addVertex` was given them, each with its
-    /// canonical spelling and its number of fields once the codelets were
-    /// found to define it: a loop adding vertices of one type parses and
-    /// looks up the name once.
+    /// canonical spelling (the builder's interned name) and its number of
+    /// fields once the codelets were found to define it: a loop adding
+    /// vertices of one type parses, looks up and interns the name once.
     vertex_names: HashMap<Box<str>, (ir::Name, usize)>,
     /// The entry of `vertex_names` the last `addVertex` used: a loop adding
     /// vertices of one type does not hash its name each time.
     last_vertex_name: Option<(Box<str>, (ir::Name, usize))>,
     /// The fields of the vertex type `connect` and `setInitialValue` last
     /// looked at, by name: a loop over vertices of one type finds a field
-    /// without searching the codelets.
-    last_fields: Option<(ir::Name, Vec<(String, FieldInfo)>)>,
+    /// without searching the codelets or interning its name.
+    last_fields: Option<(ir::Name, Vec<FieldInfo>)>,
 }
 
-/// What `connect` checks of a vertex type's field.
-#[derive(Clone, Copy)]
+/// What `connect` checks of a vertex type's field, and its name as the
+/// builder interned it.
+#[derive(Clone)]
 struct FieldInfo {
+    name: ir::Name,
     /// `None` for a plain member.
     direction: Option<gp::Direction>,
     elem: ElemType,
@@ -345,6 +347,10 @@ impl Graph {
         self.core()?.connect(v, name, ts, list)
     }
 
+    pub fn connect_tensor(&self, v: u32, name: &str, t: Tensor) -> Result<()> {
+        self.core()?.connect_tensor(v, name, t)
+    }
+
     pub fn connect_value(&self, vertex: u32, name: &str, v: Value) -> Result<()> {
         self.core()?.connect_value(vertex, name, v)
     }
@@ -541,17 +547,25 @@ impl Core {
             .ok_or_else(|| ApiError::new(Status::Internal, "vertex type vanished"))
     }
 
-    /// The fields of vertex type `vtype`, kept for the next call.
-    fn fields_of(&mut self, vtype: &ir::Name) -> Result<&[(String, FieldInfo)]> {
-        let known = matches!(&self.last_fields, Some((t, _)) if Arc::ptr_eq(t, vtype));
-        if !known {
-            let fields =
-                self.vertex_type(vtype)?.fields.iter().map(|f| {
-                    (f.name.clone(), FieldInfo { direction: f.direction, elem: f.elem, kind: f.kind })
-                });
-            self.last_fields = Some((vtype.clone(), fields.collect()));
-        }
-        Ok(self.last_fields.as_ref().map_or(&[], |(_, fields)| fields.as_slice()))
+    /// Keeps the fields of vertex type `vtype` for the next call.
+    fn load_fields(&mut self, vtype: &ir::Name) -> Result<()> {
+        let fields: Vec<(String, Option<gp::Direction>, ElemType, gp::FieldKind)> = self
+            .vertex_type(vtype)?
+            .fields
+            .iter()
+            .map(|f| (f.name.clone(), f.direction, f.elem, f.kind))
+            .collect();
+        let fields = fields
+            .into_iter()
+            .map(|(name, direction, elem, kind)| FieldInfo {
+                name: self.builder.intern(&name),
+                direction,
+                elem,
+                kind,
+            })
+            .collect();
+        self.last_fields = Some((vtype.clone(), fields));
+        Ok(())
     }
 
     fn field(&mut self, v: u32, field: &str) -> Result<FieldInfo> {
@@ -561,12 +575,17 @@ impl Core {
             .vertices
             .get(VertexId(v))
             .ok_or_else(|| ApiError::new(Status::IndexError, format!("vertex {v} does not exist")))?;
-        let vtype = vertex.vtype.clone();
-        let fields = self.fields_of(&vtype)?;
-        match fields.iter().find(|f| f.0 == field) {
-            Some(f) => Ok(f.1),
+        if !matches!(&self.last_fields, Some((t, _)) if Arc::ptr_eq(t, &vertex.vtype)) {
+            let vtype = vertex.vtype.clone();
+            self.load_fields(&vtype)?;
+        }
+        let Some((vtype, fields)) = &self.last_fields else {
+            return Err(ApiError::new(Status::Internal, "vertex fields vanished"));
+        };
+        match fields.iter().find(|f| *f.name == *field) {
+            Some(f) => Ok(f.clone()),
             None => {
-                let names = || fields.iter().map(|f| f.0.as_str());
+                let names = || fields.iter().map(|f| &*f.name);
                 let hint = spelling::did_you_mean(field, names())
                     .map(|s| format!("; did you mean '{s}'?"))
                     .unwrap_or_default();
@@ -633,8 +652,25 @@ impl Core {
                 return Err(field_err(format!("{} cannot take a tensor", what())))
             }
         };
-        self.builder.set_field(VertexId(v), name, value)?;
+        self.builder.set_interned_field(VertexId(v), f.name, value)?;
         Ok(())
+    }
+
+    /// [`Core::connect`] of one tensor, taken: a view of rank 1 connected
+    /// to a vector field (what a loop of `connect(v["in"], t.slice(a, b))`
+    /// does) is stored as it is, where `connect` stores a copy; any other
+    /// connection is `connect`'s, errors included.
+    pub fn connect_tensor(&mut self, v: u32, name: &str, t: Tensor) -> Result<()> {
+        if t.view.rank() == 1 && list_entry(name).is_none() {
+            let f = self.field(v, name)?;
+            if f.direction.is_some() && f.elem == t.elem && matches!(f.kind, gp::FieldKind::Vector(_)) {
+                // What `connect` stores: the view flattened, which a view
+                // of rank 1 already is.
+                self.builder.set_interned_field(VertexId(v), f.name, FieldValue::Edge(t.view))?;
+                return Ok(());
+            }
+        }
+        self.connect(v, name, &[&t], false)
     }
 
     /// `v["field"][i]`: entry `i` of a vector-list field whose size
@@ -667,10 +703,10 @@ impl Core {
         }
         let mut entries = match self.builder.graph().vertices[VertexId(v)].field(name).map(|f| &f.value) {
             Some(FieldValue::EdgeList(l)) if l.len() == size => l.clone(),
-            _ => vec![ir::View { shape: vec![0], pieces: Vec::new() }; size],
+            _ => vec![ir::View { shape: vec![0], pieces: Default::default() }; size],
         };
         entries[index] = t.view.flatten();
-        self.builder.set_field(VertexId(v), name, FieldValue::EdgeList(entries))?;
+        self.builder.set_interned_field(VertexId(v), f.name, FieldValue::EdgeList(entries))?;
         Ok(())
     }
 
@@ -743,7 +779,7 @@ impl Core {
                 known
             }
         };
-        Ok(self.builder.add_vertex(ComputeSetId(cs), &canonical, fields)?.0)
+        Ok(self.builder.add_interned_vertex(ComputeSetId(cs), canonical, fields)?.0)
     }
 
     /// The canonical spelling of vertex type `vertex_type` and its number
@@ -752,9 +788,10 @@ impl Core {
         if let Some(known) = self.vertex_names.get(vertex_type) {
             return Ok(known.clone());
         }
-        let canonical: ir::Name = vocab::VertexName::parse(vertex_type)
-            .map_or_else(|_| vertex_type.into(), |n| n.to_string().into());
+        let canonical =
+            vocab::VertexName::parse(vertex_type).map_or_else(|_| vertex_type.into(), |n| n.to_string());
         let fields = self.vertex_type(&canonical)?.fields.len();
+        let canonical = self.builder.intern(&canonical);
         self.vertex_names.insert(vertex_type.into(), (canonical.clone(), fields));
         Ok((canonical, fields))
     }
@@ -763,7 +800,7 @@ impl Core {
     pub fn connect_value(&mut self, vertex: u32, name: &str, v: Value) -> Result<()> {
         let f = self.field(vertex, name)?;
         if f.direction.is_none() {
-            self.builder.set_field(VertexId(vertex), name, FieldValue::Literal(literal(v)))?;
+            self.builder.set_interned_field(VertexId(vertex), f.name, FieldValue::Literal(literal(v)))?;
             return Ok(());
         }
         // An edge given a value reads an implicit constant on the vertex's tile.
@@ -849,6 +886,10 @@ impl Core {
 
 /// `name[i]` as (name, i).
 fn list_entry(field: &str) -> Option<(&str, usize)> {
+    // A plain name, nearly always: one byte read.
+    if !field.ends_with(']') {
+        return None;
+    }
     let (name, rest) = field.split_once('[')?;
     let index = rest.strip_suffix(']')?.parse().ok()?;
     Some((name, index))

@@ -5,6 +5,7 @@
 use std::ffi::c_char;
 
 use ir::view::{Subscript, View};
+use ir::TensorId;
 use vocab::ElemType;
 
 use crate::status::{guard, ApiError, Result, Status};
@@ -16,6 +17,38 @@ use crate::{free, handle, put, put_box, put_string, slice};
 pub struct Tensor {
     pub view: View,
     pub elem: ElemType,
+}
+
+/// A view that is one contiguous run of one tensor's elements, of rank 1
+/// (`prs_run`): elements `offset .. offset + len` of tensor `tensor`, `len`
+/// at least 1. The C++ `Tensor` holds its commonest slice (a vertex's
+/// slice of a one-dimensional tensor) as one, so that slicing and
+/// connecting in a loop makes no handle; it stands for the handle
+/// [`Run::tensor`] makes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Run {
+    pub tensor: u32,
+    /// The element type as `enum prs_type`.
+    pub ty: i32,
+    pub offset: u64,
+    pub len: u64,
+}
+
+impl Run {
+    /// The tensor the run stands for: the view [`View::index`] gives for
+    /// such a slice (one piece, of one dimension unless one element).
+    pub fn tensor(&self) -> Result<Tensor> {
+        let elem = crate::target::elem_type(self.ty, false)?;
+        let end = self.offset.checked_add(self.len).filter(|&e| e <= ir::view::MAX_ELEMENTS);
+        if self.len == 0 || end.is_none() {
+            return Err(ApiError::new(
+                Status::PoplarError,
+                format!("invalid run: {} elements from element {}", self.len, self.offset),
+            ));
+        }
+        Ok(Tensor { view: View::run(TensorId(self.tensor), self.offset, self.len), elem })
+    }
 }
 
 fn index_error(message: impl Into<String>) -> ApiError {
@@ -59,6 +92,19 @@ impl Tensor {
         let mut subs = vec![Subscript::Slice { start: None, end: None, step: None }; d + 1];
         subs[d] = cut;
         self.index(&subs)
+    }
+
+    /// [`Tensor::slice`] as a [`Run`] when the slice is one: a non-empty
+    /// slice of a view of rank 1 that is one run itself. `None` otherwise
+    /// (then [`Tensor::slice`] gives the view, or the error).
+    pub fn slice_run(&self, begin: usize, end: usize, dim: u32) -> Option<Run> {
+        let [size] = self.view.shape[..] else { return None };
+        if dim != 0 || begin >= end || end as u64 > size || self.elem == ElemType::Double {
+            return None;
+        }
+        let (tensor, start, _) = self.view.is_contiguous_single_tensor()?;
+        let (begin, end) = (begin as u64, end as u64);
+        Some(Run { tensor: tensor.0, ty: type_code(self.elem), offset: start + begin, len: end - begin })
     }
 
     /// `dimShuffle(perm)`.
@@ -208,6 +254,32 @@ pub extern "C" fn prs_tensor_slice(
     out: *mut *mut Tensor,
 ) -> i32 {
     derive(t, out, |t| t.slice(begin, end, dim))
+}
+
+#[no_mangle]
+pub extern "C" fn prs_tensor_slice_run(
+    t: *const Tensor,
+    begin: usize,
+    end: usize,
+    dim: u32,
+    run: *mut Run,
+    out: *mut *mut Tensor,
+) -> i32 {
+    guard(|| {
+        let t = handle(t, "tensor")?;
+        match t.slice_run(begin, end, dim) {
+            Some(r) => {
+                put(out, std::ptr::null_mut())?;
+                put(run, r)
+            }
+            None => put_box(out, t.slice(begin, end, dim)?),
+        }
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn prs_tensor_from_run(run: *const Run, out: *mut *mut Tensor) -> i32 {
+    guard(|| put_box(out, handle(run, "run")?.tensor()?))
 }
 
 #[no_mangle]

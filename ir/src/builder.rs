@@ -131,7 +131,8 @@ impl GraphTiles {
                 format!("tile {t} is out of range: {} has {n} tiles (0 to {})", self.what(), n - 1),
             ));
         }
-        Ok(self.tiles.nth(t))
+        // The whole target's tiles are numbered as the handle's.
+        Ok(if self.whole { t } else { self.tiles.nth(t) })
     }
 
     /// The handle's number for the target's tile `t`, when it sees it.
@@ -451,14 +452,27 @@ impl Builder {
         id
     }
 
+    /// The builder's shared [`Name`] spelled `s`: a caller that repeats a
+    /// vertex type or field name (a loop adding vertices) interns it once
+    /// and passes it to [`Builder::add_interned_vertex`] and
+    /// [`Builder::set_interned_field`].
+    pub fn intern(&mut self, s: &str) -> Name {
+        self.names.intern(s)
+    }
+
     /// A vertex of type `vtype` (Poplar's spelling) in `cs`, not yet
     /// mapped, with room for `fields` fields (its type's count: a vertex's
     /// fields are most of a large graph's memory).
     pub fn add_vertex(&mut self, cs: ComputeSetId, vtype: &str, fields: usize) -> R<VertexId> {
+        let vtype = self.names.intern(vtype);
+        self.add_interned_vertex(cs, vtype, fields)
+    }
+
+    /// [`Builder::add_vertex`] of a type name [`Builder::intern`] gave.
+    pub fn add_interned_vertex(&mut self, cs: ComputeSetId, vtype: Name, fields: usize) -> R<VertexId> {
         if cs.0 as usize >= self.graph.compute_sets.len() {
             return Err(Builder::index_err(format!("compute set {} does not exist", cs.0)));
         }
-        let vtype = self.names.intern(vtype);
         let span = match &self.last_vertex {
             Some((t, c, span)) if Arc::ptr_eq(t, &vtype) && *c == cs => *span,
             _ => {
@@ -500,6 +514,16 @@ impl Builder {
                 let name = self.names.intern(name);
                 self.graph.vertices[v].fields.push(Field { name, value });
             }
+        }
+        Ok(())
+    }
+
+    /// [`Builder::set_field`] of a field name [`Builder::intern`] gave.
+    pub fn set_interned_field(&mut self, v: VertexId, name: Name, value: FieldValue) -> R<()> {
+        let vertex = self.vertex_mut(v)?;
+        match vertex.fields.iter_mut().find(|f| f.name == name) {
+            Some(f) => f.value = value,
+            None => vertex.fields.push(Field { name, value }),
         }
         Ok(())
     }

@@ -288,6 +288,20 @@ pub extern "C" fn prs_graph_connect(
 }
 
 #[no_mangle]
+pub extern "C" fn prs_graph_connect_run(
+    g: *mut Graph,
+    vertex: u32,
+    field: *const c_char,
+    run: *const Run,
+) -> i32 {
+    guard(|| {
+        let g = handle(g, "graph")?;
+        let field = text(field, "field")?;
+        g.connect_tensor(vertex, field, handle(run, "run")?.tensor()?)
+    })
+}
+
+#[no_mangle]
 pub extern "C" fn prs_graph_connect_list(
     g: *mut Graph,
     vertex: u32,

@@ -23,8 +23,12 @@ type Runs = Vec<(ir::TensorId, u64, u64)>;
 /// A view of element runs `(tensor, start, len)` of one tensor list, rank 1.
 fn runs_view(runs: &[(ir::TensorId, u64, u64)]) -> View {
     let total = runs.iter().map(|r| r.2).sum();
-    let pieces = runs.iter().map(|&(t, s, n)| Piece { tensor: t, offset: s, dims: vec![(n, 1)] }).collect();
-    View::from_pieces(vec![total], pieces).unwrap_or_else(|_| View { shape: vec![0], pieces: Vec::new() })
+    let pieces = runs
+        .iter()
+        .map(|&(t, s, n)| Piece { tensor: t, offset: s, dims: std::iter::once((n, 1)).collect() })
+        .collect();
+    View::from_pieces(vec![total], pieces)
+        .unwrap_or_else(|_| View { shape: vec![0], pieces: Default::default() })
 }
 
 /// Elements a worker's share of one row part should have at least.

@@ -332,6 +332,10 @@ public:
   }
 
   void connect(FieldRef field, const Tensor &tensor) {
+    if (const prs_run *run = tensor.run()) {
+      detail::check(prs_graph_connect_run(handle(), field.getVertex().getId(), field.name().c_str(), run));
+      return;
+    }
     detail::check(prs_graph_connect(handle(), field.getVertex().getId(), field.name().c_str(), tensor.handle()));
   }
 

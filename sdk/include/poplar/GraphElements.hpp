@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 
 namespace poplar {
 
@@ -68,7 +69,7 @@ private:
 class FieldRef {
 public:
   FieldRef() {}
-  FieldRef(const VertexRef &vertex, const std::string &name) : vertex_(vertex), name_(name) {}
+  FieldRef(const VertexRef &vertex, std::string name) : vertex_(vertex), name_(std::move(name)) {}
 
   /// Element `index` of a vector-list field (`Vector<Input<...>>`): the
   /// library receives the name as "field[index]".

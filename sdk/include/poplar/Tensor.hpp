@@ -6,6 +6,13 @@
 // broadcast...). The shape arithmetic of the composite views (flatten of a
 // range, expand, squeeze, dimRoll, upsample) is done here on top of the
 // library's primitive views.
+//
+// The commonest view, a vertex's slice of a one-dimensional tensor, is one
+// contiguous run of one tensor's elements: such a Tensor holds the run
+// (`prs_run`, plain data) instead of a handle, so a loop that slices and
+// connects makes and frees no handle. Slicing a run, its queries and
+// `Graph::connect` read the run; any other operation makes its handle the
+// first time it needs one (once, also under concurrent const use).
 #ifndef PRS_POPLAR_TENSOR_HPP
 #define PRS_POPLAR_TENSOR_HPP
 
@@ -15,6 +22,7 @@
 #include <poplar/capi.h>
 #include <poplar/exceptions.hpp>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -29,38 +37,58 @@ enum class UpsampleMethod { REPEAT };
 class Tensor {
 public:
   /// An invalid tensor (valid() is false), to be assigned.
-  Tensor() : tensor_(nullptr) {}
+  Tensor() : tensor_(nullptr), run_(noRun()) {}
   /// Takes ownership of a C ABI tensor (for the project's headers).
-  explicit Tensor(prs_tensor *owned) : tensor_(owned) {}
+  explicit Tensor(prs_tensor *owned) : tensor_(owned), run_(noRun()) {}
+  /// A run of a tensor's elements (`run.len` at least 1), held without a
+  /// handle (for the project's headers).
+  explicit Tensor(const prs_run &run) : tensor_(nullptr), run_(run) {}
 
-  Tensor(const Tensor &other) : tensor_(nullptr) {
-    if (other.tensor_ != nullptr)
-      detail::check(prs_tensor_clone(other.tensor_, &tensor_));
+  /// A run is copied as it is; a handle is cloned.
+  Tensor(const Tensor &other) : tensor_(nullptr), run_(other.run_) {
+    prs_tensor *t = other.tensor_.load(std::memory_order_acquire);
+    if (run_.len == 0 && t != nullptr) {
+      prs_tensor *copy = nullptr;
+      detail::check(prs_tensor_clone(t, &copy));
+      tensor_.store(copy, std::memory_order_relaxed);
+    }
   }
-  Tensor(Tensor &&other) noexcept : tensor_(other.tensor_) { other.tensor_ = nullptr; }
+  Tensor(Tensor &&other) noexcept
+      : tensor_(other.tensor_.exchange(nullptr, std::memory_order_acq_rel)), run_(other.run_) {
+    other.run_ = noRun();
+  }
   Tensor &operator=(const Tensor &other) {
     Tensor copy(other);
-    std::swap(tensor_, copy.tensor_);
+    swap(copy);
     return *this;
   }
   Tensor &operator=(Tensor &&other) noexcept {
-    std::swap(tensor_, other.tensor_);
+    swap(other);
     return *this;
   }
   ~Tensor() {
-    if (tensor_ != nullptr)
-      prs_tensor_free(tensor_);
+    prs_tensor *t = tensor_.load(std::memory_order_acquire);
+    if (t != nullptr)
+      prs_tensor_free(t);
   }
 
-  bool valid() const { return tensor_ != nullptr; }
+  bool valid() const { return run_.len != 0 || tensor_.load(std::memory_order_acquire) != nullptr; }
 
   // ---- queries ---------------------------------------------------------
 
-  Type elementType() const { return Type(static_cast<prs_type>(prs_tensor_type(handle()))); }
-  unsigned rank() const { return static_cast<unsigned>(prs_tensor_rank(handle())); }
-  std::size_t numElements() const { return prs_tensor_num_elements(handle()); }
+  Type elementType() const {
+    if (run_.len != 0)
+      return Type(static_cast<prs_type>(run_.type));
+    return Type(static_cast<prs_type>(prs_tensor_type(handle())));
+  }
+  unsigned rank() const { return run_.len != 0 ? 1 : static_cast<unsigned>(prs_tensor_rank(handle())); }
+  std::size_t numElements() const {
+    return run_.len != 0 ? static_cast<std::size_t>(run_.len) : prs_tensor_num_elements(handle());
+  }
 
   std::vector<std::size_t> shape() const {
+    if (run_.len != 0)
+      return std::vector<std::size_t>(1, static_cast<std::size_t>(run_.len));
     std::vector<std::size_t> dims(rank());
     prs_tensor_shape(handle(), dims.data(), dims.size());
     return dims;
@@ -106,9 +134,18 @@ public:
   }
 
   Tensor slice(std::size_t begin, std::size_t end, unsigned dimension = 0) const {
+    // A run's non-empty slice is a run; anything else (an empty slice, an
+    // error) is the library's.
+    if (run_.len != 0 && dimension == 0 && begin < end && end <= run_.len) {
+      prs_run out = run_;
+      out.offset += begin;
+      out.len = end - begin;
+      return Tensor(out);
+    }
+    prs_run run = noRun();
     prs_tensor *out = nullptr;
-    detail::check(prs_tensor_slice(handle(), begin, end, dimension, &out));
-    return Tensor(out);
+    detail::check(prs_tensor_slice_run(handle(), begin, end, dimension, &run, &out));
+    return out != nullptr ? Tensor(out) : Tensor(run);
   }
 
   Tensor slice(const Interval &region, unsigned dimension = 0) const {
@@ -300,16 +337,55 @@ public:
     return repeated.flatten(dimension, dimension + 2);
   }
 
-  /// The C ABI tensor (for the project's headers); throws for an invalid
-  /// tensor.
+  /// The C ABI tensor (for the project's headers), made from the run the
+  /// first time it is asked for; throws for an invalid tensor.
   const prs_tensor *handle() const {
-    if (tensor_ == nullptr)
+    prs_tensor *t = tensor_.load(std::memory_order_acquire);
+    if (t != nullptr)
+      return t;
+    if (run_.len == 0)
       throw poplar_error("operation on an invalid Tensor (default-constructed or moved from)");
-    return tensor_;
+    return makeHandle();
   }
 
+  /// The run the tensor is, or null when it is a handle's view (for the
+  /// project's headers: calls that take a run spare the handle).
+  const prs_run *run() const { return run_.len != 0 ? &run_ : nullptr; }
+
 private:
-  prs_tensor *tensor_;
+  static prs_run noRun() {
+    prs_run r;
+    r.tensor = 0;
+    r.type = 0;
+    r.offset = 0;
+    r.len = 0;
+    return r;
+  }
+
+  void swap(Tensor &other) noexcept {
+    prs_tensor *mine = tensor_.load(std::memory_order_relaxed);
+    tensor_.store(other.tensor_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    other.tensor_.store(mine, std::memory_order_relaxed);
+    std::swap(run_, other.run_);
+  }
+
+  /// The run's handle, kept; a thread that loses the race to make it
+  /// frees its own.
+  const prs_tensor *makeHandle() const {
+    prs_tensor *made = nullptr;
+    detail::check(prs_tensor_from_run(&run_, &made));
+    prs_tensor *expected = nullptr;
+    if (tensor_.compare_exchange_strong(expected, made, std::memory_order_acq_rel)) {
+      return made;
+    }
+    prs_tensor_free(made);
+    return expected;
+  }
+
+  /// The handle: owned; for a run, made when first needed.
+  mutable std::atomic<prs_tensor *> tensor_;
+  /// The run (`len` 0: none, the tensor is its handle or invalid).
+  prs_run run_;
 };
 
 /// Whether two tensors are the same view (both invalid counts as equal).

@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define PRS_ABI_VERSION 2
+#define PRS_ABI_VERSION 3
 
 /* Status codes: 0 is success, the others name the Poplar exception class
  * the C++ side throws (poplar/exceptions.hpp). */
@@ -91,6 +91,19 @@ typedef struct prs_target_desc {
 
 typedef struct prs_graph prs_graph;
 typedef struct prs_tensor prs_tensor;
+
+/* A view that is one contiguous run of one tensor's elements, of rank 1:
+ * elements offset .. offset + len - 1 (len >= 1) of the graph's tensor
+ * number `tensor`, of element type `type` (enum prs_type). Plain data,
+ * nothing to free: the C++ Tensor holds its commonest slice as a run
+ * rather than a handle. A run stands for the handle prs_tensor_from_run
+ * makes of it, and is valid where that handle would be. */
+typedef struct prs_run {
+  uint32_t tensor;
+  int32_t type;
+  uint64_t offset;
+  uint64_t len;
+} prs_run;
 typedef struct prs_program prs_program;
 typedef struct prs_engine prs_engine;
 typedef struct prs_executable prs_executable;
@@ -182,6 +195,8 @@ int prs_graph_add_vertex(prs_graph *g, uint32_t cs, const char *vertex_type, uin
 /* `field` is a field's name, or "name[i]" for entry i of a vector-list field
  * (FieldRef::operator[] in C++), here and in the other field calls. */
 int prs_graph_connect(prs_graph *g, uint32_t vertex, const char *field, const prs_tensor *t);
+/* prs_graph_connect of a run's view, without its handle. */
+int prs_graph_connect_run(prs_graph *g, uint32_t vertex, const char *field, const prs_run *run);
 int prs_graph_connect_list(prs_graph *g, uint32_t vertex, const char *field, const prs_tensor *const *ts,
                            size_t n);
 /* connect(field, value) on an edge (an implicit constant) or
@@ -218,6 +233,12 @@ size_t prs_tensor_shape(const prs_tensor *t, size_t *dims, size_t cap);
 size_t prs_tensor_num_elements(const prs_tensor *t);
 int prs_tensor_index(const prs_tensor *t, size_t i, prs_tensor **out);
 int prs_tensor_slice(const prs_tensor *t, size_t begin, size_t end, uint32_t dim, prs_tensor **out);
+/* prs_tensor_slice, giving the slice as a run in `*run` (and `*out` NULL)
+ * when it is one, else as a handle in `*out`. */
+int prs_tensor_slice_run(const prs_tensor *t, size_t begin, size_t end, uint32_t dim, prs_run *run,
+                         prs_tensor **out);
+/* The handle of a run's view. */
+int prs_tensor_from_run(const prs_run *run, prs_tensor **out);
 int prs_tensor_slice_multi(const prs_tensor *t, const size_t *begin, const size_t *end, size_t n,
                            prs_tensor **out);
 int prs_tensor_reshape(const prs_tensor *t, const size_t *shape, size_t rank, prs_tensor **out);
