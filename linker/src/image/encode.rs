@@ -12,7 +12,7 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{CodeReloc, ComputeSet, Exchange, Image, Target, VertexCode};
+use super::{CodeReloc, ComputeSet, Exchange, Image, Target, TileImage, VertexCode};
 use crate::container::encode_into;
 
 /// Transfers encoded as one piece, and per round of pieces.
@@ -51,6 +51,7 @@ pub(super) fn encode(image: &Image, out: &mut Vec<u8>) {
         replica_index,
         isa: _,
     } = image;
+    out.reserve(bound(tiles, compute_sets, copies));
     encode_into(out, &Head { target, code, relocs, vertex_types });
     sequence(out, tiles, 1, TILES_PER_ROUND);
     encode_into(out, &compute_sets.len());
@@ -62,6 +63,37 @@ pub(super) fn encode(image: &Image, out: &mut Vec<u8>) {
         exchange(out, x);
     }
     encode_into(out, &(programs, functions, handles, streams, remote_buffers, replica_index));
+}
+
+/// The most bytes a `u32`, `u64` (or a length) and a transfer or vertex
+/// instance take as bincode varints.
+const MAX_U32: usize = 5;
+const MAX_U64: usize = 9;
+const MAX_TRANSFER: usize = 5 * MAX_U32;
+const MAX_VERTEX: usize = 3 * MAX_U32 + 1 + MAX_U64;
+
+/// At most how many bytes the tiles, compute sets and copies take (every
+/// varint at its longest; the image's other fields left out), reserved before
+/// encoding so that the output is not copied to grow: half a gigabyte at
+/// ten million vertices, whose every doubling would touch fresh memory.
+/// Room never written is never touched.
+fn bound(tiles: &[TileImage], compute_sets: &[ComputeSet], copies: &[Exchange]) -> usize {
+    let exchange = |x: &Exchange| MAX_U64 + x.transfers.len() * MAX_TRANSFER;
+    let tiles: usize = tiles
+        .iter()
+        .map(|t| {
+            let init: usize = t.init.iter().map(|s| MAX_U32 + MAX_U64 + s.bytes.len()).sum();
+            MAX_U32 + MAX_U64 + init + MAX_U64 + t.vertices.len() * MAX_VERTEX
+        })
+        .sum();
+    let compute_sets: usize = compute_sets
+        .iter()
+        .map(|cs| {
+            let tiles = MAX_U64 + cs.tiles.len() * 3 * MAX_U32;
+            MAX_U64 + cs.name.len() + tiles + exchange(&cs.exchange_in) + exchange(&cs.exchange_out) + 1
+        })
+        .sum();
+    tiles + compute_sets + copies.iter().map(exchange).sum::<usize>()
 }
 
 /// A compute set, field by field, its transfers in pieces.
@@ -115,7 +147,7 @@ fn sequence<T: Serialize + Sync>(out: &mut Vec<u8>, items: &[T], per_piece: usiz
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::image::{Program, Segment, Step, TileImage, TileWork, Transfer, VertexInstance};
+    use crate::image::{Program, Segment, Step, TileWork, Transfer, VertexInstance};
 
     /// An image with more tiles and transfers than a round, compute sets
     /// and copies: its pieces make the bytes of one whole encoding.
@@ -181,5 +213,11 @@ mod tests {
         encode(&image, &mut pieces);
         let whole = bincode::serde::encode_to_vec(&image, bincode::config::standard()).unwrap();
         assert!(pieces == whole, "{} bytes against {}", pieces.len(), whole.len());
+        let parts = [
+            bincode::serde::encode_to_vec(&image.tiles, bincode::config::standard()).unwrap().len(),
+            bincode::serde::encode_to_vec(&image.compute_sets, bincode::config::standard()).unwrap().len(),
+            bincode::serde::encode_to_vec(&image.copies, bincode::config::standard()).unwrap().len(),
+        ];
+        assert!(parts.iter().sum::<usize>() <= bound(&image.tiles, &image.compute_sets, &image.copies));
     }
 }
