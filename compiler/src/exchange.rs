@@ -185,7 +185,7 @@ pub fn schedule_exchange(
     // Input edges received once per (compute set, tile): contiguous runs
     // share the regions of `shared_input_regions`; any other element list shares a buffer with an
     // identical one (keyed by compute set, tile, element size and runs).
-    let shared = shared_input_regions(graph, resolved, codelets, mapping);
+    let (shared, found) = shared_input_regions(graph, resolved, codelets, mapping);
     let mut writes: Vec<Vec<Access>> = shared.counts.writes.iter().map(|&n| Vec::with_capacity(n)).collect();
     let mut reads: Vec<Vec<Access>> = shared.counts.reads.iter().map(|&n| Vec::with_capacity(n)).collect();
     plan.edges.reserve_exact(shared.counts.edges);
@@ -201,7 +201,7 @@ pub fn schedule_exchange(
 
     let mut per_vertex = vec![0u32; graph.vertices.len()];
     plan.edge_start.reserve_exact(graph.vertices.len() + 1);
-    Walk { graph, resolved, codelets, mapping }.each(|e, segs| {
+    Walk { graph, resolved, codelets, mapping }.each(&found, |e, segs| {
         per_vertex[e.vertex.index()] += 1;
         let (tile, cs, size, count) = (e.tile, e.cs, e.elem_size, e.view.num_elements());
         let reads_it = matches!(e.dir, gp::Direction::Input | gp::Direction::InOut);
@@ -262,7 +262,7 @@ pub fn schedule_exchange(
         start += n;
     }
     plan.edge_start.push(start);
-    drop(same);
+    drop((same, found));
 
     for (cs, (mut w, mut r)) in writes.into_iter().zip(reads).enumerate() {
         check_conflicts(graph, spans, cs, &mut w, &mut r, &mut errs);
@@ -302,7 +302,7 @@ struct EdgeCounts {
 
 /// What [`shared_input_regions`] finds in a run of vertices.
 #[derive(Default)]
-struct Found {
+struct Counted {
     /// Segments written, read, moved in and moved out, per compute set in
     /// runs of edges of one compute set (not a table by compute set: a
     /// run of vertices meets few of them, and a graph may have millions).
@@ -312,7 +312,7 @@ struct Found {
     pending: Vec<Pending>,
 }
 
-impl Found {
+impl Counted {
     fn count(&mut self, cs: ComputeSetId) -> &mut [usize; 4] {
         if self.per_cs.last().is_none_or(|l| l.0 != cs) {
             self.per_cs.push((cs, [0; 4]));
@@ -322,7 +322,7 @@ impl Found {
 
     /// `next`, the run of vertices after this one, whose first edge is
     /// this run's `edges`th, joined to it.
-    fn join(mut self, next: Found, edges: u32) -> Found {
+    fn join(mut self, next: Counted, edges: u32) -> Counted {
         self.per_cs.extend(next.per_cs);
         self.buffers += next.buffers;
         self.pending.extend(next.pending.into_iter().map(|p| Pending { edge: p.edge + edges, ..p }));
@@ -332,7 +332,7 @@ impl Found {
 
 /// Counts an edge into `found`, and keeps it as pending when it is an
 /// input received into a shared region (see [`shared_input_regions`]).
-fn count_edge(found: &mut Found, e: &EdgeAt<'_>, segs: &[Segment]) {
+fn count_edge(found: &mut Counted, e: &EdgeAt<'_>, segs: &[Segment]) {
     let writes = matches!(e.dir, gp::Direction::Output | gp::Direction::InOut);
     let remote = !matches!(segs, [s] if s.tile == e.tile);
     let n = found.count(e.cs);
@@ -372,14 +372,15 @@ fn count_edge(found: &mut Found, e: &EdgeAt<'_>, segs: &[Segment]) {
 /// Finds every input edge that needs a buffer and whose elements are one
 /// increasing run of a tensor, and merges the overlapping or adjacent runs
 /// of one (compute set, tile, tensor) into one region, received once.
+/// Also returns every edge's segments, for the second walk.
 fn shared_input_regions(
     graph: &Graph,
     resolved: &Resolved,
     codelets: &Codelets,
     mapping: &TileMapping,
-) -> SharedInputs {
+) -> (SharedInputs, walk::Found) {
     let walk = Walk { graph, resolved, codelets, mapping };
-    let (found, edges) = walk.fold(Found::default, count_edge, Found::join);
+    let (counted, edges, found) = walk.fold(Counted::default, count_edge, Counted::join);
     let n = graph.compute_sets.len();
     let mut counts = EdgeCounts {
         edges: edges as usize,
@@ -387,15 +388,15 @@ fn shared_input_regions(
         reads: vec![0; n],
         ins: vec![0; n],
         outs: vec![0; n],
-        buffers: found.buffers,
+        buffers: counted.buffers,
     };
-    for (cs, [w, r, i, o]) in found.per_cs {
+    for (cs, [w, r, i, o]) in counted.per_cs {
         counts.writes[cs.index()] += w;
         counts.reads[cs.index()] += r;
         counts.ins[cs.index()] += i;
         counts.outs[cs.index()] += o;
     }
-    let mut pending = found.pending;
+    let mut pending = counted.pending;
     // Keys are unique (the edge is in them): the order is the same on any
     // number of threads, as for the other sorts here (stable ones).
     pending.par_sort_unstable_by_key(|p| (p.cs, p.tile, p.tensor, p.size, p.start, p.end, p.edge));
@@ -421,7 +422,7 @@ fn shared_input_regions(
         i = j;
     }
     out.assign.par_sort_unstable_by_key(|a| a.0);
-    out
+    (out, found)
 }
 
 /// Whether an edge whose elements are the one segment `s` on its own tile

@@ -4,12 +4,12 @@
 //! elements fall in.
 //!
 //! Finding the segments is most of the walk's work and depends on nothing
-//! but the edge, so both walks of [`super::schedule_exchange`] do it over
-//! rayon's threads: [`Walk::fold`] visits runs of vertices on any thread
-//! into accumulators joined in vertex order, and [`Walk::each`] finds a
-//! block's segments on the other threads while the calling thread visits
-//! the block before, in order. Either way every edge is seen with the same
-//! segments and number on any number of threads.
+//! but the edge, so the first walk of [`super::schedule_exchange`]
+//! ([`Walk::fold`]) visits runs of vertices on rayon's threads into
+//! accumulators joined in vertex order, recording every edge's segments,
+//! and the second ([`Walk::each`]) visits the edges in order on the calling
+//! thread with the segments recorded. Either way every edge is seen with
+//! the same segments and number on any number of threads.
 
 use std::ops::Range;
 
@@ -23,10 +23,8 @@ use crate::mapping::{Segment, TileMapping};
 use crate::resolve::Resolved;
 use crate::Codelets;
 
-/// Vertices visited as one piece (by one thread at a time), and per block
-/// of [`Walk::each`].
+/// Vertices visited as one piece (by one thread at a time).
 const PIECE: usize = 1 << 10;
-const BLOCK: usize = 1 << 14;
 
 /// One edge (or one item of a vector list) of a vertex, as the walk
 /// visits it.
@@ -65,70 +63,44 @@ impl<'g> Walk<'g> {
     /// its run; `join(a, b, n)` joins the accumulator of a run with that of
     /// the run right after it, `n` being the first run's edge count. The
     /// runs differ with the number of threads; what `join` makes of them
-    /// must not. Returns the whole walk's accumulator and its edge count.
+    /// must not. Returns the whole walk's accumulator, its edge count and
+    /// every edge's segments, for [`Walk::each`].
     pub fn fold<A: Send>(
         self,
         init: impl Fn() -> A + Sync + Send,
         f: impl Fn(&mut A, &EdgeAt<'g>, &[Segment]) + Sync + Send,
         join: impl Fn(A, A, u32) -> A + Sync + Send,
-    ) -> (A, u32) {
+    ) -> (A, u32, Found) {
         let n = self.graph.vertices.len();
-        (0..n)
+        let (acc, edges, pieces) = (0..n)
             .into_par_iter()
             .step_by(PIECE)
             .fold(
-                || (init(), 0u32, Compute { mapping: self.mapping, segs: Vec::new() }),
-                |(mut acc, edges, mut segs), s| {
+                || (init(), 0u32, Vec::new()),
+                |(mut acc, edges, mut pieces), s| {
+                    let mut piece = Piece::default();
+                    let mut record = Record { mapping: self.mapping, piece: &mut piece };
                     let end =
-                        self.range(s..(s + PIECE).min(n), edges, &mut segs, |e, segs| f(&mut acc, e, segs));
-                    (acc, end, segs)
+                        self.range(s..(s + PIECE).min(n), edges, &mut record, |e, segs| f(&mut acc, e, segs));
+                    pieces.push(piece);
+                    (acc, end, pieces)
                 },
             )
-            .map(|(acc, edges, _)| (acc, edges))
-            .reduce(|| (init(), 0), |(a, na), (b, nb)| (join(a, b, na), na + nb))
+            .reduce(
+                || (init(), 0, Vec::new()),
+                |(a, na, mut pa), (b, nb, pb)| {
+                    pa.extend(pb);
+                    (join(a, b, na), na + nb, pa)
+                },
+            );
+        (acc, edges, Found { pieces })
     }
 
-    /// Visits every edge in order on the calling thread, numbered from 0;
-    /// the segments of the next block of vertices are found meanwhile on
-    /// rayon's other threads.
-    pub fn each(self, mut f: impl FnMut(&EdgeAt<'g>, &[Segment]) + Send) {
-        let n = self.graph.vertices.len();
-        let blocks = n.div_ceil(BLOCK);
-        let block = |b: usize| b * BLOCK..((b + 1) * BLOCK).min(n);
-        let mut index = 0u32;
-        let mut visit = |vertices: Range<usize>, found: Vec<Found>| {
-            let mut cursor = Cursor { pieces: &found, piece: 0, edge: 0 };
-            index = self.range(vertices, index, &mut cursor, &mut f);
-            found
-        };
-        let mut next = (blocks > 0).then(|| self.find(block(0)));
-        for b in 0..blocks {
-            let this = next.take().expect("each block is found once");
-            let (done, after) =
-                rayon::join(|| visit(block(b), this), || (b + 1 < blocks).then(|| self.find(block(b + 1))));
-            // Freed here, not while the next block is being found.
-            drop(done);
-            next = after;
-        }
-    }
-
-    /// The segments of the edges of `vertices`, a piece at a time over
-    /// rayon's threads.
-    fn find(self, vertices: Range<usize>) -> Vec<Found> {
-        let end = vertices.end;
-        vertices
-            .into_par_iter()
-            .step_by(PIECE)
-            .map(|s| {
-                let mut found = Found::default();
-                let mut compute = Compute { mapping: self.mapping, segs: Vec::new() };
-                self.range(s..(s + PIECE).min(end), 0, &mut compute, |_, segs| {
-                    found.segs.extend_from_slice(segs);
-                    found.ends.push(found.segs.len() as u32);
-                });
-                found
-            })
-            .collect()
+    /// Visits every edge in order on the calling thread, numbered from 0,
+    /// with the segments [`Walk::fold`] found.
+    pub fn each(self, found: &Found, f: impl FnMut(&EdgeAt<'g>, &[Segment])) {
+        let mut cursor = Cursor { pieces: &found.pieces, piece: 0, edge: 0 };
+        self.range(0..self.graph.vertices.len(), 0, &mut cursor, f);
     }
 
     /// Visits the edges of `vertices` in order, numbered from `first`, each
@@ -177,9 +149,16 @@ impl<'g> Walk<'g> {
     }
 }
 
+/// Every edge's segments, in walk order, as [`Walk::fold`] found them a
+/// piece of vertices at a time.
+#[derive(Default)]
+pub(super) struct Found {
+    pieces: Vec<Piece>,
+}
+
 /// The segments of a piece's edges: edge `i`'s are `segs[ends[i - 1]..ends[i]]`.
 #[derive(Default)]
-struct Found {
+struct Piece {
     segs: Vec<Segment>,
     ends: Vec<u32>,
 }
@@ -190,23 +169,24 @@ trait Segments {
     fn of(&mut self, view: &View) -> &[Segment];
 }
 
-/// Segments found in the mapping.
-struct Compute<'m> {
+/// Segments found in the mapping and recorded in a piece.
+struct Record<'m, 'p> {
     mapping: &'m TileMapping,
-    segs: Vec<Segment>,
+    piece: &'p mut Piece,
 }
 
-impl Segments for Compute<'_> {
+impl Segments for Record<'_, '_> {
     fn of(&mut self, view: &View) -> &[Segment] {
-        self.segs.clear();
-        self.mapping.segments(view, |s| self.segs.push(s));
-        &self.segs
+        let from = self.piece.segs.len();
+        self.mapping.segments(view, |s| self.piece.segs.push(s));
+        self.piece.ends.push(self.piece.segs.len() as u32);
+        &self.piece.segs[from..]
     }
 }
 
-/// Segments found before, by the pieces of a block, edge after edge.
+/// Segments recorded before, piece after piece.
 struct Cursor<'p> {
-    pieces: &'p [Found],
+    pieces: &'p [Piece],
     /// The piece and edge within it that come next.
     piece: usize,
     edge: usize,
