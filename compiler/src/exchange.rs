@@ -32,8 +32,8 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 
 use ir::{
-    walk_stmts, ComputeSetId, CopyEnd, EntityRef, FieldValue, Graph, PrimaryMap, SecondaryMap, Spans, Stmt,
-    TensorId, VertexId, View,
+    walk_stmts, ComputeSetId, CopyEnd, EntityRef, Graph, PrimaryMap, SecondaryMap, Spans, Stmt, TensorId,
+    VertexId, View,
 };
 use linker::gp;
 
@@ -42,6 +42,10 @@ use crate::ids::{BufferId, CopyId, TileId};
 use crate::mapping::{Segment, TileMapping};
 use crate::resolve::Resolved;
 use crate::Codelets;
+
+mod walk;
+
+use walk::{EdgeAt, Walk};
 
 /// Who uses a buffer, and so when it is live.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -181,7 +185,7 @@ pub fn schedule_exchange(
     // Input edges received once per (compute set, tile): contiguous runs
     // share the regions of `shared_input_regions`; any other element list shares a buffer with an
     // identical one (keyed by compute set, tile, element size and runs).
-    let shared = shared_input_regions(graph, resolved, codelets, mapping);
+    let (shared, found) = shared_input_regions(graph, resolved, codelets, mapping);
     let mut writes: Vec<Vec<Access>> = shared.counts.writes.iter().map(|&n| Vec::with_capacity(n)).collect();
     let mut reads: Vec<Vec<Access>> = shared.counts.reads.iter().map(|&n| Vec::with_capacity(n)).collect();
     plan.edges.reserve_exact(shared.counts.edges);
@@ -197,7 +201,7 @@ pub fn schedule_exchange(
 
     let mut per_vertex = vec![0u32; graph.vertices.len()];
     plan.edge_start.reserve_exact(graph.vertices.len() + 1);
-    walk_edges(graph, resolved, codelets, mapping, |e, segs| {
+    Walk { graph, resolved, codelets, mapping }.each(&found, |e, segs| {
         per_vertex[e.vertex.index()] += 1;
         let (tile, cs, size, count) = (e.tile, e.cs, e.elem_size, e.view.num_elements());
         let reads_it = matches!(e.dir, gp::Direction::Input | gp::Direction::InOut);
@@ -258,7 +262,7 @@ pub fn schedule_exchange(
         start += n;
     }
     plan.edge_start.push(start);
-    drop(same);
+    drop((same, found));
 
     for (cs, (mut w, mut r)) in writes.into_iter().zip(reads).enumerate() {
         check_conflicts(graph, spans, cs, &mut w, &mut r, &mut errs);
@@ -296,61 +300,103 @@ struct EdgeCounts {
     buffers: usize,
 }
 
+/// What [`shared_input_regions`] finds in a run of vertices.
+#[derive(Default)]
+struct Counted {
+    /// Segments written, read, moved in and moved out, per compute set in
+    /// runs of edges of one compute set (not a table by compute set: a
+    /// run of vertices meets few of them, and a graph may have millions).
+    per_cs: Vec<(ComputeSetId, [usize; 4])>,
+    buffers: usize,
+    /// Numbered by edge from the start of the run.
+    pending: Vec<Pending>,
+}
+
+impl Counted {
+    fn count(&mut self, cs: ComputeSetId) -> &mut [usize; 4] {
+        if self.per_cs.last().is_none_or(|l| l.0 != cs) {
+            self.per_cs.push((cs, [0; 4]));
+        }
+        &mut self.per_cs.last_mut().expect("just pushed").1
+    }
+
+    /// `next`, the run of vertices after this one, whose first edge is
+    /// this run's `edges`th, joined to it.
+    fn join(mut self, next: Counted, edges: u32) -> Counted {
+        self.per_cs.extend(next.per_cs);
+        self.buffers += next.buffers;
+        self.pending.extend(next.pending.into_iter().map(|p| Pending { edge: p.edge + edges, ..p }));
+        self
+    }
+}
+
+/// Counts an edge into `found`, and keeps it as pending when it is an
+/// input received into a shared region (see [`shared_input_regions`]).
+fn count_edge(found: &mut Counted, e: &EdgeAt<'_>, segs: &[Segment]) {
+    let writes = matches!(e.dir, gp::Direction::Output | gp::Direction::InOut);
+    let remote = !matches!(segs, [s] if s.tile == e.tile);
+    let n = found.count(e.cs);
+    n[usize::from(!writes)] += segs.len();
+    if remote {
+        if e.dir != gp::Direction::Output {
+            n[2] += segs.len();
+        }
+        if writes {
+            n[3] += segs.len();
+        }
+        found.buffers += 1;
+    }
+    // An edge asking for alignment gets a buffer of its own.
+    if e.dir != gp::Direction::Input || e.min_align != 0 {
+        return;
+    }
+    match segs {
+        [] => {}
+        [s] if s.tile == e.tile => {}
+        [first, ..] => {
+            if one_run(segs) {
+                found.pending.push(Pending {
+                    cs: e.cs,
+                    tile: e.tile,
+                    tensor: first.tensor,
+                    size: e.elem_size,
+                    start: first.start,
+                    end: first.start + e.view.num_elements(),
+                    edge: e.index,
+                });
+            }
+        }
+    }
+}
+
 /// Finds every input edge that needs a buffer and whose elements are one
 /// increasing run of a tensor, and merges the overlapping or adjacent runs
 /// of one (compute set, tile, tensor) into one region, received once.
+/// Also returns every edge's segments, for the second walk.
 fn shared_input_regions(
     graph: &Graph,
     resolved: &Resolved,
     codelets: &Codelets,
     mapping: &TileMapping,
-) -> SharedInputs {
-    let mut pending: Vec<Pending> = Vec::new();
+) -> (SharedInputs, walk::Found) {
+    let walk = Walk { graph, resolved, codelets, mapping };
+    let (counted, edges, found) = walk.fold(Counted::default, count_edge, Counted::join);
     let n = graph.compute_sets.len();
     let mut counts = EdgeCounts {
-        edges: 0,
+        edges: edges as usize,
         writes: vec![0; n],
         reads: vec![0; n],
         ins: vec![0; n],
         outs: vec![0; n],
-        buffers: 0,
+        buffers: counted.buffers,
     };
-    walk_edges(graph, resolved, codelets, mapping, |e, segs| {
-        counts.edges += 1;
-        let writes = matches!(e.dir, gp::Direction::Output | gp::Direction::InOut);
-        let n = if writes { &mut counts.writes } else { &mut counts.reads };
-        n[e.cs.index()] += segs.len();
-        if !matches!(segs, [s] if s.tile == e.tile) {
-            counts.buffers += 1;
-            if e.dir != gp::Direction::Output {
-                counts.ins[e.cs.index()] += segs.len();
-            }
-            if writes {
-                counts.outs[e.cs.index()] += segs.len();
-            }
-        }
-        // An edge asking for alignment gets a buffer of its own.
-        if e.dir != gp::Direction::Input || e.min_align != 0 {
-            return;
-        }
-        match segs {
-            [] => {}
-            [s] if s.tile == e.tile => {}
-            [first, ..] => {
-                if one_run(segs) {
-                    pending.push(Pending {
-                        cs: e.cs,
-                        tile: e.tile,
-                        tensor: first.tensor,
-                        size: e.elem_size,
-                        start: first.start,
-                        end: first.start + e.view.num_elements(),
-                        edge: e.index,
-                    });
-                }
-            }
-        }
-    });
+    for (cs, [w, r, i, o]) in counted.per_cs {
+        counts.writes[cs.index()] += w;
+        counts.reads[cs.index()] += r;
+        counts.ins[cs.index()] += i;
+        counts.outs[cs.index()] += o;
+    }
+    let mut pending = counted.pending;
     // Keys are unique (the edge is in them): the order is the same on any
     // number of threads, as for the other sorts here (stable ones).
     pending.par_sort_unstable_by_key(|p| (p.cs, p.tile, p.tensor, p.size, p.start, p.end, p.edge));
@@ -376,76 +422,7 @@ fn shared_input_regions(
         i = j;
     }
     out.assign.par_sort_unstable_by_key(|a| a.0);
-    out
-}
-
-/// One edge (or one item of a vector list) of a vertex, as [`walk_edges`]
-/// visits it.
-struct EdgeAt<'a> {
-    vertex: VertexId,
-    /// The vertex's tile and compute set.
-    tile: TileId,
-    cs: ComputeSetId,
-    /// The codelet field and, for a vector list, the item.
-    field: u32,
-    item: u32,
-    /// The PIR field that connects it.
-    pir_field: usize,
-    dir: gp::Direction,
-    /// Bytes per element.
-    elem_size: u64,
-    /// The field's `MinAlign` in bytes, or 0 (see [`gp::Field::min_align`]).
-    min_align: u64,
-    view: &'a View,
-    /// Its position in [`ExchangePlan::edges`].
-    index: u32,
-}
-
-/// Visits every edge of every vertex, by vertex id, then codelet field,
-/// then item: the order of [`ExchangePlan::edges`]. Each comes with the
-/// mapping segments its elements fall in.
-fn walk_edges(
-    graph: &Graph,
-    resolved: &Resolved,
-    codelets: &Codelets,
-    mapping: &TileMapping,
-    mut f: impl FnMut(&EdgeAt<'_>, &[Segment]),
-) {
-    let mut segs: Vec<Segment> = Vec::new();
-    let mut index = 0u32;
-    for (v, vx) in graph.vertices.iter() {
-        let tile = mapping.vertex_tiles[v];
-        let cs = vx.compute_set;
-        let vt = resolved.vertex_info(codelets, v);
-        for (k, fld) in vt.fields.iter().enumerate() {
-            let Some(dir) = fld.direction else { continue };
-            let pir = resolved.field_source(v, k);
-            let views: &[View] = match &vx.fields[pir].value {
-                FieldValue::Edge(view) => std::slice::from_ref(view),
-                FieldValue::EdgeList(views) => views,
-                FieldValue::Literal(_) => &[],
-            };
-            for (item, view) in views.iter().enumerate() {
-                segs.clear();
-                mapping.segments(view, |s| segs.push(s));
-                let e = EdgeAt {
-                    vertex: v,
-                    tile,
-                    cs,
-                    field: k as u32,
-                    item: item as u32,
-                    pir_field: pir,
-                    dir,
-                    elem_size: u64::from(fld.elem.size()),
-                    min_align: u64::from(fld.min_align),
-                    view,
-                    index,
-                };
-                f(&e, &segs);
-                index += 1;
-            }
-        }
-    }
+    (out, found)
 }
 
 /// Whether an edge whose elements are the one segment `s` on its own tile

@@ -29,7 +29,7 @@ use crate::exchange::{EdgeLoc, ExchangePlan, Loc, Move};
 use crate::ids::TileId;
 use crate::layout::MemoryLayout;
 use crate::mapping::TileMapping;
-use crate::resolve::{literal_bytes, Resolved};
+use crate::resolve::Resolved;
 use crate::Codelets;
 
 /// The inputs every lowering step reads.
@@ -337,13 +337,15 @@ fn vertex_states(cx: &Ctx<'_>) -> Vec<Vec<u8>> {
         .map(|m| Mutex::new(vec![0u8; (m.arena_base - m.states_base) as usize]))
         .collect();
     let ids: Vec<VertexId> = cx.graph.vertices.keys().collect();
-    ids.par_iter().with_min_len(4096).for_each(|&v| {
+    // One scratch vector per thread for plain fields' bytes, not an
+    // allocation per field of ten million vertices.
+    ids.par_iter().with_min_len(4096).for_each_init(Vec::new, |scratch, &v| {
         let t = cx.mapping.vertex_tiles[v];
         let base = cx.layout.tiles[t].states_base;
         // A poisoned lock only means another vertex's writer panicked,
         // which the pass reports anyway; the bytes are still plain bytes.
         let mut region = regions[t.index()].lock().unwrap_or_else(|e| e.into_inner());
-        write_state(cx, v, base, &mut region);
+        write_state(cx, v, base, &mut region, scratch);
     });
     regions.into_iter().map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner())).collect()
 }
@@ -429,8 +431,9 @@ fn in_by_tile(cx: &Ctx<'_>, cs: ComputeSetId, vertices: &[VertexId], lowered: &C
 }
 
 /// Writes vertex `v`'s state and descriptor arrays into the tile's state
-/// region (which starts at tile address `base`).
-fn write_state(cx: &Ctx<'_>, v: VertexId, base: u64, region: &mut [u8]) {
+/// region (which starts at tile address `base`); `scratch` holds a plain
+/// field's bytes on their way.
+fn write_state(cx: &Ctx<'_>, v: VertexId, base: u64, region: &mut [u8], scratch: &mut Vec<u8>) {
     let vt = cx.resolved.vertex_info(cx.codelets, v);
     let vx = &cx.graph.vertices[v];
     let state = u64::from(cx.layout.vertex_state[v]) - base;
@@ -442,9 +445,10 @@ fn write_state(cx: &Ctx<'_>, v: VertexId, base: u64, region: &mut [u8]) {
         match f.kind {
             gp::FieldKind::Plain => {
                 if let FieldValue::Literal(lit) = vx.fields[cx.resolved.field_source(v, k)].value {
-                    let mut b = literal_bytes(f.elem, lit);
-                    b.resize(f.size.min(8) as usize, 0);
-                    put(region, at, &b);
+                    scratch.clear();
+                    vocab::encode(f.elem, lit.into(), scratch);
+                    scratch.resize(f.size.min(8) as usize, 0);
+                    put(region, at, scratch);
                 }
             }
             gp::FieldKind::Scalar | gp::FieldKind::Vector(_) => {

@@ -2,6 +2,7 @@
 //! objects to the linked image, with the dumps, the graph profile and the
 //! pass timings asked for. No I/O: the driver reads the files.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use linker::gp;
@@ -187,11 +188,28 @@ pub fn compile(
 /// a thread of their own ([`drop_in_background`]).
 pub const BACKGROUND_DROP_VERTICES: usize = 100_000;
 
+/// Set by [`leave_tables_to_exit`].
+static LEAVE_TO_EXIT: AtomicBool = AtomicBool::new(false);
+
+/// Tells [`drop_in_background`] that this process exits as soon as its
+/// compile is written (`poplar-compile`): what it is given is then left
+/// for the exit to return at once, rather than freed allocation by
+/// allocation on a thread that takes a core from writing the image (about
+/// a second of CPU at ten million vertices). Libraries that compile and
+/// go on (`libpoplar`, `poplar-run`) never call it.
+pub fn leave_tables_to_exit() {
+    LEAVE_TO_EXIT.store(true, Ordering::Relaxed);
+}
+
 /// Frees `x` on a thread of its own, so that the caller goes on (writing
 /// the image, exiting) while millions of small allocations are returned:
 /// at ten million vertices the graph and the exchange plan take seconds
-/// to free.
+/// to free. After [`leave_tables_to_exit`], `x` is not freed at all.
 pub fn drop_in_background<T: Send + 'static>(x: T) {
+    if LEAVE_TO_EXIT.load(Ordering::Relaxed) {
+        std::mem::forget(x);
+        return;
+    }
     // Where the thread cannot start, the closure, and `x` with it, is
     // dropped here.
     let _ = std::thread::Builder::new().name("drop".into()).spawn(move || drop(x));

@@ -323,13 +323,6 @@ fn check_literal(f: &gp::Field, lit: Literal) -> Result<(), String> {
     }
 }
 
-/// The little-endian bytes of a plain field's value (`size` bytes).
-pub fn literal_bytes(elem: gp::ElemType, lit: Literal) -> Vec<u8> {
-    let mut out = Vec::with_capacity(elem.size() as usize);
-    vocab::encode(elem, lit.into(), &mut out);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::normalize_type_name as n;

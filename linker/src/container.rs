@@ -17,6 +17,7 @@
 //! `decode_bounded`) so a hostile length prefix inside the payload cannot
 //! make the decoder allocate more than a small multiple of the file.
 
+use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -74,6 +75,19 @@ pub enum FormatError {
 
 /// Serialises `payload` behind a header for `kind` and `target`.
 pub fn seal<T: Serialize>(kind: Kind, target: &str, payload: &T) -> Vec<u8> {
+    seal_with(kind, target, |out| encode_into(out, payload))
+}
+
+/// Appends bincode 2 (the standard configuration) of `value` to `out`.
+pub fn encode_into<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    bincode::serde::encode_into_std_write(value, out, bincode::config::standard())
+        .expect("encoding into a Vec cannot fail");
+}
+
+/// [`seal`] with a payload that `encode` appends to the buffer it is given:
+/// for a caller that writes the bincode of its structure in pieces (an
+/// image, over rayon's threads), the bytes being the same.
+pub fn seal_with(kind: Kind, target: &str, encode: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
     let triple = target.as_bytes();
     assert!(triple.len() <= 255, "target triple too long");
     let mut out = Vec::new();
@@ -87,13 +101,35 @@ pub fn seal<T: Serialize>(kind: Kind, target: &str, payload: &T) -> Vec<u8> {
     let lengths = out.len();
     out.extend_from_slice(&[0; 12]);
     let body = out.len();
-    bincode::serde::encode_into_std_write(payload, &mut out, bincode::config::standard())
-        .expect("encoding into a Vec cannot fail");
+    encode(&mut out);
     let len = (out.len() - body) as u64;
-    let crc = crc32fast::hash(&out[body..]);
+    let crc = checksum(&out[body..]);
     out[lengths..lengths + 8].copy_from_slice(&len.to_le_bytes());
     out[lengths + 8..body].copy_from_slice(&crc.to_le_bytes());
     out
+}
+
+/// The CRC-32 of a payload, computed in pieces over rayon's threads and
+/// combined: the same value as one pass, for a fraction of the wall time
+/// of half a gigabyte.
+fn checksum(bytes: &[u8]) -> u32 {
+    const PIECE: usize = 4 << 20;
+    if bytes.len() <= PIECE {
+        return crc32fast::hash(bytes);
+    }
+    let pieces: Vec<crc32fast::Hasher> = bytes
+        .par_chunks(PIECE)
+        .map(|c| {
+            let mut h = crc32fast::Hasher::new();
+            h.update(c);
+            h
+        })
+        .collect();
+    let mut all = crc32fast::Hasher::new();
+    for p in &pieces {
+        all.combine(p);
+    }
+    all.finalize()
 }
 
 /// The content hash of a file's bytes, as the profiles carry it
@@ -264,5 +300,15 @@ mod tests {
         let mut bad = bytes.clone();
         *bad.last_mut().unwrap() ^= 1;
         assert!(matches!(open::<Vec<u32>>(Kind::Object, &bad, any), Err(FormatError::Corrupt { .. })));
+    }
+
+    /// The checksum in pieces is the checksum in one pass.
+    #[test]
+    fn checksum_in_pieces_is_one_pass() {
+        let bytes: Vec<u8> =
+            (0..(9u32 << 20) + 12345).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        for n in [0, 1, 4 << 20, (4 << 20) + 1, bytes.len()] {
+            assert_eq!(checksum(&bytes[..n]), crc32fast::hash(&bytes[..n]), "{n}");
+        }
     }
 }

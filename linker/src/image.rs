@@ -22,6 +22,8 @@ use crate::container::{self, FormatError, Kind};
 use crate::gp::{ElemType, VertexBase};
 use crate::valid::ValidImage;
 
+mod encode;
+
 /// The machine the image was compiled for.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Target {
@@ -378,9 +380,11 @@ pub fn element_count(shape: &[u64]) -> u64 {
 }
 
 impl Image {
-    /// Serialises the image; the header names its ISA level (`isa`).
+    /// Serialises the image; the header names its ISA level (`isa`). The
+    /// payload is encoded over rayon's threads, with the bytes of one
+    /// serial encoding ([`encode`]).
     pub fn to_bytes(&self) -> Vec<u8> {
-        container::seal(Kind::Image, &self.isa.target(), self)
+        container::seal_with(Kind::Image, &self.isa.target(), |out| encode::encode(self, out))
     }
 
     /// The image's identity in both profiles (`imageHash`): the

@@ -223,29 +223,36 @@ impl Validator<'_> {
         Ok(())
     }
 
+    /// Every tile's rules, over rayon's threads (ten million vertices are
+    /// checked here); the error is the first tile's in order, as one thread
+    /// would find it.
     fn tiles(&self) -> Result<(), String> {
+        let first =
+            self.image.tiles.par_iter().enumerate().find_map_first(|(n, t)| self.tile_rules(n, t).err());
+        first.map_or(Ok(()), Err)
+    }
+
+    fn tile_rules(&self, n: usize, tile: &TileImage) -> Result<(), String> {
         let img = self.image;
-        for (n, tile) in img.tiles.iter().enumerate() {
-            if u64::from(tile.mem_size) > img.target.bytes_per_tile {
+        if u64::from(tile.mem_size) > img.target.bytes_per_tile {
+            return Err(format!(
+                "tile {n} uses {} bytes, more than the target's {}",
+                tile.mem_size, img.target.bytes_per_tile
+            ));
+        }
+        for s in &tile.init {
+            self.range(n as u32, s.offset, s.bytes.len() as u64, "initial contents")?;
+        }
+        for v in &tile.vertices {
+            if v.vertex_type as usize >= img.vertex_types.len() {
+                return Err(format!("vertex {} on tile {n} has unknown type {}", v.id, v.vertex_type));
+            }
+            self.range(n as u32, v.state, 1, "vertex state")?;
+            if v.state % 4 != 0 {
                 return Err(format!(
-                    "tile {n} uses {} bytes, more than the target's {}",
-                    tile.mem_size, img.target.bytes_per_tile
+                    "vertex {} on tile {n} has a misaligned state address {}",
+                    v.id, v.state
                 ));
-            }
-            for s in &tile.init {
-                self.range(n as u32, s.offset, s.bytes.len() as u64, "initial contents")?;
-            }
-            for v in &tile.vertices {
-                if v.vertex_type as usize >= img.vertex_types.len() {
-                    return Err(format!("vertex {} on tile {n} has unknown type {}", v.id, v.vertex_type));
-                }
-                self.range(n as u32, v.state, 1, "vertex state")?;
-                if v.state % 4 != 0 {
-                    return Err(format!(
-                        "vertex {} on tile {n} has a misaligned state address {}",
-                        v.id, v.state
-                    ));
-                }
             }
         }
         Ok(())

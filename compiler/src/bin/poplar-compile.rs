@@ -36,6 +36,9 @@ fn main() {
         eprintln!("poplar-compile: error: {e}");
         std::process::exit(1);
     }
+    // The process exits right after the compile: a large graph's tables
+    // go with it instead of being freed first.
+    compiler::pipeline::leave_tables_to_exit();
     let (code, stdout, stderr) = compiler::run_cli(&args);
     report::log::write_stdout(&stdout);
     report::log::write_stderr(&stderr);
