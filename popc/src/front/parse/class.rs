@@ -71,15 +71,7 @@ impl Parser {
                     }
                 } else {
                     self.expect(Tok::LParen, "'(' or '{' after a member name")?;
-                    let mut args = Vec::new();
-                    while !self.eat(Tok::RParen) {
-                        args.push(self.assign_expr()?);
-                        if !self.eat(Tok::Comma) {
-                            self.expect(Tok::RParen, "')'")?;
-                            break;
-                        }
-                    }
-                    args
+                    self.call_args()?
                 };
                 inits.push((name, nspan, args));
                 if !self.eat(Tok::Comma) {

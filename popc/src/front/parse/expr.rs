@@ -72,6 +72,20 @@ impl Parser {
         Ok(c)
     }
 
+    /// After a call's `(`: its arguments (expressions or braced lists),
+    /// through the closing `)`.
+    pub(super) fn call_args(&mut self) -> Result<Vec<Expr>> {
+        let mut args = Vec::new();
+        while !self.eat(Tok::RParen) {
+            args.push(if self.at(Tok::LBrace) { self.init_list()? } else { self.assign_expr()? });
+            if !self.eat(Tok::Comma) {
+                self.expect(Tok::RParen, "')'")?;
+                break;
+            }
+        }
+        Ok(args)
+    }
+
     pub(super) fn binop(&self, in_targs: bool) -> Option<(BinOp, u8, usize)> {
         let k = self.peek().kind;
         Some(match k {
@@ -196,14 +210,7 @@ impl Parser {
             e = match self.peek().kind {
                 Tok::LParen => {
                     self.bump();
-                    let mut args = Vec::new();
-                    while !self.eat(Tok::RParen) {
-                        args.push(if self.at(Tok::LBrace) { self.init_list()? } else { self.assign_expr()? });
-                        if !self.eat(Tok::Comma) {
-                            self.expect(Tok::RParen, "')'")?;
-                            break;
-                        }
-                    }
+                    let args = self.call_args()?;
                     Expr { span: e.span, kind: ExprKind::Call(Box::new(e), args) }
                 }
                 Tok::LBracket => {
@@ -254,14 +261,7 @@ impl Parser {
     fn operator_call(&mut self, obj: Option<(Expr, bool)>) -> Result<Expr> {
         let (name, span) = self.operator_name()?;
         self.expect(Tok::LParen, "'(' after the operator's name")?;
-        let mut args = Vec::new();
-        while !self.eat(Tok::RParen) {
-            args.push(self.assign_expr()?);
-            if !self.eat(Tok::Comma) {
-                self.expect(Tok::RParen, "')'")?;
-                break;
-            }
-        }
+        let mut args = self.call_args()?;
         if let Some((e, arrow)) = obj {
             let e = if arrow {
                 Expr { span: e.span, kind: ExprKind::Unary(UnOp::Deref, Box::new(e)) }
